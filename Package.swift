@@ -1,0 +1,170 @@
+// swift-tools-version:6.2
+import PackageDescription
+
+let swiftSettings: [SwiftSetting] = [
+    .enableUpcomingFeature("ExistentialAny"),
+    .enableUpcomingFeature("MemberImportVisibility"),
+    .enableUpcomingFeature("InternalImportsByDefault"),
+]
+
+let package = Package(
+    name: "BrokerGateway",
+    platforms: [.macOS(.v15)],
+    products: [
+        .executable(name: "gateway", targets: ["gateway"]),
+        .library(name: "GatewayModel", targets: ["GatewayModel"]),
+        .library(name: "GatewayCore", targets: ["GatewayCore"]),
+        .library(name: "GatewayAPI", targets: ["GatewayAPI"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
+        .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
+        .package(url: "https://github.com/apple/swift-argument-parser.git", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
+        .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
+        .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
+        .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
+        .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+    ],
+    targets: [
+        // Canonical types only: no I/O, no dependencies.
+        .target(name: "GatewayModel", swiftSettings: swiftSettings),
+        // Adapter protocol, errors, transport, router.
+        .target(
+            name: "GatewayCore",
+            dependencies: [
+                "GatewayModel",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Persistence behind small protocols; SQLite (GRDB) by default.
+        .target(
+            name: "GatewayStore",
+            dependencies: [
+                "GatewayModel",
+                "GatewayCore",
+                .product(name: "GRDB", package: "GRDB.swift"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The unified HTTP API.
+        .target(
+            name: "GatewayAPI",
+            dependencies: [
+                "GatewayModel",
+                "GatewayCore",
+                "GatewayStore",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            resources: [.copy("Resources/openapi.json")],
+            swiftSettings: swiftSettings
+        ),
+        // Faithful simulators of each broker's wire API, the shared market engine and fault injection.
+        // Never imports an adapter: simulators and adapters meet only in Contracts/.
+        .target(
+            name: "Sandbox",
+            dependencies: [
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // Test doubles that tests and `gateway contracts verify` share: replay transport, contract runner.
+        .target(
+            name: "GatewayTesting",
+            dependencies: ["GatewayModel", "GatewayCore"],
+            swiftSettings: swiftSettings
+        ),
+        // One target per broker dialect: wire DTOs stay internal, mapping functions are pure.
+        .target(
+            name: "AlpacaAdapter",
+            dependencies: [
+                "GatewayModel",
+                "GatewayCore",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Adapters/Alpaca",
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "gateway",
+            dependencies: [
+                "AlpacaAdapter",
+                "Sandbox",
+                "GatewayTesting",
+                "GatewayModel",
+                "GatewayCore",
+                "GatewayStore",
+                "GatewayAPI",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .executableTarget(
+            name: "RouterBenchmark",
+            dependencies: [
+                "GatewayModel",
+                "GatewayCore",
+                "GatewayStore",
+                "GatewayAPI",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Benchmarks/RouterBenchmark",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(name: "GatewayModelTests", dependencies: ["GatewayModel"], swiftSettings: swiftSettings),
+        .testTarget(
+            name: "GatewayCoreTests",
+            dependencies: ["GatewayModel", "GatewayCore", "GatewayTesting"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "GatewayStoreTests",
+            dependencies: ["GatewayModel", "GatewayCore", "GatewayStore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SandboxTests",
+            dependencies: [
+                "Sandbox",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "AlpacaAdapterTests",
+            dependencies: [
+                "AlpacaAdapter", "GatewayModel", "GatewayCore", "GatewayTesting", "Sandbox",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "GatewayAPITests",
+            dependencies: [
+                "GatewayModel", "GatewayCore", "GatewayStore", "GatewayAPI", "GatewayTesting",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+    ]
+)

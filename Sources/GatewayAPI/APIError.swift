@@ -1,0 +1,80 @@
+import Foundation
+public import GatewayCore
+import GatewayModel
+public import Hummingbird
+import Logging
+
+/// How the unified API reports an error of the request itself:
+/// `{"error":{"code":"…","message":"…","details":[{"field":"…","problem":"…"}],"requestId":"…"}}`.
+struct ErrorBody: Encodable {
+    struct Payload: Encodable {
+        var code: String
+        var message: String
+        var details: [FieldProblem]?
+        var broker: String?
+        var retryable: Bool
+        var retryAfter: Double?
+        var requestId: String
+    }
+    var error: Payload
+}
+
+public enum APIError {
+    public static let unauthenticated = GatewayError(
+        .unauthorized, "a valid API key is required: send 'Authorization: Bearer <key>'")
+
+    static func render(_ error: GatewayError, requestId: String) -> Response {
+        let body = ErrorBody(error: .init(
+            code: error.code.rawValue, message: error.message, details: error.details.isEmpty ? nil : error.details,
+            broker: error.broker?.rawValue, retryable: error.retryable, retryAfter: error.retryAfter,
+            requestId: requestId))
+        let data = (try? APIJSON.encoder().encode(body)) ?? Data(#"{"error":{"code":"internal","message":"error"}}"#.utf8)
+        var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
+        if let retryAfter = error.retryAfter {
+            headers[.retryAfter] = String(Int(retryAfter.rounded(.up)))
+        }
+        if error.code == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }
+        return Response(
+            status: .init(code: error.code.httpStatus), headers: headers,
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+    }
+}
+
+/// Renders every error as the API's JSON error body, so no client ever sees a bare 500 or HTML.
+/// Errors that are neither `GatewayError` nor Hummingbird's HTTP errors are logged and answered as `internal`.
+struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var response: Response
+        do {
+            response = try await next(request, context)
+        } catch let error as GatewayError {
+            if error.code == .internalError {
+                context.logger.error("internal error", metadata: ["error": .string(error.message)])
+            }
+            response = APIError.render(error, requestId: context.id)
+        } catch let error as HTTPError {
+            response = APIError.render(Self.translate(error, request: request), requestId: context.id)
+        } catch let error as any HTTPResponseError {
+            let status = Int(error.status.code)
+            let code: GatewayError.Code = status == 404 ? .notFound : status == 413 ? .payloadTooLarge : status < 500 ? .invalidRequest : .internalError
+            response = APIError.render(GatewayError(code, error.status.reasonPhrase), requestId: context.id)
+        } catch is CancellationError {
+            response = APIError.render(GatewayError(.upstreamTimeout, "the request was cancelled"), requestId: context.id)
+        } catch {
+            context.logger.error("unexpected error", metadata: ["error": .string(String(describing: type(of: error)))])
+            response = APIError.render(GatewayError(.internalError, "unexpected error"), requestId: context.id)
+        }
+        response.headers[.init("X-Request-ID")!] = context.id
+        return response
+    }
+
+    static func translate(_ error: HTTPError, request: Request) -> GatewayError {
+        switch error.status.code {
+        case 404: GatewayError(.notFound, "no route for \(request.method) \(request.uri.path)")
+        case 405: GatewayError(.notFound, "\(request.method) is not allowed on \(request.uri.path)")
+        case 413: GatewayError(.payloadTooLarge, "the body is larger than the limit")
+        case 400..<500: GatewayError(.invalidRequest, error.body ?? error.status.reasonPhrase)
+        default: GatewayError(.internalError, "unexpected error")
+        }
+    }
+}

@@ -1,0 +1,79 @@
+public import Foundation
+import GatewayCore
+import GatewayModel
+
+/// The unified API's JSON conventions: camelCase, RFC 3339 timestamps with milliseconds, decimals as strings
+/// (the model types encode them so).
+public enum APIJSON {
+    public static func encoder(pretty: Bool = false) -> JSONEncoder {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
+        encoder.dateEncodingStrategy = .custom { date, encoder in
+            var container = encoder.singleValueContainer()
+            try container.encode(formatTimestamp(date))
+        }
+        return encoder
+    }
+
+    public static func decoder() -> JSONDecoder {
+        let decoder = JSONDecoder()
+        decoder.dateDecodingStrategy = .custom { decoder in
+            let container = try decoder.singleValueContainer()
+            let text = try container.decode(String.self)
+            guard let date = parseTimestamp(text) else {
+                throw DecodingError.dataCorruptedError(
+                    in: container, debugDescription: "must be an RFC 3339 timestamp such as 2026-01-31T15:04:05Z")
+            }
+            return date
+        }
+        return decoder
+    }
+
+    public static func formatTimestamp(_ date: Date) -> String {
+        date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
+    }
+
+    public static func parseTimestamp(_ text: String) -> Date? {
+        guard text.utf8.count <= 40 else { return nil }
+        if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) { return date }
+        return try? Date(text, strategy: Date.ISO8601FormatStyle())
+    }
+
+    /// Turns a decoding failure into field-level problems a client can act on.
+    static func problems(from error: DecodingError) -> (message: String, details: [FieldProblem]) {
+        func path(_ codingPath: [any CodingKey], _ last: (any CodingKey)? = nil) -> String {
+            let keys = codingPath + (last.map { [$0] } ?? [])
+            let text = keys.map { key in key.intValue.map { "[\($0)]" } ?? ".\(key.stringValue)" }.joined()
+            let trimmed = text.hasPrefix(".") ? String(text.dropFirst()) : text
+            return trimmed.isEmpty ? "body" : trimmed
+        }
+        switch error {
+        case .keyNotFound(let key, let context):
+            let field = path(context.codingPath, key)
+            return ("\(field) is required", [FieldProblem(field: field, problem: "is required")])
+        case .valueNotFound(_, let context):
+            let field = path(context.codingPath)
+            return ("\(field) must not be null", [FieldProblem(field: field, problem: "must not be null")])
+        case .typeMismatch(let type, let context):
+            let field = path(context.codingPath)
+            let expected: String
+            switch type {
+            case is String.Type: expected = "a string"
+            case is Bool.Type: expected = "true or false"
+            case is Int.Type, is Double.Type, is Decimal.Type: expected = "a number"
+            case is [Any].Type: expected = "an array"
+            default: expected = field == "body" ? "a JSON object" : "of a different type"
+            }
+            return ("\(field) must be \(expected)", [FieldProblem(field: field, problem: "must be \(expected)")])
+        case .dataCorrupted(let context):
+            if context.codingPath.isEmpty {
+                return ("the body is not valid JSON", [FieldProblem(field: "body", problem: "is not valid JSON")])
+            }
+            let field = path(context.codingPath)
+            let reason = context.debugDescription.isEmpty ? "is not valid" : context.debugDescription
+            return ("\(field) \(reason)", [FieldProblem(field: field, problem: reason)])
+        @unknown default:
+            return ("the body could not be read", [FieldProblem(field: "body", problem: "could not be read")])
+        }
+    }
+}

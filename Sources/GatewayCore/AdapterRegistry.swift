@@ -1,0 +1,90 @@
+public import GatewayModel
+public import Logging
+import Synchronization
+
+/// The adapter kinds this gateway knows, and one live adapter per connection.
+///
+/// Adapters are cached per connection so that per-connection state (a broker session, a token being refreshed)
+/// is shared by every request; a connection that changes (`updatedAt`) or is deleted gets a fresh adapter.
+public final class AdapterRegistry: Sendable {
+    public let factories: [BrokerKind: any BrokerAdapterFactory]
+    let transport: any BrokerTransport
+    let logger: Logger
+    let sandboxBaseURLs: Mutex<[String: String]>
+    let cache = Mutex<[String: (version: ConnectionDescriptor, adapter: any BrokerAdapter)]>([:])
+
+    public init(factories: [any BrokerAdapterFactory], transport: any BrokerTransport, logger: Logger) {
+        var byKind: [BrokerKind: any BrokerAdapterFactory] = [:]
+        for factory in factories { byKind[factory.kind] = factory }
+        self.factories = byKind
+        self.transport = transport
+        self.logger = logger
+        self.sandboxBaseURLs = Mutex([:])
+    }
+
+    /// The kinds in a stable order.
+    public var kinds: [BrokerKind] { factories.keys.sorted() }
+
+    public func factory(for kind: BrokerKind) -> (any BrokerAdapterFactory)? { factories[kind] }
+
+    /// Tells the registry where the in-process sandbox of a broker listens, so `sandbox://<name>` base URLs work.
+    public func setSandboxBaseURL(_ url: String, for name: String) {
+        sandboxBaseURLs.withLock { $0[name] = url }
+    }
+
+    /// The URL to call for a configured base URL: `sandbox://alpaca/x` becomes `http://127.0.0.1:PORT/x`.
+    public func resolveBaseURL(_ configured: String) throws -> String {
+        let prefix = "sandbox://"
+        guard configured.hasPrefix(prefix) else { return configured }
+        let rest = configured.dropFirst(prefix.count)
+        let name = rest.split(separator: "/", maxSplits: 1).first.map(String.init) ?? ""
+        let path = rest.dropFirst(name.count)
+        guard let base = sandboxBaseURLs.withLock({ $0[name] }) else {
+            throw GatewayError(
+                .upstreamUnavailable, "the built-in sandbox '\(name)' is not running in this gateway", retryable: false)
+        }
+        return base + path
+    }
+
+    /// The adapter for a connection, made on first use.
+    public func adapter(
+        for connection: ConnectionDescriptor,
+        credentials: @Sendable () async throws -> BrokerCredentials,
+        saveCredentials: @escaping @Sendable (BrokerCredentials) async throws -> Void = { _ in },
+        saveStatus: @escaping @Sendable (ConnectionStatus, [String: String]?) async throws -> Void = { _, _ in }
+    ) async throws -> any BrokerAdapter {
+        if let cached = cache.withLock({ $0[connection.id] }),
+            cached.version.updatedAt == connection.updatedAt, cached.version.baseURL == connection.baseURL
+        {
+            return cached.adapter
+        }
+        let adapter = try makeAdapter(
+            for: connection, credentials: try await credentials(), saveCredentials: saveCredentials,
+            saveStatus: saveStatus)
+        cache.withLock { $0[connection.id] = (connection, adapter) }
+        return adapter
+    }
+
+    /// A fresh adapter that is not cached: used to validate credentials before a connection is saved.
+    public func makeAdapter(
+        for connection: ConnectionDescriptor, credentials: BrokerCredentials,
+        saveCredentials: @escaping @Sendable (BrokerCredentials) async throws -> Void = { _ in },
+        saveStatus: @escaping @Sendable (ConnectionStatus, [String: String]?) async throws -> Void = { _, _ in }
+    ) throws -> any BrokerAdapter {
+        guard let factory = factories[connection.broker] else {
+            throw GatewayError(.notSupported, "no adapter for broker kind '\(connection.broker)'")
+        }
+        var logger = self.logger
+        logger[metadataKey: "connection"] = .string(connection.id)
+        logger[metadataKey: "broker"] = .string(connection.broker.rawValue)
+        let context = AdapterContext(
+            connection: connection, baseURL: try resolveBaseURL(connection.baseURL), credentials: credentials,
+            transport: transport, logger: logger, saveCredentials: saveCredentials, saveStatus: saveStatus)
+        return try factory.makeAdapter(context)
+    }
+
+    /// Forgets the cached adapter of a connection (deleted, or its credentials changed).
+    public func evict(connectionId: String) {
+        _ = cache.withLock { $0.removeValue(forKey: connectionId) }
+    }
+}

@@ -1,0 +1,121 @@
+public import Foundation
+public import GatewayModel
+
+/// What became of one connection's part in a fan-out read.
+public struct SourceReport: Codable, Sendable, Hashable {
+    public enum State: String, WireEnum { case ok, error }
+
+    public struct Failure: Codable, Sendable, Hashable {
+        public var code: GatewayError.Code
+        public var message: String
+        public var retryable: Bool
+        public var retryAfter: Double?
+
+        public init(_ error: GatewayError) {
+            code = error.code
+            message = error.message
+            retryable = error.retryable
+            retryAfter = error.retryAfter
+        }
+    }
+
+    public var connection: String
+    public var broker: BrokerKind
+    public var status: State
+    public var latencyMs: Int
+    public var asOf: Date
+    public var error: Failure?
+
+    public init(connection: String, broker: BrokerKind, status: State, latencyMs: Int, asOf: Date, error: Failure? = nil) {
+        self.connection = connection
+        self.broker = broker
+        self.status = status
+        self.latencyMs = latencyMs
+        self.asOf = asOf
+        self.error = error
+    }
+}
+
+/// The answer to a fan-out read: everything that arrived in time, and a line per source.
+public struct FanOut<Item: Sendable>: Sendable {
+    public var data: [Item]
+    public var sources: [SourceReport]
+    /// True when any source failed or timed out.
+    public var partial: Bool { sources.contains { $0.status == .error } }
+
+    public init(data: [Item], sources: [SourceReport]) {
+        self.data = data
+        self.sources = sources
+    }
+}
+
+/// Fans a read out to many connections at once and answers with what it has.
+///
+/// One child task per connection, each returning a `Result` (children never throw), each bounded by the
+/// per-source timeout and by the overall deadline; results come back in the order the connections were given,
+/// whatever order they finished in. Cancelling the calling task (the client went away) cancels every child.
+public struct BrokerRouter: Sendable {
+    /// How long one connection may take.
+    public var perSourceTimeout: Duration
+    /// How long the whole read may take; no source is waited for past it.
+    public var overallTimeout: Duration
+
+    public init(perSourceTimeout: Duration = .seconds(5), overallTimeout: Duration = .seconds(8)) {
+        self.perSourceTimeout = perSourceTimeout
+        self.overallTimeout = overallTimeout
+    }
+
+    public func fanOut<Source: Sendable, Item: Sendable>(
+        _ sources: [Source],
+        describe: @escaping @Sendable (Source) -> (connection: String, broker: BrokerKind),
+        _ read: @escaping @Sendable (Source) async throws -> [Item]
+    ) async -> FanOut<Item> {
+        let clock = ContinuousClock()
+        let start = clock.now
+        let deadline = start + overallTimeout
+        let results = await withTaskGroup(of: (Int, Result<[Item], GatewayError>, Duration).self) { group in
+            for (index, source) in sources.enumerated() {
+                let budget = min(perSourceTimeout, deadline - clock.now)
+                group.addTask {
+                    let began = clock.now
+                    do {
+                        let items = try await withDeadline(max(budget, .zero)) { try await read(source) }
+                        return (index, .success(items), clock.now - began)
+                    } catch {
+                        return (index, .failure(Self.gatewayError(error, budget: budget)), clock.now - began)
+                    }
+                }
+            }
+            var collected = [(Result<[Item], GatewayError>, Duration)?](repeating: nil, count: sources.count)
+            for await (index, result, latency) in group { collected[index] = (result, latency) }
+            return collected
+        }
+        var data: [Item] = []
+        var reports: [SourceReport] = []
+        let now = Date()
+        for (index, source) in sources.enumerated() {
+            let (connection, broker) = describe(source)
+            let (result, latency) = results[index] ?? (.failure(GatewayError(.upstreamTimeout, "no answer")), .zero)
+            let latencyMs = Int(latency.milliseconds.rounded())
+            switch result {
+            case .success(let items):
+                data.append(contentsOf: items)
+                reports.append(SourceReport(connection: connection, broker: broker, status: .ok, latencyMs: latencyMs, asOf: now))
+            case .failure(let error):
+                reports.append(SourceReport(
+                    connection: connection, broker: broker, status: .error, latencyMs: latencyMs, asOf: now,
+                    error: SourceReport.Failure(error)))
+            }
+        }
+        return FanOut(data: data, sources: reports)
+    }
+
+    static func gatewayError(_ error: any Error, budget: Duration) -> GatewayError {
+        switch error {
+        case let error as GatewayError: error
+        case is CancellationError: GatewayError(.upstreamTimeout, "cancelled before an answer came")
+        case is DecodingError: GatewayError(.malformedResponse, "the broker's answer could not be read")
+        default: GatewayError(.internalError, "unexpected failure: \(type(of: error))")
+        }
+    }
+}

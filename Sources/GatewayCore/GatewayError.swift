@@ -1,0 +1,102 @@
+public import GatewayModel
+
+/// Every failure the gateway reports, from a bad request to a broker that timed out.
+///
+/// `code` is opaque and extensible; each code has an HTTP status. Adapters translate their broker's errors into
+/// these through a table (see each adapter's `Errors` file), so the API layer never sees a wire format.
+public struct GatewayError: Error, Sendable, Hashable, CustomStringConvertible {
+    public struct Code: RawRepresentable, Hashable, Sendable, Codable, CustomStringConvertible {
+        public let rawValue: String
+        public init(rawValue: String) { self.rawValue = rawValue }
+        public init(_ rawValue: String) { self.rawValue = rawValue }
+        public var description: String { rawValue }
+
+        public static let unauthorized = Code("unauthorized")
+        public static let forbidden = Code("forbidden")
+        public static let notFound = Code("not_found")
+        public static let invalidRequest = Code("invalid_request")
+        /// The request is well-formed but breaks a rule (validation); HTTP 422.
+        public static let unprocessable = Code("unprocessable")
+        public static let payloadTooLarge = Code("payload_too_large")
+        public static let rejected = Code("rejected")
+        public static let insufficientFunds = Code("insufficient_funds")
+        public static let rateLimited = Code("rate_limited")
+        public static let upstreamTimeout = Code("upstream_timeout")
+        public static let upstreamUnavailable = Code("upstream_unavailable")
+        public static let malformedResponse = Code("malformed_response")
+        public static let notSupported = Code("not_supported")
+        public static let conflict = Code("conflict")
+        public static let internalError = Code("internal")
+
+        /// The HTTP status the unified API answers with.
+        public var httpStatus: Int {
+            switch self {
+            case .unauthorized: 401
+            case .forbidden: 403
+            case .notFound: 404
+            case .invalidRequest: 400
+            case .payloadTooLarge: 413
+            case .unprocessable, .rejected, .insufficientFunds: 422
+            case .rateLimited: 429
+            case .upstreamTimeout: 504
+            case .upstreamUnavailable: 503
+            case .malformedResponse: 502
+            case .notSupported: 501
+            case .conflict: 409
+            case .internalError: 500
+            default: 502
+            }
+        }
+
+        public init(from decoder: any Decoder) throws {
+            rawValue = try decoder.singleValueContainer().decode(String.self)
+        }
+        public func encode(to encoder: any Encoder) throws {
+            var c = encoder.singleValueContainer()
+            try c.encode(rawValue)
+        }
+    }
+
+    public var code: Code
+    /// Safe to show a user: never contains a credential.
+    public var message: String
+    public var broker: BrokerKind?
+    public var retryable: Bool
+    /// Seconds to wait before retrying, where known.
+    public var retryAfter: Double?
+    public var details: [FieldProblem]
+    /// The broker's own error code or text, for diagnosis.
+    public var brokerCode: String?
+
+    public init(
+        _ code: Code, _ message: String, broker: BrokerKind? = nil, retryable: Bool? = nil, retryAfter: Double? = nil,
+        details: [FieldProblem] = [], brokerCode: String? = nil
+    ) {
+        self.code = code
+        self.message = message
+        self.broker = broker
+        self.retryable = retryable ?? [.rateLimited, .upstreamTimeout, .upstreamUnavailable].contains(code)
+        self.retryAfter = retryAfter
+        self.details = details
+        self.brokerCode = brokerCode
+    }
+
+    public var description: String {
+        var text = "\(code.rawValue): \(message)"
+        if let broker { text += " [\(broker)]" }
+        return text
+    }
+
+    public static func invalid(_ field: String, _ problem: String) -> GatewayError {
+        GatewayError(.invalidRequest, "\(field) \(problem)", details: [FieldProblem(field: field, problem: problem)])
+    }
+
+    public static func unprocessable(_ problems: [FieldProblem]) -> GatewayError {
+        let summary = problems.map { "\($0.field) \($0.problem)" }.joined(separator: "; ")
+        return GatewayError(.unprocessable, summary.isEmpty ? "the request breaks a rule" : summary, details: problems)
+    }
+
+    public static func notSupported(_ operation: String, broker: BrokerKind) -> GatewayError {
+        GatewayError(.notSupported, "\(broker) does not support \(operation)", broker: broker)
+    }
+}

@@ -1,0 +1,72 @@
+/// What kind of thing an instrument is. Broker categories that fit none of these map to `other`
+/// (the broker-native key keeps the original).
+public enum AssetClass: String, WireEnum {
+    case equity, etf, fund, bond, option, future, fx, crypto, cfd, index, other
+}
+
+/// A tradable thing, identified canonically by `symbol` + `assetClass`.
+///
+/// Canonical symbols: `AAPL` (equity), `EUR/USD` (fx), `BTC/USD` (crypto). The broker-native identity
+/// (Saxo `Uic`+`AssetType`, TradeOgre market `XMR-BTC`, Alpaca `asset_id`) travels in `brokerKey` and does not take
+/// part in equality, so the same instrument from two brokers compares equal.
+public struct Instrument: Codable, Sendable, Hashable, CustomStringConvertible {
+    public var symbol: String
+    public var assetClass: AssetClass
+    /// ISO 10383 MIC where known (`XNAS`), or the broker's exchange name.
+    public var exchange: String?
+    public var name: String?
+    /// The currency prices are quoted in.
+    public var currency: String?
+    /// The broker-native identity, e.g. `["uic": "16", "assetType": "FxSpot"]`.
+    public var brokerKey: [String: String]?
+
+    public init(
+        symbol: String, assetClass: AssetClass, exchange: String? = nil, name: String? = nil,
+        currency: String? = nil, brokerKey: [String: String]? = nil
+    ) {
+        self.symbol = symbol
+        self.assetClass = assetClass
+        self.exchange = exchange
+        self.name = name
+        self.currency = currency
+        self.brokerKey = brokerKey
+    }
+
+    public static func == (lhs: Instrument, rhs: Instrument) -> Bool {
+        lhs.symbol == rhs.symbol && lhs.assetClass == rhs.assetClass
+    }
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(symbol)
+        hasher.combine(assetClass)
+    }
+
+    public var description: String { "\(symbol) (\(assetClass.rawValue))" }
+
+    /// For pairs (`EUR/USD`, `BTC/USD`): the base and quote currencies.
+    public var pair: (base: String, quote: String)? {
+        let parts = symbol.split(separator: "/")
+        guard parts.count == 2 else { return nil }
+        return (String(parts[0]), String(parts[1]))
+    }
+}
+
+/// How a client names an instrument in a request: a canonical symbol, with the asset class when it is ambiguous.
+public struct InstrumentReference: Codable, Sendable, Hashable {
+    public var symbol: String
+    public var assetClass: AssetClass?
+
+    public init(symbol: String, assetClass: AssetClass? = nil) {
+        self.symbol = symbol
+        self.assetClass = assetClass
+    }
+
+    /// The asset class a bare symbol implies: `BASE/QUOTE` with a fiat quote of three letters on both sides is FX
+    /// when both are fiat, crypto otherwise; anything else is an equity.
+    public var impliedAssetClass: AssetClass {
+        if let assetClass { return assetClass }
+        let parts = symbol.split(separator: "/")
+        guard parts.count == 2 else { return .equity }
+        let fiat: Set<Substring> = ["USD", "EUR", "GBP", "JPY", "CHF", "DKK", "SEK", "NOK", "CAD", "AUD", "NZD", "HKD", "SGD", "PLN", "CZK", "HUF", "ZAR", "MXN", "CNH", "TRY"]
+        return fiat.contains(parts[0]) && fiat.contains(parts[1]) ? .fx : .crypto
+    }
+}

@@ -1,0 +1,153 @@
+public import Foundation
+
+public enum OrderSide: String, WireEnum {
+    case buy, sell
+    case sellShort = "sell_short"
+    case buyToCover = "buy_to_cover"
+
+    /// Whether the order adds to (buy, buy to cover) or takes from (sell, sell short) the position.
+    public var isBuy: Bool { self == .buy || self == .buyToCover }
+}
+
+public enum OrderType: String, WireEnum {
+    case market, limit, stop
+    case stopLimit = "stop_limit"
+
+    public var needsLimitPrice: Bool { self == .limit || self == .stopLimit }
+    public var needsStopPrice: Bool { self == .stop || self == .stopLimit }
+}
+
+public enum TimeInForce: String, WireEnum {
+    case day, gtc, ioc, fok, gtd
+}
+
+/// The gateway's order states. Closed: every broker state maps to exactly one of these.
+public enum OrderStatus: String, WireEnum {
+    case pendingNew = "pending_new"
+    case open
+    case partiallyFilled = "partially_filled"
+    case filled
+    case canceled
+    case rejected
+    case expired
+    case pendingCancel = "pending_cancel"
+    case replaced
+
+    /// Whether the order can still trade or change.
+    public var isActive: Bool {
+        switch self {
+        case .pendingNew, .open, .partiallyFilled, .pendingCancel: true
+        case .filled, .canceled, .rejected, .expired, .replaced: false
+        }
+    }
+}
+
+/// An order at a broker, as the gateway knows it.
+public struct Order: Codable, Sendable, Hashable {
+    /// The gateway's id for the order: opaque, stable across replaces.
+    public var id: String
+    public var brokerOrderId: String?
+    public var clientOrderId: String
+    public var connectionId: String
+    public var broker: BrokerKind
+    public var accountId: String
+    public var instrument: Instrument
+    public var side: OrderSide
+    public var type: OrderType
+    public var timeInForce: TimeInForce
+    public var quantity: Decimal
+    public var limitPrice: Decimal?
+    public var stopPrice: Decimal?
+    public var status: OrderStatus
+    public var filledQuantity: Decimal
+    public var averageFillPrice: Decimal?
+    public var createdAt: Date?
+    public var updatedAt: Date?
+    /// For `gtd` orders: when the order expires.
+    public var expiresAt: Date?
+    /// The broker's status text, kept for diagnosis; `status` is what to act on.
+    public var brokerStatus: String?
+
+    public init(
+        id: String, brokerOrderId: String?, clientOrderId: String, connectionId: String, broker: BrokerKind,
+        accountId: String, instrument: Instrument, side: OrderSide, type: OrderType, timeInForce: TimeInForce,
+        quantity: Decimal, limitPrice: Decimal? = nil, stopPrice: Decimal? = nil, status: OrderStatus,
+        filledQuantity: Decimal = 0, averageFillPrice: Decimal? = nil, createdAt: Date? = nil,
+        updatedAt: Date? = nil, expiresAt: Date? = nil, brokerStatus: String? = nil
+    ) {
+        self.id = id
+        self.brokerOrderId = brokerOrderId
+        self.clientOrderId = clientOrderId
+        self.connectionId = connectionId
+        self.broker = broker
+        self.accountId = accountId
+        self.instrument = instrument
+        self.side = side
+        self.type = type
+        self.timeInForce = timeInForce
+        self.quantity = quantity
+        self.limitPrice = limitPrice
+        self.stopPrice = stopPrice
+        self.status = status
+        self.filledQuantity = filledQuantity
+        self.averageFillPrice = averageFillPrice
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.expiresAt = expiresAt
+        self.brokerStatus = brokerStatus
+    }
+
+    enum CodingKeys: String, CodingKey {
+        case id, brokerOrderId, clientOrderId, connectionId, broker, accountId, instrument, side, type, timeInForce
+        case quantity, limitPrice, stopPrice, status, filledQuantity, averageFillPrice, createdAt, updatedAt
+        case expiresAt, brokerStatus
+    }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        id = try c.decode(String.self, forKey: .id)
+        brokerOrderId = try c.decodeIfPresent(String.self, forKey: .brokerOrderId)
+        clientOrderId = try c.decode(String.self, forKey: .clientOrderId)
+        connectionId = try c.decode(String.self, forKey: .connectionId)
+        broker = try c.decode(BrokerKind.self, forKey: .broker)
+        accountId = try c.decode(String.self, forKey: .accountId)
+        instrument = try c.decode(Instrument.self, forKey: .instrument)
+        side = try c.decode(OrderSide.self, forKey: .side)
+        type = try c.decode(OrderType.self, forKey: .type)
+        timeInForce = try c.decode(TimeInForce.self, forKey: .timeInForce)
+        quantity = try c.decodeDecimal(forKey: .quantity)
+        limitPrice = try c.decodeDecimalIfPresent(forKey: .limitPrice)
+        stopPrice = try c.decodeDecimalIfPresent(forKey: .stopPrice)
+        status = try c.decode(OrderStatus.self, forKey: .status)
+        filledQuantity = try c.decodeDecimal(forKey: .filledQuantity)
+        averageFillPrice = try c.decodeDecimalIfPresent(forKey: .averageFillPrice)
+        createdAt = try c.decodeIfPresent(Date.self, forKey: .createdAt)
+        updatedAt = try c.decodeIfPresent(Date.self, forKey: .updatedAt)
+        expiresAt = try c.decodeIfPresent(Date.self, forKey: .expiresAt)
+        brokerStatus = try c.decodeIfPresent(String.self, forKey: .brokerStatus)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encode(id, forKey: .id)
+        try c.encodeIfPresent(brokerOrderId, forKey: .brokerOrderId)
+        try c.encode(clientOrderId, forKey: .clientOrderId)
+        try c.encode(connectionId, forKey: .connectionId)
+        try c.encode(broker, forKey: .broker)
+        try c.encode(accountId, forKey: .accountId)
+        try c.encode(instrument, forKey: .instrument)
+        try c.encode(side, forKey: .side)
+        try c.encode(type, forKey: .type)
+        try c.encode(timeInForce, forKey: .timeInForce)
+        try c.encodeDecimal(quantity, forKey: .quantity)
+        try c.encodeDecimalIfPresent(limitPrice, forKey: .limitPrice)
+        try c.encodeDecimalIfPresent(stopPrice, forKey: .stopPrice)
+        try c.encode(status, forKey: .status)
+        try c.encodeDecimal(filledQuantity, forKey: .filledQuantity)
+        try c.encodeDecimalIfPresent(averageFillPrice, forKey: .averageFillPrice)
+        try c.encodeIfPresent(createdAt, forKey: .createdAt)
+        try c.encodeIfPresent(updatedAt, forKey: .updatedAt)
+        try c.encodeIfPresent(expiresAt, forKey: .expiresAt)
+        try c.encodeIfPresent(brokerStatus, forKey: .brokerStatus)
+    }
+}

@@ -1,0 +1,35 @@
+/// A closed set of wire strings. Decoding an unknown value fails with a message that lists the allowed ones,
+/// which the API turns into a field-level error.
+public protocol WireEnum: RawRepresentable, CaseIterable, Codable, Sendable, Hashable where RawValue == String {}
+
+extension WireEnum {
+    public static var allowedValues: String { allCases.map(\.rawValue).joined(separator: ", ") }
+
+    public init(from decoder: any Decoder) throws {
+        let container = try decoder.singleValueContainer()
+        let raw = try container.decode(String.self)
+        guard let value = Self(rawValue: raw) else {
+            throw DecodingError.dataCorruptedError(
+                in: container, debugDescription: "must be one of: \(Self.allowedValues)")
+        }
+        self = value
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var container = encoder.singleValueContainer()
+        try container.encode(rawValue)
+    }
+}
+
+/// One thing wrong with one field of a request.
+public struct FieldProblem: Codable, Sendable, Hashable, CustomStringConvertible {
+    public var field: String
+    public var problem: String
+
+    public init(field: String, problem: String) {
+        self.field = field
+        self.problem = problem
+    }
+
+    public var description: String { "\(field): \(problem)" }
+}

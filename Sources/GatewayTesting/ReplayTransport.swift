@@ -1,0 +1,164 @@
+public import Foundation
+public import GatewayCore
+import Synchronization
+
+/// A request as recorded in a contract case or a test: what the adapter must send.
+public struct RecordedRequest: Codable, Sendable, Hashable {
+    public var method: String
+    /// The path after the base URL, without the query (`/v2/orders`).
+    public var path: String
+    /// Query parameters that must be present with these values (others are allowed only if `exactQuery`).
+    public var query: [String: String]?
+    /// Headers that must be present with these values (names compared case-insensitively).
+    public var headers: [String: String]?
+    /// The JSON body the adapter must send, compared by meaning.
+    public var body: JSONValue?
+    /// A form-encoded body (`a=1&b=2`), compared as a set of fields.
+    public var form: [String: String]?
+
+    public init(
+        method: String, path: String, query: [String: String]? = nil, headers: [String: String]? = nil,
+        body: JSONValue? = nil, form: [String: String]? = nil
+    ) {
+        self.method = method
+        self.path = path
+        self.query = query
+        self.headers = headers
+        self.body = body
+        self.form = form
+    }
+}
+
+/// A broker's recorded answer.
+public struct RecordedResponse: Codable, Sendable, Hashable {
+    public var status: Int
+    public var headers: [String: String]?
+    /// A JSON body.
+    public var body: JSONValue?
+    /// A body that is not JSON (or is deliberately malformed), sent as is.
+    public var rawBody: String?
+
+    public init(status: Int, headers: [String: String]? = nil, body: JSONValue? = nil, rawBody: String? = nil) {
+        self.status = status
+        self.headers = headers
+        self.body = body
+        self.rawBody = rawBody
+    }
+
+    public var bodyData: Data {
+        if let rawBody { return Data(rawBody.utf8) }
+        if let body { return body.data }
+        return Data()
+    }
+}
+
+public struct RecordedExchange: Codable, Sendable, Hashable {
+    public var request: RecordedRequest
+    public var response: RecordedResponse
+
+    public init(request: RecordedRequest, response: RecordedResponse) {
+        self.request = request
+        self.response = response
+    }
+}
+
+/// Why a replayed request did not match.
+public struct ReplayMismatch: Error, Sendable, CustomStringConvertible {
+    public var description: String
+}
+
+/// A `BrokerTransport` that answers from recorded exchanges and fails on anything it was not told to expect.
+///
+/// Exchanges are consumed in order (`ordered`) or each at most once in any order; the first that matches answers.
+/// Every request is kept, so a test can also inspect what was sent.
+public final class ReplayTransport: BrokerTransport {
+    struct State {
+        var remaining: [RecordedExchange]
+        var sent: [BrokerRequest] = []
+        var mismatches: [String] = []
+    }
+
+    public let baseURL: String
+    let ordered: Bool
+    let state: Mutex<State>
+
+    public init(baseURL: String, exchanges: [RecordedExchange], ordered: Bool = true) {
+        self.baseURL = baseURL
+        self.ordered = ordered
+        self.state = Mutex(State(remaining: exchanges))
+    }
+
+    /// Requests the adapter sent, in order.
+    public var sentRequests: [BrokerRequest] { state.withLock { $0.sent } }
+    /// Recorded exchanges the adapter never asked for.
+    public var unusedExchanges: [RecordedExchange] { state.withLock { $0.remaining } }
+    /// Every request that matched nothing, explained.
+    public var mismatches: [String] { state.withLock { $0.mismatches } }
+
+    public func send(_ request: BrokerRequest) async throws -> BrokerResponse {
+        try state.withLock { state in
+            state.sent.append(request)
+            let candidates = ordered ? Array(state.remaining.indices.prefix(1)) : Array(state.remaining.indices)
+            var reasons: [String] = []
+            for index in candidates {
+                let exchange = state.remaining[index]
+                if let reason = Self.mismatch(request, exchange.request, baseURL: baseURL) {
+                    reasons.append(reason)
+                    continue
+                }
+                state.remaining.remove(at: index)
+                return BrokerResponse(
+                    status: exchange.response.status,
+                    headers: (exchange.response.headers ?? [:]).sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) },
+                    body: exchange.response.bodyData)
+            }
+            let explanation = "unexpected \(request.method) \(request.url): "
+                + (reasons.isEmpty ? "no recorded exchange left" : reasons.joined(separator: " | "))
+            state.mismatches.append(explanation)
+            throw ReplayMismatch(description: explanation)
+        }
+    }
+
+    /// `nil` when `request` satisfies `recorded`, else the first difference.
+    public static func mismatch(_ request: BrokerRequest, _ recorded: RecordedRequest, baseURL: String) -> String? {
+        if request.method.uppercased() != recorded.method.uppercased() {
+            return "method \(request.method) is not \(recorded.method)"
+        }
+        guard request.url.hasPrefix(baseURL) else { return "URL \(request.url) is not under \(baseURL)" }
+        let rest = String(request.url.dropFirst(baseURL.count))
+        let parts = rest.split(separator: "?", maxSplits: 1, omittingEmptySubsequences: false)
+        let path = parts.first.map(String.init) ?? ""
+        let decodedPath = path.removingPercentEncoding ?? path
+        let recordedPath = recorded.path.removingPercentEncoding ?? recorded.path
+        if decodedPath != recordedPath { return "path \(path) is not \(recorded.path)" }
+        let query = Self.parseForm(parts.count > 1 ? String(parts[1]) : "")
+        for (name, value) in recorded.query ?? [:] where query[name] != value {
+            return "query \(name)=\(query[name] ?? "(missing)") is not \(value)"
+        }
+        for (name, value) in recorded.headers ?? [:] where request.header(name) != value {
+            return "header \(name) is \(request.header(name) == nil ? "missing" : "different")"
+        }
+        if let expected = recorded.body {
+            guard let data = request.body, let actual = JSONValue(data: data) else { return "body is not JSON" }
+            if actual != expected { return "body \(actual) is not \(expected)" }
+        }
+        if let expected = recorded.form {
+            let actual = Self.parseForm(request.body.map { String(decoding: $0, as: UTF8.self) } ?? "")
+            if actual != expected { return "form \(actual) is not \(expected)" }
+        }
+        return nil
+    }
+
+    /// Parses `a=1&b=x%20y` (also `+` for space).
+    public static func parseForm(_ text: String) -> [String: String] {
+        var fields: [String: String] = [:]
+        for pair in text.split(separator: "&") where !pair.isEmpty {
+            let kv = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            func decode(_ s: Substring) -> String {
+                String(s).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(s)
+            }
+            fields[decode(kv[0])] = kv.count > 1 ? decode(kv[1]) : ""
+        }
+        return fields
+    }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import GatewayAPI
+import GatewayCore
+import GatewayModel
+import GatewayStore
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import Testing
+
+/// One gateway per test: its own temporary data folder and SQLite file, fake brokers, a tenant and its key.
+struct APIHarness {
+    let gateway: Gateway
+    let store: SQLiteStore
+    let state: FakeBrokerState
+    let tenant: Tenant
+    let apiKey: String
+    let directory: URL
+
+    static func with<T: Sendable>(
+        router: BrokerRouter = BrokerRouter(perSourceTimeout: .seconds(2), overallTimeout: .seconds(3)),
+        bodies: HTTPBodies = HTTPBodies(),
+        _ body: @escaping @Sendable (APIHarness, any TestClientProtocol) async throws -> T
+    ) async throws -> T {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bg-api-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try SQLiteStore(path: directory.appendingPathComponent("gateway.sqlite").path, cipher: .random())
+        let state = FakeBrokerState()
+        let logger = Logger(label: "test")
+        let registry = AdapterRegistry(
+            factories: [FakeBrokerFactory(kind: .alpaca, state: state), FakeBrokerFactory(kind: .saxo, state: state)],
+            transport: UnusedTransport(), logger: logger)
+        let gateway = Gateway(store: store, registry: registry, router: router, logger: logger)
+        let tenant = try await store.createTenant(name: "Tenant A")
+        let key = try await store.issueAPIKey(tenantId: tenant.id, label: "test")
+        let harness = APIHarness(
+            gateway: gateway, store: store, state: state, tenant: tenant, apiKey: key.plaintext, directory: directory)
+        let app = Application(router: try GatewayServer.router(gateway: gateway, bodies: bodies), logger: logger)
+        return try await app.test(.router) { client in try await body(harness, client) }
+    }
+
+    /// Links a fake connection straight through the store (the API path is tested on its own).
+    @discardableResult
+    func link(_ broker: BrokerKind, baseURL: String, tenant: Tenant? = nil) async throws -> ConnectionDescriptor {
+        try await store.createConnection(
+            tenantId: (tenant ?? self.tenant).id,
+            NewConnection(broker: broker, displayName: "\(broker) test", baseURL: baseURL, credentials: BrokerCredentials(["token": "good"])))
+    }
+
+    var auth: HTTPFields { [.authorization: "Bearer \(apiKey)", .contentType: "application/json"] }
+}
+
+/// Fake brokers make no HTTP calls; this transport proves it.
+struct UnusedTransport: BrokerTransport {
+    func send(_ request: BrokerRequest) async throws -> BrokerResponse {
+        Issue.record("unexpected HTTP call \(request.method) \(request.url)")
+        throw GatewayError(.internalError, "no transport in tests")
+    }
+}
+
+extension TestClientProtocol {
+    /// Sends a request and returns status and parsed JSON body.
+    func call(
+        _ method: HTTPRequest.Method, _ uri: String, headers: HTTPFields, json: String? = nil
+    ) async throws -> (status: Int, body: [String: Any], headers: HTTPFields) {
+        try await execute(uri: uri, method: method, headers: headers, body: json.map { ByteBuffer(string: $0) }) { response in
+            let data = Data(response.body.readableBytesView)
+            let object = data.isEmpty ? [:] : ((try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:])
+            return (Int(response.status.code), object, response.headers)
+        }
+    }
+}
+
+extension Dictionary where Key == String, Value == Any {
+    var error: [String: Any]? { self["error"] as? [String: Any] }
+    var errorCode: String? { error?["code"] as? String }
+    var detailFields: [String] { (error?["details"] as? [[String: Any]] ?? []).compactMap { $0["field"] as? String } }
+    var dataList: [[String: Any]] { self["data"] as? [[String: Any]] ?? [] }
+    var dataObject: [String: Any] { self["data"] as? [String: Any] ?? [:] }
+}

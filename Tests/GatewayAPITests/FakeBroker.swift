@@ -1,0 +1,175 @@
+import Foundation
+import GatewayCore
+import GatewayModel
+import Synchronization
+
+/// A test double of a broker: an in-memory adapter whose behaviour each test sets (data, delay, failure).
+/// It lives in Tests/ only; product code never sees it.
+struct FakeBrokerBehaviour: Sendable {
+    var delay: Duration = .zero
+    var failure: GatewayError? = nil
+    var validCredentials: BrokerCredentials = BrokerCredentials(["token": "good"])
+}
+
+final class FakeBrokerState: Sendable {
+    let behaviour: Mutex<[String: FakeBrokerBehaviour]> = Mutex([:])
+    let orders: Mutex<[String: Order]> = Mutex([:])
+    let placed = Mutex(0)
+
+    /// Behaviour is keyed by base URL, so each fake connection can act differently.
+    func set(_ baseURL: String, _ behaviour: FakeBrokerBehaviour) {
+        self.behaviour.withLock { $0[baseURL] = behaviour }
+    }
+
+    func behaviour(for baseURL: String) -> FakeBrokerBehaviour {
+        behaviour.withLock { $0[baseURL] } ?? FakeBrokerBehaviour()
+    }
+}
+
+struct FakeBrokerFactory: BrokerAdapterFactory {
+    let kind: BrokerKind
+    let state: FakeBrokerState
+    var displayName: String { "Fake \(kind.rawValue)" }
+    var credentialKeys: [String] { ["token"] }
+    var knownBaseURLs: [String: String] { ["default": "https://\(kind.rawValue).fake"] }
+    var capabilities: Capabilities {
+        var operations: [BrokerOperation: Support] = [:]
+        for operation in BrokerOperation.allCases { operations[operation] = .supported }
+        operations[.searchInstruments] = .unsupported
+        return Capabilities(
+            operations: operations, assetClasses: [.equity], orderTypes: [.market, .limit], timeInForce: [.day, .gtc])
+    }
+
+    func makeAdapter(_ context: AdapterContext) throws -> any BrokerAdapter {
+        FakeBroker(kind: kind, capabilities: capabilities, context: context, state: state)
+    }
+}
+
+struct FakeBroker: BrokerAdapter {
+    let kind: BrokerKind
+    let capabilities: Capabilities
+    let context: AdapterContext
+    let state: FakeBrokerState
+
+    var connectionId: String { context.connection.id }
+
+    func behave() async throws {
+        let behaviour = state.behaviour(for: context.baseURL)
+        if behaviour.delay > .zero { try await Task.sleep(for: behaviour.delay) }
+        if let failure = behaviour.failure { throw failure }
+    }
+
+    func validateCredentials() async throws {
+        try await behave()
+        if context.credentials != state.behaviour(for: context.baseURL).validCredentials {
+            throw GatewayError(.unauthorized, "bad token", broker: kind)
+        }
+    }
+
+    func clients() async throws -> [Client] {
+        try await behave()
+        return [Client(id: "client-1", connectionId: connectionId, broker: kind, name: "Test Holder")]
+    }
+
+    func accounts() async throws -> [Account] {
+        try await behave()
+        return [Account(id: "ACC-1", connectionId: connectionId, broker: kind, currency: "USD")]
+    }
+
+    func balances(accountId: String?) async throws -> [Balance] {
+        try await behave()
+        return [Balance(connectionId: connectionId, accountId: "ACC-1", currency: "USD", total: 1000, available: 750, held: 250)]
+    }
+
+    func positions(accountId: String?) async throws -> [Position] {
+        try await behave()
+        return [Position(
+            connectionId: connectionId, accountId: "ACC-1", instrument: Instrument(symbol: "AAPL", assetClass: .equity),
+            quantity: 10, averagePrice: DecimalText.parse("150.25"), currency: "USD")]
+    }
+
+    func watchlists() async throws -> [Watchlist] {
+        try await behave()
+        return [Watchlist(id: "native-1", name: "Broker list", instruments: [Instrument(symbol: "MSFT", assetClass: .equity)])]
+    }
+
+    func createWatchlist(name: String, instruments: [InstrumentReference]) async throws -> Watchlist {
+        try await behave()
+        return Watchlist(id: "native-2", name: name, instruments: [])
+    }
+
+    func updateWatchlist(id: String, name: String?, instruments: [InstrumentReference]?) async throws -> Watchlist {
+        try await behave()
+        return Watchlist(id: id, name: name ?? "Broker list", instruments: [])
+    }
+
+    func deleteWatchlist(id: String) async throws { try await behave() }
+
+    func orders(_ query: OrderQuery) async throws -> [Order] {
+        try await behave()
+        return state.orders.withLock { Array($0.values) }.filter { $0.connectionId == connectionId }
+            .sorted { $0.clientOrderId < $1.clientOrderId }
+    }
+
+    func order(brokerOrderId: String) async throws -> Order {
+        try await behave()
+        guard let order = state.orders.withLock({ $0[brokerOrderId] }) else {
+            throw GatewayError(.notFound, "order not found", broker: kind)
+        }
+        return order
+    }
+
+    func order(clientOrderId: String, accountId: String) async throws -> Order? {
+        try await behave()
+        return state.orders.withLock { $0.values.first { $0.clientOrderId == clientOrderId } }
+    }
+
+    func previewOrder(_ request: OrderRequest) async throws -> OrderPreview {
+        try await behave()
+        return OrderPreview(
+            id: "pv-1", expiresAt: Date().addingTimeInterval(120), request: request, currency: "USD",
+            estimatedCost: request.quantity * (request.limitPrice ?? 100))
+    }
+
+    func placeOrder(_ request: OrderRequest) async throws -> Order {
+        try await behave()
+        let id = "B\(state.placed.withLock { value in value += 1; return value })"
+        let order = Order(
+            id: id, brokerOrderId: id, clientOrderId: request.clientOrderId ?? "", connectionId: connectionId, broker: kind,
+            accountId: request.accountId, instrument: Instrument(symbol: request.instrument.symbol, assetClass: .equity),
+            side: request.side, type: request.type, timeInForce: request.timeInForce, quantity: request.quantity,
+            limitPrice: request.limitPrice, status: request.type == .market ? .filled : .open,
+            filledQuantity: request.type == .market ? request.quantity : 0)
+        state.orders.withLock { $0[id] = order }
+        return order
+    }
+
+    func modifyOrder(_ order: Order, _ modification: OrderModification) async throws -> Order {
+        try await behave()
+        var changed = order
+        changed.quantity = modification.quantity ?? order.quantity
+        changed.limitPrice = modification.limitPrice ?? order.limitPrice
+        changed.brokerOrderId = order.brokerOrderId
+        state.orders.withLock { $0[order.brokerOrderId ?? ""] = changed }
+        return changed
+    }
+
+    func cancelOrder(_ order: Order) async throws -> Order {
+        try await behave()
+        var canceled = order
+        canceled.status = .canceled
+        state.orders.withLock { $0[order.brokerOrderId ?? ""] = canceled }
+        return canceled
+    }
+
+    func quotes(_ instruments: [InstrumentReference]) async throws -> [Quote] {
+        try await behave()
+        return instruments.map {
+            Quote(instrument: Instrument(symbol: $0.symbol, assetClass: $0.impliedAssetClass), bid: 99, ask: 101, last: 100)
+        }
+    }
+
+    func searchInstruments(_ text: String, assetClass: AssetClass?) async throws -> [Instrument] {
+        throw GatewayError.notSupported("searchInstruments", broker: kind)
+    }
+}

@@ -1,0 +1,124 @@
+import Foundation
+import GatewayCore
+import GatewayModel
+import Synchronization
+import Testing
+
+/// A source in a fan-out: how long it takes and whether it fails. A test double, not product code.
+struct FakeSource: Sendable {
+    var id: String
+    var delay: Duration = .zero
+    var failure: GatewayError? = nil
+    var items: [String] = []
+}
+
+@Suite("Router fan-out")
+struct BrokerRouterTests {
+    func run(_ router: BrokerRouter, _ sources: [FakeSource]) async -> FanOut<String> {
+        await router.fanOut(sources, describe: { ($0.id, .alpaca) }) { source in
+            if source.delay > .zero { try await Task.sleep(for: source.delay) }
+            if let failure = source.failure { throw failure }
+            return source.items
+        }
+    }
+
+    @Test func partialResultsWhenOneSourceFails() async {
+        let router = BrokerRouter(perSourceTimeout: .seconds(2), overallTimeout: .seconds(3))
+        let result = await run(router, [
+            FakeSource(id: "a", items: ["a1", "a2"]),
+            FakeSource(id: "b", failure: GatewayError(.upstreamUnavailable, "down", broker: .alpaca)),
+            FakeSource(id: "c", items: ["c1"]),
+        ])
+        #expect(result.data == ["a1", "a2", "c1"])
+        #expect(result.partial)
+        #expect(result.sources.map(\.status) == [.ok, .error, .ok])
+        #expect(result.sources[1].error?.code == .upstreamUnavailable)
+        #expect(result.sources[1].error?.retryable == true)
+    }
+
+    @Test func allSourcesOkIsNotPartial() async {
+        let result = await run(BrokerRouter(), [FakeSource(id: "a", items: ["x"]), FakeSource(id: "b")])
+        #expect(!result.partial)
+        #expect(result.sources.allSatisfy { $0.error == nil })
+    }
+
+    @Test func aSlowSourceDoesNotHoldTheAnswerPastItsTimeout() async {
+        let router = BrokerRouter(perSourceTimeout: .milliseconds(150), overallTimeout: .seconds(5))
+        let clock = ContinuousClock()
+        let start = clock.now
+        let result = await run(router, [
+            FakeSource(id: "fast", delay: .milliseconds(10), items: ["f"]),
+            FakeSource(id: "slow", delay: .seconds(30), items: ["s"]),
+        ])
+        let elapsed = clock.now - start
+        #expect(elapsed < .seconds(2), "took \(elapsed)")
+        #expect(elapsed >= .milliseconds(150))
+        #expect(result.data == ["f"])
+        #expect(result.sources[1].error?.code == .upstreamTimeout)
+        #expect(result.sources[1].latencyMs >= 150)
+    }
+
+    @Test func theOverallDeadlineBoundsEverySource() async {
+        let router = BrokerRouter(perSourceTimeout: .seconds(30), overallTimeout: .milliseconds(200))
+        let clock = ContinuousClock()
+        let start = clock.now
+        let result = await run(router, [FakeSource(id: "a", delay: .seconds(30)), FakeSource(id: "b", delay: .seconds(30))])
+        #expect(clock.now - start < .seconds(2))
+        #expect(result.sources.allSatisfy { $0.error?.code == .upstreamTimeout })
+    }
+
+    @Test func resultsComeInTheOrderOfTheSourcesNotOfArrival() async {
+        let router = BrokerRouter(perSourceTimeout: .seconds(5), overallTimeout: .seconds(5))
+        let sources = (0..<6).map { index in
+            FakeSource(id: "s\(index)", delay: .milliseconds(10 * (6 - index)), items: ["item\(index)"])
+        }
+        let result = await run(router, sources)
+        #expect(result.data == (0..<6).map { "item\($0)" })
+        #expect(result.sources.map(\.connection) == (0..<6).map { "s\($0)" })
+    }
+
+    @Test func theSourcesRunConcurrently() async {
+        let router = BrokerRouter(perSourceTimeout: .seconds(5), overallTimeout: .seconds(5))
+        let clock = ContinuousClock()
+        let start = clock.now
+        _ = await run(router, (0..<8).map { FakeSource(id: "s\($0)", delay: .milliseconds(200)) })
+        // Sequential would take 1.6 s.
+        #expect(clock.now - start < .milliseconds(1000))
+    }
+
+    @Test func cancellingTheCallerCancelsEveryChild() async throws {
+        let router = BrokerRouter(perSourceTimeout: .seconds(30), overallTimeout: .seconds(30))
+        let started = AsyncStream<Void>.makeStream()
+        let cancelled = Mutex(0)
+        let task = Task {
+            await router.fanOut(["a", "b", "c"], describe: { ($0, .saxo) }) { (_: String) -> [Int] in
+                try await withTaskCancellationHandler {
+                    started.continuation.yield()
+                    try await Task.sleep(for: .seconds(30))
+                    return [1]
+                } onCancel: {
+                    cancelled.withLock { $0 += 1 }
+                }
+            }
+        }
+        var count = 0
+        for await _ in started.stream {
+            count += 1
+            if count == 3 { break }
+        }
+        let clock = ContinuousClock()
+        let start = clock.now
+        task.cancel()
+        let result = await task.value
+        #expect(clock.now - start < .seconds(2))
+        #expect(cancelled.withLock { $0 } == 3)
+        #expect(result.data.isEmpty)
+        #expect(result.partial)
+    }
+
+    @Test func unexpectedErrorsBecomeSourceErrorsNotCrashes() async {
+        struct Weird: Error {}
+        let result = await BrokerRouter().fanOut([1], describe: { _ in ("x", .tradeit) }) { (_: Int) -> [Int] in throw Weird() }
+        #expect(result.sources.first?.error?.code == .internalError)
+    }
+}
