@@ -44,6 +44,8 @@ public enum APIError {
 /// Errors that are neither `GatewayError` nor Hummingbird's HTTP errors are logged and answered as `internal`.
 struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        // Hummingbird puts a request id in the logger's metadata; a logger that keeps no metadata has none.
+        let requestId = context.logger[metadataKey: "hb.request.id"]?.description ?? UUID().uuidString.lowercased()
         var response: Response
         do {
             response = try await next(request, context)
@@ -51,20 +53,20 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             if error.code == .internalError {
                 context.logger.error("internal error", metadata: ["error": .string(error.message)])
             }
-            response = APIError.render(error, requestId: context.id)
+            response = APIError.render(error, requestId: requestId)
         } catch let error as HTTPError {
-            response = APIError.render(Self.translate(error, request: request), requestId: context.id)
+            response = APIError.render(Self.translate(error, request: request), requestId: requestId)
         } catch let error as any HTTPResponseError {
             let status = Int(error.status.code)
             let code: GatewayError.Code = status == 404 ? .notFound : status == 413 ? .payloadTooLarge : status < 500 ? .invalidRequest : .internalError
-            response = APIError.render(GatewayError(code, error.status.reasonPhrase), requestId: context.id)
+            response = APIError.render(GatewayError(code, error.status.reasonPhrase), requestId: requestId)
         } catch is CancellationError {
-            response = APIError.render(GatewayError(.upstreamTimeout, "the request was cancelled"), requestId: context.id)
+            response = APIError.render(GatewayError(.upstreamTimeout, "the request was cancelled"), requestId: requestId)
         } catch {
             context.logger.error("unexpected error", metadata: ["error": .string(String(describing: type(of: error)))])
-            response = APIError.render(GatewayError(.internalError, "unexpected error"), requestId: context.id)
+            response = APIError.render(GatewayError(.internalError, "unexpected error"), requestId: requestId)
         }
-        response.headers[.init("X-Request-ID")!] = context.id
+        response.headers[.init("X-Request-ID")!] = requestId
         return response
     }
 

@@ -25,7 +25,7 @@ public enum GatewayServer {
     public static func application(
         gateway: Gateway, host: String, port: Int, bodies: HTTPBodies = HTTPBodies(), logger: Logger,
         onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
-    ) throws -> some ApplicationProtocol {
+    ) throws -> Application<RouterResponder<APIContext>> {
         Application(
             router: try router(gateway: gateway, bodies: bodies),
             configuration: .init(address: .hostname(host, port: port), serverName: "BrokerGateway"),

@@ -1,0 +1,150 @@
+import AsyncHTTPClient
+import Foundation
+import GatewayAPI
+import GatewayCore
+import GatewayModel
+import GatewayStore
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import NIOHTTP1
+
+/// Measures what an aggregated read costs: the real gateway server and router over four sources that each
+/// answer after a fixed latency, with 1, 10 and 100 concurrent clients, against a sequential walk of the
+/// same sources. Prints medians, p99s, ratios and the process's peak memory.
+///
+///     swift run -c release RouterBenchmark [--latency-ms 25] [--sources 4] [--requests 400]
+@main
+struct RouterBenchmark {
+    static func main() async throws {
+        let arguments = Arguments(CommandLine.arguments)
+        let latency = Duration.milliseconds(arguments.int("--latency-ms", 25))
+        let sourceCount = arguments.int("--sources", 4)
+        let requestsPerLevel = arguments.int("--requests", 400)
+        let logger = Logger(label: "bench", factory: { _ in SwiftLogNoOpLogHandler() })
+
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bg-bench-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let store = try SQLiteStore(path: directory.appendingPathComponent("gateway.sqlite").path, cipher: .random(), logger: logger)
+        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(
+            connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 128)))
+        let registry = AdapterRegistry(
+            factories: [LatencyAdapterFactory()], transport: HTTPClientTransport(client: client), logger: logger)
+        let gateway = Gateway(
+            store: store, registry: registry, router: BrokerRouter(perSourceTimeout: .seconds(5), overallTimeout: .seconds(8)),
+            logger: logger)
+        let tenant = try await store.createTenant(name: "bench")
+        let key = try await store.issueAPIKey(tenantId: tenant.id, label: "bench").plaintext
+
+        try await withServers(count: sourceCount, latency: latency, logger: logger) { sourceURLs in
+            for url in sourceURLs {
+                _ = try await store.createConnection(tenantId: tenant.id, NewConnection(
+                    broker: BrokerKind("latency"), displayName: "source", baseURL: url, credentials: BrokerCredentials()))
+            }
+            let app = try GatewayServer.application(gateway: gateway, host: "127.0.0.1", port: 0, logger: logger)
+            try await withApplication(app) { gatewayURL in
+                print("BrokerGateway router benchmark: \(sourceCount) sources at \(latency.milliseconds) ms each, \(requestsPerLevel) requests per level")
+                print("level          median ms   p99 ms   median/slowest   p99-slowest ms")
+                // The same sources walked one after another, as a gateway without fan-out would.
+                let sequential = try await measure(requests: 50, concurrency: 1) {
+                    for url in sourceURLs {
+                        let response = try await client.execute(HTTPClientRequest(url: url + "/accounts"), timeout: .seconds(5))
+                        _ = try await response.body.collect(upTo: 1 << 20)
+                    }
+                }
+                let slowest = latency.milliseconds
+                report("sequential", sequential, slowest: slowest)
+                let url = gatewayURL + "/v1/accounts"
+                _ = try await measure(requests: 50, concurrency: 10) { try await get(client, url, key: key) }
+                for concurrency in [1, 10, 100] {
+                    let samples = try await measure(requests: max(requestsPerLevel, concurrency * 4), concurrency: concurrency) {
+                        try await get(client, url, key: key)
+                    }
+                    report("fan-out c=\(concurrency)", samples, slowest: slowest)
+                }
+                print("peak memory (VmHWM): \(peakMemory())")
+            }
+        }
+        try await client.shutdown()
+    }
+
+    static func get(_ client: HTTPClient, _ url: String, key: String) async throws {
+        var request = HTTPClientRequest(url: url)
+        request.headers.add(name: "Authorization", value: "Bearer \(key)")
+        let response = try await client.execute(request, timeout: .seconds(10))
+        let body = try await response.body.collect(upTo: 1 << 20)
+        guard response.status == .ok, body.readableBytes > 0,
+            String(buffer: body).contains(#""partial":false"#)
+        else { throw BenchmarkError("unexpected answer \(response.status): \(String(buffer: body))") }
+    }
+
+    /// Runs `requests` calls of `body` with `concurrency` workers; returns each call's latency in milliseconds.
+    static func measure(requests: Int, concurrency: Int, _ body: @escaping @Sendable () async throws -> Void) async throws -> [Double] {
+        let perWorker = (requests + concurrency - 1) / concurrency
+        return try await withThrowingTaskGroup(of: [Double].self) { group in
+            for _ in 0..<concurrency {
+                group.addTask {
+                    var samples: [Double] = []
+                    let clock = ContinuousClock()
+                    for _ in 0..<perWorker {
+                        let start = clock.now
+                        try await body()
+                        samples.append((clock.now - start).milliseconds)
+                    }
+                    return samples
+                }
+            }
+            var all: [Double] = []
+            for try await samples in group { all += samples }
+            return all
+        }
+    }
+
+    static func report(_ label: String, _ samples: [Double], slowest: Double) {
+        let sorted = samples.sorted()
+        let median = sorted[sorted.count / 2]
+        let p99 = sorted[min(sorted.count - 1, Int((Double(sorted.count) * 0.99).rounded(.up)) - 1)]
+        func f(_ value: Double) -> String { String(format: "%8.2f", value) }
+        print("\(label.padding(toLength: 14, withPad: " ", startingAt: 0)) \(f(median))  \(f(p99))   \(String(format: "%10.2f", median / slowest))x      \(f(p99 - slowest))")
+    }
+
+    static func peakMemory() -> String {
+        guard let status = try? String(contentsOfFile: "/proc/self/status", encoding: .utf8) else { return "unknown" }
+        return status.split(separator: "\n").first { $0.hasPrefix("VmHWM") }?
+            .split(separator: ":").last?.trimmingCharacters(in: .whitespaces) ?? "unknown"
+    }
+
+    /// Runs `count` fixed-latency sources for the duration of `body`.
+    static func withServers(count: Int, latency: Duration, logger: Logger, _ body: @escaping @Sendable ([String]) async throws -> Void) async throws {
+        @Sendable func start(_ remaining: Int, _ urls: [String]) async throws {
+            if remaining == 0 { return try await body(urls) }
+            let app = Application(router: LatencySource.router(latency: latency), configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
+            try await withApplication(app) { url in try await start(remaining - 1, urls + [url]) }
+        }
+        try await start(count, [])
+    }
+
+    /// Runs an application on an ephemeral port for the duration of `body`, passing its base URL.
+    static func withApplication<App: ApplicationProtocol>(_ app: App, _ body: @escaping @Sendable (String) async throws -> Void) async throws {
+        try await app.test(.live) { client in
+            guard let port = client.port else { throw BenchmarkError("no port") }
+            try await body("http://127.0.0.1:\(port)")
+        }
+    }
+}
+
+struct BenchmarkError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}
+
+struct Arguments {
+    let values: [String]
+    init(_ values: [String]) { self.values = values }
+    func int(_ name: String, _ fallback: Int) -> Int {
+        guard let index = values.firstIndex(of: name), index + 1 < values.count, let value = Int(values[index + 1]) else { return fallback }
+        return value
+    }
+}

@@ -1,0 +1,76 @@
+import Crypto
+
+/// The shape of an API key: `bgw_<lookup>_<secret>`.
+///
+/// `lookup` is 12 base32 characters; the row's id is `key_<lookup>`, so finding a key is one primary-key lookup.
+/// `secret` is 32 bytes from the system CSPRNG as 64 lowercase hex characters. The store keeps only the SHA-256 of
+/// the secret: the secret has 256 bits of entropy, so a slow password hash would add nothing.
+struct APIKeySecret {
+    static let prefix = "bgw_"
+    static let lookupLength = 12
+    static let secretByteCount = 32
+
+    /// The key's row id, `key_<lookup>`.
+    var keyId: String
+    /// The key as given to the client, once.
+    var plaintext: String
+    /// What the store keeps.
+    var hash: [UInt8]
+
+    /// A new random key.
+    static func generate() -> APIKeySecret {
+        let lookup = StoreIdentifier.randomBase32(count: lookupLength)
+        var generator = SystemRandomNumberGenerator()
+        var secretBytes = [UInt8](repeating: 0, count: secretByteCount)
+        for index in secretBytes.indices { secretBytes[index] = generator.next() }
+        let secret = hex(secretBytes)
+        return APIKeySecret(
+            keyId: StoreIdentifier.apiKey + "_" + lookup,
+            plaintext: prefix + lookup + "_" + secret,
+            hash: hash(secret: Substring(secret)))
+    }
+
+    /// The row id and the secret of a presented key, or `nil` when it does not have the shape of one of our keys
+    /// (so a malformed header never reaches the database).
+    static func parse(_ presented: String) -> (keyId: String, secret: Substring)? {
+        guard presented.hasPrefix(prefix) else { return nil }
+        let rest = presented.dropFirst(prefix.count)
+        let lookup = rest.prefix(lookupLength)
+        let afterLookup = rest.dropFirst(lookupLength)
+        guard lookup.count == lookupLength, StoreIdentifier.isBase32(lookup), afterLookup.first == "_" else {
+            return nil
+        }
+        let secret = afterLookup.dropFirst()
+        guard secret.utf8.count == secretByteCount * 2, secret.utf8.allSatisfy(isLowercaseHex) else { return nil }
+        return (StoreIdentifier.apiKey + "_" + lookup, secret)
+    }
+
+    static func hash(secret: Substring) -> [UInt8] {
+        Array(SHA256.hash(data: Array(secret.utf8)))
+    }
+
+    static func hex(_ bytes: [UInt8]) -> String {
+        let digits = Array("0123456789abcdef".utf8)
+        var out: [UInt8] = []
+        out.reserveCapacity(bytes.count * 2)
+        for byte in bytes {
+            out.append(digits[Int(byte >> 4)])
+            out.append(digits[Int(byte & 0x0f)])
+        }
+        return String(decoding: out, as: UTF8.self)
+    }
+
+    private static func isLowercaseHex(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
+    }
+}
+
+/// Compares two byte strings in time that depends only on their length, not on where they first differ.
+func constantTimeEquals(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
+    guard lhs.count == rhs.count else { return false }
+    var difference: UInt8 = 0
+    for index in lhs.indices {
+        difference |= lhs[index] ^ rhs[index]
+    }
+    return difference == 0
+}

@@ -1,0 +1,36 @@
+public import Foundation
+
+extension CredentialCipher {
+    /// The environment variable that holds the master key: the base64 of 32 random bytes
+    /// (`openssl rand -base64 32`).
+    public static let environmentVariable = "BROKERGATEWAY_MASTER_KEY"
+    /// The key file's name in the data folder.
+    public static let keyFileName = "master.key"
+
+    /// The gateway's master key, found by this rule:
+    ///
+    /// 1. `BROKERGATEWAY_MASTER_KEY` in `environment`, when set, wins: the base64 (standard or URL-safe) of exactly
+    ///    32 bytes. Any other value, including an empty one, is an error rather than a silent fall-back.
+    /// 2. Otherwise `<dataDirectory>/master.key`: base64 of 32 bytes on one line. It must be a regular file (not a
+    ///    symbolic link) that neither group nor others can access (mode `0600` or stricter); a wider mode is refused.
+    /// 3. When there is no key file, one is made with a new random key: written to a temporary file created with
+    ///    `O_CREAT|O_EXCL` and mode `0600`, then hard-linked into place, so the key file never exists half-written
+    ///    or with a wider mode, and two instances starting together end up using the same key. The data folder is
+    ///    created (mode `0700`) if needed.
+    ///
+    /// - Throws: `MasterKeyError` with a message that says what is wrong and never contains key material.
+    public static func load(environment: [String: String], dataDirectory: URL) throws -> CredentialCipher {
+        if let value = environment[environmentVariable] {
+            return try CredentialCipher(
+                base64Key: value, source: .environment, origin: "\(environmentVariable) (set in the environment)")
+        }
+        let directory = dataDirectory.path(percentEncoded: false)
+        let path = dataDirectory.appending(path: keyFileName).path(percentEncoded: false)
+        // A race with another instance creating the file is resolved by reading the winner's file.
+        for _ in 0..<3 {
+            if let existing = try MasterKeyFile.existingKey(at: path) { return existing }
+            if let created = try MasterKeyFile.createKey(at: path, directory: directory) { return created }
+        }
+        throw MasterKeyError(.keyFileUnavailable, "the master key file \(path) could not be read or created")
+    }
+}

@@ -1,0 +1,170 @@
+import Foundation
+public import GatewayCore
+import GatewayModel
+import GRDB
+import Logging
+
+extension SQLiteStore {
+    static let connectionColumns =
+        "id, tenant_id, broker, display_name, base_url, settings, status, status_detail, created_at, updated_at"
+
+    /// Saves a connection with its credentials sealed to the new row.
+    /// - Throws: `GatewayError(.notFound)` for an unknown tenant.
+    public func createConnection(tenantId: String, _ connection: NewConnection) async throws -> ConnectionDescriptor {
+        let id = StoreIdentifier.make(StoreIdentifier.connection)
+        let sealed = try cipher.seal(connection.credentials, tenantId: tenantId, connectionId: id)
+        let settings = try Self.encodeJSON(connection.settings)
+        return try await write("createConnection", conflict: "a connection with this id already exists") { db in
+            try Self.requireTenant(db, tenantId)
+            // Strictly after the tenant's newest connection, so "oldest first" is also creation order.
+            let newest = try Int64.fetchOne(
+                db, sql: "SELECT MAX(created_at) FROM connections WHERE tenant_id = ?", arguments: [tenantId])
+            let now = StoreClock.millis(after: newest)
+            try db.execute(
+                sql: """
+                    INSERT INTO connections (
+                        id, tenant_id, broker, display_name, base_url, settings, status, status_detail,
+                        credentials_ciphertext, created_at, updated_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)
+                    """,
+                arguments: [
+                    id, tenantId, connection.broker.rawValue, connection.displayName, connection.baseURL, settings,
+                    connection.status.rawValue, sealed, now, now,
+                ])
+            return ConnectionDescriptor(
+                id: id, tenantId: tenantId, broker: connection.broker, displayName: connection.displayName,
+                baseURL: connection.baseURL, settings: connection.settings, status: connection.status,
+                statusDetail: nil, createdAt: StoreClock.date(now), updatedAt: StoreClock.date(now))
+        }
+    }
+
+    /// Oldest first (`created_at`, then `id`): the router relies on this order being stable.
+    public func connections(tenantId: String) async throws -> [ConnectionDescriptor] {
+        try await read("connections") { db in
+            try Row.fetchAll(
+                db,
+                sql: "SELECT \(Self.connectionColumns) FROM connections WHERE tenant_id = ? ORDER BY created_at, id",
+                arguments: [tenantId]
+            ).map(ConnectionDescriptor.init(row:))
+        }
+    }
+
+    public func connection(tenantId: String, id: String) async throws -> ConnectionDescriptor? {
+        try await read("connection") { db in
+            try Self.fetchConnection(db, tenantId: tenantId, id: id)
+        }
+    }
+
+    public func deleteConnection(tenantId: String, id: String) async throws -> Bool {
+        try await write("deleteConnection") { db in
+            try db.execute(sql: "DELETE FROM connections WHERE tenant_id = ? AND id = ?", arguments: [tenantId, id])
+            return db.changesCount > 0
+        }
+    }
+
+    /// - Throws: `GatewayError(.notFound)` when the tenant has no such connection; `GatewayError(.internalError)`
+    ///   when the stored value does not decrypt (another master key, or a ciphertext moved from another row).
+    public func credentials(tenantId: String, connectionId: String) async throws -> BrokerCredentials {
+        let sealed = try await read("credentials") { db in
+            try Data.fetchOne(
+                db, sql: "SELECT credentials_ciphertext FROM connections WHERE tenant_id = ? AND id = ?",
+                arguments: [tenantId, connectionId])
+        }
+        guard let sealed else { throw Self.connectionNotFound(connectionId) }
+        do {
+            return try cipher.open(sealed, tenantId: tenantId, connectionId: connectionId)
+        } catch {
+            logger.error(
+                "stored credentials do not decrypt",
+                metadata: ["tenant": .string(tenantId), "connection": .string(connectionId)])
+            throw error
+        }
+    }
+
+    /// Replaces the credentials and moves `updatedAt` strictly forward.
+    /// - Throws: `GatewayError(.notFound)` when the tenant has no such connection.
+    public func updateCredentials(tenantId: String, connectionId: String, _ credentials: BrokerCredentials) async throws {
+        let sealed = try cipher.seal(credentials, tenantId: tenantId, connectionId: connectionId)
+        let now = StoreClock.nowMillis()
+        try await write("updateCredentials") { db in
+            try db.execute(
+                sql: """
+                    UPDATE connections SET credentials_ciphertext = ?, updated_at = MAX(?, updated_at + 1)
+                    WHERE tenant_id = ? AND id = ?
+                    """,
+                arguments: [sealed, now, tenantId, connectionId])
+            guard db.changesCount > 0 else { throw Self.connectionNotFound(connectionId) }
+        }
+    }
+
+    /// Sets the status and its detail (`nil` clears the detail) and moves `updatedAt` strictly forward.
+    /// `nil` when the tenant has no such connection.
+    public func updateConnectionStatus(
+        tenantId: String, connectionId: String, status: ConnectionStatus, detail: [String: String]?
+    ) async throws -> ConnectionDescriptor? {
+        let detailJSON = try detail.map(Self.encodeJSON)
+        let now = StoreClock.nowMillis()
+        return try await write("updateConnectionStatus") { db in
+            try db.execute(
+                sql: """
+                    UPDATE connections SET status = ?, status_detail = ?, updated_at = MAX(?, updated_at + 1)
+                    WHERE tenant_id = ? AND id = ?
+                    """,
+                arguments: [status.rawValue, detailJSON, now, tenantId, connectionId])
+            guard db.changesCount > 0 else { return nil }
+            return try Self.fetchConnection(db, tenantId: tenantId, id: connectionId)
+        }
+    }
+
+    static func fetchConnection(_ db: Database, tenantId: String, id: String) throws -> ConnectionDescriptor? {
+        try Row.fetchOne(
+            db, sql: "SELECT \(connectionColumns) FROM connections WHERE tenant_id = ? AND id = ?",
+            arguments: [tenantId, id]
+        ).map(ConnectionDescriptor.init(row:))
+    }
+
+    static func connectionNotFound(_ id: String) -> GatewayError {
+        GatewayError(.notFound, "connection \(id) not found")
+    }
+
+    // MARK: JSON columns
+
+    static func encodeJSON<Value: Encodable>(_ value: Value) throws -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = .sortedKeys
+        do {
+            return String(decoding: try encoder.encode(value), as: UTF8.self)
+        } catch {
+            throw GatewayError(.internalError, "a value could not be encoded for storage")
+        }
+    }
+
+    static func decodeJSON<Value: Decodable>(_ type: Value.Type, _ text: String, column: String) throws -> Value {
+        do {
+            return try JSONDecoder().decode(type, from: Data(text.utf8))
+        } catch {
+            throw GatewayError(.internalError, "the stored \(column) value is unreadable")
+        }
+    }
+}
+
+extension ConnectionDescriptor {
+    init(row: Row) throws {
+        let id: String = try row.decode(forColumn: "id")
+        let statusText: String = try row.decode(forColumn: "status")
+        guard let status = ConnectionStatus(rawValue: statusText) else {
+            throw GatewayError(.internalError, "connection \(id) has an unknown stored status")
+        }
+        let detail = try row.decode(String?.self, forColumn: "status_detail")
+        self.init(
+            id: id, tenantId: try row.decode(forColumn: "tenant_id"),
+            broker: BrokerKind(try row.decode(String.self, forColumn: "broker")),
+            displayName: try row.decode(forColumn: "display_name"), baseURL: try row.decode(forColumn: "base_url"),
+            settings: try SQLiteStore.decodeJSON(
+                [String: String].self, try row.decode(forColumn: "settings"), column: "settings"),
+            status: status,
+            statusDetail: try detail.map { try SQLiteStore.decodeJSON([String: String].self, $0, column: "status_detail") },
+            createdAt: StoreClock.date(try row.decode(forColumn: "created_at")),
+            updatedAt: StoreClock.date(try row.decode(forColumn: "updated_at")))
+    }
+}

@@ -1,0 +1,71 @@
+import GatewayCore
+import GRDB
+import Logging
+
+extension SQLiteStore {
+    /// Runs a read, turning database failures into `GatewayError`s.
+    func read<T: Sendable>(_ operation: String, _ body: @Sendable (Database) throws -> T) async throws -> T {
+        do {
+            return try await writer.read(body)
+        } catch {
+            throw gatewayError(for: error, operation: operation, conflict: nil)
+        }
+    }
+
+    /// Runs a write in a transaction, turning database failures into `GatewayError`s. A unique-constraint failure
+    /// becomes `conflict` with the message given (the database's own text names columns, not what the user did).
+    func write<T: Sendable>(
+        _ operation: String, conflict: String? = nil, _ body: @Sendable (Database) throws -> T
+    ) async throws -> T {
+        do {
+            return try await writer.write(body)
+        } catch {
+            throw gatewayError(for: error, operation: operation, conflict: conflict)
+        }
+    }
+
+    func gatewayError(for error: any Error, operation: String, conflict: String?) -> any Error {
+        switch error {
+        case let error as GatewayError:
+            return error
+        case is CancellationError:
+            return error
+        case let error as DatabaseError:
+            switch error.extendedResultCode {
+            case .SQLITE_CONSTRAINT_UNIQUE, .SQLITE_CONSTRAINT_PRIMARYKEY:
+                return GatewayError(.conflict, conflict ?? "the resource already exists")
+            case .SQLITE_CONSTRAINT_FOREIGNKEY:
+                return GatewayError(.notFound, "a resource it refers to does not exist")
+            default:
+                break
+            }
+            logger.error(
+                "database operation failed",
+                metadata: ["operation": .string(operation), "error": .string(Self.safeDescription(error))])
+            switch error.resultCode {
+            case .SQLITE_BUSY, .SQLITE_LOCKED:
+                return GatewayError(.internalError, "the gateway's database is busy; retry", retryable: true)
+            case .SQLITE_FULL:
+                return GatewayError(.internalError, "the gateway's database is out of disk space")
+            default:
+                return GatewayError(.internalError, "the gateway's database failed")
+            }
+        default:
+            logger.error(
+                "database operation failed",
+                metadata: ["operation": .string(operation), "error": .string(Self.safeDescription(error))])
+            return GatewayError(.internalError, "the gateway's database failed")
+        }
+    }
+
+    /// An error's description without SQL arguments (which could hold hashes or ciphertexts).
+    static func safeDescription(_ error: any Error) -> String {
+        if let error = error as? DatabaseError {
+            return "SQLite error \(error.extendedResultCode.rawValue): \(error.message ?? "")"
+        }
+        if error is DecodingError || error is EncodingError {
+            return "stored data does not decode: \(type(of: error))"
+        }
+        return String(describing: type(of: error))
+    }
+}

@@ -1,0 +1,10 @@
+import ArgumentParser
+
+@main
+struct GatewayCommand: AsyncParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "gateway",
+        abstract: "BrokerGateway: one JSON API over many brokers.",
+        subcommands: [ServeCommand.self, SandboxCommand.self],
+        defaultSubcommand: ServeCommand.self)
+}

@@ -1,0 +1,78 @@
+import Foundation
+import GatewayCore
+import Testing
+@testable import GatewayStore
+
+@Suite("Schema and migrations")
+struct SchemaTests {
+    @Test("migrations on an empty file create the schema; re-opening is a no-op")
+    func migrationsCreateSchemaOnce() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = databasePath(in: directory)
+            let cipher = CredentialCipher.random()
+            #expect(!FileManager.default.fileExists(atPath: path))
+
+            let first = try SQLiteStore(path: path, cipher: cipher)
+            #expect(try await first.appliedMigrations() == ["v1-initial"])
+            let tables = try await first.fetchRawStrings(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+            #expect(tables == ["api_keys", "connections", "grdb_migrations", "store_meta", "tenants", "watchlists"])
+            let indexes = try await first.fetchRawStrings(
+                "SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+            #expect(indexes == ["api_keys_tenant", "connections_tenant", "watchlists_tenant"])
+            let foreignKeys = try await first.fetchRawStrings("PRAGMA foreign_keys")
+            #expect(foreignKeys == ["1"])
+            let journalMode = try await first.fetchRawStrings("PRAGMA journal_mode")
+            #expect(journalMode == ["wal"])
+            let schemaBefore = try await first.fetchRawStrings("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY name")
+            let tenant = try await first.createTenant(name: "Acme")
+            try first.close()
+            #expect(try posixPermissions(path) == 0o600)
+
+            let second = try SQLiteStore(path: path, cipher: cipher)
+            defer { try? second.close() }
+            #expect(try await second.appliedMigrations() == ["v1-initial"])
+            let schemaAfter = try await second.fetchRawStrings("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY name")
+            #expect(schemaAfter == schemaBefore)
+            #expect(try await second.tenant(id: tenant.id) == tenant)
+            #expect(try await second.tenants() == [tenant])
+        }
+    }
+
+    @Test("re-opening with another master key is refused at startup")
+    func reopeningWithAnotherKeyFails() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = databasePath(in: directory)
+            try SQLiteStore(path: path, cipher: .random()).close()
+            let error = expectMasterKeyError(.keyMismatch) { try SQLiteStore(path: path, cipher: .random()) }
+            #expect(error?.message.contains(CredentialCipher.environmentVariable) == true)
+        }
+    }
+
+    @Test("the default store lives in the data folder with a private key file and database")
+    func openInDataDirectory() async throws {
+        try await withTemporaryDirectory { root in
+            let directory = root.appending(path: "data")
+            let store = try SQLiteStore.open(dataDirectory: directory, environment: [:])
+            let tenant = try await store.createTenant(name: "Demo")
+            try store.close()
+            let keyPath = directory.appending(path: CredentialCipher.keyFileName).path(percentEncoded: false)
+            #expect(try posixPermissions(keyPath) == 0o600)
+            #expect(try posixPermissions(databasePath(in: directory)) == 0o600)
+            #expect(try posixPermissions(directory.path(percentEncoded: false)) == 0o700)
+
+            let reopened = try SQLiteStore.open(dataDirectory: directory, environment: [:])
+            defer { try? reopened.close() }
+            #expect(try await reopened.tenant(id: tenant.id) == tenant)
+        }
+    }
+
+    @Test("an in-memory store works without a folder")
+    func inMemory() async throws {
+        let store = try SQLiteStore(inMemoryWith: .random())
+        #expect(store.path == nil)
+        let tenant = try await store.createTenant(name: "Memory")
+        let connection = try await store.createConnection(tenantId: tenant.id, sampleConnection())
+        #expect(try await store.credentials(tenantId: tenant.id, connectionId: connection.id)["apiSecretKey"] == "s3cret")
+    }
+}

@@ -1,0 +1,72 @@
+import Foundation
+import GatewayCore
+import GatewayModel
+import Testing
+@testable import GatewayStore
+
+@Suite("Tenant isolation")
+struct TenantIsolationTests {
+    @Test("tenant A cannot see, update or delete tenant B's connections")
+    func connections() async throws {
+        try await withStore { store, _ in
+            let a = try await store.createTenant(name: "A")
+            let b = try await store.createTenant(name: "B")
+            let mine = try await store.createConnection(tenantId: a.id, sampleConnection("A's"))
+            let theirs = try await store.createConnection(tenantId: b.id, sampleConnection("B's"))
+
+            #expect(try await store.connections(tenantId: a.id).map(\.id) == [mine.id])
+            #expect(try await store.connection(tenantId: a.id, id: theirs.id) == nil)
+            await expectGatewayError(.notFound) {
+                try await store.credentials(tenantId: a.id, connectionId: theirs.id)
+            }
+            await expectGatewayError(.notFound) {
+                try await store.updateCredentials(tenantId: a.id, connectionId: theirs.id, BrokerCredentials(["x": "y"]))
+            }
+            #expect(
+                try await store.updateConnectionStatus(
+                    tenantId: a.id, connectionId: theirs.id, status: .relinkRequired, detail: ["reason": "x"]) == nil)
+            #expect(try await store.deleteConnection(tenantId: a.id, id: theirs.id) == false)
+
+            // B's connection is untouched.
+            #expect(try await store.connection(tenantId: b.id, id: theirs.id) == theirs)
+            #expect(try await store.credentials(tenantId: b.id, connectionId: theirs.id)["apiSecretKey"] == "s3cret")
+            #expect(try await store.deleteConnection(tenantId: b.id, id: theirs.id))
+            #expect(try await store.connection(tenantId: b.id, id: theirs.id) == nil)
+        }
+    }
+
+    @Test("tenant A cannot see, update or delete tenant B's watchlists")
+    func watchlists() async throws {
+        try await withStore { store, _ in
+            let a = try await store.createTenant(name: "A")
+            let b = try await store.createTenant(name: "B")
+            let aapl = Instrument(symbol: "AAPL", assetClass: .equity)
+            let theirs = try await store.createWatchlist(tenantId: b.id, name: "Tech", instruments: [aapl])
+            // The same name in another tenant is no conflict.
+            let mine = try await store.createWatchlist(tenantId: a.id, name: "Tech", instruments: [])
+
+            #expect(try await store.watchlists(tenantId: a.id).map(\.id) == [mine.id])
+            #expect(try await store.watchlist(tenantId: a.id, id: theirs.id) == nil)
+            #expect(try await store.updateWatchlist(tenantId: a.id, id: theirs.id, name: "Mine now", instruments: []) == nil)
+            #expect(try await store.deleteWatchlist(tenantId: a.id, id: theirs.id) == false)
+            #expect(try await store.watchlist(tenantId: b.id, id: theirs.id) == theirs)
+        }
+    }
+
+    @Test("writes for an unknown tenant are not found")
+    func unknownTenant() async throws {
+        try await withStore { store, _ in
+            await expectGatewayError(.notFound) {
+                try await store.createConnection(tenantId: "ten_missing", sampleConnection())
+            }
+            await expectGatewayError(.notFound) {
+                try await store.createWatchlist(tenantId: "ten_missing", name: "x", instruments: [])
+            }
+            await expectGatewayError(.notFound) {
+                try await store.issueAPIKey(tenantId: "ten_missing", label: "x")
+            }
+            let missing = try await store.tenant(id: "ten_missing")
+            #expect(missing == nil)
+        }
+    }
+}
