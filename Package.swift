@@ -84,7 +84,7 @@ let package = Package(
         // Test doubles that tests and `gateway contracts verify` share: replay transport, contract runner.
         .target(
             name: "GatewayTesting",
-            dependencies: ["GatewayModel", "GatewayCore"],
+            dependencies: ["GatewayModel", "GatewayCore", .product(name: "Logging", package: "swift-log")],
             swiftSettings: swiftSettings
         ),
         // One target per broker dialect: wire DTOs stay internal, mapping functions are pure.
@@ -96,6 +96,16 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ],
             path: "Adapters/Alpaca",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "SaxoAdapter",
+            dependencies: [
+                "GatewayModel",
+                "GatewayCore",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Adapters/Saxo",
             swiftSettings: swiftSettings
         ),
         .executableTarget(
@@ -158,6 +168,25 @@ let package = Package(
             dependencies: [
                 "AlpacaAdapter", "GatewayModel", "GatewayCore", "GatewayTesting", "Sandbox",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "SaxoAdapterTests",
+            dependencies: [
+                "SaxoAdapter", "GatewayModel", "GatewayCore", "GatewayTesting", "Sandbox",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The whole path over loopback: unified API → router → real adapters → sandbox brokers.
+        .testTarget(
+            name: "EndToEndTests",
+            dependencies: [
+                "GatewayModel", "GatewayCore", "GatewayStore", "GatewayAPI", "AlpacaAdapter", "Sandbox",
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),

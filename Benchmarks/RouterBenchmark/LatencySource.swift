@@ -67,5 +67,6 @@ struct LatencyAdapter: BrokerAdapter {
     func modifyOrder(_ order: Order, _ modification: OrderModification) async throws -> Order { throw unsupported("orders") }
     func cancelOrder(_ order: Order) async throws -> Order { throw unsupported("orders") }
     func quotes(_ instruments: [InstrumentReference]) async throws -> [Quote] { throw unsupported("quotes") }
+    func candles(_ instrument: InstrumentReference, interval: CandleInterval, count: Int) async throws -> CandleSeries { throw unsupported("candles") }
     func searchInstruments(_ text: String, assetClass: AssetClass?) async throws -> [Instrument] { throw unsupported("instruments") }
 }

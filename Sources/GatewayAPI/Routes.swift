@@ -192,6 +192,23 @@ public struct APIRoutes: Sendable {
             }
             return try bodies.json(FanOutEnvelope(result))
         }
+        v1.get("candles") { request, context in
+            let tenant = try context.requireTenant()
+            let query = QueryReader(request)
+            let selection = try selection(query)
+            guard let symbol = try query.symbols("symbol", maxCount: 1)?.first else {
+                throw GatewayError.invalid("symbol", "is required (one canonical symbol, e.g. EUR/USD)")
+            }
+            let interval = try query.wireEnum("interval", CandleInterval.self) ?? .oneHour
+            let count = try query.int("count", range: 1...1200) ?? 100
+            let reference = InstrumentReference(symbol: symbol, assetClass: try query.wireEnum("assetClass", AssetClass.self))
+            let result = try await gateway.fanOut(tenant: tenant, selection, operation: .candles) { adapter, connection in
+                var series = try await adapter.candles(reference, interval: interval, count: count)
+                series.connectionId = connection.id
+                return [series]
+            }
+            return try bodies.json(FanOutEnvelope(result))
+        }
         v1.get("instruments") { request, context in
             let tenant = try context.requireTenant()
             let query = QueryReader(request)

@@ -36,6 +36,8 @@ public protocol BrokerAdapter: Sendable {
 
     func quotes(_ instruments: [InstrumentReference]) async throws -> [Quote]
     func searchInstruments(_ text: String, assetClass: AssetClass?) async throws -> [Instrument]
+    /// The latest `count` candles of an instrument, oldest first.
+    func candles(_ instrument: InstrumentReference, interval: CandleInterval, count: Int) async throws -> CandleSeries
 }
 
 /// Everything an adapter needs to talk to its broker for one connection.

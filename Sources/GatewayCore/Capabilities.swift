@@ -5,7 +5,7 @@ public enum BrokerOperation: String, WireEnum {
     case clients, accounts, balances, positions
     case watchlists, createWatchlist, updateWatchlist, deleteWatchlist
     case orders, order, previewOrder, placeOrder, modifyOrder, cancelOrder
-    case quotes, searchInstruments
+    case quotes, searchInstruments, candles
     case orderByClientOrderId
 }
 

@@ -55,7 +55,7 @@ struct ServeCommand: AsyncParsableCommand {
         let cipher = try CredentialCipher.load(environment: environment, dataDirectory: settings.dataDirectory)
         let store = try SQLiteStore(path: settings.databasePath, cipher: cipher, logger: logger)
         let registry = AdapterRegistry(
-            factories: [AlpacaAdapterFactory()],
+            factories: BuiltInAdapters.factories,
             transport: HTTPClientTransport(client: HTTPClient.shared), logger: logger)
         let gateway = Gateway(
             store: store, registry: registry,

@@ -118,3 +118,25 @@ struct AuthAndEnvelopeTests {
         }
     }
 }
+
+@Suite("API: candles")
+struct CandleRouteTests {
+    @Test func candlesFanOutWithValidatedParameters() async throws {
+        try await APIHarness.with { harness, client in
+            let connection = try await harness.link(.saxo, baseURL: "https://c.fake")
+            let response = try await client.call(.get, "/v1/candles?symbol=EUR/USD&interval=1d&count=3", headers: harness.auth)
+            #expect(response.status == 200)
+            let series = try #require(response.body.dataList.first)
+            #expect(series["interval"] as? String == "1d")
+            #expect(series["connectionId"] as? String == connection.id)
+            let candles = series["candles"] as? [[String: Any]] ?? []
+            #expect(candles.count == 3)
+            #expect(candles.first?["close"] as? String == "101")
+            for (query, field) in [("interval=1d", "symbol"), ("symbol=EUR/USD&interval=2h", "interval"), ("symbol=EUR/USD&count=5000", "count")] {
+                let bad = try await client.call(.get, "/v1/candles?\(query)", headers: harness.auth)
+                #expect(bad.status == 400, "\(query)")
+                #expect(bad.body.detailFields == [field])
+            }
+        }
+    }
+}

@@ -169,6 +169,15 @@ struct FakeBroker: BrokerAdapter {
         }
     }
 
+    func candles(_ instrument: InstrumentReference, interval: CandleInterval, count: Int) async throws -> CandleSeries {
+        try await behave()
+        let start = Date(timeIntervalSince1970: 1_700_000_000)
+        let candles = (0..<count).map { index in
+            Candle(time: start.addingTimeInterval(Double(index * interval.minutes * 60)), open: 100, high: 102, low: 99, close: 101)
+        }
+        return CandleSeries(instrument: Instrument(symbol: instrument.symbol, assetClass: instrument.impliedAssetClass), interval: interval, candles: candles)
+    }
+
     func searchInstruments(_ text: String, assetClass: AssetClass?) async throws -> [Instrument] {
         throw GatewayError.notSupported("searchInstruments", broker: kind)
     }

@@ -1,0 +1,48 @@
+public import GatewayCore
+public import GatewayModel
+
+/// Makes `AlpacaAdapter`s and describes the `alpaca` kind to clients.
+public struct AlpacaAdapterFactory: BrokerAdapterFactory {
+    public init() {}
+
+    public var kind: BrokerKind { .alpaca }
+    public var displayName: String { "Alpaca" }
+    public var capabilities: Capabilities { Self.alpacaCapabilities }
+    /// `keyId` + `secretKey`; an OAuth connection stores `oauthToken` instead (see `AlpacaConfiguration`).
+    public var credentialKeys: [String] { ["keyId", "secretKey"] }
+    public var knownBaseURLs: [String: String] {
+        ["paper": AlpacaConfiguration.paperBaseURL, "live": AlpacaConfiguration.liveBaseURL]
+    }
+
+    public func makeAdapter(_ context: AdapterContext) throws -> any BrokerAdapter {
+        let configuration = try AlpacaConfiguration(
+            baseURL: context.baseURL, settings: context.connection.settings, credentials: context.credentials)
+        return AlpacaAdapter(context: context, configuration: configuration)
+    }
+
+    static let alpacaCapabilities = Capabilities(
+        operations: [
+            .clients: .supported, .accounts: .supported, .balances: .supported, .positions: .supported,
+            .watchlists: .supported, .createWatchlist: .supported, .updateWatchlist: .supported,
+            .deleteWatchlist: .supported,
+            .orders: .supported, .order: .supported, .orderByClientOrderId: .supported,
+            .previewOrder: .emulated, .placeOrder: .supported, .modifyOrder: .supported, .cancelOrder: .supported,
+            .quotes: .supported, .searchInstruments: .supported,
+        ],
+        assetClasses: [.equity, .crypto],
+        orderTypes: [.market, .limit, .stop, .stopLimit],
+        timeInForce: [.day, .gtc, .ioc, .fok],
+        notes: [
+            "Credentials: keyId + secretKey (APCA-API-KEY-ID / APCA-API-SECRET-KEY), or oauthToken (Bearer); not both.",
+            "Connection setting dataBaseURL: market data host; defaults to https://data.alpaca.markets for Alpaca's own hosts, else to the base URL. Setting feed: iex, sip or delayed_sip.",
+            "One account per key pair. ETFs trade as equities (asset class us_equity).",
+            "Crypto: symbols BASE/QUOTE (BTC/USD; positions' BTCUSD is normalised), time in force gtc or ioc, types market, limit, stop_limit, no short sales.",
+            "sell_short and buy_to_cover are sent as sell and buy: Alpaca infers a short sale from the position.",
+            "No gtd: Alpaca has no good-till-date orders. Orders placed elsewhere with opg or cls read back as day; trailing_stop reads back as stop.",
+            "Fractional equity quantities need time in force day. Equity prices take at most 2 decimals at or above $1, 4 below.",
+            "Preview is estimated by the gateway from the latest quote and the buying power; Alpaca has no preview.",
+            "Modify replaces the order (PATCH): the returned order has a new brokerOrderId; the type cannot change.",
+            "Notional (dollar-amount) orders placed elsewhere read back with quantity = quantity filled so far.",
+            "Client order ids must be unique per account (up to 128 characters); a reused one answers conflict.",
+        ])
+}

@@ -1,0 +1,111 @@
+import Foundation
+import GatewayCore
+import GatewayModel
+
+/// Alpaca's errors → `GatewayError`, as one table.
+///
+/// | HTTP | Alpaca code / message | GatewayError |
+/// |---|---|---|
+/// | 401 | none or 40110000 | `unauthorized` |
+/// | 403 | 40310000 `insufficient buying power`, `insufficient balance for …` (crypto) | `insufficient_funds` |
+/// | 403 | 40310000 `insufficient qty available for order …` (selling more than is held) | `rejected` (field `quantity`) |
+/// | 403 | anything else (account not allowed to trade, options level, …) | `forbidden` |
+/// | 404 | 40410000 or none | `not_found` |
+/// | 422 | 40010001 `client_order_id must be unique` | `conflict` |
+/// | 422 | 42210000 `… is already in "filled" state` and other state complaints | `conflict` |
+/// | 422, 400 | 42210000 / 40010001 / none: validation (`invalid crypto time_in_force`, `asset "X" not found`) | `unprocessable` |
+/// | 429 | 42910000 | `rate_limited`, `retryAfter` from `Retry-After`, else `X-RateLimit-Reset` (unix seconds) |
+/// | 504 | | `upstream_timeout` |
+/// | 5xx | | `upstream_unavailable` |
+/// | other 4xx | | `rejected` |
+/// | 2xx with a body that is not the expected JSON | | `malformed_response` |
+///
+/// Messages quote Alpaca's own message (which never echoes credentials), cut to a bounded length.
+enum AlpacaErrors {
+    static let maximumMessageLength = 300
+
+    static func malformed(_ what: String) -> GatewayError {
+        GatewayError(.malformedResponse, "Alpaca sent \(what)", broker: .alpaca, retryable: false)
+    }
+
+    /// The error for a non-2xx response.
+    static func error(for response: BrokerResponse, now: Date) -> GatewayError {
+        let body = try? JSONDecoder().decode(AlpacaErrorBody.self, from: response.body)
+        let code = body?.code
+        let text = body?.message.map { String($0.prefix(maximumMessageLength)) }
+        let brokerCode = code.map(String.init) ?? text
+        func make(_ gatewayCode: GatewayError.Code, _ fallback: String, details: [FieldProblem] = []) -> GatewayError {
+            let message = text.map { "Alpaca: \($0)" } ?? fallback
+            return GatewayError(gatewayCode, message, broker: .alpaca, details: details, brokerCode: brokerCode)
+        }
+        let lowered = text?.lowercased() ?? ""
+        switch response.status {
+        case 401:
+            return make(.unauthorized, "Alpaca rejected the credentials (HTTP 401)")
+        case 403:
+            if lowered.contains("insufficient buying power") || lowered.contains("insufficient balance")
+                || lowered.contains("insufficient day trading buying power")
+            {
+                return make(.insufficientFunds, "Alpaca: insufficient buying power")
+            }
+            if lowered.contains("insufficient qty") {
+                return make(
+                    .rejected, "Alpaca: insufficient quantity available",
+                    details: [FieldProblem(field: "quantity", problem: "exceeds the quantity available")])
+            }
+            return make(.forbidden, "Alpaca refused the request (HTTP 403)")
+        case 404:
+            return make(.notFound, "Alpaca has no such resource (HTTP 404)")
+        case 400, 422:
+            if lowered.contains("client_order_id must be unique") {
+                return make(.conflict, "Alpaca: client_order_id must be unique")
+            }
+            if lowered.contains("already in") && lowered.contains("state") {
+                return make(.conflict, "Alpaca: the order is not in a state that allows this")
+            }
+            return make(.unprocessable, "Alpaca could not process the request (HTTP \(response.status))")
+        case 429:
+            var error = make(.rateLimited, "Alpaca: rate limit exceeded")
+            error.retryAfter = retryAfter(response, now: now)
+            return error
+        case 504:
+            return make(.upstreamTimeout, "Alpaca's gateway timed out (HTTP 504)")
+        case 500...599:
+            return make(.upstreamUnavailable, "Alpaca is unavailable (HTTP \(response.status))")
+        default:
+            return make(.rejected, "Alpaca answered HTTP \(response.status)")
+        }
+    }
+
+    /// Seconds to wait: `Retry-After` (seconds), else `X-RateLimit-Reset` (unix seconds) minus now.
+    static func retryAfter(_ response: BrokerResponse, now: Date) -> Double? {
+        if let text = response.header("Retry-After"), let seconds = Double(text.trimmingCharacters(in: .whitespaces)),
+            seconds >= 0
+        {
+            return seconds
+        }
+        if let text = response.header("X-RateLimit-Reset"), let reset = Double(text.trimmingCharacters(in: .whitespaces)) {
+            return max(0, (reset - now.timeIntervalSince1970).rounded(.up))
+        }
+        return nil
+    }
+
+    /// A `DecodingError` explained without the payload (which may carry account data).
+    static func describe(_ error: any Error) -> String {
+        guard let decoding = error as? DecodingError else { return "a body that is not the expected JSON" }
+        func path(_ context: DecodingError.Context) -> String {
+            let text = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+            return text.isEmpty ? "the body" : text
+        }
+        switch decoding {
+        case .keyNotFound(let key, let context):
+            return "a body without '\(key.stringValue)' at \(path(context))"
+        case .valueNotFound(_, let context):
+            return "a null where a value is required at \(path(context))"
+        case .typeMismatch(_, let context), .dataCorrupted(let context):
+            return "an unreadable value at \(path(context)) (\(context.debugDescription))"
+        @unknown default:
+            return "a body that is not the expected JSON"
+        }
+    }
+}
