@@ -108,6 +108,16 @@ let package = Package(
             path: "Adapters/Saxo",
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "TradeOgreAdapter",
+            dependencies: [
+                "GatewayModel",
+                "GatewayCore",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Adapters/TradeOgre",
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "gateway",
             dependencies: [
@@ -160,6 +170,9 @@ let package = Package(
                 "Sandbox",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -187,6 +200,14 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "TradeOgreAdapterTests",
+            dependencies: [
+                "TradeOgreAdapter", "GatewayModel", "GatewayCore", "GatewayTesting", "Sandbox",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: swiftSettings
         ),

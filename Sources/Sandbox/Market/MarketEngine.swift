@@ -1,0 +1,232 @@
+public import Foundation
+import Synchronization
+
+/// Settings of a ``MarketEngine``.
+public struct MarketConfiguration: Sendable {
+    /// Seed of every price path: the same seed gives the same prices at the same times.
+    public var seed: UInt64
+    /// Length of a price bucket in seconds (1 to 86 400): prices change at most once per bucket.
+    public var bucketSeconds: Int
+    /// The instruments the market quotes.
+    public var instruments: [MarketInstrument]
+
+    public init(seed: UInt64 = 20_250_106, bucketSeconds: Int = 1, instruments: [MarketInstrument] = InstrumentCatalogue.standard) {
+        self.seed = seed
+        self.bucketSeconds = min(max(1, bucketSeconds), 86_400)
+        self.instruments = instruments
+    }
+}
+
+/// Why the market refused a request.
+public enum MarketError: Error, Sendable, Equatable, CustomStringConvertible {
+    case unknownSymbol(String)
+    case invalidPrice(String)
+
+    public var description: String {
+        switch self {
+        case .unknownSymbol(let symbol): "unknown symbol \(symbol)"
+        case .invalidPrice(let reason): "invalid price: \(reason)"
+        }
+    }
+}
+
+/// The shared, broker-neutral market of the sandbox: deterministic moving prices for a catalogue of instruments.
+///
+/// Prices follow a seeded path (see `PricePath`) sampled in fixed buckets of the injected ``SandboxClock``,
+/// so a test with a ``ManualClock`` sees exactly reproducible quotes and can move time without sleeping.
+/// A per-symbol override pins the price (for tests and `PUT /_sandbox/prices/{symbol}`), which is how a test forces
+/// a limit price to be crossed.
+///
+/// Day statistics use UTC days. High and low are taken from the path sampled once a minute plus the current price
+/// and any override, which keeps them cheap and reproducible.
+public final class MarketEngine: Sendable {
+    public let configuration: MarketConfiguration
+    public let clock: any SandboxClock
+
+    private let bySymbol: [String: Int]
+    private let byID: [UUID: Int]
+    private let paths: [PricePath]
+    private let state: Mutex<State>
+
+    private struct DayRange {
+        var day: Int64
+        var high: Int64
+        var low: Int64
+        /// Last bucket on the one-minute sampling grid already folded in.
+        var sampledThrough: Int64
+    }
+
+    private struct State {
+        var overrides: [String: Decimal] = [:]
+        var overrideExtremes: [String: (day: Int64, high: Decimal, low: Decimal)] = [:]
+        var ranges: [String: DayRange] = [:]
+    }
+
+    public init(configuration: MarketConfiguration = MarketConfiguration(), clock: any SandboxClock = WallClock()) {
+        var configuration = configuration
+        configuration.bucketSeconds = min(max(1, configuration.bucketSeconds), 86_400)
+        self.configuration = configuration
+        self.clock = clock
+        var bySymbol: [String: Int] = [:]
+        var byID: [UUID: Int] = [:]
+        for (index, instrument) in configuration.instruments.enumerated() {
+            bySymbol[instrument.symbol] = index
+            byID[instrument.id] = index
+        }
+        self.bySymbol = bySymbol
+        self.byID = byID
+        self.paths = configuration.instruments.map { PricePath(instrument: $0, seed: configuration.seed) }
+        self.state = Mutex(State())
+    }
+
+    public var instruments: [MarketInstrument] { configuration.instruments }
+
+    public var now: Date { clock.now() }
+
+    public func instrument(symbol: String) -> MarketInstrument? {
+        bySymbol[symbol].map { configuration.instruments[$0] }
+    }
+
+    public func instrument(id: UUID) -> MarketInstrument? {
+        byID[id].map { configuration.instruments[$0] }
+    }
+
+    /// The quote now.
+    public func quote(symbol: String) -> MarketQuote? {
+        quote(symbol: symbol, at: clock.now())
+    }
+
+    /// The quote at `date` (overrides apply whatever the date).
+    public func quote(symbol: String, at date: Date) -> MarketQuote? {
+        guard let index = bySymbol[symbol] else { return nil }
+        let instrument = configuration.instruments[index]
+        let path = paths[index]
+        let bucket = self.bucket(of: date)
+        let day = self.day(of: bucket)
+        let dayStart = firstBucket(ofDay: day)
+        let offset = path.offset(bucket: bucket)
+
+        let (override, range, overrideExtremes) = state.withLock { state in
+            let range = foldedRange(symbol: symbol, path: path, day: day, through: bucket, currentOffset: offset, state: &state)
+            let extremes = state.overrideExtremes[symbol].flatMap { $0.day == day ? ($0.high, $0.low) : nil }
+            return (state.overrides[symbol], range, extremes)
+        }
+
+        let pathMid = path.price(offset: offset)
+        let mid = override ?? pathMid
+        var high = path.price(offset: range.high)
+        var low = path.price(offset: range.low)
+        if let override {
+            high = max(high, override)
+            low = min(low, override)
+        }
+        if let overrideExtremes {
+            high = max(high, overrideExtremes.0)
+            low = min(low, overrideExtremes.1)
+        }
+
+        let tick = instrument.tickSize
+        let halfSpreadTicks = max(1, DecimalText.round(mid * instrument.spread / 2 / tick, scale: 0, .plain))
+        let bid = max(mid - halfSpreadTicks * tick, tick)
+        let ask = mid + halfSpreadTicks * tick
+        let unit = instrument.sizeUnit
+        return MarketQuote(
+            symbol: symbol,
+            timestamp: startDate(ofBucket: bucket),
+            bid: bid,
+            ask: ask,
+            bidSize: Decimal(path.sizeFactor(bucket: bucket, salt: 1, range: 9)) * unit,
+            askSize: Decimal(path.sizeFactor(bucket: bucket, salt: 2, range: 9)) * unit,
+            last: mid,
+            lastSize: Decimal(path.sizeFactor(bucket: bucket, salt: 3, range: 5)) * unit,
+            tradeID: bucket,
+            open: path.price(bucket: dayStart),
+            high: high,
+            low: low,
+            previousClose: path.price(bucket: dayStart - 1),
+            isOverridden: override != nil
+        )
+    }
+
+    /// Pins `symbol`'s price (rounded to its tick) until cleared with `nil`.
+    public func setPriceOverride(_ price: Decimal?, for symbol: String) throws(MarketError) {
+        guard let index = bySymbol[symbol] else { throw .unknownSymbol(symbol) }
+        guard let price else {
+            state.withLock { _ = $0.overrides.removeValue(forKey: symbol) }
+            return
+        }
+        guard price > 0, !price.isNaN else { throw .invalidPrice("must be greater than 0") }
+        let tick = configuration.instruments[index].tickSize
+        let rounded = max(DecimalText.round(price, toMultipleOf: tick), tick)
+        let day = self.day(of: bucket(of: clock.now()))
+        state.withLock { state in
+            state.overrides[symbol] = rounded
+            // Remember the override in the day's range even after it is cleared: it "traded" there.
+            if let existing = state.overrideExtremes[symbol], existing.day == day {
+                state.overrideExtremes[symbol] = (day, max(existing.high, rounded), min(existing.low, rounded))
+            } else {
+                state.overrideExtremes[symbol] = (day, rounded, rounded)
+            }
+        }
+    }
+
+    public func priceOverride(for symbol: String) -> Decimal? {
+        state.withLock { $0.overrides[symbol] }
+    }
+
+    public func clearPriceOverrides() {
+        state.withLock { $0.overrides.removeAll() }
+    }
+
+    // MARK: Buckets
+
+    private func bucket(of date: Date) -> Int64 {
+        Timestamp.floorDiv(Timestamp.unixSeconds(date), Int64(configuration.bucketSeconds))
+    }
+
+    private func startDate(ofBucket bucket: Int64) -> Date {
+        Date(timeIntervalSince1970: Double(bucket * Int64(configuration.bucketSeconds)))
+    }
+
+    private func day(of bucket: Int64) -> Int64 {
+        Timestamp.floorDiv(bucket * Int64(configuration.bucketSeconds), 86_400)
+    }
+
+    private func firstBucket(ofDay day: Int64) -> Int64 {
+        let seconds = day * 86_400
+        let size = Int64(configuration.bucketSeconds)
+        return Timestamp.floorDiv(seconds + size - 1, size)
+    }
+
+    /// Extends the symbol's day range with the one-minute grid up to `bucket`, and the current offset.
+    private func foldedRange(
+        symbol: String, path: PricePath, day: Int64, through bucket: Int64, currentOffset: Int64, state: inout State
+    ) -> DayRange {
+        let dayStart = firstBucket(ofDay: day)
+        let step = max(1, 60 / Int64(configuration.bucketSeconds))
+        let existing = state.ranges[symbol]
+        var range: DayRange
+        if let existing, existing.day == day, existing.sampledThrough <= bucket {
+            range = existing
+        } else {
+            let first = path.offset(bucket: dayStart)
+            range = DayRange(day: day, high: first, low: first, sampledThrough: dayStart)
+        }
+        var sample = range.sampledThrough + step
+        while sample <= bucket {
+            let offset = path.offset(bucket: sample)
+            range.high = max(range.high, offset)
+            range.low = min(range.low, offset)
+            range.sampledThrough = sample
+            sample += step
+        }
+        // Keep the cache monotonic: a question about an earlier moment must not shrink or widen later answers.
+        if existing == nil || existing!.day < day || (existing!.day == day && range.sampledThrough >= existing!.sampledThrough) {
+            state.ranges[symbol] = range
+        }
+        var result = range
+        result.high = max(result.high, currentOffset)
+        result.low = min(result.low, currentOffset)
+        return result
+    }
+}

@@ -1,0 +1,112 @@
+public import Foundation
+public import Hummingbird
+public import Logging
+public import ServiceLifecycle
+
+/// A sandbox simulator that can be served over HTTP.
+public protocol SandboxSimulator: Sendable {
+    /// Builds the router serving the broker's wire API and the `/_sandbox` admin endpoints.
+    func makeRouter() -> Router<SandboxRequestContext>
+}
+
+/// Runs a simulator's HTTP server as a swift-service-lifecycle `Service`.
+///
+/// Add it to the application's `ServiceGroup`; it stops on graceful shutdown. Port 0 binds an ephemeral port:
+/// `onRunning` receives the base URL once the socket is listening (e.g. `http://127.0.0.1:53121`).
+public struct SandboxServer: Service {
+    private let responder: RouterResponder<SandboxRequestContext>
+    private let host: String
+    private let port: Int
+    private let logger: Logger
+    private let onRunning: @Sendable (URL) async -> Void
+
+    public init(
+        _ simulator: some SandboxSimulator,
+        host: String = "127.0.0.1",
+        port: Int = 0,
+        logger: Logger = SandboxServer.quietLogger,
+        onRunning: @escaping @Sendable (URL) async -> Void = { _ in }
+    ) {
+        self.responder = simulator.makeRouter().buildResponder()
+        self.host = host
+        self.port = port
+        self.logger = logger
+        self.onRunning = onRunning
+    }
+
+    public func run() async throws {
+        let host = self.host
+        let onRunning = self.onRunning
+        let app = Application(
+            responder: responder,
+            configuration: .init(address: .hostname(host, port: port), serverName: nil),
+            onServerRunning: { channel in
+                let port = channel.localAddress?.port ?? 0
+                let urlHost = host.contains(":") ? "[\(host)]" : host
+                if let url = URL(string: "http://\(urlHost):\(port)") {
+                    await onRunning(url)
+                }
+            },
+            logger: logger
+        )
+        try await app.run()
+    }
+
+    /// A logger that discards everything: the default, so tests never need a logging bootstrap.
+    public static var quietLogger: Logger {
+        Logger(label: "sandbox", factory: { _ in SwiftLogNoOpLogHandler() })
+    }
+}
+
+/// Why ``withSandbox(_:host:port:logger:_:)`` could not provide a server.
+public struct SandboxServerError: Error, Sendable, CustomStringConvertible {
+    public var description: String
+}
+
+/// Serves `simulator` on `host:port` (ephemeral by default) for the duration of `body`, passing its base URL.
+/// The server is shut down gracefully when `body` returns or throws.
+///
+/// ```swift
+/// try await withSandbox(AlpacaSandbox()) { url in
+///     // point a client at url
+/// }
+/// ```
+public func withSandbox<Result>(
+    _ simulator: some SandboxSimulator,
+    host: String = "127.0.0.1",
+    port: Int = 0,
+    logger: Logger = SandboxServer.quietLogger,
+    isolation: isolated (any Actor)? = #isolation,
+    _ body: (URL) async throws -> Result
+) async throws -> Result {
+    let (urls, continuation) = AsyncStream.makeStream(of: URL.self)
+    let server = SandboxServer(simulator, host: host, port: port, logger: logger) { url in
+        continuation.yield(url)
+        continuation.finish()
+    }
+    let group = ServiceGroup(configuration: .init(services: [server], logger: logger))
+    return try await withThrowingTaskGroup(of: Void.self, returning: Result.self) { tasks in
+        tasks.addTask {
+            defer { continuation.finish() }
+            try await group.run()
+        }
+        var iterator = urls.makeAsyncIterator()
+        guard let url = await iterator.next() else {
+            // The server ended before listening (or we were cancelled): report its error if it had one.
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+            throw SandboxServerError(description: "the sandbox server stopped before it was listening")
+        }
+        let result: Result
+        do {
+            result = try await body(url)
+        } catch {
+            await group.triggerGracefulShutdown()
+            try? await tasks.waitForAll()
+            throw error
+        }
+        await group.triggerGracefulShutdown()
+        try await tasks.waitForAll()
+        return result
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import Sandbox
+import Testing
+
+/// Runs the real third-party Python clients (alpaca-py, ccxt) against a live Alpaca sandbox.
+///
+/// Set `BROKERGATEWAY_FIDELITY_PYTHON` to an interpreter that has `Tests/Fidelity/requirements.txt` installed:
+/// `python3 -m venv /tmp/fidelity-venv && /tmp/fidelity-venv/bin/pip install -r Tests/Fidelity/requirements.txt`,
+/// then `BROKERGATEWAY_FIDELITY_PYTHON=/tmp/fidelity-venv/bin/python swift test --filter FidelityTests`.
+@Suite("Fidelity: real Python clients against the Alpaca sandbox")
+struct FidelityTests {
+    static let python = ProcessInfo.processInfo.environment["BROKERGATEWAY_FIDELITY_PYTHON"].flatMap { $0.isEmpty ? nil : $0 }
+
+    static let scripts = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().appendingPathComponent("Fidelity")
+
+    @Test(
+        .enabled(
+            if: python != nil,
+            "BROKERGATEWAY_FIDELITY_PYTHON is not set: point it at a python with Tests/Fidelity/requirements.txt installed"),
+        .timeLimit(.minutes(3)),
+        arguments: ["alpaca_py_check.py", "ccxt_alpaca_check.py"]
+    )
+    func pythonClient(_ script: String) async throws {
+        let python = try #require(Self.python)
+        // The wall clock, as a client would see it in production; every test has its own sandbox and port.
+        try await withSandbox(AlpacaSandbox()) { url in
+            let result = try await runProcess(
+                python,
+                arguments: [
+                    Self.scripts.appendingPathComponent(script).path, url.absoluteString,
+                    AlpacaSandboxAccount.demoKeyID, AlpacaSandboxAccount.demoSecretKey,
+                ],
+                timeout: .seconds(150))
+            #expect(result.status == 0, "\(script) exited with \(result.status):\n\(result.output)")
+        }
+    }
+}
+
+struct ProcessResult: Sendable {
+    var status: Int32
+    var output: String
+}
+
+/// Runs a program to completion without blocking a thread, collecting stdout and stderr together.
+/// Output goes through a temporary file so a chatty child can never fill a pipe and stall.
+func runProcess(_ executable: String, arguments: [String], timeout: Duration) async throws -> ProcessResult {
+    let outputURL = FileManager.default.temporaryDirectory.appendingPathComponent("fidelity-\(UUID().uuidString).log")
+    _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
+    defer { try? FileManager.default.removeItem(at: outputURL) }
+    let handle = try FileHandle(forWritingTo: outputURL)
+    defer { try? handle.close() }
+
+    let process = Process()
+    process.executableURL = URL(fileURLWithPath: executable)
+    process.arguments = arguments
+    var environment = ProcessInfo.processInfo.environment
+    environment["PYTHONUNBUFFERED"] = "1"
+    process.environment = environment
+    process.standardOutput = handle
+    process.standardError = handle
+
+    let status: Int32 = try await withThrowingTaskGroup(of: Int32?.self) { group in
+        let (exits, continuation) = AsyncStream.makeStream(of: Int32.self)
+        process.terminationHandler = { finished in
+            continuation.yield(finished.terminationStatus)
+            continuation.finish()
+        }
+        try process.run()
+        group.addTask {
+            for await status in exits { return status }
+            return nil
+        }
+        group.addTask {
+            try await Task.sleep(for: timeout)
+            return nil
+        }
+        let first = try await group.next() ?? nil
+        if first == nil, process.isRunning {
+            process.terminate()
+        }
+        group.cancelAll()
+        return first ?? -1
+    }
+    let output = (try? String(contentsOf: outputURL, encoding: .utf8)) ?? ""
+    return ProcessResult(status: status, output: status == -1 ? output + "\n(timed out after \(timeout))" : output)
+}
