@@ -9,15 +9,28 @@ public import Logging
 /// Routes stay thin; this is where the rules live.
 public struct Gateway: Sendable {
     public let store: any GatewayStore
+    public let journal: any OrderJournalStore
     public let registry: AdapterRegistry
     public let router: BrokerRouter
     public let logger: Logger
+    public let orderSettings: OrderSettings
+    let inFlight: InFlightOrders
+    let previews: PreviewCache
+    let accountIds: AccountCache
 
-    public init(store: any GatewayStore, registry: AdapterRegistry, router: BrokerRouter, logger: Logger) {
+    public init(
+        store: some GatewayStore & OrderJournalStore, registry: AdapterRegistry, router: BrokerRouter, logger: Logger,
+        orderSettings: OrderSettings = OrderSettings()
+    ) {
         self.store = store
+        self.journal = store
         self.registry = registry
         self.router = router
         self.logger = logger
+        self.orderSettings = orderSettings
+        self.inFlight = InFlightOrders()
+        self.previews = PreviewCache()
+        self.accountIds = AccountCache()
     }
 
     /// Which connections a read goes to.
@@ -145,78 +158,9 @@ public struct Gateway: Sendable {
 
     // MARK: Orders
 
-    static let orderPrefix = "ord_"
-
-    func gatewayOrder(_ order: Order, connection: ConnectionDescriptor) -> Order {
-        var order = order
-        order.connectionId = connection.id
-        order.broker = connection.broker
-        if let brokerId = order.brokerOrderId {
-            order.id = OpaqueID.make(prefix: Self.orderPrefix, connectionId: connection.id, brokerId: brokerId)
-        }
-        return order
-    }
-
-    /// Resolves a gateway order id to its connection, adapter and current state.
-    public func order(tenant: Tenant, id: String) async throws -> (Order, ConnectionDescriptor, any BrokerAdapter) {
-        guard let (connectionId, brokerId) = OpaqueID.parse(id, prefix: Self.orderPrefix) else {
-            throw GatewayError(.notFound, "no order '\(id)'")
-        }
-        guard let connection = try await store.connection(tenantId: tenant.id, id: connectionId) else {
-            throw GatewayError(.notFound, "no order '\(id)'")
-        }
-        if connection.status != .active { throw Self.statusError(connection) }
-        let adapter = try await adapter(for: connection)
-        let order = try await withDeadline(router.perSourceTimeout) { try await adapter.order(brokerOrderId: brokerId) }
-        return (gatewayOrder(order, connection: connection), connection, adapter)
-    }
-
     func requireSupport(_ operation: BrokerOperation, _ connection: ConnectionDescriptor) throws {
         let support = registry.factory(for: connection.broker)?.capabilities.support(for: operation) ?? .unsupported
         if support == .unsupported { throw GatewayError.notSupported(operation.rawValue, broker: connection.broker) }
-    }
-
-    public func previewOrder(tenant: Tenant, _ request: OrderRequest) async throws -> OrderPreview {
-        let problems = request.problems()
-        if !problems.isEmpty { throw GatewayError.unprocessable(problems) }
-        let connection = try await activeConnection(tenant: tenant, id: request.connectionId, field: "connectionId")
-        try requireSupport(.previewOrder, connection)
-        let adapter = try await adapter(for: connection)
-        return try await withDeadline(router.perSourceTimeout) { try await adapter.previewOrder(request) }
-    }
-
-    public func placeOrder(tenant: Tenant, _ request: OrderRequest) async throws -> Order {
-        let problems = request.problems()
-        if !problems.isEmpty { throw GatewayError.unprocessable(problems) }
-        let connection = try await activeConnection(tenant: tenant, id: request.connectionId, field: "connectionId")
-        try requireSupport(.placeOrder, connection)
-        var request = request
-        if request.clientOrderId == nil { request.clientOrderId = Self.makeClientOrderId() }
-        let adapter = try await adapter(for: connection)
-        let placed = try await withDeadline(router.perSourceTimeout) { [request] in try await adapter.placeOrder(request) }
-        return gatewayOrder(placed, connection: connection)
-    }
-
-    public func modifyOrder(tenant: Tenant, id: String, _ modification: OrderModification) async throws -> Order {
-        let problems = modification.problems()
-        if !problems.isEmpty { throw GatewayError.unprocessable(problems) }
-        let (current, connection, adapter) = try await order(tenant: tenant, id: id)
-        try requireSupport(.modifyOrder, connection)
-        guard current.status.isActive else {
-            throw GatewayError(.conflict, "the order is already \(current.status.rawValue) and cannot be changed", broker: connection.broker, retryable: false)
-        }
-        let changed = try await withDeadline(router.perSourceTimeout) { try await adapter.modifyOrder(current, modification) }
-        return gatewayOrder(changed, connection: connection)
-    }
-
-    public func cancelOrder(tenant: Tenant, id: String) async throws -> Order {
-        let (current, connection, adapter) = try await order(tenant: tenant, id: id)
-        try requireSupport(.cancelOrder, connection)
-        guard current.status.isActive else {
-            throw GatewayError(.conflict, "the order is already \(current.status.rawValue) and cannot be cancelled", broker: connection.broker, retryable: false)
-        }
-        let canceled = try await withDeadline(router.perSourceTimeout) { try await adapter.cancelOrder(current) }
-        return gatewayOrder(canceled, connection: connection)
     }
 
     func activeConnection(tenant: Tenant, id: String, field: String) async throws -> ConnectionDescriptor {
@@ -225,10 +169,6 @@ public struct Gateway: Sendable {
         }
         if connection.status != .active { throw Self.statusError(connection) }
         return connection
-    }
-
-    static func makeClientOrderId() -> String {
-        "gw-" + UUID().uuidString.lowercased().replacingOccurrences(of: "-", with: "")
     }
 
     // MARK: Watchlists

@@ -3,6 +3,7 @@ import GatewayCore
 public import GatewayModel
 import GatewayStore
 public import Hummingbird
+import HTTPTypes
 
 /// Body of `POST /v1/connections`.
 struct LinkConnectionBody: Decodable {
@@ -238,14 +239,19 @@ public struct APIRoutes: Sendable {
                 until: try query.date("until"))
             let gateway = self.gateway
             let result = try await gateway.fanOut(tenant: tenant, selection, operation: .orders) { adapter, connection in
-                try await adapter.orders(orderQuery).map { gateway.gatewayOrder($0, connection: connection) }
+                try await gateway.journalIds(try await adapter.orders(orderQuery), tenant: tenant, connection: connection)
             }
             return try bodies.json(FanOutEnvelope(result))
         }
         v1.get("orders/:id") { _, context in
             let tenant = try context.requireTenant()
-            let (order, _, _) = try await gateway.order(tenant: tenant, id: try context.parameters.require("id"))
+            let (order, _, _, _) = try await gateway.order(tenant: tenant, id: try context.parameters.require("id"))
             return try bodies.json(DataEnvelope(data: order))
+        }
+        v1.get("orders/:id/events") { _, context in
+            let tenant = try context.requireTenant()
+            let events = try await gateway.orderEvents(tenant: tenant, id: try context.parameters.require("id"))
+            return try bodies.json(DataEnvelope(data: events))
         }
         v1.post("orders/preview") { request, context in
             let tenant = try context.requireTenant()
@@ -255,7 +261,11 @@ public struct APIRoutes: Sendable {
         v1.post("orders") { request, context in
             let tenant = try context.requireTenant()
             let body = try await bodies.decode(OrderRequest.self, from: request, context: context)
-            return try bodies.json(DataEnvelope(data: try await gateway.placeOrder(tenant: tenant, body)), status: .created)
+            let key = request.headers[HTTPField.Name("Idempotency-Key")!]
+            let result = try await gateway.placeOrder(tenant: tenant, body, idempotencyKey: key)
+            var response = try bodies.json(DataEnvelope(data: result.order), status: result.outcome == .accepted ? .created : .accepted)
+            if result.replayed { response.headers[HTTPField.Name("Idempotent-Replayed")!] = "true" }
+            return response
         }
         v1.patch("orders/:id") { request, context in
             let tenant = try context.requireTenant()

@@ -2,8 +2,7 @@ import GRDB
 
 extension SQLiteStore {
     /// The schema, one named migration per change. Applied migrations are recorded in `grdb_migrations`; opening
-    /// a database applies only the ones it lacks. Never edit a released migration: add `v2-…`
-    /// (the order journal and idempotency keys come next).
+    /// a database applies only the ones it lacks. Never edit a released migration: add the next `vN-…`.
     ///
     /// Conventions: ids are the store's prefixed random strings; timestamps are integer milliseconds since 1970;
     /// JSON columns hold UTF-8 text; every tenant-owned table has `tenant_id` first in an index.
@@ -62,6 +61,89 @@ extension SQLiteStore {
                         key TEXT PRIMARY KEY NOT NULL,
                         value BLOB NOT NULL
                     );
+                    """)
+        }
+
+        // The order journal: written before an order reaches a broker, never deleted by the gateway.
+        migrator.registerMigration("v2-order-journal") { db in
+            try db.execute(
+                sql: """
+                    -- request_hash: a digest of the canonical request. A key whose expires_at has passed is taken
+                    -- over by the next claim. Keys are a cache of answers, so they go with their tenant.
+                    CREATE TABLE idempotency_keys (
+                        tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+                        key TEXT NOT NULL,
+                        request_hash TEXT NOT NULL,
+                        order_id TEXT NOT NULL,
+                        created_at INTEGER NOT NULL,
+                        expires_at INTEGER NOT NULL,
+                        PRIMARY KEY (tenant_id, key)
+                    );
+
+                    -- connection_id is plain text, not a foreign key: an order outlives an unlinked connection.
+                    -- The tenant reference has no cascade either, so a tenant with journaled orders cannot be
+                    -- deleted by accident. request and "order" are JSON (decimals as strings, dates as integer
+                    -- milliseconds); "order" is the broker's latest view, NULL until the broker has the order.
+                    CREATE TABLE orders (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        tenant_id TEXT NOT NULL REFERENCES tenants(id),
+                        connection_id TEXT NOT NULL,
+                        account_id TEXT NOT NULL,
+                        client_order_id TEXT NOT NULL,
+                        request TEXT NOT NULL,
+                        state TEXT NOT NULL,
+                        broker_order_id TEXT,
+                        "order" TEXT,
+                        error_code TEXT,
+                        error_message TEXT,
+                        created_at INTEGER NOT NULL,
+                        updated_at INTEGER NOT NULL,
+                        UNIQUE (tenant_id, connection_id, client_order_id)
+                    );
+                    CREATE INDEX orders_tenant ON orders(tenant_id, id);
+                    CREATE INDEX orders_state ON orders(state, created_at);
+                    CREATE INDEX orders_connection ON orders(tenant_id, connection_id, created_at);
+
+                    -- Every broker id an order ever had (a replace gives it a new one), so an old id still finds
+                    -- the order; the primary key makes one broker order belong to at most one order.
+                    -- created_at: when the id was recorded.
+                    CREATE TABLE order_broker_ids (
+                        order_id TEXT NOT NULL REFERENCES orders(id),
+                        tenant_id TEXT NOT NULL,
+                        connection_id TEXT NOT NULL,
+                        broker_order_id TEXT NOT NULL,
+                        created_at INTEGER NOT NULL,
+                        PRIMARY KEY (tenant_id, connection_id, broker_order_id)
+                    );
+                    CREATE INDEX order_broker_ids_connection ON order_broker_ids(tenant_id, connection_id, created_at);
+
+                    -- An order's history, sequence from 1. status: the broker's order status after the event.
+                    CREATE TABLE order_events (
+                        order_id TEXT NOT NULL REFERENCES orders(id),
+                        tenant_id TEXT NOT NULL,
+                        sequence INTEGER NOT NULL,
+                        kind TEXT NOT NULL,
+                        state TEXT NOT NULL,
+                        status TEXT,
+                        broker_order_id TEXT,
+                        detail TEXT,
+                        at INTEGER NOT NULL,
+                        PRIMARY KEY (order_id, sequence)
+                    );
+
+                    -- The journal is append-only below the API too: a bug (or a hand-written statement) that
+                    -- would rewrite history or drop an order fails instead. Removing rows on purpose (retention,
+                    -- erasure) takes a migration that drops these triggers.
+                    CREATE TRIGGER orders_never_deleted BEFORE DELETE ON orders
+                    BEGIN SELECT RAISE(ABORT, 'journaled orders are never deleted'); END;
+                    CREATE TRIGGER order_broker_ids_never_changed BEFORE UPDATE ON order_broker_ids
+                    BEGIN SELECT RAISE(ABORT, 'recorded broker order ids never change'); END;
+                    CREATE TRIGGER order_broker_ids_never_deleted BEFORE DELETE ON order_broker_ids
+                    BEGIN SELECT RAISE(ABORT, 'recorded broker order ids are never deleted'); END;
+                    CREATE TRIGGER order_events_never_changed BEFORE UPDATE ON order_events
+                    BEGIN SELECT RAISE(ABORT, 'order events are append-only'); END;
+                    CREATE TRIGGER order_events_never_deleted BEFORE DELETE ON order_events
+                    BEGIN SELECT RAISE(ABORT, 'order events are append-only'); END;
                     """)
         }
 

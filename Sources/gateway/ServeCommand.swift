@@ -82,6 +82,7 @@ struct ServeCommand: AsyncParsableCommand {
                 .runIfEmpty(sandboxes: sandboxes)
         }
         services.append(application)
+        services.append(OrderReconciler(gateway: gateway))
         let group = ServiceGroup(configuration: .init(
             services: services.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()

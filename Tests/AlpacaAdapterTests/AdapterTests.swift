@@ -92,7 +92,9 @@ struct ConfigurationTests {
         #expect(capabilities.assetClasses == [.equity, .crypto])
         #expect(!capabilities.timeInForce.contains(.gtd))
         #expect(capabilities.support(for: .previewOrder) == .emulated)
-        for operation in BrokerOperation.allCases where operation != .previewOrder {
+        // Bars come from a market-data endpoint the adapter does not use yet.
+        #expect(capabilities.support(for: .candles) == .unsupported)
+        for operation in BrokerOperation.allCases where operation != .previewOrder && operation != .candles {
             #expect(capabilities.support(for: operation) == .supported, "\(operation)")
         }
     }

@@ -21,7 +21,9 @@ struct AlpacaEndToEndTests {
     struct World: Sendable {
         let sandboxURL: String
         let apiKey: String
-        var auth: HTTPFields { [.authorization: "Bearer \(apiKey)", .contentType: "application/json"] }
+        var auth: HTTPFields {
+            [.authorization: "Bearer \(apiKey)", .contentType: "application/json", HTTPField.Name("Idempotency-Key")!: UUID().uuidString]
+        }
     }
 
     func withWorld(_ body: @escaping @Sendable (World, any TestClientProtocol) async throws -> Void) async throws {

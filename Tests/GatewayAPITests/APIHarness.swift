@@ -3,6 +3,7 @@ import GatewayAPI
 import GatewayCore
 import GatewayModel
 import GatewayStore
+import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
 import Logging
@@ -21,18 +22,22 @@ struct APIHarness {
     static func with<T: Sendable>(
         router: BrokerRouter = BrokerRouter(perSourceTimeout: .seconds(2), overallTimeout: .seconds(3)),
         bodies: HTTPBodies = HTTPBodies(),
+        orderSettings: OrderSettings = OrderSettings(),
+        directory existing: URL? = nil,
+        cipher: CredentialCipher = .random(),
+        brokerState: FakeBrokerState = FakeBrokerState(),
         _ body: @escaping @Sendable (APIHarness, any TestClientProtocol) async throws -> T
     ) async throws -> T {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bg-api-\(UUID().uuidString)")
+        let directory = existing ?? FileManager.default.temporaryDirectory.appendingPathComponent("bg-api-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        let store = try SQLiteStore(path: directory.appendingPathComponent("gateway.sqlite").path, cipher: .random())
-        let state = FakeBrokerState()
+        defer { if existing == nil { try? FileManager.default.removeItem(at: directory) } }
+        let store = try SQLiteStore(path: directory.appendingPathComponent("gateway.sqlite").path, cipher: cipher)
+        let state = brokerState
         let logger = Logger(label: "test")
         let registry = AdapterRegistry(
             factories: [FakeBrokerFactory(kind: .alpaca, state: state), FakeBrokerFactory(kind: .saxo, state: state)],
             transport: UnusedTransport(), logger: logger)
-        let gateway = Gateway(store: store, registry: registry, router: router, logger: logger)
+        let gateway = Gateway(store: store, registry: registry, router: router, logger: logger, orderSettings: orderSettings)
         let tenant = try await store.createTenant(name: "Tenant A")
         let key = try await store.issueAPIKey(tenantId: tenant.id, label: "test")
         let harness = APIHarness(
@@ -49,7 +54,10 @@ struct APIHarness {
             NewConnection(broker: broker, displayName: "\(broker) test", baseURL: baseURL, credentials: BrokerCredentials(["token": "good"])))
     }
 
-    var auth: HTTPFields { [.authorization: "Bearer \(apiKey)", .contentType: "application/json"] }
+    /// The tenant's key, JSON, and a fresh idempotency key (so order placements in tests are each new).
+    var auth: HTTPFields {
+        [.authorization: "Bearer \(apiKey)", .contentType: "application/json", HTTPField.Name("Idempotency-Key")!: UUID().uuidString]
+    }
 }
 
 /// Fake brokers make no HTTP calls; this transport proves it.

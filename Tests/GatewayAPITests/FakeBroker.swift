@@ -9,12 +9,24 @@ struct FakeBrokerBehaviour: Sendable {
     var delay: Duration = .zero
     var failure: GatewayError? = nil
     var validCredentials: BrokerCredentials = BrokerCredentials(["token": "good"])
+    /// Placement takes effect, then the answer is lost with this error (a dropped response, a 5xx after acting).
+    var failAfterPlacing: GatewayError? = nil
+    /// Placement takes effect, then the broker takes this long to answer.
+    var delayAfterPlacing: Duration = .zero
+    /// Placement fails before the broker acts (the order never arrives), with an error that leaves the outcome unknown.
+    var failBeforePlacing: GatewayError? = nil
+    /// After taking an order the broker becomes unreachable (so immediate reconciliation cannot see it).
+    var unreachableAfterPlacing = false
 }
 
 final class FakeBrokerState: Sendable {
     let behaviour: Mutex<[String: FakeBrokerBehaviour]> = Mutex([:])
     let orders: Mutex<[String: Order]> = Mutex([:])
     let placed = Mutex(0)
+
+    func placedOrders(clientOrderId: String) -> [Order] {
+        orders.withLock { $0.values.filter { $0.clientOrderId == clientOrderId } }
+    }
 
     /// Behaviour is keyed by base URL, so each fake connection can act differently.
     func set(_ baseURL: String, _ behaviour: FakeBrokerBehaviour) {
@@ -36,6 +48,8 @@ struct FakeBrokerFactory: BrokerAdapterFactory {
         var operations: [BrokerOperation: Support] = [:]
         for operation in BrokerOperation.allCases { operations[operation] = .supported }
         operations[.searchInstruments] = .unsupported
+        // The "saxo" fake has no lookup by client order id, so reconciliation must match orders by their fields.
+        if kind == .saxo { operations[.orderByClientOrderId] = .unsupported }
         return Capabilities(
             operations: operations, assetClasses: [.equity], orderTypes: [.market, .limit], timeInForce: [.day, .gtc])
     }
@@ -133,6 +147,7 @@ struct FakeBroker: BrokerAdapter {
 
     func placeOrder(_ request: OrderRequest) async throws -> Order {
         try await behave()
+        if let failure = state.behaviour(for: context.baseURL).failBeforePlacing { throw failure }
         let id = "B\(state.placed.withLock { value in value += 1; return value })"
         let order = Order(
             id: id, brokerOrderId: id, clientOrderId: request.clientOrderId ?? "", connectionId: connectionId, broker: kind,
@@ -141,6 +156,14 @@ struct FakeBroker: BrokerAdapter {
             limitPrice: request.limitPrice, status: request.type == .market ? .filled : .open,
             filledQuantity: request.type == .market ? request.quantity : 0)
         state.orders.withLock { $0[id] = order }
+        let behaviour = state.behaviour(for: context.baseURL)
+        if behaviour.unreachableAfterPlacing {
+            var down = behaviour
+            down.failure = GatewayError(.upstreamUnavailable, "unreachable")
+            state.set(context.baseURL, down)
+        }
+        if behaviour.delayAfterPlacing > .zero { try await Task.sleep(for: behaviour.delayAfterPlacing) }
+        if let failure = behaviour.failAfterPlacing { throw failure }
         return order
     }
 

@@ -114,8 +114,8 @@ struct ModelCodingTests {
     }
 
     @Test func orderStatusIsClosed() {
-        #expect(OrderStatus.allCases.count == 9)
-        #expect(OrderStatus(rawValue: "unknown") == nil)
-        #expect(OrderStatus.allCases.filter(\.isActive) == [.pendingNew, .open, .partiallyFilled, .pendingCancel])
+        #expect(OrderStatus.allCases.count == 10)
+        #expect(OrderStatus(rawValue: "working") == nil)
+        #expect(OrderStatus.allCases.filter(\.isActive) == [.pendingNew, .open, .partiallyFilled, .pendingCancel, .unknown])
     }
 }

@@ -1,0 +1,129 @@
+import Crypto
+public import Foundation
+public import GatewayCore
+public import GatewayModel
+import GatewayStore
+import Synchronization
+
+/// How the order pipeline behaves.
+public struct OrderSettings: Sendable {
+    /// How long one placement, change or cancel may take at the broker before its outcome counts as unknown.
+    public var brokerTimeout: Duration
+    /// How long idempotency keys are kept (at least 24 hours).
+    public var idempotencyRetention: TimeInterval
+    /// How long after an intent an order the broker does not know is still given time to appear, before
+    /// reconciliation concludes that it never arrived.
+    public var reconcileGrace: TimeInterval
+    /// How long a preview stays valid.
+    public var previewLifetime: TimeInterval
+
+    public init(
+        brokerTimeout: Duration = .seconds(10), idempotencyRetention: TimeInterval = 24 * 3600,
+        reconcileGrace: TimeInterval = 30, previewLifetime: TimeInterval = 300
+    ) {
+        self.brokerTimeout = brokerTimeout
+        self.idempotencyRetention = max(idempotencyRetention, 24 * 3600)
+        self.reconcileGrace = reconcileGrace
+        self.previewLifetime = previewLifetime
+    }
+}
+
+/// Placements running in this process, so that a concurrent request with the same idempotency key waits for the
+/// first one's outcome instead of guessing.
+final class InFlightOrders: Sendable {
+    let waiters = Mutex<[String: [CheckedContinuation<Void, Never>]]>([:])
+
+    func begin(_ orderId: String) {
+        waiters.withLock { if $0[orderId] == nil { $0[orderId] = [] } }
+    }
+
+    func isRunning(_ orderId: String) -> Bool {
+        waiters.withLock { $0[orderId] != nil }
+    }
+
+    func finish(_ orderId: String) {
+        let continuations = waiters.withLock { $0.removeValue(forKey: orderId) } ?? []
+        for continuation in continuations { continuation.resume() }
+    }
+
+    /// Returns when the placement of `orderId` has finished (at once if it is not running here).
+    func wait(_ orderId: String) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let registered = waiters.withLock { state -> Bool in
+                guard state[orderId] != nil else { return false }
+                state[orderId]!.append(continuation)
+                return true
+            }
+            if !registered { continuation.resume() }
+        }
+    }
+}
+
+/// Previews the gateway made, so a placement can reference one while it is valid.
+final class PreviewCache: Sendable {
+    struct Entry: Sendable {
+        var tenantId: String
+        var preview: OrderPreview
+    }
+    let entries = Mutex<[String: Entry]>([:])
+
+    func store(_ preview: OrderPreview, tenantId: String) {
+        entries.withLock { entries in
+            let now = Date()
+            entries = entries.filter { $0.value.preview.expiresAt > now }
+            entries[preview.id] = Entry(tenantId: tenantId, preview: preview)
+        }
+    }
+
+    func preview(_ id: String, tenantId: String) -> OrderPreview? {
+        entries.withLock { $0[id] }.flatMap { $0.tenantId == tenantId ? $0.preview : nil }
+    }
+}
+
+/// The account ids of each connection, briefly remembered so that checking an order's account costs no broker call
+/// on every placement.
+final class AccountCache: Sendable {
+    let entries = Mutex<[String: (at: Date, ids: Set<String>)]>([:])
+    let lifetime: TimeInterval = 60
+
+    func ids(connectionId: String, load: () async throws -> Set<String>) async throws -> Set<String> {
+        if let entry = entries.withLock({ $0[connectionId] }), Date().timeIntervalSince(entry.at) < lifetime {
+            return entry.ids
+        }
+        let ids = try await load()
+        entries.withLock { $0[connectionId] = (Date(), ids) }
+        return ids
+    }
+}
+
+enum OrderDigest {
+    /// A stable digest of a request: the same fields give the same text whatever order they came in.
+    static func hash(_ request: OrderRequest) -> String {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys]
+        encoder.dateEncodingStrategy = .millisecondsSince1970
+        let data = (try? encoder.encode(request)) ?? Data()
+        return SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+    }
+
+    /// The client order id for an idempotency key: derived, so a retry after a crash sends the same one.
+    static func clientOrderId(tenantId: String, key: String) -> String {
+        let digest = SHA256.hash(data: Data("\(tenantId)\n\(key)".utf8))
+        return "gw-" + digest.prefix(16).map { String(format: "%02x", $0) }.joined()
+    }
+
+    static func newOrderId() -> String {
+        var generator = SystemRandomNumberGenerator()
+        let bytes = (0..<12).map { _ in UInt8.random(in: 0...255, using: &generator) }
+        return "ord_" + bytes.map { String(format: "%02x", $0) }.joined()
+    }
+}
+
+/// The answer to a placement: the order, and whether the broker's acceptance is known.
+public struct PlacementResult: Sendable {
+    public enum Outcome: Sendable { case accepted, unknown }
+    public var order: Order
+    public var outcome: Outcome
+    /// True when this answer repeats an earlier request with the same idempotency key.
+    public var replayed: Bool
+}

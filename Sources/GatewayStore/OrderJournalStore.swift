@@ -1,0 +1,125 @@
+public import Foundation
+public import GatewayCore
+public import GatewayModel
+
+/// Where an order stands in the gateway's own bookkeeping, which is wider than the broker's order status:
+/// it also knows about intents not yet sent and outcomes not yet known.
+public enum JournalState: String, WireEnum {
+    /// The intent is written; the broker has not answered yet (or the gateway stopped while it was asking).
+    case submitting
+    /// The broker has the order (`brokerOrderId` is set); its status is in `order.status`.
+    case accepted
+    /// The broker refused the order, or reconciliation proved it never arrived. Final.
+    case rejected
+    /// The broker may or may not have the order (timeout, dropped connection, 5xx): reconciliation will tell.
+    case unknown
+}
+
+/// One order as the journal knows it: the intent, the broker's ids, and its latest known state.
+public struct JournaledOrder: Codable, Sendable, Hashable {
+    /// The gateway order id (`ord_…`): stable for the order's whole life, across broker-side replaces.
+    public var id: String
+    public var tenantId: String
+    public var connectionId: String
+    public var accountId: String
+    public var clientOrderId: String
+    /// The canonical request, as validated (with `clientOrderId` set).
+    public var request: OrderRequest
+    public var state: JournalState
+    public var brokerOrderId: String?
+    /// The latest known order, once the broker has it.
+    public var order: Order?
+    /// Why the order was rejected, or what is unknown.
+    public var error: GatewayError.Code?
+    public var errorMessage: String?
+    public var createdAt: Date
+    public var updatedAt: Date
+
+    public init(
+        id: String, tenantId: String, connectionId: String, accountId: String, clientOrderId: String,
+        request: OrderRequest, state: JournalState, brokerOrderId: String? = nil, order: Order? = nil,
+        error: GatewayError.Code? = nil, errorMessage: String? = nil, createdAt: Date, updatedAt: Date
+    ) {
+        self.id = id
+        self.tenantId = tenantId
+        self.connectionId = connectionId
+        self.accountId = accountId
+        self.clientOrderId = clientOrderId
+        self.request = request
+        self.state = state
+        self.brokerOrderId = brokerOrderId
+        self.order = order
+        self.error = error
+        self.errorMessage = errorMessage
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+    }
+}
+
+/// One line of an order's history. Events are only ever appended.
+public struct OrderEvent: Codable, Sendable, Hashable {
+    /// What happened: `intent`, `sent`, `accepted`, `rejected`, `unknown`, `reconciled`, `status_changed`,
+    /// `replace_requested`, `replaced`, `cancel_requested`, `canceled`, `cancel_failed`, `not_found_at_broker`, …
+    public var kind: String
+    /// The journal state after the event.
+    public var state: JournalState
+    /// The broker order status after the event, where known.
+    public var status: OrderStatus?
+    public var brokerOrderId: String?
+    /// Human-readable detail (never a secret).
+    public var detail: String?
+    public var at: Date
+    /// Position in the order's history, from 1.
+    public var sequence: Int
+
+    public init(
+        kind: String, state: JournalState, status: OrderStatus? = nil, brokerOrderId: String? = nil,
+        detail: String? = nil, at: Date, sequence: Int = 0
+    ) {
+        self.kind = kind
+        self.state = state
+        self.status = status
+        self.brokerOrderId = brokerOrderId
+        self.detail = detail
+        self.at = at
+        self.sequence = sequence
+    }
+}
+
+/// What claiming an idempotency key found.
+public enum IdempotencyClaim: Sendable, Hashable {
+    /// The key was new: the caller owns it and must journal `orderId`.
+    case claimed(orderId: String)
+    /// The key was used before with the same request: answer with that order.
+    case existing(orderId: String)
+    /// The key was used before with a different request.
+    case mismatch(orderId: String)
+}
+
+/// The order journal and idempotency keys: how orders are never lost and never doubled.
+/// Scoped by tenant like everything else; nothing here is deleted by normal operation (idempotency keys expire
+/// after their retention, never journal rows).
+public protocol OrderJournalStore: Sendable {
+    /// Atomically claims `key` for `requestHash` (a digest of the canonical request), proposing `orderId`.
+    /// Keys are kept at least `retention` (24 h or more); an expired key can be claimed again.
+    func claimIdempotencyKey(
+        tenantId: String, key: String, requestHash: String, proposedOrderId: String, retention: TimeInterval
+    ) async throws -> IdempotencyClaim
+
+    /// Writes a new order intent (state `submitting`) and its first event, in one transaction.
+    func createOrderIntent(_ order: JournaledOrder, event: OrderEvent) async throws
+
+    /// Replaces the order's current state and appends `event` (its sequence is assigned), in one transaction.
+    func updateJournaledOrder(_ order: JournaledOrder, event: OrderEvent) async throws
+
+    func journaledOrder(tenantId: String, id: String) async throws -> JournaledOrder?
+    /// The order journaled for a broker order id (current or any earlier one in a replace chain).
+    func journaledOrder(tenantId: String, connectionId: String, brokerOrderId: String) async throws -> JournaledOrder?
+    /// Every event of an order, oldest first.
+    func orderEvents(tenantId: String, orderId: String) async throws -> [OrderEvent]
+    /// Orders in the given states across all tenants (for the reconciler), oldest first, at most `limit`.
+    func journaledOrders(in states: [JournalState], limit: Int) async throws -> [JournaledOrder]
+    /// Broker order ids already claimed by journaled orders of a connection since `since` (so reconciliation
+    /// by matching never assigns one broker order to two intents).
+    func claimedBrokerOrderIds(tenantId: String, connectionId: String, since: Date) async throws -> Set<String>
+}

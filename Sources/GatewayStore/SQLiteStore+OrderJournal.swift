@@ -1,0 +1,370 @@
+public import Foundation
+import GatewayCore
+import GatewayModel
+import GRDB
+
+/// The order journal in the store's SQLite file (tables from migration `v2-order-journal`).
+///
+/// Every write below is one GRDB write transaction, which GRDB begins `IMMEDIATE`: the write lock is held from the
+/// first read, so a look-up followed by an insert is a single step for every other writer, in this process
+/// (GRDB serializes them) or another one (SQLite's lock, waited for up to the busy timeout).
+///
+/// Timestamps are stored to the millisecond, so a date read back is the caller's date rounded to the nearest
+/// millisecond. Nothing here deletes a journal row; triggers refuse deletes and history rewrites.
+extension SQLiteStore: OrderJournalStore {
+    /// The longest retention an idempotency key can be given.
+    static let maximumIdempotencyRetention: TimeInterval = 10 * 366 * 24 * 3600
+
+    // MARK: Idempotency keys
+
+    /// Claims `key` for the tenant, or reports who holds it. A key is live until `retention` after its claim
+    /// (the caller decides the retention and passes 24 h or more, the promise made to API clients); once expired, the
+    /// next claim takes it over, whatever its request.
+    ///
+    /// `.existing` can name an order whose intent is not journaled yet: the claimer writes the intent right after
+    /// claiming, and may still be doing so (or may have stopped in between).
+    ///
+    /// - Throws: `GatewayError(.notFound)` for an unknown tenant; `.internalError` for a retention that is not
+    ///   positive or longer than 10 years (a programming error).
+    public func claimIdempotencyKey(
+        tenantId: String, key: String, requestHash: String, proposedOrderId: String, retention: TimeInterval
+    ) async throws -> IdempotencyClaim {
+        guard retention > 0, retention <= Self.maximumIdempotencyRetention else {
+            throw GatewayError(.internalError, "an idempotency key's retention must be positive and at most 10 years")
+        }
+        let retentionMillis = Int64((retention * 1000).rounded(.up))
+        return try await write("claimIdempotencyKey") { db in
+            // Taken under the write lock, so the claims of one key see increasing times.
+            let now = StoreClock.nowMillis()
+            if let held = try Row.fetchOne(
+                db, sql: "SELECT request_hash, order_id, expires_at FROM idempotency_keys WHERE tenant_id = ? AND key = ?",
+                arguments: [tenantId, key])
+            {
+                if try held.decode(Int64.self, forColumn: "expires_at") >= now {
+                    let orderId = try held.decode(String.self, forColumn: "order_id")
+                    let sameRequest = try held.decode(String.self, forColumn: "request_hash") == requestHash
+                    return sameRequest ? .existing(orderId: orderId) : .mismatch(orderId: orderId)
+                }
+            } else {
+                try Self.requireTenant(db, tenantId)
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO idempotency_keys (tenant_id, key, request_hash, order_id, created_at, expires_at)
+                    VALUES (?, ?, ?, ?, ?, ?)
+                    ON CONFLICT (tenant_id, key) DO UPDATE SET
+                        request_hash = excluded.request_hash, order_id = excluded.order_id,
+                        created_at = excluded.created_at, expires_at = excluded.expires_at
+                    """,
+                arguments: [tenantId, key, requestHash, proposedOrderId, now, now + retentionMillis])
+            return .claimed(orderId: proposedOrderId)
+        }
+    }
+
+    // MARK: Writing the journal
+
+    /// Journals a new order with `event` as its first event (sequence 1, whatever `event.sequence` says) and, when
+    /// the order already has one, its broker order id. The order's `createdAt` and `updatedAt` are stored as given.
+    ///
+    /// - Throws: `GatewayError(.conflict)` when the order id is taken, when the connection already has an order with
+    ///   this client order id, or when the broker order id belongs to another order; `.notFound` for an unknown
+    ///   tenant.
+    public func createOrderIntent(_ order: JournaledOrder, event: OrderEvent) async throws {
+        let row = try JournalRow(order)
+        let event = try JournalEventRow(event)
+        try await write("createOrderIntent", conflict: "order \(order.id) is already journaled") { db in
+            try Self.requireTenant(db, row.tenantId)
+            // Checked first for a clear message; the primary key and the unique index are the backstop.
+            if try Bool.fetchOne(db, sql: "SELECT 1 FROM orders WHERE id = ?", arguments: [row.id]) != nil {
+                throw GatewayError(.conflict, "order \(row.id) is already journaled")
+            }
+            if let holder = try String.fetchOne(
+                db, sql: "SELECT id FROM orders WHERE tenant_id = ? AND connection_id = ? AND client_order_id = ?",
+                arguments: [row.tenantId, row.connectionId, row.clientOrderId])
+            {
+                throw GatewayError(
+                    .conflict,
+                    "client order id '\(row.clientOrderId)' is already used by order \(holder) on connection "
+                        + row.connectionId)
+            }
+            try db.execute(
+                sql: """
+                    INSERT INTO orders (\(Self.journaledOrderColumns))
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    """,
+                arguments: [
+                    row.id, row.tenantId, row.connectionId, row.accountId, row.clientOrderId, row.request, row.state,
+                    row.brokerOrderId, row.order, row.errorCode, row.errorMessage, row.createdAt,
+                    max(row.updatedAt, row.createdAt),
+                ])
+            if let brokerOrderId = row.brokerOrderId {
+                try Self.recordBrokerOrderId(
+                    db, brokerOrderId, orderId: row.id, tenantId: row.tenantId, connectionId: row.connectionId)
+            }
+            try Self.append(db, event, orderId: row.id, tenantId: row.tenantId, sequence: 1)
+        }
+    }
+
+    /// Stores the order's new state, broker order id, broker view and error, and appends `event` with the next
+    /// sequence. The order's identity (tenant, connection, account, client order id, request, `createdAt`) never
+    /// changes; `updatedAt` is the order's, moved strictly past the stored one when it is not later.
+    /// A broker order id the order has not had before is recorded, so it keeps finding the order after a replace.
+    ///
+    /// - Throws: `GatewayError(.notFound)` when the tenant has no such order; `.conflict` when the broker order id
+    ///   already belongs to another order (one broker order never belongs to two intents). Nothing is written then.
+    public func updateJournaledOrder(_ order: JournaledOrder, event: OrderEvent) async throws {
+        let row = try JournalRow(order)
+        let event = try JournalEventRow(event)
+        try await write("updateJournaledOrder") { db in
+            guard
+                let stored = try Row.fetchOne(
+                    db, sql: "SELECT connection_id, updated_at FROM orders WHERE tenant_id = ? AND id = ?",
+                    arguments: [row.tenantId, row.id])
+            else { throw Self.journaledOrderNotFound(row.id) }
+            let connectionId = try stored.decode(String.self, forColumn: "connection_id")
+            let updatedAt = max(row.updatedAt, try stored.decode(Int64.self, forColumn: "updated_at") + 1)
+            if let brokerOrderId = row.brokerOrderId {
+                try Self.recordBrokerOrderId(
+                    db, brokerOrderId, orderId: row.id, tenantId: row.tenantId, connectionId: connectionId)
+            }
+            try db.execute(
+                sql: """
+                    UPDATE orders
+                    SET state = ?, broker_order_id = ?, "order" = ?, error_code = ?, error_message = ?, updated_at = ?
+                    WHERE tenant_id = ? AND id = ?
+                    """,
+                arguments: [
+                    row.state, row.brokerOrderId, row.order, row.errorCode, row.errorMessage, updatedAt, row.tenantId,
+                    row.id,
+                ])
+            let last = try Int.fetchOne(
+                db, sql: "SELECT MAX(sequence) FROM order_events WHERE order_id = ?", arguments: [row.id])
+            try Self.append(db, event, orderId: row.id, tenantId: row.tenantId, sequence: (last ?? 0) + 1)
+        }
+    }
+
+    // MARK: Reading the journal
+
+    public func journaledOrder(tenantId: String, id: String) async throws -> JournaledOrder? {
+        try await read("journaledOrder") { db in
+            try Row.fetchOne(
+                db, sql: "SELECT \(Self.journaledOrderColumns) FROM orders WHERE tenant_id = ? AND id = ?",
+                arguments: [tenantId, id]
+            ).map(JournaledOrder.init(row:))
+        }
+    }
+
+    /// Finds the order by any broker order id it has had, the current one or an earlier one of a replace chain.
+    public func journaledOrder(
+        tenantId: String, connectionId: String, brokerOrderId: String
+    ) async throws -> JournaledOrder? {
+        try await read("journaledOrderByBrokerId") { db in
+            try Row.fetchOne(
+                db,
+                sql: """
+                    SELECT \(Self.journaledOrderColumns) FROM orders
+                    WHERE tenant_id = ? AND id = (
+                        SELECT order_id FROM order_broker_ids
+                        WHERE tenant_id = ? AND connection_id = ? AND broker_order_id = ?)
+                    """,
+                arguments: [tenantId, tenantId, connectionId, brokerOrderId]
+            ).map(JournaledOrder.init(row:))
+        }
+    }
+
+    /// The order's events by sequence; empty when the tenant has no such order.
+    public func orderEvents(tenantId: String, orderId: String) async throws -> [OrderEvent] {
+        try await read("orderEvents") { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT sequence, kind, state, status, broker_order_id, detail, at FROM order_events
+                    WHERE order_id = ? AND tenant_id = ? ORDER BY sequence
+                    """,
+                arguments: [orderId, tenantId]
+            ).map { try OrderEvent(row: $0, orderId: orderId) }
+        }
+    }
+
+    /// Across all tenants (for the reconciler): oldest `createdAt` first, then by id.
+    public func journaledOrders(in states: [JournalState], limit: Int) async throws -> [JournaledOrder] {
+        let states = Set(states.map(\.rawValue)).sorted()
+        guard !states.isEmpty, limit > 0 else { return [] }
+        return try await read("journaledOrders") { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT \(Self.journaledOrderColumns) FROM orders
+                    WHERE state IN (\(databaseQuestionMarks(count: states.count)))
+                    ORDER BY created_at, id LIMIT ?
+                    """,
+                arguments: StatementArguments(states) + [limit]
+            ).map(JournaledOrder.init(row:))
+        }
+    }
+
+    /// Every broker order id recorded for the connection's orders at or after `since` (the time the id was
+    /// recorded, so an old order that got its id late is included), replaced ones included.
+    public func claimedBrokerOrderIds(tenantId: String, connectionId: String, since: Date) async throws -> Set<String> {
+        // Rounded down: a bound that is never narrower than asked.
+        let since = StoreClock.millis(since, rounding: .down)
+        return try await read("claimedBrokerOrderIds") { db in
+            Set(
+                try String.fetchAll(
+                    db,
+                    sql: """
+                        SELECT broker_order_id FROM order_broker_ids
+                        WHERE tenant_id = ? AND connection_id = ? AND created_at >= ?
+                        """,
+                    arguments: [tenantId, connectionId, since]))
+        }
+    }
+
+    // MARK: Helpers
+
+    static let journaledOrderColumns = """
+        id, tenant_id, connection_id, account_id, client_order_id, request, state, broker_order_id, "order", \
+        error_code, error_message, created_at, updated_at
+        """
+
+    /// Records that `brokerOrderId` is the order's; nothing when it already is.
+    static func recordBrokerOrderId(
+        _ db: Database, _ brokerOrderId: String, orderId: String, tenantId: String, connectionId: String
+    ) throws {
+        let owner = try String.fetchOne(
+            db,
+            sql: """
+                SELECT order_id FROM order_broker_ids
+                WHERE tenant_id = ? AND connection_id = ? AND broker_order_id = ?
+                """,
+            arguments: [tenantId, connectionId, brokerOrderId])
+        switch owner {
+        case orderId?:
+            return
+        case let other?:
+            throw GatewayError(
+                .conflict, "broker order \(brokerOrderId) already belongs to order \(other) on connection \(connectionId)")
+        case nil:
+            try db.execute(
+                sql: """
+                    INSERT INTO order_broker_ids (order_id, tenant_id, connection_id, broker_order_id, created_at)
+                    VALUES (?, ?, ?, ?, ?)
+                    """,
+                arguments: [orderId, tenantId, connectionId, brokerOrderId, StoreClock.nowMillis()])
+        }
+    }
+
+    static func append(_ db: Database, _ event: JournalEventRow, orderId: String, tenantId: String, sequence: Int) throws {
+        try db.execute(
+            sql: """
+                INSERT INTO order_events (order_id, tenant_id, sequence, kind, state, status, broker_order_id, detail, at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [
+                orderId, tenantId, sequence, event.kind, event.state, event.status, event.brokerOrderId, event.detail,
+                event.at,
+            ])
+    }
+
+    static func journaledOrderNotFound(_ id: String) -> GatewayError {
+        GatewayError(.notFound, "journaled order \(id) not found")
+    }
+}
+
+/// A `JournaledOrder` as column values, encoded before the write transaction begins.
+struct JournalRow: Sendable {
+    var id: String
+    var tenantId: String
+    var connectionId: String
+    var accountId: String
+    var clientOrderId: String
+    var request: String
+    var state: String
+    var brokerOrderId: String?
+    var order: String?
+    var errorCode: String?
+    var errorMessage: String?
+    var createdAt: Int64
+    var updatedAt: Int64
+
+    init(_ order: JournaledOrder) throws {
+        id = order.id
+        tenantId = order.tenantId
+        connectionId = order.connectionId
+        accountId = order.accountId
+        clientOrderId = order.clientOrderId
+        request = try JournalJSON.encode(order.request, column: "request")
+        state = order.state.rawValue
+        brokerOrderId = order.brokerOrderId
+        self.order = try order.order.map { try JournalJSON.encode($0, column: "order") }
+        errorCode = order.error?.rawValue
+        errorMessage = order.errorMessage
+        createdAt = StoreClock.millis(order.createdAt)
+        updatedAt = StoreClock.millis(order.updatedAt)
+    }
+}
+
+/// An `OrderEvent` as column values (its sequence is the store's to assign).
+struct JournalEventRow: Sendable {
+    var kind: String
+    var state: String
+    var status: String?
+    var brokerOrderId: String?
+    var detail: String?
+    var at: Int64
+
+    init(_ event: OrderEvent) throws {
+        guard !event.kind.isEmpty else { throw GatewayError(.internalError, "an order event needs a kind") }
+        kind = event.kind
+        state = event.state.rawValue
+        status = event.status?.rawValue
+        brokerOrderId = event.brokerOrderId
+        detail = event.detail
+        at = StoreClock.millis(event.at)
+    }
+}
+
+extension JournaledOrder {
+    init(row: Row) throws {
+        let id = try row.decode(String.self, forColumn: "id")
+        let stateText = try row.decode(String.self, forColumn: "state")
+        guard let state = JournalState(rawValue: stateText) else {
+            throw GatewayError(.internalError, "journaled order \(id) has an unknown stored state")
+        }
+        self.init(
+            id: id, tenantId: try row.decode(forColumn: "tenant_id"),
+            connectionId: try row.decode(forColumn: "connection_id"), accountId: try row.decode(forColumn: "account_id"),
+            clientOrderId: try row.decode(forColumn: "client_order_id"),
+            request: try JournalJSON.decode(OrderRequest.self, try row.decode(forColumn: "request"), column: "request"),
+            state: state, brokerOrderId: try row.decode(String?.self, forColumn: "broker_order_id"),
+            order: try row.decode(String?.self, forColumn: "order").map {
+                try JournalJSON.decode(Order.self, $0, column: "order")
+            },
+            error: try row.decode(String?.self, forColumn: "error_code").map(GatewayError.Code.init(rawValue:)),
+            errorMessage: try row.decode(String?.self, forColumn: "error_message"),
+            createdAt: StoreClock.date(try row.decode(forColumn: "created_at")),
+            updatedAt: StoreClock.date(try row.decode(forColumn: "updated_at")))
+    }
+}
+
+extension OrderEvent {
+    init(row: Row, orderId: String) throws {
+        let sequence = try row.decode(Int.self, forColumn: "sequence")
+        let stateText = try row.decode(String.self, forColumn: "state")
+        let statusText = try row.decode(String?.self, forColumn: "status")
+        guard let state = JournalState(rawValue: stateText) else {
+            throw GatewayError(.internalError, "event \(sequence) of order \(orderId) has an unknown stored state")
+        }
+        let status = try statusText.map { text in
+            guard let status = OrderStatus(rawValue: text) else {
+                throw GatewayError(.internalError, "event \(sequence) of order \(orderId) has an unknown stored status")
+            }
+            return status
+        }
+        self.init(
+            kind: try row.decode(forColumn: "kind"), state: state, status: status,
+            brokerOrderId: try row.decode(String?.self, forColumn: "broker_order_id"),
+            detail: try row.decode(String?.self, forColumn: "detail"),
+            at: StoreClock.date(try row.decode(forColumn: "at")), sequence: sequence)
+    }
+}
