@@ -119,10 +119,22 @@ let package = Package(
             path: "Adapters/TradeOgre",
             swiftSettings: swiftSettings
         ),
+        .target(
+            name: "TradeItAdapter",
+            dependencies: [
+                "GatewayModel",
+                "GatewayCore",
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            path: "Adapters/TradeIt",
+            swiftSettings: swiftSettings
+        ),
         .executableTarget(
             name: "gateway",
             dependencies: [
                 "AlpacaAdapter",
+                "SaxoAdapter",
+                "TradeItAdapter",
                 "Sandbox",
                 "GatewayTesting",
                 "GatewayModel",
@@ -135,6 +147,8 @@ let package = Package(
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "UnixSignals", package: "swift-service-lifecycle"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -208,6 +222,14 @@ let package = Package(
             name: "TradeOgreAdapterTests",
             dependencies: [
                 "TradeOgreAdapter", "GatewayModel", "GatewayCore", "GatewayTesting", "Sandbox",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "TradeItAdapterTests",
+            dependencies: [
+                "TradeItAdapter", "GatewayModel", "GatewayCore", "GatewayTesting", "Sandbox",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: swiftSettings

@@ -171,6 +171,32 @@ public struct Gateway: Sendable {
         return connection
     }
 
+    // MARK: Quotes
+
+    /// Quotes for the symbols this broker has: a multi-broker quote read asks every broker for every symbol, and a
+    /// symbol one broker does not quote (another asset class, a pair it does not list) is not that broker's failure.
+    static func quotes(_ adapter: any BrokerAdapter, _ references: [InstrumentReference]) async throws -> [Quote] {
+        let tradable = references.filter { adapter.capabilities.assetClasses.contains($0.impliedAssetClass) }
+        func notQuotedHere(_ error: GatewayError) -> Bool {
+            [.notSupported, .unprocessable, .notFound].contains(error.code)
+        }
+        do {
+            return tradable.isEmpty ? [] : try await adapter.quotes(tradable)
+        } catch let error as GatewayError where notQuotedHere(error) && tradable.count > 1 {
+            var quotes: [Quote] = []
+            for reference in tradable {
+                do {
+                    quotes += try await adapter.quotes([reference])
+                } catch let error as GatewayError where notQuotedHere(error) {
+                    continue
+                }
+            }
+            return quotes
+        } catch let error as GatewayError where notQuotedHere(error) {
+            return []
+        }
+    }
+
     // MARK: Watchlists
 
     static let brokerWatchlistPrefix = "bwl_"

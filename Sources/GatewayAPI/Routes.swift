@@ -2,6 +2,7 @@ import Foundation
 import GatewayCore
 public import GatewayModel
 import GatewayStore
+import NIOCore
 public import Hummingbird
 import HTTPTypes
 
@@ -12,6 +13,13 @@ struct LinkConnectionBody: Decodable {
     var baseURL: String?
     var settings: [String: String]?
     var credentials: [String: String]?
+}
+
+struct VerifierBody: Decodable { var oAuthVerifier: String }
+struct ChallengeBody: Decodable { var answer: String }
+struct ImportBody: Decodable {
+    var bundle: String
+    var key: String
 }
 
 /// Body of `POST /v1/watchlists` and `PUT /v1/watchlists/{id}`.
@@ -51,6 +59,18 @@ public struct APIRoutes: Sendable {
         router.get("/openapi.json") { _, _ in
             Response(status: .ok, headers: [.contentType: "application/json"], body: ResponseBody(byteBuffer: document))
         }
+        // The broker's login page sends the user's browser here: no API key, the link's state nonce instead.
+        router.get("v1/connections/:id/oauth/callback") { request, context in
+            let query = QueryReader(request)
+            let id = try context.parameters.require("id")
+            guard let state = try query.string("state", maxLength: 128), let verifier = try query.string("oAuthVerifier", maxLength: 2048) else {
+                throw GatewayError.invalid("oAuthVerifier", "and state are required")
+            }
+            let tenant = try await gateway.tenantForCallback(connectionId: id, state: state)
+            let connection = try await gateway.completeLink(tenant: tenant, id: id, verifier: verifier, state: state)
+            let html = "<!doctype html><title>Linked</title><p>\(connection.displayName) is linked (status: \(connection.status.rawValue)). You can close this window.</p>"
+            return Response(status: .ok, headers: [.contentType: "text/html; charset=utf-8"], body: ResponseBody(byteBuffer: ByteBuffer(string: html)))
+        }
         let v1 = router.group("v1").add(middleware: AuthMiddleware(store: gateway.store))
         registerBrokers(v1)
         registerConnections(v1)
@@ -87,8 +107,54 @@ public struct APIRoutes: Sendable {
             let tenant = try context.requireTenant()
             let body = try await bodies.decode(LinkConnectionBody.self, from: request, context: context)
             let new = try Self.newConnection(body, registry: gateway.registry)
+            if try gateway.needsInteractiveLink(new) {
+                let pending = try await gateway.startLink(tenant: tenant, new, callbackBase: Self.callbackBase(request))
+                return try bodies.json(DataEnvelope(data: pending), status: .accepted)
+            }
             let connection = try await gateway.link(tenant: tenant, new)
             return try bodies.json(DataEnvelope(data: connection), status: .created)
+        }
+        v1.post("connections/authenticate") { _, context in
+            let tenant = try context.requireTenant()
+            return try bodies.json(DataEnvelope(data: try await gateway.authenticateAll(tenant: tenant)))
+        }
+        v1.post("connections/export") { _, context in
+            let tenant = try context.requireTenant()
+            return try bodies.json(DataEnvelope(data: try await gateway.exportConnections(tenant: tenant)))
+        }
+        v1.post("connections/import") { request, context in
+            let tenant = try context.requireTenant()
+            let body = try await bodies.decode(ImportBody.self, from: request, context: context)
+            let imported = try await gateway.importConnections(tenant: tenant, bundle: body.bundle, key: body.key)
+            return try bodies.json(DataEnvelope(data: imported), status: .created)
+        }
+        v1.post("connections/:id/link") { request, context in
+            let tenant = try context.requireTenant()
+            let id = try context.parameters.require("id")
+            let body = try await bodies.decode(VerifierBody.self, from: request, context: context)
+            if body.oAuthVerifier.isEmpty || body.oAuthVerifier.count > 2048 {
+                throw GatewayError.unprocessable([FieldProblem(field: "oAuthVerifier", problem: "must be 1 to 2048 characters")])
+            }
+            let connection = try await gateway.completeLink(tenant: tenant, id: id, verifier: body.oAuthVerifier, state: nil)
+            return try bodies.json(DataEnvelope(data: connection))
+        }
+        v1.post("connections/:id/relink") { request, context in
+            let tenant = try context.requireTenant()
+            let pending = try await gateway.startRelink(tenant: tenant, id: try context.parameters.require("id"), callbackBase: Self.callbackBase(request))
+            return try bodies.json(DataEnvelope(data: pending))
+        }
+        v1.post("connections/:id/authenticate") { _, context in
+            let tenant = try context.requireTenant()
+            return try bodies.json(DataEnvelope(data: try await gateway.authenticate(tenant: tenant, id: try context.parameters.require("id"))))
+        }
+        v1.post("connections/:id/challenge") { request, context in
+            let tenant = try context.requireTenant()
+            let body = try await bodies.decode(ChallengeBody.self, from: request, context: context)
+            if body.answer.isEmpty || body.answer.count > 256 {
+                throw GatewayError.unprocessable([FieldProblem(field: "answer", problem: "must be 1 to 256 characters")])
+            }
+            let report = try await gateway.answerChallenge(tenant: tenant, id: try context.parameters.require("id"), answer: body.answer)
+            return try bodies.json(DataEnvelope(data: report))
         }
         v1.get("connections/:id") { _, context in
             let tenant = try context.requireTenant()
@@ -100,6 +166,13 @@ public struct APIRoutes: Sendable {
             try await gateway.unlink(tenant: tenant, id: try context.parameters.require("id"))
             return Response(status: .noContent)
         }
+    }
+
+    /// Where the broker's login page should send the browser back: this gateway, as the client reached it.
+    static func callbackBase(_ request: Request) -> String {
+        let authority = request.head.authority ?? "127.0.0.1"
+        let scheme = request.headers[HTTPField.Name("X-Forwarded-Proto")!] ?? "http"
+        return "\(scheme)://\(authority)"
     }
 
     static func newConnection(_ body: LinkConnectionBody, registry: AdapterRegistry) throws -> NewConnection {
@@ -185,7 +258,7 @@ public struct APIRoutes: Sendable {
             let assetClass = try query.wireEnum("assetClass", AssetClass.self)
             let references = symbols.map { InstrumentReference(symbol: $0, assetClass: assetClass) }
             let result = try await gateway.fanOut(tenant: tenant, selection, operation: .quotes) { adapter, connection in
-                try await adapter.quotes(references).map { quote in
+                try await Gateway.quotes(adapter, references).map { quote in
                     var quote = quote
                     quote.connectionId = connection.id
                     return quote

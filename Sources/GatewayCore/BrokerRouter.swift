@@ -110,6 +110,11 @@ public struct BrokerRouter: Sendable {
         return FanOut(data: data, sources: reports)
     }
 
+    /// Any error as the `GatewayError` a status line reports.
+    public static func gatewayErrorForReport(_ error: any Error) -> GatewayError {
+        gatewayError(error, budget: .zero)
+    }
+
     static func gatewayError(_ error: any Error, budget: Duration) -> GatewayError {
         switch error {
         case let error as GatewayError: error

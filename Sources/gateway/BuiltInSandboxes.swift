@@ -16,6 +16,10 @@ struct BuiltInSandbox: Sendable {
     /// What `POST /v1/connections` needs for the demo account (public, documented demo values).
     var demoCredentials: [String: String]
     var demoSettings: [String: String] = [:]
+    /// The path after `sandbox://<name>` that the adapter takes as its base URL.
+    var basePath: String = ""
+    /// For brokers that link through a login page: the sandbox's query parameter that logs the demo user in at once.
+    var autoLoginQuery: String? = nil
 
     static func all() -> [BuiltInSandbox] {
         let market = MarketEngine()
@@ -26,6 +30,20 @@ struct BuiltInSandbox: Sendable {
                 demoCredentials: [
                     "keyId": AlpacaSandboxAccount.demoKeyID, "secretKey": AlpacaSandboxAccount.demoSecretKey,
                 ]),
+            BuiltInSandbox(
+                name: "saxo", broker: .saxo, displayName: "Saxo sandbox (demo)",
+                simulator: SaxoSandbox(market: market),
+                demoCredentials: [
+                    "appKey": SaxoSandboxConfiguration.demoAppKey, "appSecret": SaxoSandboxConfiguration.demoAppSecret,
+                    "refreshToken": SaxoSandboxConfiguration.demoBootstrapRefreshToken,
+                ],
+                basePath: "/sim/openapi"),
+            BuiltInSandbox(
+                name: "tradeit", broker: .tradeit, displayName: "TradeIt sandbox: Dummy broker (demo)",
+                simulator: TradeItSandbox(market: market),
+                demoCredentials: ["apiKey": TradeItSandboxConfiguration.demoAPIKey],
+                demoSettings: ["brokerShortName": TradeItSandboxConfiguration.dummyBroker],
+                autoLoginQuery: "autoLogin=\(TradeItPersona.dummy.rawValue)"),
         ]
     }
 }

@@ -93,7 +93,8 @@ def main():
             auth=(app_key, app_secret),
             timeout=10,
         )
-        expect(response.status_code == 200, f"expected 200, got {response.status_code}: {response.text}")
+        # Saxo's logon host answers 201 Created (SaxoBank/openapi-samples-php treats anything else as a failure).
+        expect(response.status_code == 201, f"expected 201, got {response.status_code}: {response.text}")
         body = response.json()
         for key in ("access_token", "token_type", "expires_in", "refresh_token", "refresh_token_expires_in", "base_uri"):
             expect(key in body, f"token response lacks {key}: {body}")
@@ -119,7 +120,7 @@ def main():
             data={"grant_type": "refresh_token", "refresh_token": old, "client_id": app_key, "client_secret": app_secret},
             timeout=10,
         )
-        expect(response.status_code == 200, f"expected 200, got {response.status_code}: {response.text}")
+        expect(response.status_code == 201, f"expected 201, got {response.status_code}: {response.text}")
         state["tokens"] = response.json()
         expect(state["tokens"]["refresh_token"] != old, "refresh token did not rotate")
         reuse = requests.post(

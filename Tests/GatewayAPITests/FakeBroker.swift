@@ -51,7 +51,7 @@ struct FakeBrokerFactory: BrokerAdapterFactory {
         // The "saxo" fake has no lookup by client order id, so reconciliation must match orders by their fields.
         if kind == .saxo { operations[.orderByClientOrderId] = .unsupported }
         return Capabilities(
-            operations: operations, assetClasses: [.equity], orderTypes: [.market, .limit], timeInForce: [.day, .gtc])
+            operations: operations, assetClasses: [.equity, .fx], orderTypes: [.market, .limit], timeInForce: [.day, .gtc])
     }
 
     func makeAdapter(_ context: AdapterContext) throws -> any BrokerAdapter {

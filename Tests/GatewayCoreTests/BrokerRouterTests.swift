@@ -51,7 +51,8 @@ struct BrokerRouterTests {
             FakeSource(id: "slow", delay: .seconds(30), items: ["s"]),
         ])
         let elapsed = clock.now - start
-        #expect(elapsed < .seconds(2), "took \(elapsed)")
+        // Bounded by the timeout, not by the 30 s source; the margin absorbs a fully loaded 2-core test machine.
+        #expect(elapsed < .seconds(10), "took \(elapsed)")
         #expect(elapsed >= .milliseconds(150))
         #expect(result.data == ["f"])
         #expect(result.sources[1].error?.code == .upstreamTimeout)
@@ -63,7 +64,7 @@ struct BrokerRouterTests {
         let clock = ContinuousClock()
         let start = clock.now
         let result = await run(router, [FakeSource(id: "a", delay: .seconds(30)), FakeSource(id: "b", delay: .seconds(30))])
-        #expect(clock.now - start < .seconds(2))
+        #expect(clock.now - start < .seconds(10))
         #expect(result.sources.allSatisfy { $0.error?.code == .upstreamTimeout })
     }
 
@@ -81,9 +82,9 @@ struct BrokerRouterTests {
         let router = BrokerRouter(perSourceTimeout: .seconds(5), overallTimeout: .seconds(5))
         let clock = ContinuousClock()
         let start = clock.now
-        _ = await run(router, (0..<8).map { FakeSource(id: "s\($0)", delay: .milliseconds(200)) })
-        // Sequential would take 1.6 s.
-        #expect(clock.now - start < .milliseconds(1000))
+        _ = await run(router, (0..<8).map { FakeSource(id: "s\($0)", delay: .seconds(2)) })
+        // Sequential would take 16 s; concurrent takes about 2 s (the margin absorbs a loaded test machine).
+        #expect(clock.now - start < .seconds(8))
     }
 
     @Test func cancellingTheCallerCancelsEveryChild() async throws {
@@ -110,7 +111,7 @@ struct BrokerRouterTests {
         let start = clock.now
         task.cancel()
         let result = await task.value
-        #expect(clock.now - start < .seconds(2))
+        #expect(clock.now - start < .seconds(10))
         #expect(cancelled.withLock { $0 } == 3)
         #expect(result.data.isEmpty)
         #expect(result.partial)

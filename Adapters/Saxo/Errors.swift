@@ -1,0 +1,180 @@
+import Foundation
+import GatewayCore
+import GatewayModel
+
+/// Saxo's errors → `GatewayError`, as one table.
+///
+/// | HTTP | Saxo `ErrorCode` (top level, in `ErrorInfo`, or on a leg) | GatewayError |
+/// |---|---|---|
+/// | 401 | (after one token refresh and one retry) | `unauthorized` |
+/// | 400 from `/token` | `invalid_grant` and the like: the refresh token is dead | `unauthorized`, connection marked `relink_required` |
+/// | 403 | | `forbidden` (the app or account lacks a permission, e.g. trading) |
+/// | 404 | | `not_found` (callers that change or cancel an order turn it into `conflict`: "already filled or gone") |
+/// | 409 | | `conflict`: an identical order was sent within 15 s without a distinct `X-Request-ID` |
+/// | 429 | `RateLimitExceeded` | `rate_limited`, `retryAfter` = `X-RateLimit-*-Reset` (seconds) of the exhausted dimension |
+/// | any | `InsufficentCash` (sic), `InsufficientCash`, `WouldExceedMargin`, `WouldExceedMarginCeiling`, `InsufficientMargin` | `insufficient_funds` |
+/// | any | `OrderNotFound` | `not_found` |
+/// | 400 | `InvalidModelState` with `ModelState`, `InvalidRequest`, `InvalidQueryParameters`, `TypeConversionError` | `unprocessable`, one detail per `ModelState` message |
+/// | 400, other 4xx, 200 with `ErrorInfo` | trading rules (`OnWrongSideOfMarket`, `TooFarFromMarket`, `PriceNotInTickSizeIncrements`, `IllegalAmount`, `IllegalInstrumentId`, `MarketClosed`, …) | `rejected`, with a field detail where the code names one |
+/// | 504 | | `upstream_timeout` |
+/// | 5xx | | `upstream_unavailable` |
+/// | 2xx with a body that is not the expected JSON | | `malformed_response` |
+///
+/// Messages quote Saxo's own `Message` (which never echoes credentials), cut to a bounded length.
+enum SaxoErrors {
+    static let maximumMessageLength = 300
+
+    static let insufficientFundsCodes: Set<String> = [
+        "InsufficentCash", "InsufficientCash", "WouldExceedMargin", "WouldExceedMarginCeiling", "InsufficientMargin",
+    ]
+    static let requestShapeCodes: Set<String> = [
+        "InvalidModelState", "InvalidRequest", "InvalidQueryParameters", "TypeConversionError",
+    ]
+    /// Trading codes that name the field at fault.
+    static let fieldOfCode: [String: String] = [
+        "IllegalAmount": "quantity",
+        "AmountBelowMinimumLotSize": "quantity",
+        "PriceNotInTickSizeIncrements": "limitPrice",
+        "OnWrongSideOfMarket": "limitPrice",
+        "TooFarFromMarket": "limitPrice",
+        "IllegalInstrumentId": "symbol",
+        "IllegalDuration": "timeInForce",
+        "IllegalAccount": "accountId",
+    ]
+    /// Saxo request fields → the canonical fields a caller sent.
+    static let canonicalField: [String: String] = [
+        "Amount": "quantity", "OrderPrice": "limitPrice", "StopLimitPrice": "limitPrice", "Uic": "symbol",
+        "AssetType": "assetClass", "OrderDuration": "timeInForce", "OrderType": "type", "BuySell": "side",
+        "AccountKey": "accountId",
+    ]
+
+    static func malformed(_ what: String) -> GatewayError {
+        GatewayError(.malformedResponse, "Saxo sent \(what)", broker: .saxo, retryable: false)
+    }
+
+    /// The error for a non-2xx response.
+    static func error(for response: BrokerResponse) -> GatewayError {
+        let body = try? JSONDecoder().decode(SaxoErrorBody.self, from: response.body)
+        let info = body?.effective
+        switch response.status {
+        case 401:
+            return make(.unauthorized, info, fallback: "Saxo rejected the access token (HTTP 401)")
+        case 403:
+            return make(.forbidden, info, fallback: "Saxo refused the request (HTTP 403): the app or account lacks a permission")
+        case 404:
+            if let info, info.errorCode != nil { return error(for: info, status: 404) }
+            return make(.notFound, info, fallback: "Saxo has no such resource (HTTP 404)")
+        case 409:
+            return make(
+                .conflict, info,
+                fallback: "Saxo refused a duplicate order (HTTP 409): an identical order was sent within 15 seconds")
+        case 429:
+            var error = make(.rateLimited, info, fallback: "Saxo: rate limit exceeded (HTTP 429)")
+            error.retryAfter = retryAfter(response)
+            return error
+        case 504:
+            return make(.upstreamTimeout, info, fallback: "Saxo's gateway timed out (HTTP 504)")
+        case 500...599:
+            return make(.upstreamUnavailable, info, fallback: "Saxo is unavailable (HTTP \(response.status))")
+        default:
+            if let info { return error(for: info, status: response.status) }
+            return make(.rejected, nil, fallback: "Saxo answered HTTP \(response.status)")
+        }
+    }
+
+    /// The error for a Saxo error object (a 4xx body, a precheck `Error`, or a failing leg).
+    static func error(for info: SaxoErrorInfo, status: Int) -> GatewayError {
+        let code = info.errorCode ?? ""
+        if insufficientFundsCodes.contains(code) {
+            return make(.insufficientFunds, info, fallback: "Saxo: insufficient funds")
+        }
+        if code == "OrderNotFound" {
+            return make(.notFound, info, fallback: "Saxo has no such order")
+        }
+        if code == "RateLimitExceeded" {
+            return make(.rateLimited, info, fallback: "Saxo: rate limit exceeded")
+        }
+        let problems = details(of: info)
+        if requestShapeCodes.contains(code) || (info.modelState?.isEmpty == false) {
+            return make(.unprocessable, info, fallback: "Saxo could not process the request (HTTP \(status))", details: problems)
+        }
+        return make(.rejected, info, fallback: "Saxo rejected the request (HTTP \(status))", details: problems)
+    }
+
+    /// One problem per `ModelState` message (fields renamed to the canonical ones where known), or the field a
+    /// trading code names.
+    static func details(of info: SaxoErrorInfo) -> [FieldProblem] {
+        var problems: [FieldProblem] = []
+        for (key, messages) in (info.modelState ?? [:]).sorted(by: { $0.key < $1.key }) {
+            let field = canonicalField[key] ?? key
+            for message in messages {
+                problems.append(FieldProblem(field: field, problem: String(message.prefix(maximumMessageLength))))
+            }
+        }
+        if problems.isEmpty, let code = info.errorCode, let field = fieldOfCode[code] {
+            problems.append(FieldProblem(field: field, problem: String((info.message ?? code).prefix(maximumMessageLength))))
+        }
+        return problems
+    }
+
+    static func make(
+        _ code: GatewayError.Code, _ info: SaxoErrorInfo?, fallback: String, details: [FieldProblem] = []
+    ) -> GatewayError {
+        let text = info?.message.map { String($0.prefix(maximumMessageLength)) }
+        let message = text.map { "Saxo: \($0)" } ?? fallback
+        return GatewayError(code, message, broker: .saxo, details: details, brokerCode: info?.errorCode)
+    }
+
+    /// Seconds to wait: the `Reset` of each `X-RateLimit-{Dimension}-…` whose `Remaining` is 0 (the longest of
+    /// them); if none says 0, the longest `Reset`; else `Retry-After`.
+    static func retryAfter(_ response: BrokerResponse) -> Double? {
+        var resets: [String: Double] = [:]
+        var remaining: [String: Double] = [:]
+        for header in response.headers {
+            let name = header.name.lowercased()
+            guard name.hasPrefix("x-ratelimit-") else { continue }
+            let rest = name.dropFirst("x-ratelimit-".count)
+            guard let value = Double(header.value.trimmingCharacters(in: .whitespaces)), value.isFinite else { continue }
+            if rest.hasSuffix("-reset") {
+                resets[String(rest.dropLast("-reset".count))] = value
+            } else if rest.hasSuffix("-remaining") {
+                remaining[String(rest.dropLast("-remaining".count))] = value
+            }
+        }
+        let exhausted = resets.filter { remaining[$0.key].map { $0 <= 0 } ?? false }.values
+        if let seconds = exhausted.max() ?? resets.values.max(), seconds >= 0 { return seconds }
+        if let text = response.header("Retry-After"), let seconds = Double(text.trimmingCharacters(in: .whitespaces)),
+            seconds >= 0
+        {
+            return seconds
+        }
+        return nil
+    }
+
+    /// A `DecodingError` explained without the payload (which may carry account data).
+    static func describe(_ error: any Error) -> String {
+        guard let decoding = error as? DecodingError else { return "a body that is not the expected JSON" }
+        func path(_ context: DecodingError.Context) -> String {
+            let text = context.codingPath.map { $0.intValue.map { "[\($0)]" } ?? $0.stringValue }.joined(separator: ".")
+            return text.isEmpty ? "the body" : text
+        }
+        switch decoding {
+        case .keyNotFound(let key, let context):
+            return "a body without '\(key.stringValue)' at \(path(context))"
+        case .valueNotFound(_, let context):
+            return "a null where a value is required at \(path(context))"
+        case .typeMismatch(_, let context), .dataCorrupted(let context):
+            return "an unreadable value at \(path(context)) (\(context.debugDescription))"
+        @unknown default:
+            return "a body that is not the expected JSON"
+        }
+    }
+}
+
+extension GatewayError {
+    func with(broker: BrokerKind) -> GatewayError {
+        var copy = self
+        copy.broker = broker
+        return copy
+    }
+}

@@ -1,0 +1,61 @@
+import Foundation
+import GatewayCore
+import GatewayModel
+
+/// TradeIt's error codes → `GatewayError`, one table (TradeIt documents its codes in JavaApi `TradeItErrorCode` and
+/// TradeItIosTicketSDK2 `TradeItErrorCode`; every business error is HTTP 200 with `"status":"ERROR"`).
+///
+/// | code | TradeIt name | gateway |
+/// |---|---|---|
+/// | 100 | SYSTEM_ERROR | upstream_unavailable (retryable) |
+/// | 101 | CONCURRENT_AUTHENTICATION_ERROR | conflict (retryable) |
+/// | 200 | BROKER_EXECUTION_ERROR | rejected |
+/// | 300 | BROKER_AUTHENTICATION_ERROR | unauthorized |
+/// | 301 | TOO_MANY_LOGIN_ATTEMPTS | rate_limited (retry after 300 s) |
+/// | 400 | BROKER_ACCOUNT_ERROR | forbidden |
+/// | 500 | PARAMETER_ERROR | invalid_request |
+/// | 600 | SESSION_EXPIRED | handled: the session reopens once and the call is retried; unauthorized if it recurs |
+/// | 700 | TOKEN_INVALID_OR_EXPIRED | unauthorized, and the connection is marked relink_required |
+/// | 800 | BROKER_ACCOUNT_NOT_AVAILABLE | upstream_unavailable (retryable) |
+/// | other | — | upstream_unavailable |
+///
+/// An answer that is not JSON (or not the envelope) is malformed_response.
+enum TradeItErrors {
+    static func error(code: Int?, shortMessage: String?, longMessages: [String]?) -> GatewayError {
+        let text = [shortMessage, longMessages?.joined(separator: " ")].compactMap { $0 }.filter { !$0.isEmpty }
+            .joined(separator: ": ")
+        let message = "TradeIt: " + (text.isEmpty ? "error \(code.map(String.init) ?? "without a code")" : text)
+        let brokerCode = code.map(String.init)
+        switch code {
+        case 100: return GatewayError(.upstreamUnavailable, message, broker: .tradeit, retryable: true, brokerCode: brokerCode)
+        case 101: return GatewayError(.conflict, message, broker: .tradeit, retryable: true, brokerCode: brokerCode)
+        case 200: return GatewayError(.rejected, message, broker: .tradeit, retryable: false, brokerCode: brokerCode)
+        case 300: return GatewayError(.unauthorized, message, broker: .tradeit, retryable: false, brokerCode: brokerCode)
+        case 301:
+            return GatewayError(.rateLimited, message, broker: .tradeit, retryable: true, retryAfter: 300, brokerCode: brokerCode)
+        case 400: return GatewayError(.forbidden, message, broker: .tradeit, retryable: false, brokerCode: brokerCode)
+        case 500: return GatewayError(.invalidRequest, message, broker: .tradeit, retryable: false, brokerCode: brokerCode)
+        case 600: return GatewayError(.unauthorized, message, broker: .tradeit, retryable: true, brokerCode: brokerCode)
+        case 700: return GatewayError(.unauthorized, message, broker: .tradeit, retryable: false, brokerCode: brokerCode)
+        case 800: return GatewayError(.upstreamUnavailable, message, broker: .tradeit, retryable: true, brokerCode: brokerCode)
+        default: return GatewayError(.upstreamUnavailable, message, broker: .tradeit, brokerCode: brokerCode)
+        }
+    }
+
+    static func malformed(_ what: String) -> GatewayError {
+        GatewayError(.malformedResponse, "TradeIt sent an answer that cannot be read: \(what)", broker: .tradeit)
+    }
+
+    static func describe(_ error: any Error) -> String {
+        guard let decoding = error as? DecodingError else { return "\(type(of: error))" }
+        func path(_ context: DecodingError.Context) -> String {
+            context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
+        }
+        switch decoding {
+        case .keyNotFound(let key, let context): return "missing \(([path(context)] + [key.stringValue]).filter { !$0.isEmpty }.joined(separator: "."))"
+        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
+            return "\(path(context)): \(context.debugDescription)"
+        @unknown default: return "\(error)"
+        }
+    }
+}

@@ -1,0 +1,115 @@
+import Foundation
+import GatewayCore
+import GatewayModel
+import Logging
+@testable import SaxoAdapter
+import Synchronization
+
+/// A transport double: each request goes to `handler`; every request is kept for inspection.
+final class ScriptedTransport: BrokerTransport {
+    typealias Handler = @Sendable (BrokerRequest) async throws -> BrokerResponse
+    let handler: Handler
+    private let log = Mutex<[BrokerRequest]>([])
+
+    init(_ handler: @escaping Handler) { self.handler = handler }
+
+    func send(_ request: BrokerRequest) async throws -> BrokerResponse {
+        log.withLock { $0.append(request) }
+        return try await handler(request)
+    }
+
+    var requests: [BrokerRequest] { log.withLock { $0 } }
+    var tokenRequests: [BrokerRequest] { requests.filter { $0.url.hasSuffix("/token") } }
+    func requests(path: String) -> [BrokerRequest] { requests.filter { Self.path(of: $0) == path } }
+
+    /// The path after the host, without the query.
+    static func path(of request: BrokerRequest) -> String {
+        guard let url = URL(string: request.url) else { return request.url }
+        return url.path
+    }
+}
+
+/// A clock a test moves by hand.
+final class TestClock: Sendable {
+    private let current: Mutex<Date>
+    init(_ start: Date = Date(timeIntervalSince1970: 1_736_175_600)) { current = Mutex(start) }
+    var now: Date { current.withLock { $0 } }
+    func advance(_ seconds: TimeInterval) { current.withLock { $0 = $0.addingTimeInterval(seconds) } }
+}
+
+/// What the adapter asked the store to do.
+final class SavedState: Sendable {
+    private let credentials = Mutex<[BrokerCredentials]>([])
+    private let statuses = Mutex<[(ConnectionStatus, [String: String]?)]>([])
+    var savedCredentials: [BrokerCredentials] { credentials.withLock { $0 } }
+    var savedStatuses: [(ConnectionStatus, [String: String]?)] { statuses.withLock { $0 } }
+    func save(_ value: BrokerCredentials) { credentials.withLock { $0.append(value) } }
+    func save(_ status: ConnectionStatus, _ detail: [String: String]?) { statuses.withLock { $0.append((status, detail)) } }
+}
+
+/// Collects every log line (message and metadata) so tests can check secrets never appear.
+final class CapturedLogs: Sendable {
+    private let lines = Mutex<[String]>([])
+    var all: [String] { lines.withLock { $0 } }
+    func append(_ line: String) { lines.withLock { $0.append(line) } }
+
+    var logger: Logger {
+        Logger(label: "saxo-test") { _ in CapturingHandler(sink: self) }
+    }
+
+    struct CapturingHandler: LogHandler {
+        let sink: CapturedLogs
+        var metadata: Logger.Metadata = [:]
+        var logLevel: Logger.Level = .trace
+        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
+            get { metadata[key] }
+            set { metadata[key] = newValue }
+        }
+        func log(event: LogEvent) {
+            let merged = metadata.merging(event.metadata ?? [:]) { $1 }
+            sink.append("\(event.level) \(event.message) \(merged.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " "))")
+        }
+    }
+}
+
+enum Fixture {
+    static let baseURL = "https://gateway.saxobank.com/sim/openapi"
+    static let authURL = "https://sim.logonvalidation.net"
+    static let clientKey = "Cf4xZWiYL6W1nMKpygBLLA=="
+
+    /// hootnot/saxo_openapi portfolio/responses/users.py _v3_UsersMe (trimmed to the fields the adapter reads).
+    static let usersMe = #"{"ClientKey": "Cf4xZWiYL6W1nMKpygBLLA==", "Name": "F. Brekeveld", "UserId": "9226397", "UserKey": "Cf4xZWiYL6W1nMKpygBLLA=="}"#
+
+    static func token(_ access: String, refresh: String?, expiresIn: Int = 1200) -> String {
+        let refreshPart = refresh.map { #", "refresh_token": "\#($0)", "refresh_token_expires_in": 3600"# } ?? ""
+        return #"{"access_token": "\#(access)", "token_type": "Bearer", "expires_in": \#(expiresIn)\#(refreshPart), "base_uri": null}"#
+    }
+
+    static func json(_ text: String, status: Int = 200, headers: [(name: String, value: String)] = []) -> BrokerResponse {
+        BrokerResponse(status: status, headers: headers, body: Data(text.utf8))
+    }
+
+    static func bearer(of request: BrokerRequest) -> String? {
+        request.header("Authorization").flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
+    }
+
+    /// A Saxo adapter over `transport`, its clock, store callbacks and logs.
+    static func adapter(
+        transport: any BrokerTransport, credentials: [String: String], clock: TestClock = TestClock(),
+        saved: SavedState = SavedState(), logs: CapturedLogs = CapturedLogs(), baseURL: String = baseURL,
+        settings: [String: String] = [:], now: (@Sendable () -> Date)? = nil, refreshMargin: TimeInterval? = nil
+    ) throws -> SaxoAdapter {
+        let connection = ConnectionDescriptor(
+            id: "conn-1", tenantId: "t", broker: .saxo, displayName: "saxo", baseURL: baseURL, settings: settings,
+            createdAt: clock.now, updatedAt: clock.now)
+        let context = AdapterContext(
+            connection: connection, baseURL: baseURL, credentials: BrokerCredentials(credentials), transport: transport,
+            logger: logs.logger, saveCredentials: { saved.save($0) }, saveStatus: { saved.save($0, $1) })
+        var configuration = try SaxoConfiguration(baseURL: baseURL, settings: settings, credentials: context.credentials)
+        configuration.now = now ?? { clock.now }
+        if let refreshMargin { configuration.refreshMargin = refreshMargin }
+        return SaxoAdapter(context: context, configuration: configuration)
+    }
+
+    static let appCredentials = ["appKey": "app-key", "appSecret": "app-secret", "refreshToken": "refresh-token-1"]
+}
