@@ -135,6 +135,7 @@ let package = Package(
                 "AlpacaAdapter",
                 "SaxoAdapter",
                 "TradeItAdapter",
+                "TradeOgreAdapter",
                 "Sandbox",
                 "GatewayTesting",
                 "GatewayModel",

@@ -25,7 +25,7 @@ public struct AlpacaAdapterFactory: BrokerAdapterFactory {
             .clients: .supported, .accounts: .supported, .balances: .supported, .positions: .supported,
             .watchlists: .supported, .createWatchlist: .supported, .updateWatchlist: .supported,
             .deleteWatchlist: .supported,
-            .orders: .supported, .order: .supported, .orderByClientOrderId: .supported,
+            .orders: .supported, .order: .supported, .orderByClientOrderId: .supported, .closedOrders: .supported,
             .previewOrder: .emulated, .placeOrder: .supported, .modifyOrder: .supported, .cancelOrder: .supported,
             .quotes: .supported, .searchInstruments: .supported,
         ],

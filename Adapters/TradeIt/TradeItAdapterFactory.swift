@@ -25,7 +25,7 @@ public struct TradeItAdapterFactory: BrokerAdapterFactory {
             .clients: .supported, .accounts: .supported, .balances: .supported, .positions: .supported,
             .watchlists: .unsupported, .createWatchlist: .unsupported, .updateWatchlist: .unsupported,
             .deleteWatchlist: .unsupported,
-            .orders: .supported, .order: .supported, .orderByClientOrderId: .unsupported,
+            .orders: .supported, .order: .supported, .orderByClientOrderId: .unsupported, .closedOrders: .supported,
             .previewOrder: .supported, .placeOrder: .supported, .modifyOrder: .emulated, .cancelOrder: .supported,
             .quotes: .supported, .searchInstruments: .unsupported, .candles: .unsupported,
         ],

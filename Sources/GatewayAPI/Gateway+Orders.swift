@@ -168,7 +168,12 @@ extension Gateway {
             return try await record(journaled, order: gatewayOrder(found, connection: connection), kind: "reconciled",
                                     detail: "the broker has the order")
         }
-        if Date().timeIntervalSince(journaled.createdAt) >= orderSettings.reconcileGrace {
+        // Absence proves something only where the broker lists finished orders too; elsewhere (Saxo's open orders,
+        // TradeOgre without history) an order that filled at once is invisible, so the outcome stays unknown
+        // rather than being guessed.
+        if adapter.capabilities.support(for: .closedOrders) == .supported,
+            Date().timeIntervalSince(journaled.createdAt) >= orderSettings.reconcileGrace
+        {
             return try await mark(journaled, .rejected, kind: "not_found_at_broker", error: GatewayError(
                 .rejected, "the broker never received the order (checked \(Int(orderSettings.reconcileGrace)) s after sending)",
                 broker: connection.broker, retryable: false))
@@ -280,7 +285,7 @@ extension Gateway {
             throw GatewayError(.conflict, "this idempotency key was used with a different order", retryable: false,
                                details: [FieldProblem(field: "Idempotency-Key", problem: "was used with a different request")])
         case .existing(let orderId):
-            return try await replay(orderId: orderId, tenant: tenant, connection: connection)
+            return try await replay(orderId: orderId, request: request, tenant: tenant, connection: connection)
         case .claimed(let orderId):
             return try await submit(orderId: orderId, request: request, tenant: tenant, connection: connection)
         }
@@ -320,7 +325,7 @@ extension Gateway {
         [.upstreamTimeout, .upstreamUnavailable, .malformedResponse, .internalError].contains(error.code)
     }
 
-    func replay(orderId: String, tenant: Tenant, connection: ConnectionDescriptor) async throws -> PlacementResult {
+    func replay(orderId: String, request: OrderRequest, tenant: Tenant, connection: ConnectionDescriptor) async throws -> PlacementResult {
         await inFlight.wait(orderId)
         // Another instance may still be sending it: give it the broker timeout before treating it as unknown.
         var journaled = try await journal.journaledOrder(tenantId: tenant.id, id: orderId)
@@ -330,7 +335,18 @@ extension Gateway {
             try await Task.sleep(for: .milliseconds(50))
             journaled = try await journal.journaledOrder(tenantId: tenant.id, id: orderId)
         }
-        guard var journaled else { throw GatewayError(.internalError, "the journal lost order \(orderId)") }
+        guard var journaled else {
+            // The request that claimed the key stopped before it wrote its intent, so nothing reached the broker
+            // (the intent is always written first): this request carries it out under the same order id.
+            inFlight.begin(orderId)
+            do {
+                return try await submit(orderId: orderId, request: request, tenant: tenant, connection: connection)
+            } catch let error as GatewayError where error.code == .conflict {
+                // Another request took it over at the same moment; answer with its outcome.
+                guard try await journal.journaledOrder(tenantId: tenant.id, id: orderId) != nil else { throw error }
+                return try await replay(orderId: orderId, request: request, tenant: tenant, connection: connection)
+            }
+        }
         if journaled.state == .rejected {
             throw GatewayError(journaled.error ?? .rejected, journaled.errorMessage ?? "the broker rejected the order", broker: connection.broker, retryable: false)
         }

@@ -7,6 +7,9 @@ public enum BrokerOperation: String, WireEnum {
     case orders, order, previewOrder, placeOrder, modifyOrder, cancelOrder
     case quotes, searchInstruments, candles
     case orderByClientOrderId
+    /// The broker lists orders that are no longer open (filled, cancelled), so not finding an order proves the
+    /// broker never had it. Without it, a lost placement that filled at once cannot be told from one never received.
+    case closedOrders
 }
 
 /// How an adapter offers an operation.

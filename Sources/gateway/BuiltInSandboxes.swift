@@ -44,6 +44,11 @@ struct BuiltInSandbox: Sendable {
                 demoCredentials: ["apiKey": TradeItSandboxConfiguration.demoAPIKey],
                 demoSettings: ["brokerShortName": TradeItSandboxConfiguration.dummyBroker],
                 autoLoginQuery: "autoLogin=\(TradeItPersona.dummy.rawValue)"),
+            BuiltInSandbox(
+                name: "tradeogre", broker: .tradeogre, displayName: "TradeOgre sandbox (demo)",
+                simulator: TradeOgreSandbox(market: market),
+                demoCredentials: ["apiKey": TradeOgreSandboxAccount.demoAPIKey, "apiSecret": TradeOgreSandboxAccount.demoAPISecret],
+                basePath: "/api/v1"),
         ]
     }
 }

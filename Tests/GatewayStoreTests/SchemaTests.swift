@@ -13,13 +13,21 @@ struct SchemaTests {
             #expect(!FileManager.default.fileExists(atPath: path))
 
             let first = try SQLiteStore(path: path, cipher: cipher)
-            #expect(try await first.appliedMigrations() == ["v1-initial"])
+            #expect(try await first.appliedMigrations() == ["v1-initial", "v2-order-journal"])
             let tables = try await first.fetchRawStrings(
                 "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
-            #expect(tables == ["api_keys", "connections", "grdb_migrations", "store_meta", "tenants", "watchlists"])
+            #expect(
+                tables == [
+                    "api_keys", "connections", "grdb_migrations", "idempotency_keys", "order_broker_ids", "order_events",
+                    "orders", "store_meta", "tenants", "watchlists",
+                ])
             let indexes = try await first.fetchRawStrings(
                 "SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%' ORDER BY name")
-            #expect(indexes == ["api_keys_tenant", "connections_tenant", "watchlists_tenant"])
+            #expect(
+                indexes == [
+                    "api_keys_tenant", "connections_tenant", "order_broker_ids_connection", "orders_connection",
+                    "orders_state", "orders_tenant", "watchlists_tenant",
+                ])
             let foreignKeys = try await first.fetchRawStrings("PRAGMA foreign_keys")
             #expect(foreignKeys == ["1"])
             let journalMode = try await first.fetchRawStrings("PRAGMA journal_mode")
@@ -31,7 +39,7 @@ struct SchemaTests {
 
             let second = try SQLiteStore(path: path, cipher: cipher)
             defer { try? second.close() }
-            #expect(try await second.appliedMigrations() == ["v1-initial"])
+            #expect(try await second.appliedMigrations() == ["v1-initial", "v2-order-journal"])
             let schemaAfter = try await second.fetchRawStrings("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY name")
             #expect(schemaAfter == schemaBefore)
             #expect(try await second.tenant(id: tenant.id) == tenant)

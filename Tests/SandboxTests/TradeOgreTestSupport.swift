@@ -89,5 +89,5 @@ func withTradeOgre<Result>(
 /// A decimal as TradeOgre writes it: exactly 8 fraction digits.
 func isEightDecimals(_ value: Any?) -> Bool {
     guard let text = value as? String, let dot = text.firstIndex(of: ".") else { return false }
-    return text.distance(from: text.index(after: dot), to: text.endIndex) == 8 && dec(text) != nil
+    return text.distance(from: text.index(after: dot), to: text.endIndex) == 8 && dec(text as Any?) != nil
 }

@@ -1,0 +1,190 @@
+public import Foundation
+public import GatewayCore
+public import GatewayModel
+import Logging
+import Synchronization
+
+/// TradeOgre's API v1 (and any venue speaking its dialect) as a `BrokerAdapter`, for one connection.
+///
+/// A key pair reaches one spot wallet, which the gateway calls account `spot`. Without keys the connection is public:
+/// quotes, instrument search and candles work; everything of the account fails with `unauthorized` ("this connection
+/// has no API keys…"), which a fan-out read reports in its sources line. Keys are proven by `validateCredentials()`
+/// before a connection is saved, never assumed.
+public struct TradeOgreAdapter: BrokerAdapter {
+    /// The one account a key pair reaches.
+    public static let accountId = "spot"
+
+    public var kind: BrokerKind { .tradeogre }
+    public var capabilities: Capabilities { TradeOgreAdapterFactory.tradeOgreCapabilities }
+
+    let context: AdapterContext
+    let configuration: TradeOgreConfiguration
+    let session: Session
+
+    /// What was sent for a placement, kept so a placement whose answer was lost can be looked for among the open
+    /// orders (TradeOgre has no client order ids).
+    public struct PlacementRecord: Sendable, Hashable {
+        public var clientOrderId: String
+        public var instrument: InstrumentReference
+        public var side: OrderSide
+        public var price: Decimal
+        public var quantity: Decimal
+        /// When the placement was sent (the gateway's clock).
+        public var sentAt: Date
+    }
+
+    /// Per-connection state shared by every copy of the adapter.
+    final class Session: Sendable {
+        static let capacity = 256
+        let placements = Mutex<[PlacementRecord]>([])
+
+        func record(_ placement: PlacementRecord) {
+            placements.withLock { list in
+                list.removeAll { $0.clientOrderId == placement.clientOrderId }
+                list.append(placement)
+                if list.count > Self.capacity { list.removeFirst(list.count - Self.capacity) }
+            }
+        }
+
+        func placement(clientOrderId: String) -> PlacementRecord? {
+            placements.withLock { list in list.last { $0.clientOrderId == clientOrderId } }
+        }
+    }
+
+    public init(context: AdapterContext, configuration: TradeOgreConfiguration) {
+        self.context = context
+        self.configuration = configuration
+        self.session = Session()
+    }
+
+    var connectionId: String { context.connection.id }
+    var naming: TradeOgreMarketNaming { configuration.marketNaming }
+
+    // MARK: Account
+
+    /// With keys: `GET /account/balances` must succeed (`Must be authorized` → `unauthorized`). Without keys: the base
+    /// URL must answer `GET /markets` like a TradeOgre venue.
+    public func validateCredentials() async throws {
+        if configuration.keys != nil {
+            _ = try await fetch(TradeOgreBalances.self, .balances())
+        } else {
+            _ = try await fetch(TradeOgreMarkets.self, .markets())
+        }
+    }
+
+    public func clients() async throws -> [Client] {
+        try requireKeys()
+        return [
+            Client(
+                id: Self.accountId, connectionId: connectionId, broker: .tradeogre, name: "TradeOgre account",
+                defaultAccountId: Self.accountId, defaultCurrency: configuration.valuationCurrency)
+        ]
+    }
+
+    public func accounts() async throws -> [Account] {
+        try requireKeys()
+        return [
+            Account(
+                id: Self.accountId, connectionId: connectionId, broker: .tradeogre, name: "Spot wallet",
+                currency: configuration.valuationCurrency, tradable: true)
+        ]
+    }
+
+    /// Totals from `GET /account/balances`; then, for each currency kept, `balance` and `available` from
+    /// `POST /account/balance`, at most `balanceConcurrency` at a time. Zero totals are left out unless
+    /// `includeZeroBalances` is set. Sorted by currency.
+    public func balances(accountId: String?) async throws -> [Balance] {
+        try check(accountId)
+        try requireKeys()
+        let totals = try await fetch(TradeOgreBalances.self, .balances()).balances
+        let currencies = totals.keys.sorted().filter { configuration.includeZeroBalances || totals[$0] != 0 }
+        let limit = max(1, configuration.balanceConcurrency)
+        let connectionId = self.connectionId
+        let found = try await withThrowingTaskGroup(of: (Int, Balance).self) { group in
+            var next = 0
+            var results: [Int: Balance] = [:]
+            func start() {
+                let index = next
+                let currency = currencies[index]
+                next += 1
+                group.addTask {
+                    let answer = try await fetch(TradeOgreBalance.self, .balance(), form: [("currency", currency)])
+                    return (
+                        index,
+                        Balance(tradeOgre: answer, currency: currency, connectionId: connectionId, accountId: Self.accountId)
+                    )
+                }
+            }
+            while next < currencies.count, next < limit { start() }
+            while let (index, balance) = try await group.next() {
+                results[index] = balance
+                if next < currencies.count { start() }
+            }
+            return results
+        }
+        return currencies.indices.compactMap { found[$0] }
+    }
+
+    /// Holdings as positions: see ``Holdings`` for the rule. One call for the totals and one for every market's
+    /// price, at once.
+    public func positions(accountId: String?) async throws -> [Position] {
+        try check(accountId)
+        try requireKeys()
+        async let totalsCall = fetch(TradeOgreBalances.self, .balances())
+        async let marketsCall = fetch(TradeOgreMarkets.self, .markets())
+        let (totals, markets) = try await (totalsCall, marketsCall)
+        return Holdings.positions(
+            totals: totals.balances, markets: markets, naming: naming, valuationCurrency: configuration.valuationCurrency,
+            connectionId: connectionId, accountId: Self.accountId)
+    }
+
+    // MARK: Watchlists (the gateway's own serve TradeOgre connections)
+
+    public func watchlists() async throws -> [Watchlist] { throw GatewayError.notSupported("watchlists", broker: kind) }
+
+    public func createWatchlist(name: String, instruments: [InstrumentReference]) async throws -> Watchlist {
+        throw GatewayError.notSupported("createWatchlist", broker: kind)
+    }
+
+    public func updateWatchlist(id: String, name: String?, instruments: [InstrumentReference]?) async throws -> Watchlist {
+        throw GatewayError.notSupported("updateWatchlist", broker: kind)
+    }
+
+    public func deleteWatchlist(id: String) async throws { throw GatewayError.notSupported("deleteWatchlist", broker: kind) }
+
+    // MARK: Helpers
+
+    func requireKeys() throws {
+        if configuration.keys == nil { throw Self.noKeys() }
+    }
+
+    func check(_ accountId: String?) throws {
+        if let accountId, accountId != Self.accountId {
+            throw GatewayError(
+                .notFound, "this TradeOgre connection has no account '\(accountId)' (its only account is '\(Self.accountId)')",
+                broker: .tradeogre, retryable: false)
+        }
+    }
+
+    /// The market of a canonical symbol, or a field problem.
+    func market(of reference: InstrumentReference, field: String) throws -> MarketName {
+        if let assetClass = reference.assetClass, assetClass != .crypto {
+            throw GatewayError.unprocessable([FieldProblem(field: field, problem: "TradeOgre lists crypto pairs only")])
+                .with(broker: .tradeogre)
+        }
+        guard let market = MarketName(symbol: reference.symbol) else {
+            throw GatewayError.unprocessable([
+                FieldProblem(field: field, problem: "must be a crypto pair written BASE/QUOTE, such as XMR/BTC")
+            ]).with(broker: .tradeogre)
+        }
+        return market
+    }
+}
+
+extension GatewayError {
+    func with(broker: BrokerKind) -> GatewayError {
+        var copy = self
+        copy.broker = broker
+        return copy
+    }
+}

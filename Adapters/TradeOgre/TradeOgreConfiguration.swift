@@ -1,0 +1,118 @@
+public import Foundation
+public import GatewayCore
+import GatewayModel
+
+/// How a TradeOgre-dialect venue spells markets on the wire.
+public enum TradeOgreMarketNaming: String, Sendable, Hashable, CaseIterable {
+    /// `XMR-BTC`: base first (TradeOgre from about 2023; ccxt, XChange). The default.
+    case baseQuote = "base-quote"
+    /// `BTC-XMR`: quote first (TradeOgre from 2018 to about 2023; old wrappers and documentation).
+    case quoteBase = "quote-base"
+}
+
+/// Everything one TradeOgre connection needs, read from its descriptor and credentials.
+///
+/// The base URL is the API root **including `/api/v1`** (`https://tradeogre.com/api/v1` was TradeOgre's; the exchange
+/// has been offline since 2025, so any venue speaking its dialect, or `sandbox://tradeogre/api/v1`).
+///
+/// Connection settings (non-secret):
+/// - `marketNaming`: `base-quote` (`XMR-BTC`, default) or `quote-base` (`BTC-XMR`).
+/// - `valuationCurrency`: the currency holdings are valued in as positions, and the accounts' currency (default `BTC`).
+/// - `includeZeroBalances`: `true` keeps currencies with a zero total in `balances` (default `false`).
+///
+/// Credentials are optional: `apiKey` + `apiSecret` (HTTP Basic), both or neither. Without them the connection is
+/// public: market data works, everything of the account answers `unauthorized`.
+public struct TradeOgreConfiguration: Sendable {
+    public struct Keys: Sendable, Hashable, CustomStringConvertible {
+        public var apiKey: String
+        public var apiSecret: String
+        public var description: String { "Keys(redacted)" }
+    }
+
+    /// The API root without a trailing slash, `/api/v1` included.
+    public var baseURL: String
+    public var keys: Keys?
+    public var marketNaming: TradeOgreMarketNaming
+    public var valuationCurrency: String
+    public var includeZeroBalances: Bool
+    /// How many `/account/balance` calls run at once.
+    public var balanceConcurrency = 4
+    /// How many `/ticker` calls run at once.
+    public var quoteConcurrency = 4
+    public var readTimeout: Duration = .seconds(10)
+    /// Placements and cancels: longer, because a lost answer costs a reconciliation.
+    public var writeTimeout: Duration = .seconds(15)
+    /// How long a preview stays valid.
+    public var previewLifetime: TimeInterval = 300
+    /// The most instruments `searchInstruments` returns.
+    public var searchLimit = 50
+    /// How far the venue's clock may be behind ours when matching a lost placement by time.
+    public var placementClockSkew: TimeInterval = 5
+    /// The clock, replaceable in tests (preview expiry, placement records).
+    public var now: @Sendable () -> Date = { Date() }
+
+    public init(
+        baseURL: String, keys: Keys? = nil, marketNaming: TradeOgreMarketNaming = .baseQuote,
+        valuationCurrency: String = "BTC", includeZeroBalances: Bool = false
+    ) {
+        var trimmed = baseURL
+        while trimmed.hasSuffix("/") { trimmed.removeLast() }
+        self.baseURL = trimmed
+        self.keys = keys
+        self.marketNaming = marketNaming
+        self.valuationCurrency = valuationCurrency
+        self.includeZeroBalances = includeZeroBalances
+    }
+
+    /// Reads a connection: `baseURL` is the resolved one (`sandbox://` already replaced).
+    public init(baseURL: String, settings: [String: String], credentials: BrokerCredentials) throws {
+        let apiKey = credentials["apiKey"].flatMap { $0.isEmpty ? nil : $0 }
+        let apiSecret = credentials["apiSecret"].flatMap { $0.isEmpty ? nil : $0 }
+        let keys: Keys?
+        switch (apiKey, apiSecret) {
+        case (let apiKey?, let apiSecret?): keys = Keys(apiKey: apiKey, apiSecret: apiSecret)
+        case (nil, nil): keys = nil
+        default: throw GatewayError.invalid("credentials", "must hold both apiKey and apiSecret, or neither (public market data only)")
+        }
+        guard let url = URL(string: baseURL), let scheme = url.scheme?.lowercased(), ["http", "https"].contains(scheme),
+            url.host != nil
+        else {
+            throw GatewayError.invalid("baseURL", "must be an http or https URL (the API root, e.g. https://host/api/v1)")
+        }
+        var problems: [FieldProblem] = []
+        var naming = TradeOgreMarketNaming.baseQuote
+        if let raw = settings["marketNaming"], !raw.isEmpty {
+            if let value = TradeOgreMarketNaming(rawValue: raw) {
+                naming = value
+            } else {
+                problems.append(FieldProblem(field: "settings.marketNaming", problem: "must be base-quote or quote-base"))
+            }
+        }
+        var valuation = "BTC"
+        if let raw = settings["valuationCurrency"], !raw.isEmpty {
+            let upper = raw.uppercased()
+            if upper.count <= 12, upper.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber) }) {
+                valuation = upper
+            } else {
+                problems.append(FieldProblem(field: "settings.valuationCurrency", problem: "must be a currency code such as BTC or USDT"))
+            }
+        }
+        var includeZero = false
+        if let raw = settings["includeZeroBalances"], !raw.isEmpty {
+            switch raw.lowercased() {
+            case "true": includeZero = true
+            case "false": includeZero = false
+            default: problems.append(FieldProblem(field: "settings.includeZeroBalances", problem: "must be true or false"))
+            }
+        }
+        guard problems.isEmpty else { throw GatewayError.unprocessable(problems) }
+        self.init(
+            baseURL: baseURL, keys: keys, marketNaming: naming, valuationCurrency: valuation,
+            includeZeroBalances: includeZero)
+    }
+
+    /// `Authorization: Basic base64(apiKey:apiSecret)`, when the connection has keys.
+    var authorization: String? {
+        keys.map { "Basic " + Data("\($0.apiKey):\($0.apiSecret)".utf8).base64EncodedString() }
+    }
+}

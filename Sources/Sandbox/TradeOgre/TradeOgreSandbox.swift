@@ -1,0 +1,189 @@
+import Foundation
+public import Hummingbird
+import Logging
+import Synchronization
+
+/// A stateful simulator of TradeOgre's API v1 (the exchange itself has been offline since 2025), faithful enough that
+/// ccxt's `tradeogre` (ccxt 4.5.5) runs against it unmodified.
+///
+/// ```swift
+/// let sandbox = TradeOgreSandbox()                  // demo account, wall clock
+/// try await withSandbox(sandbox) { url in
+///     // base URL: url + "/api/v1"; HTTP Basic SANDBOX-TRADEOGRE-KEY : SANDBOX-TRADEOGRE-SECRET
+/// }
+/// ```
+///
+/// The venue is a set of limit order books with price-time priority. Besides the accounts' orders, each book holds
+/// orders of simulated participants (placed at start) and a synthetic market maker that quotes a few levels around
+/// the shared ``MarketEngine``'s bid and ask. The maker re-quotes lazily, at the start of every request, whenever the
+/// market's quote has changed: its new orders trade with any resting order the market moved through, which is how
+/// an account's resting order fills as the price moves. An arriving order trades with the book at the resting orders'
+/// prices and rests what is left, so large orders fill partially. Open orders hold funds: `/account/balance` says
+/// `balance` (the total) and `available` (the total less what open orders hold). There are no fees.
+///
+/// Everything time-dependent reads `market.clock`; give the market a ``ManualClock`` to drive time from a test.
+public final class TradeOgreSandbox: SandboxSimulator {
+    public let configuration: TradeOgreSandboxConfiguration
+    public let market: MarketEngine
+    public let faults: FaultInjector
+
+    /// Listed markets by canonical symbol.
+    let listings: [String: TradeOgreListing]
+    /// Listed markets by wire name, in the order `/markets` lists them.
+    let listingsByWireName: [String: TradeOgreListing]
+    let orderedWireNames: [String]
+    private let secrets: [String: String]
+    private let state: Mutex<TradeOgreExchange>
+
+    public init(
+        configuration: TradeOgreSandboxConfiguration = TradeOgreSandboxConfiguration(),
+        market: MarketEngine = MarketEngine(),
+        faults: FaultInjector = FaultInjector()
+    ) {
+        self.configuration = configuration
+        self.market = market
+        self.faults = faults
+        var listings: [String: TradeOgreListing] = [:]
+        for symbol in configuration.markets {
+            guard let instrument = market.instrument(symbol: symbol), instrument.assetClass == .crypto,
+                let base = instrument.baseCurrency
+            else { continue }
+            listings[symbol] = TradeOgreListing(
+                instrument: instrument, base: base, quote: instrument.currency,
+                wireName: configuration.marketNaming.wireName(base: base, quote: instrument.currency),
+                path: PricePath(instrument: instrument, seed: market.configuration.seed))
+        }
+        self.listings = listings
+        var byWire: [String: TradeOgreListing] = [:]
+        for listing in listings.values { byWire[listing.wireName] = listing }
+        self.listingsByWireName = byWire
+        self.orderedWireNames = byWire.keys.sorted()
+
+        var secrets: [String: String] = [:]
+        var exchange = TradeOgreExchange()
+        for account in configuration.accounts {
+            secrets[account.apiKey] = account.apiSecret
+            exchange.wallets[account.apiKey] = account.balances
+        }
+        self.secrets = secrets
+
+        let now = market.now
+        for wireName in byWire.keys.sorted() {
+            let listing = byWire[wireName]!
+            guard let quote = market.quote(symbol: listing.symbol) else { continue }
+            exchange.seedHistory(
+                listing: listing, count: configuration.seededTrades, seed: market.configuration.seed,
+                bucketSeconds: market.configuration.bucketSeconds, now: now)
+            exchange.seedParticipants(listing: listing, reference: quote.mid, offsets: configuration.participantOffsets, now: now)
+            exchange.requote(
+                listing: listing, quote: quote, levels: configuration.makerLevels, spacing: configuration.makerLevelSpacing,
+                now: now)
+        }
+        self.state = Mutex(exchange)
+    }
+
+    /// The router serving `/api/v1/...` and the `/_sandbox` admin endpoints.
+    public func makeRouter() -> Router<SandboxRequestContext> {
+        let router = Router(context: SandboxRequestContext.self)
+        let render: @Sendable (any Error, Request, SandboxRequestContext) -> Response = { error, request, context in
+            TradeOgreSandbox.render(error, request: request, context: context)
+        }
+        router.add(middleware: ErrorRenderingMiddleware(render: render))
+        router.add(
+            middleware: FaultInjectionMiddleware(
+                injector: faults, errorResponse: { status in .json(TradeOgreAPIError.forStatus(status).body, status: .init(code: status)) },
+                renderError: render))
+        SandboxAdmin(market: market, faults: faults).register(on: router)
+        TradeOgreRoutes(sandbox: self).register(on: router)
+        return router
+    }
+
+    /// The matching "tick": re-quotes the synthetic maker in every market whose shared-market quote changed, which
+    /// fills resting orders the price has moved through. Requests do this lazily; a ``SandboxTicker`` can add a
+    /// schedule.
+    public func evaluate() {
+        state.withLock { exchange in tick(&exchange) }
+    }
+
+    // MARK: Internals used by the routes
+
+    /// The account key named by `Authorization: Basic base64(key:secret)`, or nil.
+    func authenticate(_ headers: HTTPFields) -> String? {
+        guard let authorization = headers[.authorization] else { return nil }
+        let parts = authorization.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "basic",
+            let data = Data(base64Encoded: String(parts[1]).trimmingCharacters(in: .whitespaces)),
+            let text = String(data: data, encoding: .utf8), let colon = text.firstIndex(of: ":")
+        else { return nil }
+        let key = String(text[..<colon])
+        let secret = String(text[text.index(after: colon)...])
+        guard let expected = secrets[key], Self.constantTimeEquals(expected, secret) else { return nil }
+        return key
+    }
+
+    /// Runs `body` on the venue's state after the lazy tick.
+    func withExchange<Result: Sendable>(
+        _ body: (inout TradeOgreExchange, Date) throws(TradeOgreAPIError) -> Result
+    ) throws(TradeOgreAPIError) -> Result {
+        let now = market.now
+        return try state.withLock { (exchange: inout TradeOgreExchange) throws(TradeOgreAPIError) -> Result in
+            tick(&exchange)
+            return try body(&exchange, now)
+        }
+    }
+
+    /// The listing a path or form names in this venue's spelling.
+    func listing(wireName: String?) throws(TradeOgreAPIError) -> TradeOgreListing {
+        guard let wireName, let listing = listingsByWireName[wireName.uppercased()] else { throw .marketNotFound }
+        return listing
+    }
+
+    /// The state without the lazy tick (for tests of the tick itself).
+    func exchangeWithoutTicking() -> TradeOgreExchange {
+        state.withLock { $0 }
+    }
+
+    private func tick(_ exchange: inout TradeOgreExchange) {
+        let now = market.now
+        for wireName in orderedWireNames {
+            let listing = listingsByWireName[wireName]!
+            guard let quote = market.quote(symbol: listing.symbol) else { continue }
+            if let last = exchange.quoted[listing.symbol], last.timestamp == quote.timestamp, last.bid == quote.bid,
+                last.ask == quote.ask
+            {
+                continue
+            }
+            exchange.requote(
+                listing: listing, quote: quote, levels: configuration.makerLevels,
+                spacing: configuration.makerLevelSpacing, now: now)
+        }
+    }
+
+    /// Compares secrets without an early exit, so timing does not reveal how much of a guess was right.
+    private static func constantTimeEquals(_ a: String, _ b: String) -> Bool {
+        let x = Array(a.utf8)
+        let y = Array(b.utf8)
+        var difference: UInt8 = x.count == y.count ? 0 : 1
+        for index in 0..<max(x.count, y.count) {
+            difference |= (index < x.count ? x[index] : 0) ^ (index < y.count ? y[index] : 0)
+        }
+        return difference == 0
+    }
+
+    /// TradeOgre-shaped bodies for anything thrown below the routes.
+    static func render(_ error: any Error, request: Request, context: SandboxRequestContext) -> Response {
+        switch error {
+        case let error as TradeOgreAPIError:
+            return .json(error.body, status: error.status)
+        case let error as AdminError:
+            return (try? error.response(from: request, context: context)) ?? Response(status: error.status)
+        case let error as HTTPError:
+            return .json(TradeOgreAPIError.forStatus(Int(error.status.code)).body, status: error.status)
+        case let error as any HTTPResponseError:
+            return .json(TradeOgreAPIError.forStatus(Int(error.status.code)).body, status: error.status)
+        default:
+            context.logger.error("sandbox handler failed", metadata: ["error": "\(String(reflecting: error))"])
+            return .json(TradeOgreAPIError.forStatus(500).body, status: .internalServerError)
+        }
+    }
+}

@@ -1,0 +1,71 @@
+import Foundation
+import GatewayCore
+import Testing
+@testable import GatewayStore
+
+@Suite("Order journal: schema")
+struct OrderJournalSchemaTests {
+    @Test("v2-order-journal adds the journal's tables and indexes")
+    func tablesAndIndexes() async throws {
+        try await withStore { store, _ in
+            #expect(try await store.appliedMigrations() == ["v1-initial", "v2-order-journal"])
+            let tables = try await store.fetchRawStrings(
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+            #expect(Set(["idempotency_keys", "orders", "order_broker_ids", "order_events"]).isSubset(of: tables))
+            let indexes = try await store.fetchRawStrings(
+                "SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+            #expect(
+                Set(["orders_tenant", "orders_state", "orders_connection", "order_broker_ids_connection"])
+                    .isSubset(of: indexes))
+            // connection_id is no foreign key: orders outlive connections.
+            let orderReferences = try await store.fetchRawStrings(#"SELECT "table" FROM pragma_foreign_key_list('orders')"#)
+            #expect(orderReferences == ["tenants"])
+        }
+    }
+
+    @Test("the journal's look-ups use indexes, not scans")
+    func queryPlans() async throws {
+        try await withStore { store, _ in
+            let byBrokerId = try await store.queryPlan(
+                "SELECT order_id FROM order_broker_ids WHERE tenant_id = ? AND connection_id = ? AND broker_order_id = ?",
+                arguments: ["t", "c", "b"])
+            #expect(byBrokerId.allSatisfy { !$0.hasPrefix("SCAN") }, "\(byBrokerId)")
+            let pending = try await store.queryPlan(
+                "SELECT id FROM orders WHERE state IN (?, ?) ORDER BY created_at, id LIMIT 10", arguments: ["unknown", "submitting"])
+            #expect(pending.contains { $0.contains("orders_state") }, "\(pending)")
+            let claimed = try await store.queryPlan(
+                "SELECT broker_order_id FROM order_broker_ids WHERE tenant_id = ? AND connection_id = ? AND created_at >= ?",
+                arguments: ["t", "c", "0"])
+            #expect(claimed.contains { $0.contains("order_broker_ids_connection") }, "\(claimed)")
+            let events = try await store.queryPlan(
+                "SELECT sequence FROM order_events WHERE order_id = ? AND tenant_id = ? ORDER BY sequence", arguments: ["o", "t"])
+            #expect(events.allSatisfy { !$0.hasPrefix("SCAN") && !$0.contains("TEMP B-TREE") }, "\(events)")
+        }
+    }
+
+    @Test("a database made before the journal gains it on open, keeping its data")
+    func upgradesAnEarlierDatabase() async throws {
+        try await withTemporaryDirectory { directory in
+            let path = databasePath(in: directory)
+            let cipher = CredentialCipher.random()
+            let first = try SQLiteStore(path: path, cipher: cipher)
+            let tenant = try await first.createTenant(name: "Acme")
+            let connection = try await first.createConnection(tenantId: tenant.id, sampleConnection())
+            // Back to what v1 made.
+            try await first.executeRaw(
+                """
+                DROP TABLE order_events; DROP TABLE order_broker_ids; DROP TABLE orders; DROP TABLE idempotency_keys;
+                DELETE FROM grdb_migrations WHERE identifier = 'v2-order-journal';
+                """)
+            #expect(try await first.appliedMigrations() == ["v1-initial"])
+            try first.close()
+
+            let second = try SQLiteStore(path: path, cipher: cipher)
+            defer { try? second.close() }
+            #expect(try await second.appliedMigrations() == ["v1-initial", "v2-order-journal"])
+            #expect(try await second.connection(tenantId: tenant.id, id: connection.id) == connection)
+            let intent = try await journalIntent(in: second, tenantId: tenant.id, connectionId: connection.id)
+            #expect(try await second.journaledOrder(tenantId: tenant.id, id: intent.id) == intent)
+        }
+    }
+}
