@@ -212,7 +212,8 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "GatewayModel", "GatewayCore", "GatewayStore", "GatewayAPI", "AlpacaAdapter", "Sandbox",
+                "GatewayModel", "GatewayCore", "GatewayStore", "GatewayAPI", "AlpacaAdapter", "SaxoAdapter",
+                "TradeItAdapter", "TradeOgreAdapter", "Sandbox",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

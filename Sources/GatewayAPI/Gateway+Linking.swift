@@ -81,6 +81,7 @@ extension Gateway {
         let state = Self.randomToken()
         credentials[Self.linkStateKey] = state
         try await store.updateCredentials(tenantId: tenant.id, connectionId: id, credentials)
+        registry.evict(connectionId: id)
         let updated = try await self.connection(tenant: tenant, id: id)
         let adapter = try await linkingAdapter(updated)
         let start = try await withDeadline(router.perSourceTimeout) {

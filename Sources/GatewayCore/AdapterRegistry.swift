@@ -5,7 +5,9 @@ import Synchronization
 /// The adapter kinds this gateway knows, and one live adapter per connection.
 ///
 /// Adapters are cached per connection so that per-connection state (a broker session, a token being refreshed)
-/// is shared by every request; a connection that changes (`updatedAt`) or is deleted gets a fresh adapter.
+/// is shared by every request. A connection whose configuration (broker, base URL, settings) changes gets a fresh
+/// adapter; status changes keep it (the adapter itself reported them, and keeps its session). Whoever replaces a
+/// connection's credentials from outside the adapter (a completed link, an import) calls `evict`.
 public final class AdapterRegistry: Sendable {
     public let factories: [BrokerKind: any BrokerAdapterFactory]
     let transport: any BrokerTransport
@@ -53,8 +55,8 @@ public final class AdapterRegistry: Sendable {
         saveCredentials: @escaping @Sendable (BrokerCredentials) async throws -> Void = { _ in },
         saveStatus: @escaping @Sendable (ConnectionStatus, [String: String]?) async throws -> Void = { _, _ in }
     ) async throws -> any BrokerAdapter {
-        if let cached = cache.withLock({ $0[connection.id] }),
-            cached.version.updatedAt == connection.updatedAt, cached.version.baseURL == connection.baseURL
+        if let cached = cache.withLock({ $0[connection.id] }), cached.version.broker == connection.broker,
+            cached.version.baseURL == connection.baseURL, cached.version.settings == connection.settings
         {
             return cached.adapter
         }

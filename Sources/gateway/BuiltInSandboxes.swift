@@ -32,7 +32,9 @@ struct BuiltInSandbox: Sendable {
                 ]),
             BuiltInSandbox(
                 name: "saxo", broker: .saxo, displayName: "Saxo sandbox (demo)",
-                simulator: SaxoSandbox(market: market),
+                // Orders take a second to execute, as on SIM outside the busiest hours, so the seed's flow (a market
+                // order changed to limit and back) can be tried by hand.
+                simulator: SaxoSandbox(configuration: SaxoSandboxConfiguration(executionLatency: 1), market: market),
                 demoCredentials: [
                     "appKey": SaxoSandboxConfiguration.demoAppKey, "appSecret": SaxoSandboxConfiguration.demoAppSecret,
                     "refreshToken": SaxoSandboxConfiguration.demoBootstrapRefreshToken,

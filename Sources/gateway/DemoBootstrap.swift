@@ -75,6 +75,7 @@ struct DemoBootstrap {
                             tenantId: tenant.id, connectionId: connection.id, BrokerCredentials(sandbox.demoCredentials))
                         _ = try await gateway.store.updateConnectionStatus(
                             tenantId: tenant.id, connectionId: connection.id, status: .active, detail: nil)
+                        gateway.registry.evict(connectionId: connection.id)
                     }
                 } catch {
                     logger.warning("could not renew a sandbox connection", metadata: ["connection": .string(connection.id), "error": .string("\(error)")])

@@ -1,0 +1,79 @@
+import AlpacaAdapter
+import AsyncHTTPClient
+import Foundation
+import GatewayAPI
+import GatewayCore
+import GatewayModel
+import GatewayStore
+import HTTPTypes
+import Hummingbird
+import HummingbirdTesting
+import Logging
+import NIOCore
+import NIOHTTP1
+import SaxoAdapter
+import Sandbox
+import Testing
+import TradeItAdapter
+import TradeOgreAdapter
+
+/// A gateway in-process (its own temporary database) in front of one sandbox broker on loopback.
+struct Loopback: Sendable {
+    let sandboxURL: String
+    let apiKey: String
+    let gateway: Gateway
+    let tenant: Tenant
+
+    var auth: HTTPFields {
+        [.authorization: "Bearer \(apiKey)", .contentType: "application/json", HTTPField.Name("Idempotency-Key")!: UUID().uuidString]
+    }
+
+    static func with(
+        _ simulator: some SandboxSimulator,
+        _ body: @escaping @Sendable (Loopback, any TestClientProtocol) async throws -> Void
+    ) async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bg-loop-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        try await withSandbox(simulator) { url in
+            let logger = Logger(label: "e2e", factory: { _ in SwiftLogNoOpLogHandler() })
+            let store = try SQLiteStore(path: directory.appendingPathComponent("gateway.sqlite").path, cipher: .random(), logger: logger)
+            let registry = AdapterRegistry(
+                factories: [AlpacaAdapterFactory(), SaxoAdapterFactory(), TradeItAdapterFactory(), TradeOgreAdapterFactory()],
+                transport: HTTPClientTransport(client: HTTPClient.shared), logger: logger)
+            let gateway = Gateway(store: store, registry: registry, router: BrokerRouter(), logger: logger)
+            let tenant = try await store.createTenant(name: "e2e")
+            let key = try await store.issueAPIKey(tenantId: tenant.id, label: "e2e")
+            let app = Application(router: try GatewayServer.router(gateway: gateway), logger: logger)
+            let world = Loopback(sandboxURL: url.absoluteString, apiKey: key.plaintext, gateway: gateway, tenant: tenant)
+            try await app.test(.router) { client in try await body(world, client) }
+        }
+    }
+
+    func call(_ client: any TestClientProtocol, _ method: HTTPRequest.Method, _ uri: String, json: String? = nil, headers: HTTPFields? = nil)
+        async throws -> (status: Int, body: [String: Any], headers: HTTPFields)
+    {
+        try await client.execute(uri: uri, method: method, headers: headers ?? auth, body: json.map { ByteBuffer(string: $0) }) { response in
+            let data = Data(response.body.readableBytesView)
+            let object = data.isEmpty ? [:] : ((try? JSONSerialization.jsonObject(with: data)) as? [String: Any] ?? [:])
+            return (Int(response.status.code), object, response.headers)
+        }
+    }
+}
+
+extension Dictionary where Key == String, Value == Any {
+    var data: [String: Any] { self["data"] as? [String: Any] ?? [:] }
+    var list: [[String: Any]] { self["data"] as? [[String: Any]] ?? [] }
+    var sources: [[String: Any]] { self["sources"] as? [[String: Any]] ?? [] }
+}
+
+/// A GET straight to a sandbox, without following redirects.
+func rawGET(_ url: String, headers: [(String, String)] = []) async throws -> (status: Int, location: String?, body: Data) {
+    let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(redirectConfiguration: .disallow))
+    defer { _ = client.shutdown() }
+    var request = HTTPClientRequest(url: url)
+    for (name, value) in headers { request.headers.add(name: name, value: value) }
+    let response = try await client.execute(request, timeout: .seconds(10))
+    let body = try await response.body.collect(upTo: 1 << 22)
+    return (Int(response.status.code), response.headers.first(name: "Location"), Data(body.readableBytesView))
+}
