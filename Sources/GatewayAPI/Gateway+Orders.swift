@@ -110,7 +110,8 @@ extension Gateway {
         updated.updatedAt = Date()
         try await journal.updateJournaledOrder(updated, event: OrderEvent(
             kind: kind, state: .accepted, status: order.status, brokerOrderId: updated.brokerOrderId, detail: detail, at: Date()))
-        return updated
+        // Answer from what was stored, so the first answer and every idempotent repeat are the same to the byte.
+        return try await journal.journaledOrder(tenantId: updated.tenantId, id: updated.id) ?? updated
     }
 
     func mark(_ journaled: JournaledOrder, _ state: JournalState, kind: String, error: GatewayError) async throws -> JournaledOrder {
@@ -122,7 +123,7 @@ extension Gateway {
         try await journal.updateJournaledOrder(updated, event: OrderEvent(
             kind: kind, state: state, status: state == .rejected ? .rejected : .unknown, brokerOrderId: updated.brokerOrderId,
             detail: "\(error.code.rawValue): \(error.message)", at: Date()))
-        return updated
+        return try await journal.journaledOrder(tenantId: updated.tenantId, id: updated.id) ?? updated
     }
 
     public func orderEvents(tenant: Tenant, id: String) async throws -> [OrderEvent] {
