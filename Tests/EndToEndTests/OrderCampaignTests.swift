@@ -22,6 +22,18 @@ struct CampaignBroker: Sendable, CustomTestStringConvertible {
 
     var testDescription: String { name }
 
+    static let alpaca = CampaignBroker(
+        name: "alpaca", placementPath: "/v2/orders",
+        makeSandbox: { AlpacaSandbox(configuration: AlpacaSandboxConfiguration(requestsPerMinute: 1_000_000), faults: $0) },
+        link: { world, client in
+            let linked = try await world.call(client, .post, "/v1/connections", json: """
+                {"broker":"alpaca","baseURL":"\(world.sandboxURL)",
+                 "credentials":{"keyId":"\(AlpacaSandboxAccount.demoKeyID)","secretKey":"\(AlpacaSandboxAccount.demoSecretKey)"}}
+                """)
+            return try #require(linked.body.data["id"] as? String)
+        },
+        symbol: "AAPL", quantity: "1", price: { DecimalText.format(Decimal(50) + Decimal($0) / 100, scale: 2) })
+
     static let saxo = CampaignBroker(
         name: "saxo", placementPath: "/sim/openapi/trade/v2/orders",
         makeSandbox: { SaxoSandbox(configuration: SaxoSandboxConfiguration(sessionRequestsPerMinute: 1_000_000, sessionOrdersPerSecond: nil), faults: $0) },
@@ -67,13 +79,13 @@ struct CampaignBroker: Sendable, CustomTestStringConvertible {
 
 /// Orders are never lost and never doubled, for the brokers besides Alpaca (which has its own campaign with lookups
 /// by client order id): TradeIt and TradeOgre have no client order ids, Saxo finds orders by ExternalReference.
-@Suite("Orders under faults: Saxo, TradeIt, TradeOgre")
+@Suite("Orders under faults: one key, one order; seeded campaigns")
 struct OrderCampaignTests {
     func order(_ broker: CampaignBroker, connection: String, account: String, index: Int) -> String {
         #"{"connectionId":"\#(connection)","accountId":"\#(account)","symbol":"\#(broker.symbol)","side":"buy","type":"limit","timeInForce":"gtc","quantity":"\#(broker.quantity)","limitPrice":"\#(broker.price(index))"}"#
     }
 
-    @Test(arguments: [CampaignBroker.saxo, .tradeit, .tradeogre])
+    @Test(arguments: [CampaignBroker.alpaca, .saxo, .tradeit, .tradeogre])
     func fiftyConcurrentRequestsWithOneKeyPlaceOneOrder(_ broker: CampaignBroker) async throws {
         try await Loopback.with(broker.makeSandbox(FaultInjector())) { world, client in
             let connection = try await broker.link(world, client)
