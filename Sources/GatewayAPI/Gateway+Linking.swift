@@ -169,11 +169,9 @@ extension Gateway {
 
     /// Authenticates every interactively linked connection of the tenant at once, and reports each one.
     public func authenticateAll(tenant: Tenant) async throws -> [AuthenticationReport] {
-        let connections = try await store.connections(tenantId: tenant.id).filter { connection in
-            guard let factory = registry.factory(for: connection.broker) else { return false }
-            let probe = try? registry.makeAdapter(for: connection, credentials: BrokerCredentials(["apiKey": "probe"]))
-            _ = factory
-            return probe is any LinkingAdapter
+        var connections: [ConnectionDescriptor] = []
+        for connection in try await store.connections(tenantId: tenant.id) {
+            if (try? await adapter(for: connection)) is any LinkingAdapter { connections.append(connection) }
         }
         return await withTaskGroup(of: (Int, AuthenticationReport).self) { group in
             for (index, connection) in connections.enumerated() {

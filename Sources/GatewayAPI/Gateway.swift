@@ -131,7 +131,7 @@ public struct Gateway: Sendable {
                 field: "broker", problem: "must be one of: \(registry.kinds.map(\.rawValue).joined(separator: ", "))")])
         }
         let missing = factory.credentialKeys.filter { (new.credentials[$0] ?? "").isEmpty }
-        if !new.credentials.isEmpty || !missing.isEmpty, !missing.isEmpty, !factory.credentialKeys.isEmpty {
+        if !missing.isEmpty {
             throw GatewayError.unprocessable(missing.map { FieldProblem(field: "credentials.\($0)", problem: "is required for \(new.broker)") })
         }
         let now = Date()
