@@ -75,3 +75,17 @@ struct AlpacaAPIError: Error, HTTPResponseError, Sendable {
         return AlpacaAPIError(status: .init(code: status), code: status * 100_000 + 10_000, message: message)
     }
 }
+
+extension AlpacaAPIError: SandboxWireError {
+    func wireResponse() -> Response { .json(body, status: status) }
+
+    static func framework(status: HTTPResponse.Status, request: Request) -> AlpacaAPIError { withStatus(status) }
+
+    static var unexpected: AlpacaAPIError { withStatus(.internalServerError) }
+
+    private static func withStatus(_ status: HTTPResponse.Status) -> AlpacaAPIError {
+        var error = forStatus(Int(status.code))
+        error.status = status
+        return error
+    }
+}

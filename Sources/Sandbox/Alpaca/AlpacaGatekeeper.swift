@@ -43,7 +43,7 @@ struct AlpacaGatekeeper: RouterMiddleware {
             do {
                 response = try await next(request, context)
             } catch {
-                response = AlpacaSandbox.render(error, request: request, context: context)
+                response = AlpacaAPIError.render(error, request: request, context: context)
             }
         } else {
             let limited = api == .trading ? AlpacaAPIError.rateLimited : .data(.tooManyRequests, "too many requests.")

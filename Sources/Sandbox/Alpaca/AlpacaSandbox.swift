@@ -74,7 +74,7 @@ public final class AlpacaSandbox: SandboxSimulator {
     public func makeRouter() -> Router<SandboxRequestContext> {
         let router = Router(context: SandboxRequestContext.self)
         let render: @Sendable (any Error, Request, SandboxRequestContext) -> Response = { error, request, context in
-            AlpacaSandbox.render(error, request: request, context: context)
+            AlpacaAPIError.render(error, request: request, context: context)
         }
         router.add(middleware: ErrorRenderingMiddleware(render: render))
         router.add(
@@ -184,20 +184,4 @@ public final class AlpacaSandbox: SandboxSimulator {
         state.withLock { $0.books[account] }
     }
 
-    /// Alpaca-shaped bodies for anything thrown below the routes.
-    static func render(_ error: any Error, request: Request, context: SandboxRequestContext) -> Response {
-        switch error {
-        case let error as AlpacaAPIError:
-            return .json(error.body, status: error.status)
-        case let error as AdminError:
-            return (try? error.response(from: request, context: context)) ?? Response(status: error.status)
-        case let error as HTTPError:
-            return .json(AlpacaAPIError.forStatus(Int(error.status.code)).body, status: error.status)
-        case let error as any HTTPResponseError:
-            return .json(AlpacaAPIError.forStatus(Int(error.status.code)).body, status: error.status)
-        default:
-            context.logger.error("sandbox handler failed", metadata: ["error": "\(String(reflecting: error))"])
-            return .json(AlpacaAPIError.forStatus(500).body, status: .internalServerError)
-        }
-    }
 }

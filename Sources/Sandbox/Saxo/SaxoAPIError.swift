@@ -118,3 +118,11 @@ struct SaxoAPIError: Error, HTTPResponseError, Sendable {
         return SaxoAPIError(status: .init(code: status), code: code, message: message)
     }
 }
+
+extension SaxoAPIError: SandboxWireError {
+    func wireResponse() -> Response { render() }
+
+    static func framework(status: HTTPResponse.Status, request: Request) -> SaxoAPIError { forStatus(Int(status.code)) }
+
+    static var unexpected: SaxoAPIError { forStatus(500) }
+}

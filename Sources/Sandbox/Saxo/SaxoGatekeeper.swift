@@ -58,7 +58,7 @@ struct SaxoGatekeeper: RouterMiddleware {
         do {
             return try await next(request, context)
         } catch {
-            return SaxoSandbox.render(error, request: request, context: context)
+            return SaxoAPIError.render(error, request: request, context: context)
         }
     }
 

@@ -76,7 +76,7 @@ public final class SaxoSandbox: SandboxSimulator {
     public func makeRouter() -> Router<SandboxRequestContext> {
         let router = Router(context: SandboxRequestContext.self)
         let render: @Sendable (any Error, Request, SandboxRequestContext) -> Response = { error, request, context in
-            SaxoSandbox.render(error, request: request, context: context)
+            SaxoAPIError.render(error, request: request, context: context)
         }
         router.add(middleware: ErrorRenderingMiddleware(render: render))
         router.add(
@@ -203,20 +203,6 @@ public final class SaxoSandbox: SandboxSimulator {
         return SaxoAPIError.forStatus(status).render(headers: headers)
     }
 
-    /// Saxo-shaped bodies for anything thrown below the routes.
-    static func render(_ error: any Error, request: Request, context: SandboxRequestContext) -> Response {
-        switch error {
-        case let error as SaxoAPIError:
-            return error.render()
-        case let error as AdminError:
-            return (try? error.response(from: request, context: context)) ?? Response(status: error.status)
-        case let error as any HTTPResponseError:
-            return SaxoAPIError.forStatus(Int(error.status.code)).render()
-        default:
-            context.logger.error("sandbox handler failed", metadata: ["error": "\(String(reflecting: error))"])
-            return SaxoAPIError.forStatus(500).render()
-        }
-    }
 }
 
 /// A token pair, as `/token` answers it.

@@ -60,3 +60,20 @@ struct TradeItAPIError: Error, HTTPResponseError, Sendable {
         TradeItAPIError(code: 100, shortMessage: "System Error", longMessages: [message])
     }
 }
+
+extension TradeItAPIError: SandboxWireError {
+    func wireResponse() -> Response { .json(body, status: httpStatus) }
+
+    static func framework(status: HTTPResponse.Status, request: Request) -> TradeItAPIError {
+        var error = status == .notFound
+            ? parameter("No such endpoint: \(request.method) \(request.uri.path)") : system("HTTP \(status.code)")
+        error.httpStatus = status
+        return error
+    }
+
+    static var unexpected: TradeItAPIError {
+        var error = system("Internal error.")
+        error.httpStatus = .internalServerError
+        return error
+    }
+}

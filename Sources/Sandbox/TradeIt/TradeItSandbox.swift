@@ -101,7 +101,7 @@ public final class TradeItSandbox: SandboxSimulator {
     public func makeRouter() -> Router<SandboxRequestContext> {
         let router = Router(context: SandboxRequestContext.self)
         let render: @Sendable (any Error, Request, SandboxRequestContext) -> Response = { error, request, context in
-            TradeItSandbox.render(error, request: request, context: context)
+            TradeItAPIError.render(error, request: request, context: context)
         }
         router.add(middleware: ErrorRenderingMiddleware(render: render))
         router.add(
@@ -213,21 +213,4 @@ public final class TradeItSandbox: SandboxSimulator {
 
     func nextNumber() -> Int { state.withLock { $0.next() } }
 
-    static func render(_ error: any Error, request: Request, context: SandboxRequestContext) -> Response {
-        switch error {
-        case let error as TradeItAPIError:
-            return .json(error.body, status: error.httpStatus)
-        case let error as AdminError:
-            return (try? error.response(from: request, context: context)) ?? Response(status: error.status)
-        case let error as any HTTPResponseError:
-            let status = error.status
-            if status == .notFound {
-                return .json(TradeItAPIError.parameter("No such endpoint: \(request.method) \(request.uri.path)").body, status: .notFound)
-            }
-            return .json(TradeItAPIError.system("HTTP \(status.code)").body, status: status)
-        default:
-            context.logger.error("sandbox handler failed", metadata: ["error": "\(String(reflecting: error))"])
-            return .json(TradeItAPIError.system("Internal error.").body, status: .internalServerError)
-        }
-    }
 }

@@ -42,3 +42,17 @@ struct TradeOgreAPIError: Error, HTTPResponseError, Sendable, Equatable {
         return TradeOgreAPIError(message: message, status: .init(code: status))
     }
 }
+
+extension TradeOgreAPIError: SandboxWireError {
+    func wireResponse() -> Response { .json(body, status: status) }
+
+    static func framework(status: HTTPResponse.Status, request: Request) -> TradeOgreAPIError { withStatus(status) }
+
+    static var unexpected: TradeOgreAPIError { withStatus(.internalServerError) }
+
+    private static func withStatus(_ status: HTTPResponse.Status) -> TradeOgreAPIError {
+        var error = forStatus(Int(status.code))
+        error.status = status
+        return error
+    }
+}

@@ -86,7 +86,7 @@ public final class TradeOgreSandbox: SandboxSimulator {
     public func makeRouter() -> Router<SandboxRequestContext> {
         let router = Router(context: SandboxRequestContext.self)
         let render: @Sendable (any Error, Request, SandboxRequestContext) -> Response = { error, request, context in
-            TradeOgreSandbox.render(error, request: request, context: context)
+            TradeOgreAPIError.render(error, request: request, context: context)
         }
         router.add(middleware: ErrorRenderingMiddleware(render: render))
         router.add(
@@ -170,20 +170,4 @@ public final class TradeOgreSandbox: SandboxSimulator {
         return difference == 0
     }
 
-    /// TradeOgre-shaped bodies for anything thrown below the routes.
-    static func render(_ error: any Error, request: Request, context: SandboxRequestContext) -> Response {
-        switch error {
-        case let error as TradeOgreAPIError:
-            return .json(error.body, status: error.status)
-        case let error as AdminError:
-            return (try? error.response(from: request, context: context)) ?? Response(status: error.status)
-        case let error as HTTPError:
-            return .json(TradeOgreAPIError.forStatus(Int(error.status.code)).body, status: error.status)
-        case let error as any HTTPResponseError:
-            return .json(TradeOgreAPIError.forStatus(Int(error.status.code)).body, status: error.status)
-        default:
-            context.logger.error("sandbox handler failed", metadata: ["error": "\(String(reflecting: error))"])
-            return .json(TradeOgreAPIError.forStatus(500).body, status: .internalServerError)
-        }
-    }
 }
