@@ -234,7 +234,7 @@ extension Gateway {
         let adapter = try await adapter(for: connection)
         try await validate(request, connection: connection, adapter: adapter)
         var preview = try await withDeadline(router.perSourceTimeout) { try await adapter.previewOrder(request) }
-        preview.id = "pv_" + String(OrderDigest.newOrderId().dropFirst(4))
+        preview.id = OrderDigest.newId(prefix: "pv_")
         preview.expiresAt = min(preview.expiresAt, Date().addingTimeInterval(orderSettings.previewLifetime))
         previews.store(preview, tenantId: tenant.id)
         return preview

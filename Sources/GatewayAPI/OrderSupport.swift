@@ -112,10 +112,13 @@ enum OrderDigest {
         return "gw-" + digest.prefix(16).map { String(format: "%02x", $0) }.joined()
     }
 
-    static func newOrderId() -> String {
+    static func newOrderId() -> String { newId(prefix: "ord_") }
+
+    /// `prefix` + 24 random hex digits.
+    static func newId(prefix: String) -> String {
         var generator = SystemRandomNumberGenerator()
         let bytes = (0..<12).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        return "ord_" + bytes.map { String(format: "%02x", $0) }.joined()
+        return prefix + bytes.map { String(format: "%02x", $0) }.joined()
     }
 }
 
