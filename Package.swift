@@ -14,7 +14,11 @@ let package = Package(
         .executable(name: "gateway", targets: ["gateway"]),
         .library(name: "GatewayModel", targets: ["GatewayModel"]),
         .library(name: "GatewayCore", targets: ["GatewayCore"]),
+        .library(name: "GatewayApp", targets: ["GatewayApp"]),
         .library(name: "GatewayAPI", targets: ["GatewayAPI"]),
+        // The Swift client of the unified API, generated from the same OpenAPI document as the server.
+        .library(name: "BrokerGatewayClient", targets: ["BrokerGatewayClient"]),
+        .executable(name: "ClientExample", targets: ["ClientExample"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -25,6 +29,11 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-crypto.git", from: "3.12.3"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/apple/swift-openapi-generator.git", from: "1.14.3"),
+        .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
+        .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird.git", from: "2.1.0"),
+        .package(url: "https://github.com/swift-server/swift-openapi-async-http-client.git", from: "1.5.0"),
+        .package(url: "https://github.com/apple/swift-openapi-urlsession.git", from: "1.4.0"),
     ],
     targets: [
         // Canonical types only: no I/O, no dependencies.
@@ -54,19 +63,55 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // The unified HTTP API.
+        // The application: linking, fan-out reads, the order pipeline, watchlists. No HTTP server in here.
+        .target(
+            name: "GatewayApp",
+            dependencies: [
+                "GatewayModel",
+                "GatewayCore",
+                "GatewayStore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The unified HTTP API: the server swift-openapi-generator makes from openapi.json, over Hummingbird.
         .target(
             name: "GatewayAPI",
             dependencies: [
                 "GatewayModel",
                 "GatewayCore",
                 "GatewayStore",
+                "GatewayApp",
                 .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIHummingbird", package: "swift-openapi-hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
-            resources: [.copy("Resources/openapi.json")],
+            resources: [.copy("openapi.json")],
+            swiftSettings: swiftSettings,
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+        ),
+        // The client library, generated from the same document; canonical model types where the document names them.
+        .target(
+            name: "BrokerGatewayClient",
+            dependencies: [
+                "GatewayModel",
+                .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
+                .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
+                .product(
+                    name: "OpenAPIURLSession", package: "swift-openapi-urlsession",
+                    condition: .when(platforms: [.macOS, .iOS, .tvOS, .watchOS, .visionOS])),
+            ],
+            swiftSettings: swiftSettings,
+            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+        ),
+        // Lists positions and places an order through the client library.
+        .executableTarget(
+            name: "ClientExample",
+            dependencies: ["BrokerGatewayClient", "GatewayModel"],
+            path: "Examples/ClientExample",
             swiftSettings: swiftSettings
         ),
         // Faithful simulators of each broker's wire API, the shared market engine and fault injection.
@@ -141,6 +186,7 @@ let package = Package(
                 "GatewayModel",
                 "GatewayCore",
                 "GatewayStore",
+                "GatewayApp",
                 "GatewayAPI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -159,6 +205,7 @@ let package = Package(
                 "GatewayModel",
                 "GatewayCore",
                 "GatewayStore",
+                "GatewayApp",
                 "GatewayAPI",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -167,6 +214,23 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "Benchmarks/RouterBenchmark",
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "GatewayAppTests",
+            dependencies: ["GatewayApp", "GatewayModel", "GatewayCore", "GatewayStore"],
+            swiftSettings: swiftSettings
+        ),
+        .testTarget(
+            name: "ClientTests",
+            dependencies: [
+                "BrokerGatewayClient", "GatewayModel", "GatewayCore", "GatewayStore", "GatewayApp", "GatewayAPI",
+                "TradeOgreAdapter", "Sandbox",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(name: "GatewayModelTests", dependencies: ["GatewayModel"], swiftSettings: swiftSettings),
@@ -212,7 +276,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "GatewayModel", "GatewayCore", "GatewayStore", "GatewayAPI", "AlpacaAdapter", "SaxoAdapter",
+                "GatewayModel", "GatewayCore", "GatewayStore", "GatewayApp", "GatewayAPI", "AlpacaAdapter", "SaxoAdapter",
                 "TradeItAdapter", "TradeOgreAdapter", "Sandbox",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -239,7 +303,7 @@ let package = Package(
         .testTarget(
             name: "GatewayAPITests",
             dependencies: [
-                "GatewayModel", "GatewayCore", "GatewayStore", "GatewayAPI", "GatewayTesting",
+                "GatewayModel", "GatewayCore", "GatewayStore", "GatewayApp", "GatewayAPI", "GatewayTesting",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],

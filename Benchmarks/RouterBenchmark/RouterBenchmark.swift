@@ -1,6 +1,7 @@
 import AsyncHTTPClient
 import Foundation
 import GatewayAPI
+import GatewayApp
 import GatewayCore
 import GatewayModel
 import GatewayStore

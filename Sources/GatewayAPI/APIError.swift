@@ -3,6 +3,7 @@ public import GatewayCore
 import GatewayModel
 public import Hummingbird
 import Logging
+import OpenAPIRuntime
 
 /// How the unified API reports an error of the request itself:
 /// `{"error":{"code":"…","message":"…","details":[{"field":"…","problem":"…"}],"requestId":"…"}}`.
@@ -22,16 +23,23 @@ struct ErrorBody: Encodable {
 public enum APIError {
     public static let unauthenticated = GatewayError(
         .unauthorized, "a valid API key is required: send 'Authorization: Bearer <key>'")
+    /// A body in a content type the document allows but the handler does not read (none today).
+    static let unsupportedBody = GatewayError(
+        .invalidRequest, "the body must be JSON (Content-Type: application/json)",
+        details: [FieldProblem(field: "Content-Type", problem: "must be application/json")])
 
     static func render(_ error: GatewayError, requestId: String) -> Response {
         let body = ErrorBody(error: .init(
             code: error.code.rawValue, message: error.message, details: error.details.isEmpty ? nil : error.details,
-            broker: error.broker?.rawValue, retryable: error.retryable, retryAfter: error.retryAfter,
+            broker: error.broker?.rawValue, retryable: error.retryable,
+            retryAfter: error.retryAfter.map { $0.isFinite ? min(max($0, 0), 86_400) : 86_400 },
             requestId: requestId))
         let data = (try? APIJSON.encoder().encode(body)) ?? Data(#"{"error":{"code":"internal","message":"error"}}"#.utf8)
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
         if let retryAfter = error.retryAfter {
-            headers[.retryAfter] = String(Int(retryAfter.rounded(.up)))
+            // A broker's number: never trust it to be finite or sane before converting it.
+            let seconds = retryAfter.isFinite ? min(max(retryAfter.rounded(.up), 0), 86_400) : 86_400
+            headers[.retryAfter] = String(Int(seconds))
         }
         if error.code == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }
         return Response(
@@ -43,6 +51,8 @@ public enum APIError {
 /// Renders every error as the API's JSON error body, so no client ever sees a bare 500 or HTML.
 /// Errors that are neither `GatewayError` nor Hummingbird's HTTP errors are logged and answered as `internal`.
 struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
+    let document: OpenAPIDocument
+
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         // Hummingbird puts a request id in the logger's metadata; a logger that keeps no metadata has none.
         let requestId = context.logger[metadataKey: "hb.request.id"]?.description ?? UUID().uuidString.lowercased()
@@ -54,6 +64,12 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
                 context.logger.error("internal error", metadata: ["error": .string(error.message)])
             }
             response = APIError.render(error, requestId: requestId)
+        } catch let error as ServerError {
+            let translated = Self.translate(error, document: document)
+            if translated.code == .internalError {
+                context.logger.error("internal error", metadata: ["operation": .string(error.operationID), "error": .string(translated.message)])
+            }
+            response = APIError.render(translated, requestId: requestId)
         } catch let error as HTTPError {
             response = APIError.render(Self.translate(error, request: request), requestId: requestId)
         } catch let error as any HTTPResponseError {
@@ -68,6 +84,46 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         }
         response.headers[.init("X-Request-ID")!] = requestId
         return response
+    }
+
+    /// What the generated server reports: a handler's own `GatewayError`, a body or parameter that did not decode
+    /// (named by its field), or a request the document does not allow (missing parameter, wrong content type).
+    static func translate(_ error: ServerError, document: OpenAPIDocument) -> GatewayError {
+        switch error.underlyingError {
+        case let gatewayError as GatewayError:
+            return gatewayError
+        case let decodingError as DecodingError:
+            // A query parameter that did not decode comes without its name: the document says which one it was.
+            if error.operationInput == nil, let query = error.request.path?.split(separator: "?", maxSplits: 1).dropFirst().first,
+                let problem = document.queryProblem(operationID: error.operationID, query: query)
+            {
+                return GatewayError(.invalidRequest, problem.description, details: [problem])
+            }
+            let (message, details) = APIJSON.problems(from: decodingError)
+            return GatewayError(.invalidRequest, message, details: details)
+        case is CancellationError:
+            return GatewayError(.upstreamTimeout, "the request was cancelled")
+        default:
+            break
+        }
+        let status = Int(error.httpStatus.code)
+        if status == 415 {
+            return GatewayError(
+                .invalidRequest, "the body must be JSON (Content-Type: application/json)",
+                details: [FieldProblem(field: "Content-Type", problem: "must be application/json")])
+        }
+        guard (400..<500).contains(status) else {
+            return GatewayError(.internalError, "unexpected error")
+        }
+        // The runtime names a missing parameter as "… named: <name>" or "… named '<name>' …".
+        let cause = error.causeDescription
+        var details: [FieldProblem] = []
+        if let range = cause.range(of: "named: ") {
+            details = [FieldProblem(field: String(cause[range.upperBound...]), problem: "is required")]
+        } else if let start = cause.range(of: "named '"), let end = cause[start.upperBound...].firstIndex(of: "'") {
+            details = [FieldProblem(field: String(cause[start.upperBound..<end]), problem: "is required")]
+        }
+        return GatewayError(.invalidRequest, details.isEmpty ? cause : "\(details[0].field) is required", details: details)
     }
 
     static func translate(_ error: HTTPError, request: Request) -> GatewayError {

@@ -1,6 +1,7 @@
 public import Foundation
 import GatewayCore
 import GatewayModel
+import OpenAPIRuntime
 
 /// The unified API's JSON conventions: camelCase, RFC 3339 timestamps with milliseconds, decimals as strings
 /// (the model types encode them so).
@@ -39,6 +40,24 @@ public enum APIJSON {
         return try? Date(text, strategy: Date.ISO8601FormatStyle())
     }
 
+    /// The generated server's and client's dates: RFC 3339 with milliseconds out, with or without fractions in.
+    struct DateTranscoder: OpenAPIRuntime.DateTranscoder {
+        func encode(_ date: Date) throws -> String { APIJSON.formatTimestamp(date) }
+
+        func decode(_ text: String) throws -> Date {
+            guard let date = APIJSON.parseTimestamp(text) else {
+                throw DecodingError.dataCorrupted(.init(
+                    codingPath: [], debugDescription: "must be an RFC 3339 timestamp such as 2026-01-31T15:04:05Z"))
+            }
+            return date
+        }
+    }
+
+    /// The generated server's coding configuration: the same JSON as the rest of the API.
+    static var configuration: Configuration {
+        Configuration(dateTranscoder: DateTranscoder(), jsonEncodingOptions: [.sortedKeys, .withoutEscapingSlashes])
+    }
+
     /// Turns a decoding failure into field-level problems a client can act on.
     static func problems(from error: DecodingError) -> (message: String, details: [FieldProblem]) {
         func path(_ codingPath: [any CodingKey], _ last: (any CodingKey)? = nil) -> String {
@@ -70,6 +89,10 @@ public enum APIJSON {
                 return ("the body is not valid JSON", [FieldProblem(field: "body", problem: "is not valid JSON")])
             }
             let field = path(context.codingPath)
+            if context.debugDescription.hasPrefix("Additional properties are disabled") || context.debugDescription == StrictKeys.unknownFieldProblem {
+                let problem = StrictKeys.unknownFieldProblem
+                return ("\(field) \(problem)", [FieldProblem(field: field, problem: problem)])
+            }
             let reason = context.debugDescription.isEmpty ? "is not valid" : context.debugDescription
             return ("\(field) \(reason)", [FieldProblem(field: field, problem: reason)])
         @unknown default:

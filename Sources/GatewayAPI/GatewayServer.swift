@@ -1,23 +1,28 @@
 public import Foundation
-public import GatewayCore
+public import GatewayApp
 public import Hummingbird
 public import Logging
 public import NIOCore
+import OpenAPIHummingbird
+import OpenAPIRuntime
 
-/// Builds the unified API's HTTP application.
+/// Builds the unified API's HTTP application: Hummingbird carries the requests, the server generated from the
+/// OpenAPI document routes and decodes them, `APIHandlers` answers them through the application.
 public enum GatewayServer {
-    /// The OpenAPI document kept in the repository (Sources/GatewayAPI/Resources/openapi.json).
+    /// The OpenAPI document kept in the repository (Sources/GatewayAPI/openapi.json).
     public static func openAPIDocument() throws -> Data {
-        guard let url = Bundle.module.url(forResource: "openapi", withExtension: "json") else {
-            throw GatewayError(.internalError, "the OpenAPI document is missing from the build")
-        }
-        return try Data(contentsOf: url)
+        try OpenAPIDocument.bundled().data
     }
 
     public static func router(gateway: Gateway, bodies: HTTPBodies = HTTPBodies()) throws -> Router<APIContext> {
+        let document = try OpenAPIDocument.bundled()
         let router = Router(context: APIContext.self)
-        let routes = APIRoutes(gateway: gateway, bodies: bodies, openAPIDocument: ByteBuffer(bytes: try openAPIDocument()))
-        routes.register(on: router)
+        router.add(middleware: ErrorMiddleware(document: document))
+        router.add(middleware: BodyLimitMiddleware(bodies: bodies))
+        let handlers = APIHandlers(gateway: gateway, document: document)
+        try handlers.registerHandlers(
+            on: router, configuration: APIJSON.configuration,
+            middlewares: [Authentication(gateway: gateway, publicOperationIDs: document.publicOperationIDs)])
         return router
     }
 

@@ -60,6 +60,15 @@ public struct InstrumentReference: Codable, Sendable, Hashable {
         self.assetClass = assetClass
     }
 
+    enum CodingKeys: String, CodingKey, CaseIterable { case symbol, assetClass }
+
+    public init(from decoder: any Decoder) throws {
+        try StrictKeys.reject(unknownKeysIn: decoder, known: CodingKeys.self)
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        symbol = try c.decode(String.self, forKey: .symbol)
+        assetClass = try c.decodeIfPresent(AssetClass.self, forKey: .assetClass)
+    }
+
     /// The asset class a bare symbol implies: `BASE/QUOTE` with a fiat quote of three letters on both sides is FX
     /// when both are fiat, crypto otherwise; anything else is an equity.
     public var impliedAssetClass: AssetClass {

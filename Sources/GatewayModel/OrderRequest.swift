@@ -39,12 +39,13 @@ public struct OrderRequest: Codable, Sendable, Hashable {
         self.previewId = previewId
     }
 
-    enum CodingKeys: String, CodingKey {
+    enum CodingKeys: String, CodingKey, CaseIterable {
         case connectionId, accountId, symbol, assetClass, side, type, timeInForce, quantity, limitPrice, stopPrice
         case clientOrderId, expiresAt, previewId
     }
 
     public init(from decoder: any Decoder) throws {
+        try StrictKeys.reject(unknownKeysIn: decoder, known: CodingKeys.self)
         let c = try decoder.container(keyedBy: CodingKeys.self)
         connectionId = try c.decode(String.self, forKey: .connectionId)
         accountId = try c.decode(String.self, forKey: .accountId)
@@ -146,9 +147,10 @@ public struct OrderModification: Codable, Sendable, Hashable {
         self.type = type
     }
 
-    enum CodingKeys: String, CodingKey { case quantity, limitPrice, stopPrice, timeInForce, type }
+    enum CodingKeys: String, CodingKey, CaseIterable { case quantity, limitPrice, stopPrice, timeInForce, type }
 
     public init(from decoder: any Decoder) throws {
+        try StrictKeys.reject(unknownKeysIn: decoder, known: CodingKeys.self)
         let c = try decoder.container(keyedBy: CodingKeys.self)
         quantity = try c.decodeDecimalIfPresent(forKey: .quantity)
         limitPrice = try c.decodeDecimalIfPresent(forKey: .limitPrice)

@@ -58,9 +58,27 @@ public struct JournaledOrder: Codable, Sendable, Hashable {
 
 /// One line of an order's history. Events are only ever appended.
 public struct OrderEvent: Codable, Sendable, Hashable {
-    /// What happened: `intent`, `sent`, `accepted`, `rejected`, `unknown`, `reconciled`, `status_changed`,
-    /// `replace_requested`, `replaced`, `cancel_requested`, `canceled`, `cancel_failed`, `not_found_at_broker`, …
-    public var kind: String
+    /// What happened to the order.
+    public enum Kind: String, WireEnum {
+        /// Journaled before the broker is called: the gateway's promise that it will find out what happened.
+        case intent
+        case accepted
+        /// The broker's answer was lost; reconciliation will find out.
+        case unknown
+        case rejected
+        /// An unknown outcome was resolved at the broker.
+        case reconciled
+        /// Reconciliation proved that the broker never received the order.
+        case notFoundAtBroker = "not_found_at_broker"
+        case statusChanged = "status_changed"
+        case modified
+        case modifyFailed = "modify_failed"
+        case canceled
+        /// A cancel came too late: the order had ended meanwhile.
+        case cancelRefused = "cancel_refused"
+    }
+
+    public var kind: Kind
     /// The journal state after the event.
     public var state: JournalState
     /// The broker order status after the event, where known.
@@ -73,7 +91,7 @@ public struct OrderEvent: Codable, Sendable, Hashable {
     public var sequence: Int
 
     public init(
-        kind: String, state: JournalState, status: OrderStatus? = nil, brokerOrderId: String? = nil,
+        kind: Kind, state: JournalState, status: OrderStatus? = nil, brokerOrderId: String? = nil,
         detail: String? = nil, at: Date, sequence: Int = 0
     ) {
         self.kind = kind

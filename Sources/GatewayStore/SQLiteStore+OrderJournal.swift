@@ -314,8 +314,7 @@ struct JournalEventRow: Sendable {
     var at: Int64
 
     init(_ event: OrderEvent) throws {
-        guard !event.kind.isEmpty else { throw GatewayError(.internalError, "an order event needs a kind") }
-        kind = event.kind
+        kind = event.kind.rawValue
         state = event.state.rawValue
         status = event.status?.rawValue
         brokerOrderId = event.brokerOrderId
@@ -361,8 +360,12 @@ extension OrderEvent {
             }
             return status
         }
+        let kindText = try row.decode(String.self, forColumn: "kind")
+        guard let kind = OrderEvent.Kind(rawValue: kindText) else {
+            throw GatewayError(.internalError, "event \(sequence) of order \(orderId) has an unknown stored kind")
+        }
         self.init(
-            kind: try row.decode(forColumn: "kind"), state: state, status: status,
+            kind: kind, state: state, status: status,
             brokerOrderId: try row.decode(String?.self, forColumn: "broker_order_id"),
             detail: try row.decode(String?.self, forColumn: "detail"),
             at: StoreClock.date(try row.decode(forColumn: "at")), sequence: sequence)

@@ -1,6 +1,6 @@
 import AsyncHTTPClient
 import Foundation
-import GatewayAPI
+import GatewayApp
 import GatewayCore
 import GatewayModel
 import GatewayStore
@@ -18,12 +18,12 @@ struct DemoBootstrap {
     let logger: Logger
 
     func runIfEmpty(sandboxes: [BuiltInSandbox]) async throws {
-        guard try await gateway.store.tenants().isEmpty else {
+        guard try await gateway.tenants().isEmpty else {
             try await renewSandboxLinks(sandboxes: sandboxes)
             return
         }
-        let tenant = try await gateway.store.createTenant(name: "Demo")
-        let key = try await gateway.store.issueAPIKey(tenantId: tenant.id, label: "demo")
+        let tenant = try await gateway.createTenant(name: "Demo")
+        let key = try await gateway.issueAPIKey(tenant: tenant, label: "demo")
         let keyFile = dataDirectory.appendingPathComponent(Self.keyFileName)
         try writePrivately(key.plaintext + "\n", to: keyFile)
         for sandbox in sandboxes {
@@ -59,8 +59,8 @@ struct DemoBootstrap {
     /// them: demo connections get the sandbox's demo credentials again (and link again through the login page
     /// where the broker links that way). Connections to real brokers are never touched.
     func renewSandboxLinks(sandboxes: [BuiltInSandbox]) async throws {
-        for tenant in try await gateway.store.tenants() {
-            for connection in try await gateway.store.connections(tenantId: tenant.id) {
+        for tenant in try await gateway.tenants() {
+            for connection in try await gateway.connections(tenant: tenant) {
                 guard let sandbox = sandboxes.first(where: { connection.baseURL.hasPrefix("sandbox://\($0.name)") }),
                     sandbox.broker == connection.broker
                 else { continue }
@@ -71,11 +71,8 @@ struct DemoBootstrap {
                             callbackBase: "http://127.0.0.1")
                         _ = try await finishLogin(tenant: tenant, pending, autoLogin: autoLogin)
                     } else {
-                        try await gateway.store.updateCredentials(
-                            tenantId: tenant.id, connectionId: connection.id, BrokerCredentials(sandbox.demoCredentials))
-                        _ = try await gateway.store.updateConnectionStatus(
-                            tenantId: tenant.id, connectionId: connection.id, status: .active, detail: nil)
-                        gateway.registry.evict(connectionId: connection.id)
+                        try await gateway.replaceCredentials(
+                            tenant: tenant, id: connection.id, BrokerCredentials(sandbox.demoCredentials))
                     }
                 } catch {
                     logger.warning("could not renew a sandbox connection", metadata: ["connection": .string(connection.id), "error": .string("\(error)")])

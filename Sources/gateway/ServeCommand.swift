@@ -3,6 +3,7 @@ import ArgumentParser
 import AsyncHTTPClient
 import Foundation
 import GatewayAPI
+import GatewayApp
 import GatewayCore
 import GatewayModel
 import GatewayStore

@@ -2,6 +2,7 @@ import AlpacaAdapter
 import AsyncHTTPClient
 import Foundation
 import GatewayAPI
+import GatewayApp
 import GatewayCore
 import GatewayModel
 import GatewayStore

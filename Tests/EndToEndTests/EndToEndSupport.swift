@@ -2,6 +2,7 @@ import AlpacaAdapter
 import AsyncHTTPClient
 import Foundation
 import GatewayAPI
+import GatewayApp
 import GatewayCore
 import GatewayModel
 import GatewayStore
@@ -23,6 +24,8 @@ struct Loopback: Sendable {
     let apiKey: String
     let gateway: Gateway
     let tenant: Tenant
+    /// The gateway's store, for checking what it wrote (the gateway keeps its own private).
+    let store: SQLiteStore
 
     var auth: HTTPFields {
         [.authorization: "Bearer \(apiKey)", .contentType: "application/json", HTTPField.Name("Idempotency-Key")!: UUID().uuidString]
@@ -45,7 +48,7 @@ struct Loopback: Sendable {
             let tenant = try await store.createTenant(name: "e2e")
             let key = try await store.issueAPIKey(tenantId: tenant.id, label: "e2e")
             let app = Application(router: try GatewayServer.router(gateway: gateway), logger: logger)
-            let world = Loopback(sandboxURL: url.absoluteString, apiKey: key.plaintext, gateway: gateway, tenant: tenant)
+            let world = Loopback(sandboxURL: url.absoluteString, apiKey: key.plaintext, gateway: gateway, tenant: tenant, store: store)
             try await app.test(.router) { client in try await body(world, client) }
         }
     }

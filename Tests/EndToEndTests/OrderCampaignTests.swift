@@ -1,5 +1,6 @@
 import Foundation
 import GatewayAPI
+import GatewayApp
 import GatewayCore
 import GatewayModel
 import GatewayStore
@@ -144,7 +145,7 @@ struct OrderCampaignTests {
             await world.gateway.reconcilePending(limit: 1000)
 
             let atBroker = try await world.call(client, .get, "/v1/orders?status=open&limit=500").body.list
-            let journal = try await world.gateway.journal.journaledOrders(in: JournalState.allCases, limit: 10_000)
+            let journal = try await world.store.journaledOrders(in: JournalState.allCases, limit: 10_000)
             #expect(journal.count == placements)
             let journalIds = Set(journal.map(\.id))
             let brokerIds = atBroker.compactMap { $0["id"] as? String }

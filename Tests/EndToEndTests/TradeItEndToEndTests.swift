@@ -1,5 +1,6 @@
 import Foundation
 import GatewayAPI
+import GatewayApp
 import GatewayStore
 import GatewayCore
 import GatewayModel
@@ -57,7 +58,7 @@ struct TradeItEndToEndTests {
             let positions = try await world.call(client, .get, "/v1/positions")
             #expect(!positions.body.list.isEmpty)
             // The stored credentials are the link's, not the request's.
-            let stored = try await world.gateway.store.credentials(tenantId: world.tenant.id, connectionId: connection)
+            let stored = try await world.store.credentials(tenantId: world.tenant.id, connectionId: connection)
             #expect(stored["userToken"]?.isEmpty == false)
             #expect(stored["linkState"] == nil)
         }

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayAPI
+import GatewayApp
 import GatewayCore
 import GatewayModel
 import GatewayStore

@@ -1,8 +1,12 @@
 import Foundation
 import GatewayAPI
+import GatewayApp
 import GatewayCore
 import GatewayStore
 import Hummingbird
+import HummingbirdTesting
+import GatewayModel
+import Synchronization
 import Logging
 import Testing
 
@@ -51,6 +55,103 @@ struct OpenAPIDocumentTests {
                 #expect(!message.hasPrefix("no route"), "\(operation) is not served")
                 #expect(response.status < 500, "\(operation) answered \(response.status)")
             }
+        }
+    }
+}
+
+@Suite("API: the server is generated from the document it serves")
+struct SpecFirstTests {
+    /// The package root, from this file's path (Tests/GatewayAPITests/…).
+    static var packageRoot: URL {
+        URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+    }
+
+    @Test func servedDocumentIsTheGeneratorsInput() async throws {
+        // The generator reads Sources/GatewayAPI/openapi.json at build time; the server must serve that document,
+        // so what clients read is what the server was generated from.
+        let source = try Data(contentsOf: Self.packageRoot.appendingPathComponent("Sources/GatewayAPI/openapi.json"))
+        #expect(try GatewayServer.openAPIDocument() == source)
+        let client = Self.packageRoot.appendingPathComponent("Sources/BrokerGatewayClient/openapi.json")
+        #expect(try Data(contentsOf: client) == source, "the client library must be generated from the same document")
+        try await APIHarness.with { harness, client in
+            let served = try await client.execute(uri: "/openapi.json", method: .get, headers: [:]) { response in
+                Data(response.body.readableBytesView)
+            }
+            let servedObject = try JSONSerialization.jsonObject(with: served) as? NSDictionary
+            let sourceObject = try JSONSerialization.jsonObject(with: source) as? NSDictionary
+            #expect(servedObject == sourceObject)
+        }
+    }
+
+    /// Every operation with a JSON body, with a body that is valid but for one field the schema does not have.
+    func operationsWithBodies() throws -> [(method: String, path: String, schema: String)] {
+        let json = try #require(try JSONSerialization.jsonObject(with: GatewayServer.openAPIDocument()) as? [String: Any])
+        let paths = try #require(json["paths"] as? [String: [String: Any]])
+        var result: [(String, String, String)] = []
+        for (path, item) in paths {
+            for (method, value) in item {
+                guard let operation = value as? [String: Any], let body = operation["requestBody"] as? [String: Any],
+                    let content = body["content"] as? [String: Any], let media = content["application/json"] as? [String: Any],
+                    let schema = media["schema"] as? [String: Any], let ref = schema["$ref"] as? String
+                else { continue }
+                result.append((method.uppercased(), path, String(ref.split(separator: "/").last!)))
+            }
+        }
+        return result.sorted { $0.0 + $0.1 < $1.0 + $1.1 }
+    }
+
+    @Test func requestSchemasAreClosed() throws {
+        let json = try #require(try JSONSerialization.jsonObject(with: GatewayServer.openAPIDocument()) as? [String: Any])
+        let schemas = try #require((json["components"] as? [String: Any])?["schemas"] as? [String: [String: Any]])
+        let bodies = try operationsWithBodies()
+        #expect(bodies.count >= 8)
+        for name in Set(bodies.map(\.schema)) {
+            #expect(schemas[name]?["additionalProperties"] as? Bool == false, "\(name) must be closed")
+        }
+    }
+
+    @Test func unknownFieldsAreRefusedByEveryOperationWithABody() async throws {
+        // A body that would otherwise be acceptable, per schema, plus `"stopLoss"`.
+        let valid: [String: String] = [
+            "LinkConnection": #""broker":"alpaca","credentials":{"token":"good"}"#,
+            "ImportConnections": #""bundle":"x","key":"y""#,
+            "Verifier": #""oAuthVerifier":"v""#,
+            "ChallengeAnswer": #""answer":"a""#,
+            "OrderRequest": #""connectionId":"c","accountId":"a","symbol":"AAPL","side":"buy","type":"market","quantity":"1""#,
+            "OrderModification": #""quantity":"2""#,
+            "WatchlistInput": #""name":"Tech""#,
+        ]
+        let operations = try operationsWithBodies()
+        try await APIHarness.with { harness, client in
+            for operation in operations {
+                let fields = try #require(valid[operation.schema], "no sample body for \(operation.schema)")
+                let path = operation.path.replacingOccurrences(of: "{id}", with: "x")
+                let response = try await client.call(
+                    .init(rawValue: operation.method)!, path, headers: harness.auth, json: "{\(fields),\"stopLoss\":\"150\"}")
+                #expect(response.status == 400, "\(operation.method) \(operation.path)")
+                #expect(response.body.detailFields == ["stopLoss"], "\(operation.method) \(operation.path)")
+            }
+            // Nested objects are closed too, and a misspelled field is named, not ignored.
+            let c = try await harness.link(.alpaca, baseURL: "https://closed.fake")
+            let nested = try await client.call(.post, "/v1/watchlists", headers: harness.auth, json: #"{"name":"x","instruments":[{"symbol":"AAPL","exchange":"NASDAQ"}]}"#)
+            #expect(nested.status == 400)
+            #expect(nested.body.detailFields == ["instruments[0].exchange"])
+            let misspelled = try await client.call(.post, "/v1/orders/preview", headers: harness.auth, json: #"{"connectionId":"\#(c.id)","accountId":"ACC-1","symbol":"AAPL","side":"buy","type":"market","quantity":"1","limit_price":"180"}"#)
+            #expect(misspelled.status == 400)
+            #expect(misspelled.body.detailFields == ["limit_price"])
+            let symbols = try await client.call(.post, "/v1/watchlists", headers: harness.auth, json: #"{"name":"x","symbols":["AAPL"]}"#)
+            #expect(symbols.status == 400)
+            #expect(symbols.body.detailFields == ["symbols"])
+            #expect(harness.state.placed.withLock { $0 } == 0)
+        }
+    }
+
+    @Test func queryValuesAreDecodedOnce() async throws {
+        // `%2525` is the text `%25`; decoding it twice would make it `%`.
+        try await APIHarness.with { harness, client in
+            let response = try await client.call(.get, "/v1/positions?connection=a%2525b", headers: harness.auth)
+            #expect(response.status == 404)
+            #expect((response.body.error?["message"] as? String)?.contains("'a%25b'") == true)
         }
     }
 }

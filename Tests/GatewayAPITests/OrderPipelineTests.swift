@@ -1,5 +1,6 @@
 import Foundation
 import GatewayAPI
+import GatewayApp
 import GatewayCore
 import GatewayModel
 import GatewayStore
@@ -160,7 +161,7 @@ struct OrderPipelineTests {
             #expect(after.state == .accepted)
             #expect(after.brokerOrderId == "B1")
             let events = try await harness.store.orderEvents(tenantId: tenantId, orderId: orderId)
-            #expect(events.map(\.kind) == ["intent", "unknown", "reconciled"])
+            #expect(events.map(\.kind) == [.intent, .unknown, .reconciled])
         }
         #expect(broker.placed.withLock { $0 } == 1)
     }

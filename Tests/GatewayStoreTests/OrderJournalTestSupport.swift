@@ -57,7 +57,7 @@ func accepted(
 }
 
 func intentEvent(at date: Date = journalDate()) -> OrderEvent {
-    OrderEvent(kind: "intent", state: .submitting, detail: "client order id", at: date)
+    OrderEvent(kind: .intent, state: .submitting, detail: "client order id", at: date)
 }
 
 /// Creates a tenant and journals an intent for it.

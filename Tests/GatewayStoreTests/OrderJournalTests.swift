@@ -20,7 +20,7 @@ struct OrderJournalTests {
             #expect(
                 try await store.orderEvents(tenantId: tenant.id, orderId: intent.id) == [
                     OrderEvent(
-                        kind: "intent", state: .submitting, detail: "client order id", at: intent.createdAt,
+                        kind: .intent, state: .submitting, detail: "client order id", at: intent.createdAt,
                         sequence: 1)
                 ])
             // Decimals are strings in the JSON column, dates integer milliseconds.
@@ -44,7 +44,7 @@ struct OrderJournalTests {
             var done = accepted(placed, brokerOrderId: "B-1", at: journalDate(5))
             done.order?.filledQuantity = Decimal(string: "0.25")!
             let acceptedEvent = OrderEvent(
-                kind: "accepted", state: .accepted, status: .open, brokerOrderId: "B-1", at: done.updatedAt)
+                kind: .accepted, state: .accepted, status: .open, brokerOrderId: "B-1", at: done.updatedAt)
             try await first.updateJournaledOrder(done, event: acceptedEvent)
             _ = try await first.claimIdempotencyKey(
                 tenantId: tenant.id, key: "k", requestHash: "h", proposedOrderId: placed.id, retention: 86_400)
@@ -60,9 +60,9 @@ struct OrderJournalTests {
             #expect(reread.order?.instrument.currency == "USD")
             #expect(
                 try await second.orderEvents(tenantId: tenant.id, orderId: placed.id) == [
-                    OrderEvent(kind: "intent", state: .submitting, detail: "client order id", at: placed.createdAt, sequence: 1),
+                    OrderEvent(kind: .intent, state: .submitting, detail: "client order id", at: placed.createdAt, sequence: 1),
                     OrderEvent(
-                        kind: "accepted", state: .accepted, status: .open, brokerOrderId: "B-1", at: done.updatedAt,
+                        kind: .accepted, state: .accepted, status: .open, brokerOrderId: "B-1", at: done.updatedAt,
                         sequence: 2),
                 ])
             #expect(
@@ -82,7 +82,7 @@ struct OrderJournalTests {
             let tenant = try await store.createTenant(name: "Acme")
             let intent = try await journalIntent(in: store, tenantId: tenant.id)
             var order = accepted(intent, brokerOrderId: "B-1")
-            let kinds = ["accepted", "status_changed", "cancel_requested", "canceled"]
+            let kinds: [OrderEvent.Kind] = [.accepted, .statusChanged, .modified, .canceled]
             for (index, kind) in kinds.enumerated() {
                 order.order?.status = index == 3 ? .canceled : .open
                 try await store.updateJournaledOrder(
@@ -93,7 +93,7 @@ struct OrderJournalTests {
             }
             let events = try await store.orderEvents(tenantId: tenant.id, orderId: intent.id)
             #expect(events.map(\.sequence) == [1, 2, 3, 4, 5])
-            #expect(events.map(\.kind) == ["intent"] + kinds)
+            #expect(events.map(\.kind) == [.intent] + kinds)
             #expect(events.last?.status == .canceled)
             #expect(events.dropFirst().allSatisfy { $0.brokerOrderId == "B-1" })
             #expect(try await store.journaledOrder(tenantId: tenant.id, id: intent.id)?.order?.status == .canceled)
@@ -126,7 +126,7 @@ struct OrderJournalTests {
                     group.addTask {
                         try await store.updateJournaledOrder(
                             order,
-                            event: OrderEvent(kind: "status_changed", state: .accepted, detail: "\(index)", at: journalDate()))
+                            event: OrderEvent(kind: .statusChanged, state: .accepted, detail: "\(index)", at: journalDate()))
                     }
                 }
                 try await group.waitForAll()
@@ -146,7 +146,7 @@ struct OrderJournalTests {
             for _ in 0..<5 {
                 // The same stale value every time, as when a caller journals an event without touching the order.
                 try await store.updateJournaledOrder(
-                    intent, event: OrderEvent(kind: "modify_failed", state: .submitting, at: journalDate()))
+                    intent, event: OrderEvent(kind: .modifyFailed, state: .submitting, at: journalDate()))
                 let read = try #require(try await store.journaledOrder(tenantId: tenant.id, id: intent.id))
                 #expect(read.updatedAt > previous)
                 #expect(read.createdAt == intent.createdAt)
@@ -155,7 +155,7 @@ struct OrderJournalTests {
             let later = journalDate(60_000)
             var fresh = intent
             fresh.updatedAt = later
-            try await store.updateJournaledOrder(fresh, event: OrderEvent(kind: "unknown", state: .unknown, at: later))
+            try await store.updateJournaledOrder(fresh, event: OrderEvent(kind: .unknown, state: .unknown, at: later))
             #expect(try await store.journaledOrder(tenantId: tenant.id, id: intent.id)?.updatedAt == later)
         }
     }
@@ -172,7 +172,7 @@ struct OrderJournalTests {
             rejected.updatedAt = journalDate(1)
             try await store.updateJournaledOrder(
                 rejected,
-                event: OrderEvent(kind: "rejected", state: .rejected, status: .rejected, detail: "insufficient_funds", at: rejected.updatedAt))
+                event: OrderEvent(kind: .rejected, state: .rejected, status: .rejected, detail: "insufficient_funds", at: rejected.updatedAt))
             #expect(try await store.journaledOrder(tenantId: tenant.id, id: intent.id) == rejected)
         }
     }
@@ -184,15 +184,15 @@ struct OrderJournalTests {
             let intent = try await journalIntent(in: store, tenantId: tenant.id)
             try await store.updateJournaledOrder(
                 accepted(intent, brokerOrderId: "B-1"),
-                event: OrderEvent(kind: "accepted", state: .accepted, status: .open, brokerOrderId: "B-1", at: journalDate()))
+                event: OrderEvent(kind: .accepted, state: .accepted, status: .open, brokerOrderId: "B-1", at: journalDate()))
             let replaced = accepted(intent, brokerOrderId: "B-2")
             try await store.updateJournaledOrder(
                 replaced,
                 event: OrderEvent(
-                    kind: "replaced", state: .accepted, status: .open, brokerOrderId: "B-2", detail: "B-1 → B-2", at: journalDate()))
+                    kind: .modified, state: .accepted, status: .open, brokerOrderId: "B-2", detail: "B-1 → B-2", at: journalDate()))
             try await store.updateJournaledOrder(
                 accepted(intent, brokerOrderId: "B-3"),
-                event: OrderEvent(kind: "replaced", state: .accepted, status: .open, brokerOrderId: "B-3", at: journalDate()))
+                event: OrderEvent(kind: .modified, state: .accepted, status: .open, brokerOrderId: "B-3", at: journalDate()))
 
             for brokerId in ["B-1", "B-2", "B-3"] {
                 let found = try await store.journaledOrder(tenantId: tenant.id, connectionId: "conn_a", brokerOrderId: brokerId)
@@ -204,7 +204,7 @@ struct OrderJournalTests {
             // Re-recording an id the order already has is no change.
             try await store.updateJournaledOrder(
                 accepted(intent, brokerOrderId: "B-3"),
-                event: OrderEvent(kind: "status_changed", state: .accepted, status: .open, at: journalDate()))
+                event: OrderEvent(kind: .statusChanged, state: .accepted, status: .open, at: journalDate()))
             #expect(
                 try await store.claimedBrokerOrderIds(tenantId: tenant.id, connectionId: "conn_a", since: .distantPast)
                     == ["B-1", "B-2", "B-3"])
@@ -219,12 +219,12 @@ struct OrderJournalTests {
             let second = try await journalIntent(in: store, tenantId: tenant.id)
             try await store.updateJournaledOrder(
                 accepted(first, brokerOrderId: "B-1"),
-                event: OrderEvent(kind: "accepted", state: .accepted, brokerOrderId: "B-1", at: journalDate()))
+                event: OrderEvent(kind: .accepted, state: .accepted, brokerOrderId: "B-1", at: journalDate()))
 
             await expectGatewayError(.conflict) {
                 try await store.updateJournaledOrder(
                     accepted(second, brokerOrderId: "B-1"),
-                    event: OrderEvent(kind: "reconciled", state: .accepted, brokerOrderId: "B-1", at: journalDate()))
+                    event: OrderEvent(kind: .reconciled, state: .accepted, brokerOrderId: "B-1", at: journalDate()))
             }
             #expect(try await store.journaledOrder(tenantId: tenant.id, id: second.id) == second)
             #expect(try await store.orderEvents(tenantId: tenant.id, orderId: second.id).count == 1)
@@ -240,7 +240,7 @@ struct OrderJournalTests {
             let elsewhere = try await journalIntent(in: store, tenantId: tenant.id, connectionId: "conn_b")
             try await store.updateJournaledOrder(
                 accepted(elsewhere, brokerOrderId: "B-1"),
-                event: OrderEvent(kind: "accepted", state: .accepted, brokerOrderId: "B-1", at: journalDate()))
+                event: OrderEvent(kind: .accepted, state: .accepted, brokerOrderId: "B-1", at: journalDate()))
             #expect(
                 try await store.journaledOrder(tenantId: tenant.id, connectionId: "conn_b", brokerOrderId: "B-1")?.id
                     == elsewhere.id)
@@ -299,7 +299,7 @@ struct OrderJournalTests {
             let tenant = try await store.createTenant(name: "Acme")
             await expectGatewayError(.notFound) {
                 try await store.updateJournaledOrder(
-                    sampleIntent(tenantId: tenant.id), event: OrderEvent(kind: "sent", state: .submitting, at: journalDate()))
+                    sampleIntent(tenantId: tenant.id), event: OrderEvent(kind: .accepted, state: .submitting, at: journalDate()))
             }
             await expectGatewayError(.notFound) {
                 try await store.createOrderIntent(sampleIntent(tenantId: "ten_missing"), event: intentEvent())
@@ -328,7 +328,7 @@ struct OrderJournalTests {
                 var order = intent
                 if item.state != .submitting {
                     order.state = item.state
-                    try await store.updateJournaledOrder(order, event: OrderEvent(kind: item.state.rawValue, state: item.state, at: journalDate()))
+                    try await store.updateJournaledOrder(order, event: OrderEvent(kind: OrderEvent.Kind(rawValue: item.state.rawValue) ?? .statusChanged, state: item.state, at: journalDate()))
                     order = try #require(try await store.journaledOrder(tenantId: item.tenant, id: intent.id))
                 }
                 byOffset[item.offset] = order
@@ -350,19 +350,19 @@ struct OrderJournalTests {
             let start = journalDate()
             let first = try await journalIntent(in: store, tenantId: a.id)
             try await store.updateJournaledOrder(
-                accepted(first, brokerOrderId: "B-1"), event: OrderEvent(kind: "accepted", state: .accepted, at: journalDate()))
+                accepted(first, brokerOrderId: "B-1"), event: OrderEvent(kind: .accepted, state: .accepted, at: journalDate()))
             try await store.updateJournaledOrder(
-                accepted(first, brokerOrderId: "B-2"), event: OrderEvent(kind: "replaced", state: .accepted, at: journalDate()))
+                accepted(first, brokerOrderId: "B-2"), event: OrderEvent(kind: .modified, state: .accepted, at: journalDate()))
             let second = try await journalIntent(in: store, tenantId: a.id)
             try await store.updateJournaledOrder(
-                accepted(second, brokerOrderId: "B-3"), event: OrderEvent(kind: "reconciled", state: .accepted, at: journalDate()))
+                accepted(second, brokerOrderId: "B-3"), event: OrderEvent(kind: .reconciled, state: .accepted, at: journalDate()))
             // Not this connection's, not this tenant's, or never sent.
             let other = try await journalIntent(in: store, tenantId: a.id, connectionId: "conn_b")
             try await store.updateJournaledOrder(
-                accepted(other, brokerOrderId: "B-4"), event: OrderEvent(kind: "accepted", state: .accepted, at: journalDate()))
+                accepted(other, brokerOrderId: "B-4"), event: OrderEvent(kind: .accepted, state: .accepted, at: journalDate()))
             let theirs = try await journalIntent(in: store, tenantId: b.id)
             try await store.updateJournaledOrder(
-                accepted(theirs, brokerOrderId: "B-5"), event: OrderEvent(kind: "accepted", state: .accepted, at: journalDate()))
+                accepted(theirs, brokerOrderId: "B-5"), event: OrderEvent(kind: .accepted, state: .accepted, at: journalDate()))
             _ = try await journalIntent(in: store, tenantId: a.id)
 
             #expect(try await store.claimedBrokerOrderIds(tenantId: a.id, connectionId: "conn_a", since: start) == ["B-1", "B-2", "B-3"])
@@ -379,7 +379,7 @@ struct OrderJournalTests {
             let b = try await store.createTenant(name: "B")
             let intent = try await journalIntent(in: store, tenantId: a.id)
             let placed = accepted(intent, brokerOrderId: "B-1")
-            try await store.updateJournaledOrder(placed, event: OrderEvent(kind: "accepted", state: .accepted, at: journalDate()))
+            try await store.updateJournaledOrder(placed, event: OrderEvent(kind: .accepted, state: .accepted, at: journalDate()))
             let stored = try #require(try await store.journaledOrder(tenantId: a.id, id: intent.id))
 
             #expect(try await store.journaledOrder(tenantId: b.id, id: intent.id) == nil)
@@ -390,12 +390,12 @@ struct OrderJournalTests {
             hijack.tenantId = b.id
             hijack.state = .rejected
             await expectGatewayError(.notFound) {
-                try await store.updateJournaledOrder(hijack, event: OrderEvent(kind: "rejected", state: .rejected, at: journalDate()))
+                try await store.updateJournaledOrder(hijack, event: OrderEvent(kind: .rejected, state: .rejected, at: journalDate()))
             }
             // B may use the same broker id on its own connection of the same name: the journal keys ids per tenant.
             let own = try await journalIntent(in: store, tenantId: b.id)
             try await store.updateJournaledOrder(
-                accepted(own, brokerOrderId: "B-1"), event: OrderEvent(kind: "accepted", state: .accepted, at: journalDate()))
+                accepted(own, brokerOrderId: "B-1"), event: OrderEvent(kind: .accepted, state: .accepted, at: journalDate()))
 
             #expect(try await store.journaledOrder(tenantId: a.id, id: intent.id) == stored)
             #expect(try await store.orderEvents(tenantId: a.id, orderId: intent.id).count == 2)

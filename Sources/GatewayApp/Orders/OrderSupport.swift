@@ -2,7 +2,7 @@ import Crypto
 public import Foundation
 public import GatewayCore
 public import GatewayModel
-import GatewayStore
+public import GatewayStore
 import Synchronization
 
 /// How the order pipeline behaves.
@@ -98,11 +98,18 @@ final class AccountCache: Sendable {
 
 enum OrderDigest {
     /// A stable digest of a request: the same fields give the same text whatever order they came in.
-    static func hash(_ request: OrderRequest) -> String {
+    /// A request that cannot be encoded has no digest: it throws rather than share one (the digest of nothing) with
+    /// every other such request, which would let a different order pass the idempotency mismatch check.
+    static func hash(_ request: OrderRequest) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = [.sortedKeys]
         encoder.dateEncodingStrategy = .millisecondsSince1970
-        let data = (try? encoder.encode(request)) ?? Data()
+        let data: Data
+        do {
+            data = try encoder.encode(request)
+        } catch {
+            throw GatewayError(.internalError, "the order could not be digested for its idempotency check")
+        }
         return SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
     }
 
@@ -130,3 +137,8 @@ public struct PlacementResult: Sendable {
     /// True when this answer repeats an earlier request with the same idempotency key.
     public var replayed: Bool
 }
+
+/// The journal's types under names the generated server can bind to (`typeOverrides`): inside a module named
+/// `GatewayStore` that also has a protocol named `GatewayStore`, `GatewayStore.JournalState` does not resolve.
+public typealias OrderJournalState = JournalState
+public typealias OrderJournalEvent = OrderEvent

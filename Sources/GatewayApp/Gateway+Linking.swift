@@ -5,13 +5,13 @@ public import GatewayModel
 public import GatewayStore
 
 /// A link that has started: the connection (status `pending_link`) and where to send the user's browser.
-public struct PendingLink: Codable, Sendable {
+public struct PendingLink: Codable, Sendable, Hashable {
     public var connection: ConnectionDescriptor
     public var popupURL: String
 }
 
 /// One connection's outcome in "authenticate all".
-public struct AuthenticationReport: Codable, Sendable {
+public struct AuthenticationReport: Codable, Sendable, Hashable {
     public var connection: String
     public var broker: BrokerKind
     public var status: String
@@ -21,7 +21,7 @@ public struct AuthenticationReport: Codable, Sendable {
 
 /// An export of a tenant's connections for another gateway: the credentials are sealed with a one-time key that is
 /// returned beside the bundle, never stored.
-public struct ConnectionExport: Codable, Sendable {
+public struct ConnectionExport: Codable, Sendable, Hashable {
     public var bundle: String
     public var key: String
     public var count: Int

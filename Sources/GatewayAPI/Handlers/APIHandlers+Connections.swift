@@ -1,0 +1,106 @@
+import Foundation
+import GatewayApp
+import GatewayCore
+import GatewayModel
+import GatewayStore
+import HTTPTypes
+import OpenAPIRuntime
+
+extension APIHandlers {
+    func listConnections(_ input: Operations.ListConnections.Input) async throws -> Operations.ListConnections.Output {
+        let tenant = try RequestIdentity.requireTenant()
+        return .ok(.init(body: .json(.init(data: try await gateway.connections(tenant: tenant)))))
+    }
+
+    func linkConnection(_ input: Operations.LinkConnection.Input) async throws -> Operations.LinkConnection.Output {
+        let tenant = try RequestIdentity.requireTenant()
+        guard case .json(let body) = input.body else { throw APIError.unsupportedBody }
+        let request = LinkRequest(
+            broker: body.broker, displayName: body.displayName, baseURL: body.baseURL,
+            settings: body.settings?.additionalProperties, credentials: body.credentials?.additionalProperties)
+        switch try await gateway.link(tenant: tenant, request, callbackBase: callbackBase) {
+        case .linked(let connection): return .created(.init(body: .json(.init(data: connection))))
+        case .pending(let pending): return .accepted(.init(body: .json(.init(data: pending))))
+        }
+    }
+
+    func authenticateAll(_ input: Operations.AuthenticateAll.Input) async throws -> Operations.AuthenticateAll.Output {
+        let tenant = try RequestIdentity.requireTenant()
+        return .ok(.init(body: .json(.init(data: try await gateway.authenticateAll(tenant: tenant)))))
+    }
+
+    func exportConnections(_ input: Operations.ExportConnections.Input) async throws -> Operations.ExportConnections.Output {
+        let tenant = try RequestIdentity.requireTenant()
+        return .ok(.init(body: .json(.init(data: try await gateway.exportConnections(tenant: tenant)))))
+    }
+
+    func importConnections(_ input: Operations.ImportConnections.Input) async throws -> Operations.ImportConnections.Output {
+        let tenant = try RequestIdentity.requireTenant()
+        guard case .json(let body) = input.body else { throw APIError.unsupportedBody }
+        let imported = try await gateway.importConnections(tenant: tenant, bundle: body.bundle, key: body.key)
+        return .created(.init(body: .json(.init(data: imported))))
+    }
+
+    func completeLink(_ input: Operations.CompleteLink.Input) async throws -> Operations.CompleteLink.Output {
+        let tenant = try RequestIdentity.requireTenant()
+        guard case .json(let body) = input.body else { throw APIError.unsupportedBody }
+        if body.oAuthVerifier.isEmpty || body.oAuthVerifier.count > 2048 {
+            throw GatewayError.unprocessable([FieldProblem(field: "oAuthVerifier", problem: "must be 1 to 2048 characters")])
+        }
+        let connection = try await gateway.completeLink(tenant: tenant, id: input.path.id, verifier: body.oAuthVerifier, state: nil)
+        return .ok(.init(body: .json(.init(data: connection))))
+    }
+
+    func relink(_ input: Operations.Relink.Input) async throws -> Operations.Relink.Output {
+        let tenant = try RequestIdentity.requireTenant()
+        let pending = try await gateway.startRelink(tenant: tenant, id: input.path.id, callbackBase: callbackBase)
+        return .ok(.init(body: .json(.init(data: pending))))
+    }
+
+    func authenticateConnection(_ input: Operations.AuthenticateConnection.Input) async throws -> Operations.AuthenticateConnection.Output {
+        let tenant = try RequestIdentity.requireTenant()
+        return .ok(.init(body: .json(.init(data: try await gateway.authenticate(tenant: tenant, id: input.path.id)))))
+    }
+
+    func answerChallenge(_ input: Operations.AnswerChallenge.Input) async throws -> Operations.AnswerChallenge.Output {
+        let tenant = try RequestIdentity.requireTenant()
+        guard case .json(let body) = input.body else { throw APIError.unsupportedBody }
+        if body.answer.isEmpty || body.answer.count > 256 {
+            throw GatewayError.unprocessable([FieldProblem(field: "answer", problem: "must be 1 to 256 characters")])
+        }
+        let report = try await gateway.answerChallenge(tenant: tenant, id: input.path.id, answer: body.answer)
+        return .ok(.init(body: .json(.init(data: report))))
+    }
+
+    /// The broker's login page sends the user's browser here: no API key, the link's state nonce instead.
+    func linkCallback(_ input: Operations.LinkCallback.Input) async throws -> Operations.LinkCallback.Output {
+        guard let state = try QueryValue.string(input.query.state, "state"),
+            let verifier = try QueryValue.string(input.query.oAuthVerifier, "oAuthVerifier", maxLength: 2048)
+        else {
+            throw GatewayError.invalid("oAuthVerifier", "and state are required")
+        }
+        let tenant = try await gateway.tenantForCallback(connectionId: input.path.id, state: state)
+        let connection = try await gateway.completeLink(tenant: tenant, id: input.path.id, verifier: verifier, state: state)
+        let html = "<!doctype html><title>Linked</title><p>\(connection.displayName) is linked (status: \(connection.status.rawValue)). You can close this window.</p>"
+        return .ok(.init(body: .html(HTTPBody(html))))
+    }
+
+    func getConnection(_ input: Operations.GetConnection.Input) async throws -> Operations.GetConnection.Output {
+        let tenant = try RequestIdentity.requireTenant()
+        return .ok(.init(body: .json(.init(data: try await gateway.connection(tenant: tenant, id: input.path.id)))))
+    }
+
+    func deleteConnection(_ input: Operations.DeleteConnection.Input) async throws -> Operations.DeleteConnection.Output {
+        let tenant = try RequestIdentity.requireTenant()
+        try await gateway.unlink(tenant: tenant, id: input.path.id)
+        return .noContent(.init())
+    }
+
+    /// Where the broker's login page should send the browser back: this gateway, as the client reached it.
+    var callbackBase: String {
+        let request = RequestIdentity.request
+        let authority = request?.authority ?? "127.0.0.1"
+        let scheme = request?.headerFields[HTTPField.Name("X-Forwarded-Proto")!] ?? "http"
+        return "\(scheme)://\(authority)"
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import GatewayApp
+import GatewayCore
+import GatewayModel
+import GatewayStore
+import OpenAPIRuntime
+
+extension APIHandlers {
+    func listOrders(_ input: Operations.ListOrders.Input) async throws -> Operations.ListOrders.Output {
+        let tenant = try RequestIdentity.requireTenant()
+        let q = input.query
+        let selection = try QueryValue.selection(connection: q.connection, broker: q.broker, account: q.account)
+        let query = OrderQuery(
+            state: q.status ?? .open, accountId: selection.accountId,
+            symbols: try QueryValue.symbols(q.symbols, "symbols") ?? [],
+            limit: try QueryValue.int(q.limit, "limit", range: 1...500) ?? 100,
+            after: q.after, until: q.until)
+        let r = try await gateway.orders(tenant: tenant, selection, query).parts
+        return .ok(.init(body: .json(.init(data: r.data, sources: r.sources, partial: r.partial))))
+    }
+
+    func placeOrder(_ input: Operations.PlaceOrder.Input) async throws -> Operations.PlaceOrder.Output {
+        let tenant = try RequestIdentity.requireTenant()
+        guard case .json(let request) = input.body else { throw APIError.unsupportedBody }
+        let result = try await gateway.placeOrder(tenant: tenant, request, idempotencyKey: input.headers.idempotencyKey)
+        let headers = result.replayed ? Operations.PlaceOrder.Output.Created.Headers(idempotentReplayed: ._true) : .init()
+        switch result.outcome {
+        case .accepted:
+            return .created(.init(headers: headers, body: .json(.init(data: result.order))))
+        case .unknown:
+            return .accepted(.init(
+                headers: .init(idempotentReplayed: headers.idempotentReplayed.map { _ in ._true }),
+                body: .json(.init(data: result.order))))
+        }
+    }
+
+    func previewOrder(_ input: Operations.PreviewOrder.Input) async throws -> Operations.PreviewOrder.Output {
+        let tenant = try RequestIdentity.requireTenant()
+        guard case .json(let request) = input.body else { throw APIError.unsupportedBody }
+        return .ok(.init(body: .json(.init(data: try await gateway.previewOrder(tenant: tenant, request)))))
+    }
+
+    func getOrder(_ input: Operations.GetOrder.Input) async throws -> Operations.GetOrder.Output {
+        let tenant = try RequestIdentity.requireTenant()
+        return .ok(.init(body: .json(.init(data: try await gateway.order(tenant: tenant, id: input.path.id)))))
+    }
+
+    func modifyOrder(_ input: Operations.ModifyOrder.Input) async throws -> Operations.ModifyOrder.Output {
+        let tenant = try RequestIdentity.requireTenant()
+        guard case .json(let modification) = input.body else { throw APIError.unsupportedBody }
+        return .ok(.init(body: .json(.init(data: try await gateway.modifyOrder(tenant: tenant, id: input.path.id, modification)))))
+    }
+
+    func cancelOrder(_ input: Operations.CancelOrder.Input) async throws -> Operations.CancelOrder.Output {
+        let tenant = try RequestIdentity.requireTenant()
+        return .ok(.init(body: .json(.init(data: try await gateway.cancelOrder(tenant: tenant, id: input.path.id)))))
+    }
+
+    func listOrderEvents(_ input: Operations.ListOrderEvents.Input) async throws -> Operations.ListOrderEvents.Output {
+        let tenant = try RequestIdentity.requireTenant()
+        return .ok(.init(body: .json(.init(data: try await gateway.orderEvents(tenant: tenant, id: input.path.id)))))
+    }
+}

@@ -1,0 +1,46 @@
+import Foundation
+import GatewayApp
+import GatewayCore
+import GatewayModel
+import GatewayStore
+import OpenAPIRuntime
+
+extension APIHandlers {
+    func listWatchlists(_ input: Operations.ListWatchlists.Input) async throws -> Operations.ListWatchlists.Output {
+        let tenant = try RequestIdentity.requireTenant()
+        let q = input.query
+        let r = try await gateway.watchlists(tenant: tenant, try QueryValue.selection(connection: q.connection, broker: q.broker, account: q.account)).parts
+        return .ok(.init(body: .json(.init(data: r.data, sources: r.sources, partial: r.partial))))
+    }
+
+    func createWatchlist(_ input: Operations.CreateWatchlist.Input) async throws -> Operations.CreateWatchlist.Output {
+        let tenant = try RequestIdentity.requireTenant()
+        guard case .json(let body) = input.body else { throw APIError.unsupportedBody }
+        let created = try await gateway.createWatchlist(tenant: tenant, Self.watchlistInput(body))
+        return .created(.init(body: .json(.init(data: created))))
+    }
+
+    func getWatchlist(_ input: Operations.GetWatchlist.Input) async throws -> Operations.GetWatchlist.Output {
+        let tenant = try RequestIdentity.requireTenant()
+        return .ok(.init(body: .json(.init(data: try await gateway.watchlist(tenant: tenant, id: input.path.id)))))
+    }
+
+    func updateWatchlist(_ input: Operations.UpdateWatchlist.Input) async throws -> Operations.UpdateWatchlist.Output {
+        let tenant = try RequestIdentity.requireTenant()
+        guard case .json(let body) = input.body else { throw APIError.unsupportedBody }
+        let updated = try await gateway.updateWatchlist(tenant: tenant, id: input.path.id, Self.watchlistInput(body))
+        return .ok(.init(body: .json(.init(data: updated))))
+    }
+
+    func deleteWatchlist(_ input: Operations.DeleteWatchlist.Input) async throws -> Operations.DeleteWatchlist.Output {
+        let tenant = try RequestIdentity.requireTenant()
+        try await gateway.deleteWatchlist(tenant: tenant, id: input.path.id)
+        return .noContent(.init())
+    }
+}
+
+extension APIHandlers {
+    static func watchlistInput(_ body: Components.Schemas.WatchlistInput) -> GatewayApp.WatchlistInput {
+        GatewayApp.WatchlistInput(name: body.name, instruments: body.instruments, connectionId: body.connectionId)
+    }
+}

@@ -1,0 +1,69 @@
+import Foundation
+import GatewayApp
+import GatewayCore
+import GatewayModel
+import GatewayStore
+import OpenAPIRuntime
+
+/// The unified API: the generated `APIProtocol`, one extension per resource. Handlers only decode what the
+/// generated types do not (query lists, bounds), call the application, and wrap its answers; the rules live in
+/// `GatewayApp`.
+struct APIHandlers: APIProtocol {
+    let gateway: Gateway
+    let document: OpenAPIDocument
+
+    func health(_ input: Operations.Health.Input) async throws -> Operations.Health.Output {
+        .ok(.init(body: .json(.init(status: "ok"))))
+    }
+
+    func openapi(_ input: Operations.Openapi.Input) async throws -> Operations.Openapi.Output {
+        .ok(.init(body: .json(document.object)))
+    }
+
+    func listBrokers(_ input: Operations.ListBrokers.Input) async throws -> Operations.ListBrokers.Output {
+        _ = try RequestIdentity.requireTenant()
+        return .ok(.init(body: .json(.init(data: gateway.brokers()))))
+    }
+}
+
+/// Query parameters beyond what their schema types check: the same bounds the document states.
+enum QueryValue {
+    static func string(_ value: String?, _ name: String, maxLength: Int = 128) throws -> String? {
+        guard let value else { return nil }
+        if value.isEmpty { throw GatewayError.invalid(name, "must not be empty") }
+        if value.count > maxLength { throw GatewayError.invalid(name, "must be at most \(maxLength) characters") }
+        return value
+    }
+
+    static func int(_ value: Int?, _ name: String, range: ClosedRange<Int>) throws -> Int? {
+        guard let value else { return nil }
+        guard range.contains(value) else {
+            throw GatewayError.invalid(name, "must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+        }
+        return value
+    }
+
+    /// A comma-separated list of symbols.
+    static func symbols(_ value: String?, _ name: String, maxCount: Int = 50) throws -> [String]? {
+        guard let text = try string(value, name, maxLength: 2048) else { return nil }
+        let symbols = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
+        if symbols.isEmpty { throw GatewayError.invalid(name, "must name at least one symbol") }
+        if symbols.count > maxCount { throw GatewayError.invalid(name, "must name at most \(maxCount) symbols") }
+        if let bad = symbols.first(where: { $0.count > 32 || !$0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "./-_:".contains($0)) } }) {
+            throw GatewayError.invalid(name, "has an invalid symbol '\(bad.prefix(32))'")
+        }
+        return symbols
+    }
+
+    /// Which connections a read goes to.
+    static func selection(connection: String?, broker: BrokerKind?, account: String?) throws -> Gateway.Selection {
+        Gateway.Selection(
+            connectionId: try string(connection, "connection"),
+            broker: try string(broker?.rawValue, "broker", maxLength: 32).map { BrokerKind($0) },
+            accountId: try string(account, "account"))
+    }
+}
+
+extension FanOut {
+    var parts: (data: [Item], sources: [SourceReport], partial: Bool) { (data, sources, partial) }
+}

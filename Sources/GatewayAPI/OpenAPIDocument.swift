@@ -1,0 +1,100 @@
+public import Foundation
+import GatewayCore
+import GatewayModel
+import OpenAPIRuntime
+
+/// The OpenAPI document the server is generated from (Sources/GatewayAPI/openapi.json, edited by hand): the same
+/// bytes the generator read at build time are served at `/openapi.json`, and the same document says which
+/// operations need no credential (`security: []`).
+public struct OpenAPIDocument: Sendable {
+    /// The document as it is in the repository.
+    public let data: Data
+    /// Operations whose `security` is empty: they answer without an API key.
+    public let publicOperationIDs: Set<String>
+    let object: OpenAPIObjectContainer
+    /// Each operation's query parameters with their schemas (references resolved), by operation id.
+    let queryParameters: [String: [QueryParameter]]
+
+    /// What the document says one query parameter may hold.
+    struct QueryParameter: Sendable {
+        var name: String
+        var allowed: [String]?
+        var integerRange: ClosedRange<Int>?
+        var isInteger: Bool
+        var isDateTime: Bool
+        var required: Bool
+    }
+
+    public static func bundled() throws -> OpenAPIDocument {
+        guard let url = Bundle.module.url(forResource: "openapi", withExtension: "json") else {
+            throw GatewayError(.internalError, "the OpenAPI document is missing from the build")
+        }
+        return try OpenAPIDocument(data: Data(contentsOf: url))
+    }
+
+    public init(data: Data) throws {
+        self.data = data
+        object = try JSONDecoder().decode(OpenAPIObjectContainer.self, from: data)
+        guard let root = try JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let paths = root["paths"] as? [String: [String: Any]]
+        else {
+            throw GatewayError(.internalError, "the OpenAPI document has no paths")
+        }
+        let schemas = (root["components"] as? [String: Any])?["schemas"] as? [String: [String: Any]] ?? [:]
+        var open: Set<String> = []
+        var queries: [String: [QueryParameter]] = [:]
+        for item in paths.values {
+            for case let operation as [String: Any] in item.values {
+                guard let id = operation["operationId"] as? String else { continue }
+                if let security = operation["security"] as? [Any], security.isEmpty { open.insert(id) }
+                for case let parameter as [String: Any] in operation["parameters"] as? [Any] ?? [] {
+                    guard parameter["in"] as? String == "query", let name = parameter["name"] as? String,
+                        var schema = parameter["schema"] as? [String: Any]
+                    else { continue }
+                    if let ref = schema["$ref"] as? String, let target = schemas[String(ref.split(separator: "/").last ?? "")] {
+                        schema = target
+                    }
+                    let minimum = schema["minimum"] as? Int
+                    let maximum = schema["maximum"] as? Int
+                    queries[id, default: []].append(QueryParameter(
+                        name: name, allowed: schema["enum"] as? [String],
+                        integerRange: minimum.flatMap { low in maximum.map { low...$0 } },
+                        isInteger: schema["type"] as? String == "integer",
+                        isDateTime: schema["format"] as? String == "date-time",
+                        required: parameter["required"] as? Bool ?? false))
+                }
+            }
+        }
+        publicOperationIDs = open
+        queryParameters = queries
+    }
+
+    /// The first query parameter of `operationID` whose value the document does not allow, said as a problem.
+    /// The generated server reports a parameter that did not decode without its name; this names it.
+    func queryProblem(operationID: String, query: Substring) -> FieldProblem? {
+        var values: [String: String] = [:]
+        for pair in query.split(separator: "&") {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = String(parts[0]).removingPercentEncoding ?? String(parts[0])
+            let value = parts.count > 1 ? (String(parts[1]).replacingOccurrences(of: "+", with: " ").removingPercentEncoding ?? String(parts[1])) : ""
+            if values[name] == nil { values[name] = value }
+        }
+        for parameter in queryParameters[operationID] ?? [] {
+            guard let value = values[parameter.name] else {
+                if parameter.required { return FieldProblem(field: parameter.name, problem: "is required") }
+                continue
+            }
+            if let allowed = parameter.allowed, !allowed.contains(value) {
+                return FieldProblem(field: parameter.name, problem: "must be one of: \(allowed.joined(separator: ", "))")
+            }
+            if parameter.isInteger, Int(value) == nil {
+                let range = parameter.integerRange.map { " from \($0.lowerBound) to \($0.upperBound)" } ?? ""
+                return FieldProblem(field: parameter.name, problem: "must be a whole number\(range)")
+            }
+            if parameter.isDateTime, APIJSON.parseTimestamp(value) == nil {
+                return FieldProblem(field: parameter.name, problem: "must be an RFC 3339 timestamp such as 2026-01-31T15:04:05Z")
+            }
+        }
+        return nil
+    }
+}

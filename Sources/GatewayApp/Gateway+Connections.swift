@@ -1,0 +1,146 @@
+public import Foundation
+public import GatewayCore
+public import GatewayModel
+public import GatewayStore
+
+/// What a client asks for when it links a connection (`POST /v1/connections`), before it is checked.
+public struct LinkRequest: Sendable, Hashable {
+    public var broker: BrokerKind
+    public var displayName: String?
+    public var baseURL: String?
+    public var settings: [String: String]?
+    public var credentials: [String: String]?
+
+    public init(
+        broker: BrokerKind, displayName: String? = nil, baseURL: String? = nil, settings: [String: String]? = nil,
+        credentials: [String: String]? = nil
+    ) {
+        self.broker = broker
+        self.displayName = displayName
+        self.baseURL = baseURL
+        self.settings = settings
+        self.credentials = credentials
+    }
+}
+
+/// How a link request ended: linked at once with credentials, or waiting for the user at the broker's login page.
+public enum LinkOutcome: Sendable {
+    case linked(ConnectionDescriptor)
+    case pending(PendingLink)
+}
+
+/// A broker kind as `GET /v1/brokers` shows it.
+public struct BrokerDescription: Codable, Sendable, Hashable {
+    public var kind: BrokerKind
+    public var displayName: String
+    public var capabilities: Capabilities
+    public var credentialKeys: [String]
+    public var knownBaseURLs: [String: String]
+}
+
+/// Linking with credentials, unlinking, and the tenant's view of its connections.
+extension Gateway {
+    /// The broker kinds this gateway links, in registration order.
+    public func brokers() -> [BrokerDescription] {
+        registry.kinds.compactMap { registry.factory(for: $0) }.map {
+            BrokerDescription(
+                kind: $0.kind, displayName: $0.displayName, capabilities: $0.capabilities,
+                credentialKeys: $0.credentialKeys, knownBaseURLs: $0.knownBaseURLs)
+        }
+    }
+
+    /// Every connection of the tenant, oldest first.
+    public func connections(tenant: Tenant) async throws -> [ConnectionDescriptor] {
+        try await store.connections(tenantId: tenant.id)
+    }
+
+    /// Links a connection from a client's request: checked here, then either proven with its credentials and saved,
+    /// or (brokers that link through a login page) saved as pending with the popup URL to open.
+    public func link(tenant: Tenant, _ request: LinkRequest, callbackBase: String) async throws -> LinkOutcome {
+        let new = try newConnection(request)
+        if try needsInteractiveLink(new) {
+            return .pending(try await startLink(tenant: tenant, new, callbackBase: callbackBase))
+        }
+        return .linked(try await link(tenant: tenant, new))
+    }
+
+    /// The checks every link request passes before any broker is called.
+    func newConnection(_ request: LinkRequest) throws -> NewConnection {
+        var problems: [FieldProblem] = []
+        guard let factory = registry.factory(for: request.broker) else {
+            throw GatewayError.unprocessable([FieldProblem(
+                field: "broker", problem: "must be one of: \(registry.kinds.map(\.rawValue).joined(separator: ", "))")])
+        }
+        let displayName = request.displayName ?? factory.displayName
+        if displayName.isEmpty || displayName.count > 100 {
+            problems.append(FieldProblem(field: "displayName", problem: "must be 1 to 100 characters"))
+        }
+        let baseURL = request.baseURL ?? factory.knownBaseURLs["default"] ?? ""
+        if baseURL.isEmpty {
+            problems.append(FieldProblem(field: "baseURL", problem: "is required (known: \(factory.knownBaseURLs.values.sorted().joined(separator: ", ")))"))
+        } else if baseURL.count > 2048 {
+            problems.append(FieldProblem(field: "baseURL", problem: "must be at most 2048 characters"))
+        } else if !baseURL.hasPrefix("sandbox://") {
+            if let url = URL(string: baseURL), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil {
+            } else {
+                problems.append(FieldProblem(field: "baseURL", problem: "must be an http(s) URL or sandbox://<broker>"))
+            }
+        }
+        let settings = request.settings ?? [:]
+        if settings.count > 32 { problems.append(FieldProblem(field: "settings", problem: "must have at most 32 entries")) }
+        for (key, value) in settings where key.count > 64 || value.count > 2048 {
+            problems.append(FieldProblem(field: "settings.\(key.prefix(64))", problem: "keys are at most 64 and values at most 2048 characters"))
+        }
+        let credentials = request.credentials ?? [:]
+        if credentials.count > 16 { problems.append(FieldProblem(field: "credentials", problem: "must have at most 16 entries")) }
+        for (key, value) in credentials where key.count > 64 || value.count > 8192 {
+            problems.append(FieldProblem(field: "credentials.\(key.prefix(64))", problem: "keys are at most 64 and values at most 8192 characters"))
+        }
+        if !problems.isEmpty { throw GatewayError.unprocessable(problems) }
+        return NewConnection(
+            broker: request.broker, displayName: displayName, baseURL: baseURL, settings: settings,
+            credentials: BrokerCredentials(credentials))
+    }
+
+    /// Gives a connection new credentials and makes it active again, forgetting its cached adapter: for a broker
+    /// that forgot the old ones, such as a restarted sandbox.
+    public func replaceCredentials(tenant: Tenant, id: String, _ credentials: BrokerCredentials) async throws {
+        try await store.updateCredentials(tenantId: tenant.id, connectionId: id, credentials)
+        guard try await store.updateConnectionStatus(tenantId: tenant.id, connectionId: id, status: .active, detail: nil) != nil else {
+            throw GatewayError(.notFound, "no connection '\(id)'")
+        }
+        registry.evict(connectionId: id)
+    }
+    /// Links a connection: its credentials are proven against the broker before anything is saved.
+    public func link(tenant: Tenant, _ new: NewConnection) async throws -> ConnectionDescriptor {
+        guard let factory = registry.factory(for: new.broker) else {
+            throw GatewayError.unprocessable([FieldProblem(
+                field: "broker", problem: "must be one of: \(registry.kinds.map(\.rawValue).joined(separator: ", "))")])
+        }
+        let missing = factory.credentialKeys.filter { (new.credentials[$0] ?? "").isEmpty }
+        if !missing.isEmpty {
+            throw GatewayError.unprocessable(missing.map { FieldProblem(field: "credentials.\($0)", problem: "is required for \(new.broker)") })
+        }
+        let now = Date()
+        let candidate = ConnectionDescriptor(
+            id: "unsaved", tenantId: tenant.id, broker: new.broker, displayName: new.displayName, baseURL: new.baseURL,
+            settings: new.settings, status: new.status, createdAt: now, updatedAt: now)
+        let adapter = try registry.makeAdapter(for: candidate, credentials: new.credentials)
+        do {
+            try await withDeadline(router.perSourceTimeout) { try await adapter.validateCredentials() }
+        } catch let error as GatewayError where error.code == .unauthorized || error.code == .forbidden {
+            throw GatewayError(
+                .unprocessable, "\(new.broker) refused the credentials: \(error.message)", broker: new.broker,
+                retryable: false, details: [FieldProblem(field: "credentials", problem: "were refused by the broker")])
+        }
+        return try await store.createConnection(tenantId: tenant.id, new)
+    }
+
+    public func unlink(tenant: Tenant, id: String) async throws {
+        guard try await store.deleteConnection(tenantId: tenant.id, id: id) else {
+            throw GatewayError(.notFound, "no connection '\(id)'")
+        }
+        registry.evict(connectionId: id)
+    }
+
+}

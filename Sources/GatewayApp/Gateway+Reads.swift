@@ -1,0 +1,94 @@
+public import Foundation
+public import GatewayCore
+public import GatewayModel
+public import GatewayStore
+
+/// The fan-out reads: each asks every selected connection at once and answers with what arrived in time.
+extension Gateway {
+    public func clients(tenant: Tenant, _ selection: Selection) async throws -> FanOut<Client> {
+        try await fanOut(tenant: tenant, selection, operation: .clients) { adapter, _ in try await adapter.clients() }
+    }
+
+    public func accounts(tenant: Tenant, _ selection: Selection) async throws -> FanOut<Account> {
+        let account = selection.accountId
+        return try await fanOut(tenant: tenant, selection, operation: .accounts) { adapter, _ in
+            try await adapter.accounts().filter { account == nil || $0.id == account }
+        }
+    }
+
+    public func balances(tenant: Tenant, _ selection: Selection) async throws -> FanOut<Balance> {
+        let account = selection.accountId
+        return try await fanOut(tenant: tenant, selection, operation: .balances) { adapter, _ in
+            try await adapter.balances(accountId: account).filter { account == nil || $0.accountId == account }
+        }
+    }
+
+    public func positions(tenant: Tenant, _ selection: Selection) async throws -> FanOut<Position> {
+        let account = selection.accountId
+        return try await fanOut(tenant: tenant, selection, operation: .positions) { adapter, _ in
+            try await adapter.positions(accountId: account).filter { account == nil || $0.accountId == account }
+        }
+    }
+
+    public func quotes(tenant: Tenant, _ selection: Selection, symbols: [String], assetClass: AssetClass?) async throws -> FanOut<Quote> {
+        let references = symbols.map { InstrumentReference(symbol: $0, assetClass: assetClass) }
+        return try await fanOut(tenant: tenant, selection, operation: .quotes) { adapter, connection in
+            try await Self.quotes(adapter, references).map { quote in
+                var quote = quote
+                quote.connectionId = connection.id
+                return quote
+            }
+        }
+    }
+
+    public func candles(
+        tenant: Tenant, _ selection: Selection, instrument: InstrumentReference, interval: CandleInterval, count: Int
+    ) async throws -> FanOut<CandleSeries> {
+        try await fanOut(tenant: tenant, selection, operation: .candles) { adapter, connection in
+            var series = try await adapter.candles(instrument, interval: interval, count: count)
+            series.connectionId = connection.id
+            return [series]
+        }
+    }
+
+    public func instruments(tenant: Tenant, _ selection: Selection, matching text: String, assetClass: AssetClass?) async throws -> FanOut<Instrument> {
+        try await fanOut(tenant: tenant, selection, operation: .searchInstruments) { adapter, _ in
+            try await adapter.searchInstruments(text, assetClass: assetClass)
+        }
+    }
+
+    /// Each broker's orders, with the ids of their journal entries where the gateway placed them.
+    public func orders(tenant: Tenant, _ selection: Selection, _ query: OrderQuery) async throws -> FanOut<Order> {
+        let gateway = self
+        return try await fanOut(tenant: tenant, selection, operation: .orders) { adapter, connection in
+            try await gateway.journalIds(try await adapter.orders(query), tenant: tenant, connection: connection)
+        }
+    }
+
+    // MARK: Quotes
+
+    /// Quotes for the symbols this broker has: a multi-broker quote read asks every broker for every symbol, and a
+    /// symbol one broker does not quote (another asset class, a pair it does not list) is not that broker's failure.
+    static func quotes(_ adapter: any BrokerAdapter, _ references: [InstrumentReference]) async throws -> [Quote] {
+        let tradable = references.filter { adapter.capabilities.assetClasses.contains($0.impliedAssetClass) }
+        func notQuotedHere(_ error: GatewayError) -> Bool {
+            [.notSupported, .unprocessable, .notFound].contains(error.code)
+        }
+        do {
+            return tradable.isEmpty ? [] : try await adapter.quotes(tradable)
+        } catch let error as GatewayError where notQuotedHere(error) && tradable.count > 1 {
+            var quotes: [Quote] = []
+            for reference in tradable {
+                do {
+                    quotes += try await adapter.quotes([reference])
+                } catch let error as GatewayError where notQuotedHere(error) {
+                    continue
+                }
+            }
+            return quotes
+        } catch let error as GatewayError where notQuotedHere(error) {
+            return []
+        }
+    }
+
+}

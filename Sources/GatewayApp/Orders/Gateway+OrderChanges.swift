@@ -1,0 +1,57 @@
+import Foundation
+public import GatewayCore
+public import GatewayModel
+public import GatewayStore
+import Logging
+
+/// Changing and cancelling working orders; each change is journaled for orders the gateway placed.
+extension Gateway {
+    public func modifyOrder(tenant: Tenant, id: String, _ modification: OrderModification) async throws -> Order {
+        let problems = modification.problems()
+        if !problems.isEmpty { throw GatewayError.unprocessable(problems) }
+        let (current, connection, adapter, journaled) = try await orderHandle(tenant: tenant, id: id).parts
+        try requireSupport(.modifyOrder, connection)
+        guard current.status.isActive, current.status != .unknown else {
+            throw GatewayError(.conflict, "the order is \(current.status.rawValue) and cannot be changed", broker: connection.broker, retryable: false)
+        }
+        do {
+            let changed = try await withDeadline(orderSettings.brokerTimeout) { try await adapter.modifyOrder(current, modification) }
+            let mapped = gatewayOrder(changed, connection: connection)
+            guard let journaled else { return mapped }
+            let detail = mapped.brokerOrderId != current.brokerOrderId
+                ? "replaced broker order \(current.brokerOrderId ?? "?") with \(mapped.brokerOrderId ?? "?")" : "changed"
+            let updated = try await record(journaled, order: mapped, kind: .modified, detail: detail)
+            return view(updated, broker: connection.broker)
+        } catch let error as GatewayError {
+            if let journaled {
+                _ = try? await journal.updateJournaledOrder(journaled, event: OrderEvent(
+                    kind: .modifyFailed, state: journaled.state, status: current.status, brokerOrderId: journaled.brokerOrderId,
+                    detail: "\(error.code.rawValue): \(error.message)", at: Date()))
+            }
+            throw error
+        }
+    }
+
+    public func cancelOrder(tenant: Tenant, id: String) async throws -> Order {
+        let (current, connection, adapter, journaled) = try await orderHandle(tenant: tenant, id: id).parts
+        try requireSupport(.cancelOrder, connection)
+        guard current.status.isActive, current.status != .unknown else {
+            throw GatewayError(
+                .conflict, "the order is already \(current.status.rawValue) and cannot be cancelled", broker: connection.broker,
+                retryable: false)
+        }
+        do {
+            let canceled = try await withDeadline(orderSettings.brokerTimeout) { try await adapter.cancelOrder(current) }
+            let mapped = gatewayOrder(canceled, connection: connection)
+            guard let journaled else { return mapped }
+            return view(try await record(journaled, order: mapped, kind: .canceled), broker: connection.broker)
+        } catch let error as GatewayError where error.code == .conflict {
+            // It filled or ended meanwhile: say its final state.
+            if let final = try? await withDeadline(router.perSourceTimeout, { try await adapter.order(brokerOrderId: current.brokerOrderId ?? "") }) {
+                if let journaled { _ = try? await record(journaled, order: gatewayOrder(final, connection: connection), kind: .cancelRefused) }
+                throw GatewayError(.conflict, "the order is already \(final.status.rawValue) and cannot be cancelled", broker: connection.broker, retryable: false)
+            }
+            throw error
+        }
+    }
+}

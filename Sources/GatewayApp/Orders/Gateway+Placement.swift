@@ -1,0 +1,178 @@
+import Foundation
+public import GatewayCore
+public import GatewayModel
+public import GatewayStore
+import Logging
+
+
+/// The order pipeline: validate, claim the idempotency key, journal the intent, call the broker once, record the
+/// outcome. An outcome that cannot be known (timeout, dropped connection, 5xx) is recorded as `unknown` and
+/// resolved by reconciliation against the broker, never by sending the order again.
+extension Gateway {
+    /// The rules that depend on the connection: what its broker declares it can trade, and that the account is one
+    /// of this connection's accounts. (Instrument rules such as increments are each adapter's, checked before it sends.)
+    func validate(_ request: OrderRequest, connection: ConnectionDescriptor, adapter: any BrokerAdapter) async throws {
+        let capabilities = adapter.capabilities
+        var problems: [FieldProblem] = []
+        if !capabilities.orderTypes.contains(request.type) {
+            problems.append(FieldProblem(field: "type", problem: "\(connection.broker) takes \(capabilities.orderTypes.map(\.rawValue).joined(separator: ", "))"))
+        }
+        if !capabilities.timeInForce.contains(request.timeInForce) {
+            problems.append(FieldProblem(field: "timeInForce", problem: "\(connection.broker) takes \(capabilities.timeInForce.map(\.rawValue).joined(separator: ", "))"))
+        }
+        let assetClass = request.instrument.impliedAssetClass
+        if !capabilities.assetClasses.contains(assetClass) {
+            problems.append(FieldProblem(field: request.instrument.assetClass == nil ? "symbol" : "assetClass", problem: "\(connection.broker) does not trade \(assetClass.rawValue)"))
+        }
+        if !problems.isEmpty { throw GatewayError.unprocessable(problems) }
+        if capabilities.support(for: .accounts) != .unsupported {
+            let timeout = router.perSourceTimeout
+            let ids = try await accountIds.ids(connectionId: connection.id) {
+                Set(try await withDeadline(timeout) { try await adapter.accounts() }.map(\.id))
+            }
+            if !ids.contains(request.accountId) {
+                throw GatewayError.unprocessable([FieldProblem(field: "accountId", problem: "is not an account of connection \(connection.id)")])
+            }
+        }
+    }
+
+    public func previewOrder(tenant: Tenant, _ request: OrderRequest) async throws -> OrderPreview {
+        let problems = request.problems()
+        if !problems.isEmpty { throw GatewayError.unprocessable(problems) }
+        let connection = try await activeConnection(tenant: tenant, id: request.connectionId, field: "connectionId")
+        try requireSupport(.previewOrder, connection)
+        let adapter = try await adapter(for: connection)
+        try await validate(request, connection: connection, adapter: adapter)
+        var preview = try await withDeadline(router.perSourceTimeout) { try await adapter.previewOrder(request) }
+        preview.id = OrderDigest.newId(prefix: "pv_")
+        preview.expiresAt = min(preview.expiresAt, Date().addingTimeInterval(orderSettings.previewLifetime))
+        previews.store(preview, tenantId: tenant.id)
+        return preview
+    }
+
+    /// Places an order at most once per idempotency key.
+    public func placeOrder(tenant: Tenant, _ request: OrderRequest, idempotencyKey: String?) async throws -> PlacementResult {
+        var problems = request.problems()
+        if let idempotencyKey, idempotencyKey.isEmpty || idempotencyKey.count > 128 || !idempotencyKey.allSatisfy({ $0.isASCII && !$0.isWhitespace }) {
+            problems.append(FieldProblem(field: "Idempotency-Key", problem: "must be 1 to 128 visible ASCII characters"))
+        }
+        if idempotencyKey == nil, request.clientOrderId == nil {
+            problems.append(FieldProblem(field: "Idempotency-Key", problem: "is required (or send clientOrderId in the body)"))
+        }
+        if !problems.isEmpty { throw GatewayError.unprocessable(problems) }
+        let connection = try await activeConnection(tenant: tenant, id: request.connectionId, field: "connectionId")
+        try requireSupport(.placeOrder, connection)
+        if let previewId = request.previewId {
+            guard let preview = previews.preview(previewId, tenantId: tenant.id), preview.expiresAt > Date() else {
+                throw GatewayError.unprocessable([FieldProblem(field: "previewId", problem: "names no valid preview (previews last \(Int(orderSettings.previewLifetime)) s)")])
+            }
+            var previewed = preview.request
+            previewed.previewId = previewId
+            previewed.clientOrderId = request.clientOrderId
+            if try OrderDigest.hash(previewed) != OrderDigest.hash(request) {
+                throw GatewayError.unprocessable([FieldProblem(field: "previewId", problem: "was made for a different order")])
+            }
+        }
+
+        try await validate(request, connection: connection, adapter: try await adapter(for: connection))
+        let key = idempotencyKey ?? "clientOrderId:\(request.clientOrderId!)"
+        var request = request
+        if request.clientOrderId == nil { request.clientOrderId = OrderDigest.clientOrderId(tenantId: tenant.id, key: key) }
+        // Marked in flight before the claim, so a concurrent request that finds the claim waits for its outcome.
+        let proposedId = OrderDigest.newOrderId()
+        inFlight.begin(proposedId)
+        let claim: IdempotencyClaim
+        do {
+            claim = try await journal.claimIdempotencyKey(
+                tenantId: tenant.id, key: key, requestHash: try OrderDigest.hash(request), proposedOrderId: proposedId,
+                retention: orderSettings.idempotencyRetention)
+        } catch {
+            inFlight.finish(proposedId)
+            throw error
+        }
+        if case .claimed = claim {} else { inFlight.finish(proposedId) }
+        switch PlacementStateMachine.afterClaim(claim) {
+        case .refuseMismatch:
+            throw GatewayError(.conflict, "this idempotency key was used with a different order", retryable: false,
+                               details: [FieldProblem(field: "Idempotency-Key", problem: "was used with a different request")])
+        case .replay(let orderId):
+            return try await replay(orderId: orderId, request: request, tenant: tenant, connection: connection)
+        case .submit(let orderId):
+            return try await submit(orderId: orderId, request: request, tenant: tenant, connection: connection)
+        }
+    }
+
+    func submit(orderId: String, request: OrderRequest, tenant: Tenant, connection: ConnectionDescriptor) async throws -> PlacementResult {
+        defer { inFlight.finish(orderId) }
+        let now = Date()
+        var journaled = JournaledOrder(
+            id: orderId, tenantId: tenant.id, connectionId: connection.id, accountId: request.accountId,
+            clientOrderId: request.clientOrderId!, request: request, state: .submitting, createdAt: now, updatedAt: now)
+        try await journal.createOrderIntent(journaled, event: OrderEvent(
+            kind: .intent, state: .submitting, detail: "client order id \(journaled.clientOrderId)", at: now))
+        let adapter = try await adapter(for: connection)
+        do {
+            let placed = try await withDeadline(orderSettings.brokerTimeout) { try await adapter.placeOrder(request) }
+            journaled = try await record(journaled, order: gatewayOrder(placed, connection: connection), kind: .accepted)
+            return PlacementResult(order: view(journaled, broker: connection.broker), outcome: .accepted, replayed: false)
+        } catch let error as GatewayError where PlacementStateMachine.afterFailure(error) == .unknown {
+            journaled = try await mark(journaled, .unknown, kind: .unknown, error: error)
+            logger.warning("placement outcome unknown; reconciling", metadata: ["order": .string(orderId)])
+            journaled = (try? await reconcile(journaled, connection: connection, adapter: adapter)) ?? journaled
+            return PlacementResult(order: view(journaled, broker: connection.broker), outcome: PlacementStateMachine.outcome(journaled.state), replayed: false)
+        } catch let error as GatewayError {
+            journaled = try await mark(journaled, .rejected, kind: .rejected, error: error)
+            throw error
+        } catch {
+            // Cancellation or a transport failure of unknown kind: the broker may have acted.
+            let unknown = GatewayError(.upstreamUnavailable, "the placement was interrupted (\(type(of: error)))")
+            _ = try? await mark(journaled, .unknown, kind: .unknown, error: unknown)
+            throw error
+        }
+    }
+
+    func replay(orderId: String, request: OrderRequest, tenant: Tenant, connection: ConnectionDescriptor) async throws -> PlacementResult {
+        await inFlight.wait(orderId)
+        // Another instance may still be sending it: give it the broker timeout before treating it as unknown.
+        let clock = ContinuousClock()
+        let deadline = clock.now + orderSettings.brokerTimeout + .seconds(1)
+        var journaled = try await journal.journaledOrder(tenantId: tenant.id, id: orderId)
+        while true {
+            switch PlacementStateMachine.replayStep(journaled?.state, senderDeadlinePassed: clock.now >= deadline) {
+            case .waitForSender:
+                try await Task.sleep(for: .milliseconds(50))
+                journaled = try await journal.journaledOrder(tenantId: tenant.id, id: orderId)
+            case .takeOver:
+                // The request that claimed the key stopped before it wrote its intent, so nothing reached the broker
+                // (the intent is always written first): this request carries it out under the same order id.
+                inFlight.begin(orderId)
+                do {
+                    return try await submit(orderId: orderId, request: request, tenant: tenant, connection: connection)
+                } catch let error as GatewayError where error.code == .conflict {
+                    // Another request took it over at the same moment; answer with its outcome.
+                    guard try await journal.journaledOrder(tenantId: tenant.id, id: orderId) != nil else { throw error }
+                    return try await replay(orderId: orderId, request: request, tenant: tenant, connection: connection)
+                }
+            case .answerRejected:
+                throw Self.rejection(journaled, connection: connection)
+            case .reconcile:
+                guard var current = journaled else { continue }
+                let adapter = try await adapter(for: connection)
+                current = (try? await reconcile(current, connection: connection, adapter: adapter)) ?? current
+                if current.state == .rejected { throw Self.rejection(current, connection: connection) }
+                return PlacementResult(
+                    order: view(current, broker: connection.broker), outcome: PlacementStateMachine.outcome(current.state), replayed: true)
+            case .answer:
+                guard let current = journaled else { continue }
+                return PlacementResult(
+                    order: view(current, broker: connection.broker), outcome: PlacementStateMachine.outcome(current.state), replayed: true)
+            }
+        }
+    }
+
+    static func rejection(_ journaled: JournaledOrder?, connection: ConnectionDescriptor) -> GatewayError {
+        GatewayError(
+            journaled?.error ?? .rejected, journaled?.errorMessage ?? "the broker rejected the order", broker: connection.broker,
+            retryable: false)
+    }
+}
