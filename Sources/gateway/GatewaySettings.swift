@@ -1,0 +1,195 @@
+import Configuration
+import Foundation
+import GatewayApp
+import GatewayStore
+import Logging
+
+/// Every setting of `gateway serve`, written once: its key, what it holds, its default and what it means. The flag
+/// (`--data-dir`), the environment variable (`BROKERGATEWAY_DATA_DIR`) and the config file entry (`"dataDir"`)
+/// all derive from the key; `gateway settings` prints this table, and the README shows what it prints.
+struct SettingKey: Sendable {
+    enum Kind: Sendable {
+        case text
+        case whole(ClosedRange<Int>)
+        case choice([String])
+    }
+
+    var key: [String]
+    var kind: Kind
+    var defaultValue: String
+    var summary: String
+
+    var configKey: ConfigKey { ConfigKey(key) }
+
+    /// `--orders-broker-timeout-ms`
+    var flag: String {
+        "--" + key.map(Self.dashCase).joined(separator: "-")
+    }
+
+    /// `BROKERGATEWAY_ORDERS_BROKER_TIMEOUT_MS`
+    var environmentVariable: String {
+        (["BROKERGATEWAY"] + key.map { Self.dashCase($0).uppercased().replacingOccurrences(of: "-", with: "_") })
+            .joined(separator: "_")
+    }
+
+    /// `orders.brokerTimeoutMs`, as nested objects in the JSON config file.
+    var fileKey: String { key.joined(separator: ".") }
+
+    static func dashCase(_ component: String) -> String {
+        var result = ""
+        for character in component {
+            if character.isUppercase, !result.isEmpty { result += "-" }
+            result += character.lowercased()
+        }
+        return result
+    }
+}
+
+/// The settings of `gateway serve`: command-line flags first, then the environment, then an optional JSON config
+/// file (`--config-file`), then the defaults; every value checked, so a typo is an error at startup, never a
+/// silently used default.
+struct GatewaySettings: Sendable {
+    static let keys: [SettingKey] = [
+        SettingKey(key: ["host"], kind: .text, defaultValue: "127.0.0.1", summary: "address to bind"),
+        SettingKey(key: ["port"], kind: .whole(0...65535), defaultValue: "8080", summary: "port to bind (`0` picks a free one)"),
+        SettingKey(key: ["dataDir"], kind: .text, defaultValue: "data", summary: "data folder: database, master key, demo key"),
+        SettingKey(key: ["databaseUrl"], kind: .text, defaultValue: "<dataDir>/gateway.sqlite", summary: "a SQLite path or `sqlite:///path`"),
+        SettingKey(key: ["sandbox"], kind: .choice(["on", "off"]), defaultValue: "on", summary: "run the sandbox brokers in-process"),
+        SettingKey(key: ["sourceTimeoutMs"], kind: .whole(10...120_000), defaultValue: "5000", summary: "how long one broker may take in a fan-out read"),
+        SettingKey(key: ["requestTimeoutMs"], kind: .whole(10...300_000), defaultValue: "8000", summary: "the overall deadline of a fan-out read"),
+        SettingKey(key: ["maxBodyBytes"], kind: .whole(1024...16_777_216), defaultValue: "65536", summary: "the largest request body read (larger is a 413)"),
+        SettingKey(
+            key: ["logLevel"], kind: .choice(Logger.Level.allCases.map(\.rawValue)), defaultValue: "info",
+            summary: "how much to log"),
+        SettingKey(
+            key: ["orders", "brokerTimeoutMs"], kind: .whole(100...120_000), defaultValue: "10000",
+            summary: "how long a placement, change or cancel may take at the broker before its outcome is `unknown`"),
+        SettingKey(
+            key: ["orders", "idempotencyRetentionHours"], kind: .whole(24...720), defaultValue: "24",
+            summary: "how long idempotency keys are kept"),
+        SettingKey(
+            key: ["orders", "reconcileGraceSeconds"], kind: .whole(1...3600), defaultValue: "30",
+            summary: "how long an order the broker does not know may still appear before it counts as never received"),
+        SettingKey(
+            key: ["orders", "previewLifetimeSeconds"], kind: .whole(10...3600), defaultValue: "300",
+            summary: "how long an order preview stays valid"),
+        SettingKey(
+            key: ["orders", "reconcileIntervalMs"], kind: .whole(100...600_000), defaultValue: "2000",
+            summary: "how often the background reconciler looks for orders in `unknown`"),
+        SettingKey(
+            key: ["configFile"], kind: .text, defaultValue: "(none)",
+            summary: "a JSON file with any of these settings, e.g. `{\"port\": 9000, \"orders\": {\"brokerTimeoutMs\": 5000}}`"),
+    ]
+
+    var host: String
+    var port: Int
+    var dataDirectory: URL
+    var databasePath: String
+    var sandboxesEnabled: Bool
+    var sourceTimeout: Duration
+    var requestTimeout: Duration
+    var maxBodyBytes: Int
+    var logLevel: Logger.Level
+    var orderSettings: OrderSettings
+    var reconcileInterval: Duration
+
+    /// The providers in order of precedence: flags, environment, config file.
+    static func reader(arguments: [String], environment: [String: String]) async throws -> ConfigReader {
+        let known = Set(keys.map(\.flag))
+        for argument in arguments where argument.hasPrefix("--") {
+            let name = String(argument.split(separator: "=", maxSplits: 1)[0])
+            guard known.contains(name) else {
+                throw SettingsError("unknown option \(name.prefix(64)); `gateway settings` lists every setting")
+            }
+        }
+        var providers: [any ConfigProvider] = [
+            CommandLineArgumentsProvider(arguments: ["gateway"] + arguments),
+            EnvironmentVariablesProvider(environmentVariables: environment).prefixKeys(with: ["brokergateway"]),
+        ]
+        let early = ConfigReader(providers: providers)
+        if let path = early.string(forKey: ["configFile"]), !path.isEmpty {
+            guard FileManager.default.isReadableFile(atPath: path) else { throw SettingsError("configFile: cannot read \(path)") }
+            do {
+                let location = ConfigReader(provider: InMemoryProvider(values: ["filePath": .init(.string(path), isSecret: false)]))
+                providers.append(try await FileProvider<JSONSnapshot>(config: location))
+            } catch {
+                throw SettingsError("configFile: \(path) is not a JSON object of settings")
+            }
+        }
+        return ConfigReader(providers: providers)
+    }
+
+    init(reader: ConfigReader) throws {
+        func key(_ components: String...) -> SettingKey {
+            // The table above is the only list; every key read here is in it.
+            Self.keys.first { $0.key == components } ?? SettingKey(key: components, kind: .text, defaultValue: "", summary: "")
+        }
+        func text(_ setting: SettingKey) throws -> String {
+            if let value = reader.string(forKey: setting.configKey) {
+                guard !value.isEmpty else { throw SettingsError("\(setting.fileKey) (\(setting.flag), \(setting.environmentVariable)) must not be empty") }
+                return value
+            }
+            if let number = reader.int(forKey: setting.configKey) { return String(number) }
+            return setting.defaultValue
+        }
+        func whole(_ setting: SettingKey) throws -> Int {
+            let raw = try text(setting)
+            guard case .whole(let range) = setting.kind, let number = Int(raw), range.contains(number) else {
+                if case .whole(let range) = setting.kind {
+                    throw SettingsError("\(setting.fileKey) (\(setting.flag), \(setting.environmentVariable)) must be a whole number from \(range.lowerBound) to \(range.upperBound)")
+                }
+                throw SettingsError("\(setting.fileKey) is not a number setting")
+            }
+            return number
+        }
+        func choice(_ setting: SettingKey) throws -> String {
+            let raw = try text(setting).lowercased()
+            guard case .choice(let allowed) = setting.kind, allowed.contains(raw) else {
+                if case .choice(let allowed) = setting.kind {
+                    throw SettingsError("\(setting.fileKey) (\(setting.flag), \(setting.environmentVariable)) must be one of: \(allowed.joined(separator: ", "))")
+                }
+                throw SettingsError("\(setting.fileKey) is not a choice setting")
+            }
+            return raw
+        }
+
+        host = try text(key("host"))
+        port = try whole(key("port"))
+        dataDirectory = URL(fileURLWithPath: try text(key("dataDir")), isDirectory: true).standardizedFileURL
+        let database = try text(key("databaseUrl"))
+        if database == key("databaseUrl").defaultValue {
+            databasePath = dataDirectory.appendingPathComponent(SQLiteStore.databaseFileName).path
+        } else if database.hasPrefix("sqlite://") {
+            databasePath = String(database.dropFirst("sqlite://".count))
+        } else if database.contains("://") {
+            throw SettingsError("databaseUrl: only SQLite (a path or sqlite:///path) is supported by this build")
+        } else {
+            databasePath = database
+        }
+        sandboxesEnabled = try choice(key("sandbox")) == "on"
+        sourceTimeout = .milliseconds(try whole(key("sourceTimeoutMs")))
+        requestTimeout = .milliseconds(try whole(key("requestTimeoutMs")))
+        maxBodyBytes = try whole(key("maxBodyBytes"))
+        logLevel = Logger.Level(rawValue: try choice(key("logLevel"))) ?? .info
+        orderSettings = OrderSettings(
+            brokerTimeout: .milliseconds(try whole(key("orders", "brokerTimeoutMs"))),
+            idempotencyRetention: TimeInterval(try whole(key("orders", "idempotencyRetentionHours")) * 3600),
+            reconcileGrace: TimeInterval(try whole(key("orders", "reconcileGraceSeconds"))),
+            previewLifetime: TimeInterval(try whole(key("orders", "previewLifetimeSeconds"))))
+        reconcileInterval = .milliseconds(try whole(key("orders", "reconcileIntervalMs")))
+    }
+
+    /// The table of settings as Markdown (what `gateway settings` prints and the README shows).
+    static func markdownTable() -> String {
+        var lines = ["| Flag | Environment | Config file | Default | Meaning |", "|---|---|---|---|---|"]
+        for setting in keys {
+            lines.append("| `\(setting.flag)` | `\(setting.environmentVariable)` | `\(setting.fileKey)` | `\(setting.defaultValue)` | \(setting.summary) |")
+        }
+        return lines.joined(separator: "\n")
+    }
+}
+
+struct SettingsError: Error, CustomStringConvertible {
+    var description: String
+    init(_ description: String) { self.description = description }
+}

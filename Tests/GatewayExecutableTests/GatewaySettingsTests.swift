@@ -1,0 +1,111 @@
+import AsyncHTTPClient
+import Configuration
+import Foundation
+import GatewayApp
+import NIOCore
+import NIOHTTP1
+@testable import gateway
+import Logging
+import ServiceLifecycle
+import Testing
+
+@Suite("gateway serve: settings from flags, environment and file")
+struct GatewaySettingsTests {
+    func settings(_ arguments: [String] = [], environment: [String: String] = [:]) async throws -> GatewaySettings {
+        try GatewaySettings(reader: try await GatewaySettings.reader(arguments: arguments, environment: environment))
+    }
+
+    @Test func defaults() async throws {
+        let settings = try await settings()
+        #expect(settings.host == "127.0.0.1")
+        #expect(settings.port == 8080)
+        #expect(settings.sandboxesEnabled)
+        #expect(settings.sourceTimeout == .milliseconds(5000))
+        #expect(settings.maxBodyBytes == 65536)
+        #expect(settings.orderSettings.brokerTimeout == .seconds(10))
+        #expect(settings.databasePath.hasSuffix("/data/gateway.sqlite"))
+    }
+
+    @Test func flagsBeatTheEnvironmentWhichBeatsTheFile() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bg-settings-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let file = directory.appendingPathComponent("gateway.json")
+        try Data(#"{"port": 7000, "host": "0.0.0.0", "logLevel": "debug", "orders": {"brokerTimeoutMs": 4000, "previewLifetimeSeconds": 60}}"#.utf8).write(to: file)
+        let settings = try await settings(
+            ["--port", "9000", "--config-file", file.path],
+            environment: ["BROKERGATEWAY_PORT": "8500", "BROKERGATEWAY_HOST": "10.0.0.1", "BROKERGATEWAY_ORDERS_BROKER_TIMEOUT_MS": "3000"])
+        #expect(settings.port == 9000)  // flag
+        #expect(settings.host == "10.0.0.1")  // environment over file
+        #expect(settings.orderSettings.brokerTimeout == .seconds(3))  // environment over file
+        #expect(settings.logLevel == .debug)  // file
+        #expect(settings.orderSettings.previewLifetime == 60)  // file, nested
+        #expect(settings.sourceTimeout == .milliseconds(5000))  // default
+    }
+
+    @Test(arguments: [
+        (["--port", "70000"], [:], "port"),
+        (["--sandbox", "maybe"], [:], "sandbox"),
+        ([], ["BROKERGATEWAY_SOURCE_TIMEOUT_MS": "soon"], "sourceTimeoutMs"),
+        ([], ["BROKERGATEWAY_LOG_LEVEL": "loud"], "logLevel"),
+        (["--prot", "80"], [:], "--prot"),
+        ([], ["BROKERGATEWAY_DATABASE_URL": "postgres://db"], "databaseUrl"),
+        ([], ["BROKERGATEWAY_CONFIG_FILE": "/nonexistent/gateway.json"], "configFile"),
+    ] as [([String], [String: String], String)])
+    func badValuesAreErrorsNamingTheSetting(_ arguments: [String], _ environment: [String: String], _ name: String) async throws {
+        do {
+            _ = try await settings(arguments, environment: environment)
+            Issue.record("accepted \(arguments) \(environment)")
+        } catch let error as SettingsError {
+            #expect(error.description.contains(name), "\(error.description)")
+        }
+    }
+
+    @Test func namesDeriveFromTheKeys() throws {
+        let timeout = try #require(GatewaySettings.keys.first { $0.key == ["orders", "brokerTimeoutMs"] })
+        #expect(timeout.flag == "--orders-broker-timeout-ms")
+        #expect(timeout.environmentVariable == "BROKERGATEWAY_ORDERS_BROKER_TIMEOUT_MS")
+        let dataDir = try #require(GatewaySettings.keys.first { $0.key == ["dataDir"] })
+        #expect(dataDir.flag == "--data-dir")
+        #expect(dataDir.environmentVariable == "BROKERGATEWAY_DATA_DIR")
+    }
+
+    @Test func theReadmeShowsTheTableTheCommandPrints() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        let readme = try String(contentsOf: root.appendingPathComponent("README.md"), encoding: .utf8)
+        #expect(readme.contains(GatewaySettings.markdownTable()), "README.md must show `gateway settings`'s table as it prints it")
+    }
+}
+
+@Suite("gateway serve: buildGateway runs for real")
+struct BuildGatewayTests {
+    @Test func servesTheDemoTenantOnAFreePortAndShutsDown() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bg-serve-\(UUID().uuidString)")
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let settings = try GatewaySettings(reader: try await GatewaySettings.reader(
+            arguments: ["--port", "0", "--data-dir", directory.path], environment: [:]))
+        let logger = Logger(label: "serve-test", factory: { _ in SwiftLogNoOpLogHandler() })
+        let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
+        let process = try buildGateway(settings: settings, environment: [:], logger: logger) { port in
+            continuation.yield(port)
+        }
+        let group = ServiceGroup(configuration: .init(services: process.services.map { .init(service: $0) }, logger: logger))
+        try await withThrowingTaskGroup(of: Void.self) { tasks in
+            tasks.addTask { try await group.run() }
+            var iterator = ports.makeAsyncIterator()
+            let port = try #require(await iterator.next())
+            let key = try String(contentsOf: directory.appendingPathComponent("demo-api-key"), encoding: .utf8)
+                .trimmingCharacters(in: .whitespacesAndNewlines)
+            var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)/v1/positions")
+            request.headers.add(name: "Authorization", value: "Bearer \(key)")
+            let response = try await HTTPClient.shared.execute(request, timeout: .seconds(30))
+            #expect(response.status.code == 200)
+            let body = try await response.body.collect(upTo: 1 << 20)
+            let json = try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
+            let brokers = Set((json?["sources"] as? [[String: Any]] ?? []).compactMap { $0["broker"] as? String })
+            #expect(brokers == ["alpaca", "saxo", "tradeit", "tradeogre"])
+            await group.triggerGracefulShutdown()
+            try await tasks.waitForAll()
+        }
+    }
+}
