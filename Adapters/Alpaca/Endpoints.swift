@@ -1,5 +1,6 @@
 import Foundation
 import GatewayCore
+import GatewayModel
 
 /// Every Alpaca call the adapter makes: method, host, path and query. Bodies and timeouts are set by the caller.
 struct Endpoint: Sendable {
@@ -15,8 +16,8 @@ struct Endpoint: Sendable {
 
     static func orders(status: String, limit: Int, after: Date?, until: Date?, symbols: [String]) -> Endpoint {
         var query: [(String, String)] = [("status", status), ("limit", String(limit)), ("direction", "desc")]
-        if let after { query.append(("after", Timestamp.format(after))) }
-        if let until { query.append(("until", Timestamp.format(until))) }
+        if let after { query.append(("after", RFC3339Timestamp.format(after))) }
+        if let until { query.append(("until", RFC3339Timestamp.format(until))) }
         if !symbols.isEmpty { query.append(("symbols", symbols.joined(separator: ","))) }
         return Endpoint(method: "GET", host: .trading, path: "/v2/orders", query: query)
     }
