@@ -95,6 +95,7 @@ let package = Package(
                 "GatewayModel",
                 "GatewayCore",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "Adapters/Alpaca",
             swiftSettings: swiftSettings
@@ -105,6 +106,7 @@ let package = Package(
                 "GatewayModel",
                 "GatewayCore",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "Adapters/Saxo",
             swiftSettings: swiftSettings
@@ -115,6 +117,7 @@ let package = Package(
                 "GatewayModel",
                 "GatewayCore",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "Adapters/TradeOgre",
             swiftSettings: swiftSettings
@@ -125,6 +128,7 @@ let package = Package(
                 "GatewayModel",
                 "GatewayCore",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "Adapters/TradeIt",
             swiftSettings: swiftSettings
