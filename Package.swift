@@ -85,7 +85,11 @@ let package = Package(
         // Test doubles that tests and `gateway contracts verify` share: replay transport, contract runner.
         .target(
             name: "GatewayTesting",
-            dependencies: ["GatewayModel", "GatewayCore", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "GatewayModel", "GatewayCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         // One target per broker dialect: wire DTOs stay internal, mapping functions are pure.
