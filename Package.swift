@@ -131,7 +131,11 @@ let package = Package(
         // Test doubles that tests and `gateway contracts verify` share: replay transport, contract runner.
         .target(
             name: "GatewayTesting",
-            dependencies: ["GatewayModel", "GatewayCore", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "GatewayModel", "GatewayCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         // One target per broker dialect: wire DTOs stay internal, mapping functions are pure.
@@ -141,6 +145,7 @@ let package = Package(
                 "GatewayModel",
                 "GatewayCore",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "Adapters/Alpaca",
             swiftSettings: swiftSettings
@@ -151,6 +156,7 @@ let package = Package(
                 "GatewayModel",
                 "GatewayCore",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "Adapters/Saxo",
             swiftSettings: swiftSettings
@@ -161,6 +167,7 @@ let package = Package(
                 "GatewayModel",
                 "GatewayCore",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "Adapters/TradeOgre",
             swiftSettings: swiftSettings
@@ -171,6 +178,7 @@ let package = Package(
                 "GatewayModel",
                 "GatewayCore",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "Adapters/TradeIt",
             swiftSettings: swiftSettings

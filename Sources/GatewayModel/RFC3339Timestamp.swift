@@ -1,12 +1,21 @@
-import Foundation
+public import Foundation
 
-/// RFC 3339 timestamps as Alpaca writes them: up to nine fraction digits and a `Z` or numeric offset
-/// (`2024-07-18T04:10:33.389152169-04:00`, `2021-03-16T18:38:01.942282Z`).
+/// RFC 3339 timestamps, the one parser the gateway uses for the times brokers and clients send:
+/// `2024-07-18T04:10:33.389152169-04:00`, `2021-03-16T18:38:01.942282Z`, `2019-08-24T14:15:22Z`.
 ///
 /// Parsed by hand because Foundation's ISO 8601 parsers disagree across platforms on more than three fraction
-/// digits. `Date` is a `Double`, so digits past the microsecond are rounded away; the raw text is not needed anywhere.
-enum Timestamp {
-    static func parse(_ text: String) -> Date? {
+/// digits. Up to nine fraction digits (nanoseconds) are read; `Date` is a `Double`, so digits past the microsecond
+/// are rounded away (keep the raw text where they matter). The date and time may be separated by `T`, `t` or a space
+/// (RFC 3339 § 5.6 allows it); the zone, `Z` or `±HH:MM`, is required. Anything longer than
+/// ``maximumLength`` bytes is refused before it is read.
+public enum RFC3339Timestamp {
+    /// The longest text read: `2024-07-18T04:10:33.389152169-04:00` is 35 bytes.
+    public static let maximumLength = 40
+    /// Nanoseconds.
+    public static let maximumFractionDigits = 9
+
+    public static func parse(_ text: some StringProtocol) -> Date? {
+        guard text.utf8.count <= maximumLength else { return nil }
         let bytes = Array(text.utf8)
         var index = 0
         func digits(_ count: Int) -> Int? {
@@ -28,21 +37,21 @@ enum Timestamp {
             expect("Tt "), let hour = digits(2), expect(":"), let minute = digits(2), expect(":"),
             let second = digits(2)
         else { return nil }
-        guard (1...12).contains(month), (1...31).contains(day), hour < 24, minute < 60, second <= 60 else {
-            return nil
-        }
-        var fraction = 0.0
+        guard (1...12).contains(month), day >= 1, day <= daysInMonth(year: year, month: month), hour < 24, minute < 60,
+            second <= 60
+        else { return nil }
+        var nanoseconds = 0
         if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
             index += 1
-            var scale = 0.1
             var count = 0
             while index < bytes.count, bytes[index] >= 0x30, bytes[index] <= 0x39 {
-                fraction += Double(bytes[index] - 0x30) * scale
-                scale /= 10
-                index += 1
                 count += 1
+                guard count <= maximumFractionDigits else { return nil }
+                nanoseconds = nanoseconds * 10 + Int(bytes[index] - 0x30)
+                index += 1
             }
             guard count > 0 else { return nil }
+            for _ in count..<maximumFractionDigits { nanoseconds *= 10 }
         }
         var offsetSeconds = 0
         guard index < bytes.count else { return nil }
@@ -52,7 +61,9 @@ enum Timestamp {
         case UInt8(ascii: "+"), UInt8(ascii: "-"):
             let sign = bytes[index] == UInt8(ascii: "-") ? -1 : 1
             index += 1
-            guard let offsetHour = digits(2), expect(":"), let offsetMinute = digits(2) else { return nil }
+            guard let offsetHour = digits(2), expect(":"), let offsetMinute = digits(2), offsetHour < 24,
+                offsetMinute < 60
+            else { return nil }
             offsetSeconds = sign * (offsetHour * 3600 + offsetMinute * 60)
         default:
             return nil
@@ -60,11 +71,12 @@ enum Timestamp {
         guard index == bytes.count else { return nil }
         let days = daysFromCivil(year: year, month: month, day: day)
         let seconds = days * 86_400 + hour * 3600 + minute * 60 + second - offsetSeconds
-        return Date(timeIntervalSince1970: Double(seconds) + fraction)
+        // Exact integers divided once: the nearest Double to the fraction, as `Double("0.423333")` gives.
+        return Date(timeIntervalSince1970: Double(seconds) + Double(nanoseconds) / 1e9)
     }
 
-    /// `2024-01-01T00:00:00Z`, or with milliseconds when the date has them: what Alpaca accepts for `after`/`until`.
-    static func format(_ date: Date) -> String {
+    /// `2024-01-01T00:00:00Z`, with milliseconds (`.250`) only when the date has them.
+    public static func format(_ date: Date) -> String {
         let interval = date.timeIntervalSince1970
         var whole = Int(interval.rounded(.down))
         var millis = Int(((interval - Double(whole)) * 1000).rounded())
@@ -83,6 +95,14 @@ enum Timestamp {
             + "\(pad(secondsOfDay / 3600, 2)):\(pad(secondsOfDay % 3600 / 60, 2)):\(pad(secondsOfDay % 60, 2))"
         if millis > 0 { text += "." + pad(millis, 3) }
         return text + "Z"
+    }
+
+    static func daysInMonth(year: Int, month: Int) -> Int {
+        switch month {
+        case 2: (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
+        case 4, 6, 9, 11: 30
+        default: 31
+        }
     }
 
     /// Days since 1970-01-01 of a proleptic Gregorian date (Howard Hinnant's algorithm).
@@ -105,22 +125,5 @@ enum Timestamp {
         let day = dayOfYear - (153 * mp + 2) / 5 + 1
         let month = mp < 10 ? mp + 3 : mp - 9
         return (yearOfEra + era * 400 + (month <= 2 ? 1 : 0), month, day)
-    }
-}
-
-extension KeyedDecodingContainer {
-    /// A required RFC 3339 timestamp.
-    func decodeTimestamp(forKey key: Key) throws -> Date {
-        let text = try decode(String.self, forKey: key)
-        guard let date = Timestamp.parse(text) else {
-            throw DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription: "must be an RFC 3339 timestamp")
-        }
-        return date
-    }
-
-    /// An optional RFC 3339 timestamp: a missing key or `null` gives `nil`; anything else must parse.
-    func decodeTimestampIfPresent(forKey key: Key) throws -> Date? {
-        guard contains(key), try !decodeNil(forKey: key) else { return nil }
-        return try decodeTimestamp(forKey: key)
     }
 }
