@@ -115,10 +115,11 @@ let package = Package(
             path: "Examples/ClientExample",
             swiftSettings: swiftSettings
         ),
-        // Faithful simulators of each broker's wire API, the shared market engine and fault injection.
-        // Never imports an adapter: simulators and adapters meet only in Contracts/.
+        // The sandbox: faithful simulators of each broker's wire API. Never imports a gateway module or an adapter:
+        // simulators and adapters meet only in Contracts/.
+        // SandboxKit: what every simulator shares (server, router setup, faults, market engine, JSON, admin API).
         .target(
-            name: "Sandbox",
+            name: "SandboxKit",
             dependencies: [
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -128,10 +129,54 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
+        // One target per simulated broker: its routes, its state; everything else comes from the kit.
+        .target(
+            name: "AlpacaSandbox",
+            dependencies: ["SandboxKit", .product(name: "Hummingbird", package: "hummingbird")],
+            path: "Sources/Sandboxes/Alpaca",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "SaxoSandbox",
+            dependencies: [
+                "SandboxKit",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Sources/Sandboxes/Saxo",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "TradeItSandbox",
+            dependencies: [
+                "SandboxKit",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
+            path: "Sources/Sandboxes/TradeIt",
+            swiftSettings: swiftSettings
+        ),
+        .target(
+            name: "TradeOgreSandbox",
+            dependencies: ["SandboxKit", .product(name: "Hummingbird", package: "hummingbird")],
+            path: "Sources/Sandboxes/TradeOgre",
+            swiftSettings: swiftSettings
+        ),
+        // The umbrella: `import Sandbox` gives the kit and all four simulators.
+        .target(
+            name: "Sandbox",
+            dependencies: ["SandboxKit", "AlpacaSandbox", "SaxoSandbox", "TradeItSandbox", "TradeOgreSandbox"],
+            swiftSettings: swiftSettings
+        ),
         // Test doubles that tests and `gateway contracts verify` share: replay transport, contract runner.
         .target(
             name: "GatewayTesting",
-            dependencies: ["GatewayModel", "GatewayCore", .product(name: "Logging", package: "swift-log")],
+            dependencies: [
+                "GatewayModel", "GatewayCore",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         // One target per broker dialect: wire DTOs stay internal, mapping functions are pure.
@@ -141,6 +186,7 @@ let package = Package(
                 "GatewayModel",
                 "GatewayCore",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "Adapters/Alpaca",
             swiftSettings: swiftSettings
@@ -151,6 +197,7 @@ let package = Package(
                 "GatewayModel",
                 "GatewayCore",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "Adapters/Saxo",
             swiftSettings: swiftSettings
@@ -161,6 +208,7 @@ let package = Package(
                 "GatewayModel",
                 "GatewayCore",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "Adapters/TradeOgre",
             swiftSettings: swiftSettings
@@ -171,6 +219,7 @@ let package = Package(
                 "GatewayModel",
                 "GatewayCore",
                 .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             path: "Adapters/TradeIt",
             swiftSettings: swiftSettings
@@ -263,7 +312,7 @@ let package = Package(
         .testTarget(
             name: "SandboxTests",
             dependencies: [
-                "Sandbox",
+                "Sandbox", "SandboxKit", "AlpacaSandbox", "SaxoSandbox", "TradeItSandbox", "TradeOgreSandbox",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

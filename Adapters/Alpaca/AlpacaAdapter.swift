@@ -156,7 +156,7 @@ public struct AlpacaAdapter: BrokerAdapter {
         let currency = AlpacaSymbol.currency(
             symbol: reference.alpacaSymbol, assetClass: reference.impliedAssetClass == .crypto ? .crypto : .equity)
         return OrderPreview(
-            id: UUID().uuidString.lowercased(), expiresAt: configuration.now().addingTimeInterval(configuration.previewLifetime),
+            id: RandomIdentifier.uuid(), expiresAt: configuration.now().addingTimeInterval(configuration.previewLifetime),
             request: request, currency: currency, estimatedPrice: price, estimatedCost: cost,
             buyingPowerAfter: buyingPowerAfter, warnings: warnings)
     }

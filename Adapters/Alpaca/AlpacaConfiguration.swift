@@ -1,5 +1,6 @@
 public import Foundation
 public import GatewayCore
+import NIOHTTP1
 
 /// Everything one Alpaca connection needs, read from its descriptor and credentials.
 ///
@@ -93,12 +94,12 @@ public struct AlpacaConfiguration: Sendable {
     }
 
     /// The headers that authenticate every request, data API included.
-    var authHeaders: [(name: String, value: String)] {
+    var authHeaders: HTTPHeaders {
         switch auth {
         case .keys(let keyId, let secretKey):
-            [("APCA-API-KEY-ID", keyId), ("APCA-API-SECRET-KEY", secretKey)]
+            HTTPHeaders([("APCA-API-KEY-ID", keyId), ("APCA-API-SECRET-KEY", secretKey)])
         case .oauth(let token):
-            [("Authorization", "Bearer \(token)")]
+            HTTPHeaders([("Authorization", "Bearer \(token)")])
         }
     }
 }

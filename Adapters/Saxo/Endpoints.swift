@@ -1,64 +1,66 @@
 import Foundation
+import GatewayCore
 import GatewayModel
+import NIOHTTP1
 
 /// Every Saxo OpenAPI call the adapter makes: method, path (relative to the base URL) and query. Bodies, headers
 /// and timeouts are set by the caller. `ClientKey` and `AccountKey` look like base64 (`+`, `/`, `=`), so every query
 /// value and path segment is percent-encoded.
 struct Endpoint: Sendable {
-    var method: String
+    var method: HTTPMethod
     var path: String
     var query: [(name: String, value: String)] = []
 
     static let positionFieldGroups = "DisplayAndFormat,NetPositionBase,NetPositionView"
     static let priceFieldGroups = "DisplayAndFormat,PriceInfo,PriceInfoDetails,Quote"
 
-    static func usersMe() -> Endpoint { Endpoint(method: "GET", path: "/port/v1/users/me") }
-    static func clientsMe() -> Endpoint { Endpoint(method: "GET", path: "/port/v1/clients/me") }
-    static func accountsMe() -> Endpoint { Endpoint(method: "GET", path: "/port/v1/accounts/me") }
+    static func usersMe() -> Endpoint { Endpoint(method: .GET, path: "/port/v1/users/me") }
+    static func clientsMe() -> Endpoint { Endpoint(method: .GET, path: "/port/v1/clients/me") }
+    static func accountsMe() -> Endpoint { Endpoint(method: .GET, path: "/port/v1/accounts/me") }
 
     static func balances(clientKey: String, accountKey: String) -> Endpoint {
-        Endpoint(method: "GET", path: "/port/v1/balances", query: [("ClientKey", clientKey), ("AccountKey", accountKey)])
+        Endpoint(method: .GET, path: "/port/v1/balances", query: [("ClientKey", clientKey), ("AccountKey", accountKey)])
     }
 
     static func netPositions(clientKey: String, accountKey: String) -> Endpoint {
         Endpoint(
-            method: "GET", path: "/port/v1/netpositions",
+            method: .GET, path: "/port/v1/netpositions",
             query: [("ClientKey", clientKey), ("AccountKey", accountKey), ("FieldGroups", positionFieldGroups)])
     }
 
     static func openOrders() -> Endpoint {
-        Endpoint(method: "GET", path: "/port/v1/orders/me", query: [("FieldGroups", "DisplayAndFormat")])
+        Endpoint(method: .GET, path: "/port/v1/orders/me", query: [("FieldGroups", "DisplayAndFormat")])
     }
 
     static func order(clientKey: String, orderId: String) -> Endpoint {
         Endpoint(
-            method: "GET", path: "/port/v1/orders/\(segment(clientKey))/\(segment(orderId))",
+            method: .GET, path: "/port/v1/orders/\(segment(clientKey))/\(segment(orderId))",
             query: [("FieldGroups", "DisplayAndFormat")])
     }
 
-    static func placeOrder() -> Endpoint { Endpoint(method: "POST", path: "/trade/v2/orders") }
-    static func changeOrder() -> Endpoint { Endpoint(method: "PATCH", path: "/trade/v2/orders") }
-    static func precheck() -> Endpoint { Endpoint(method: "POST", path: "/trade/v2/orders/precheck") }
+    static func placeOrder() -> Endpoint { Endpoint(method: .POST, path: "/trade/v2/orders") }
+    static func changeOrder() -> Endpoint { Endpoint(method: .PATCH, path: "/trade/v2/orders") }
+    static func precheck() -> Endpoint { Endpoint(method: .POST, path: "/trade/v2/orders/precheck") }
     static func cancelOrder(orderId: String, accountKey: String) -> Endpoint {
-        Endpoint(method: "DELETE", path: "/trade/v2/orders/\(segment(orderId))", query: [("AccountKey", accountKey)])
+        Endpoint(method: .DELETE, path: "/trade/v2/orders/\(segment(orderId))", query: [("AccountKey", accountKey)])
     }
 
     static func instruments(keywords: String, assetTypes: [String], top: Int) -> Endpoint {
         var query: [(String, String)] = [("Keywords", keywords)]
         if !assetTypes.isEmpty { query.append(("AssetTypes", assetTypes.joined(separator: ","))) }
         query.append(("$top", String(top)))
-        return Endpoint(method: "GET", path: "/ref/v1/instruments", query: query)
+        return Endpoint(method: .GET, path: "/ref/v1/instruments", query: query)
     }
 
     static func instruments(uics: [Int], assetType: String) -> Endpoint {
         Endpoint(
-            method: "GET", path: "/ref/v1/instruments",
+            method: .GET, path: "/ref/v1/instruments",
             query: [("Uics", uics.map(String.init).joined(separator: ",")), ("AssetTypes", assetType)])
     }
 
     static func infoPrices(uics: [Int], assetType: String) -> Endpoint {
         Endpoint(
-            method: "GET", path: "/trade/v1/infoprices/list",
+            method: .GET, path: "/trade/v1/infoprices/list",
             query: [
                 ("Uics", uics.map(String.init).joined(separator: ",")), ("AssetType", assetType),
                 ("FieldGroups", priceFieldGroups),
@@ -67,35 +69,22 @@ struct Endpoint: Sendable {
 
     static func chart(uic: Int, assetType: String, horizon: Int, count: Int, upTo: Date) -> Endpoint {
         Endpoint(
-            method: "GET", path: "/chart/v3/charts",
+            method: .GET, path: "/chart/v3/charts",
             query: [
                 ("AssetType", assetType), ("Uic", String(uic)), ("Horizon", String(horizon)), ("Count", String(count)),
                 ("Mode", "UpTo"), ("Time", SaxoTimestamp.format(upTo)),
             ])
     }
 
-    static func watchlists() -> Endpoint { Endpoint(method: "GET", path: "/ref/v1/watchlists") }
+    static func watchlists() -> Endpoint { Endpoint(method: .GET, path: "/ref/v1/watchlists") }
     static func watchlist(id: String) -> Endpoint {
-        Endpoint(method: "GET", path: "/ref/v1/watchlists/\(segment(id))")
+        Endpoint(method: .GET, path: "/ref/v1/watchlists/\(segment(id))")
     }
 
     /// The absolute URL under `baseURL`.
     func url(base: String) -> String {
-        guard !query.isEmpty else { return base + path }
-        return base + path + "?" + query.map { "\(Self.escape($0.name))=\(Self.escape($0.value))" }.joined(separator: "&")
+        BrokerURL.make(base: base, path: path, query: query)
     }
 
-    /// RFC 3986 unreserved characters stay; everything else (`+`, `/`, `=`, `,`, `$`) is percent-encoded.
-    static let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
-
-    static func escape(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
-    }
-
-    static func segment(_ id: String) -> String { escape(id) }
-
-    /// A form body (`application/x-www-form-urlencoded`) with the same strict encoding.
-    static func form(_ fields: [(String, String)]) -> Data {
-        Data(fields.map { "\(escape($0.0))=\(escape($0.1))" }.joined(separator: "&").utf8)
-    }
+    static func segment(_ id: String) -> String { BrokerURL.escape(id) }
 }

@@ -1,75 +1,44 @@
 import Foundation
 import GatewayCore
 import GatewayModel
-import Logging
+import NIOHTTP1
 
 extension SaxoAdapter {
-    /// Sends one call with the current access token and returns the response whatever its status. A 401 gets one
-    /// token refresh and one retry (a 401 means Saxo did not act on the request, so a retry is safe even for an
-    /// order). Transport failures come back as `GatewayError` tagged with the broker. Logs method, path, status,
-    /// duration and Saxo's `X-Correlation`; never headers, query values or bodies.
-    func exchange(
-        _ endpoint: Endpoint, body: Data? = nil, requestId: String? = nil, timeout: Duration? = nil
-    ) async throws -> BrokerResponse {
-        try await exchange(
-            method: endpoint.method, url: endpoint.url(base: configuration.baseURL), path: endpoint.path, body: body,
-            requestId: requestId, timeout: timeout)
+    /// Saxo's side of `BrokerHTTPClient`: its timeouts, its error table, its wording of `malformed_response`,
+    /// `X-Correlation` in the log of each call, and the access token (refreshed once after a 401) on API calls.
+    static func http(
+        configuration: SaxoConfiguration, context: AdapterContext, tokens: SaxoTokenManager?
+    ) -> BrokerHTTPClient {
+        BrokerHTTPClient(
+            broker: .saxo, transport: context.transport, logger: context.logger,
+            readTimeout: configuration.readTimeout, writeTimeout: configuration.writeTimeout,
+            correlationHeader: "X-Correlation", authenticator: tokens.map(SaxoBearer.init),
+            errorTable: { response, _ in SaxoErrors.error(for: response) },
+            malformed: { error, what in SaxoErrors.malformed("\(SaxoErrors.describe(error)) for \(what)") })
     }
 
-    func exchange(
-        method: String, url: String, path: String, body: Data? = nil, requestId: String? = nil, timeout: Duration? = nil
-    ) async throws -> BrokerResponse {
-        let token = try await tokens.validToken()
-        let first = try await sendOnce(
-            method: method, url: url, path: path, body: body, requestId: requestId, timeout: timeout, token: token)
-        guard first.status == 401 else { return first }
-        let fresh = try await tokens.token(afterRejecting: token)
-        return try await sendOnce(
-            method: method, url: url, path: path, body: body, requestId: requestId, timeout: timeout, token: fresh)
+    var http: BrokerHTTPClient { Self.http(configuration: configuration, context: context, tokens: tokens) }
+
+    /// One API call. `X-Request-ID` tells Saxo that two identical orders are meant (it refuses a duplicate within
+    /// 15 s without one).
+    func call(_ endpoint: Endpoint, body: Data? = nil, requestId: String? = nil) -> BrokerCall {
+        var headers: HTTPHeaders = [:]
+        if let requestId { headers.add(name: "X-Request-ID", value: requestId) }
+        return BrokerCall(
+            endpoint.method, url: endpoint.url(base: configuration.baseURL), loggedPath: endpoint.path, headers: headers,
+            body: body)
     }
 
-    private func sendOnce(
-        method: String, url: String, path: String, body: Data?, requestId: String?, timeout: Duration?, token: String
-    ) async throws -> BrokerResponse {
-        var headers: [(name: String, value: String)] = [("Authorization", "Bearer \(token)"), ("Accept", "application/json")]
-        if body != nil { headers.append(("Content-Type", "application/json")) }
-        if let requestId { headers.append(("X-Request-ID", requestId)) }
-        let request = BrokerRequest(
-            method: method, url: url, headers: headers, body: body,
-            timeout: timeout ?? (method == "GET" ? configuration.readTimeout : configuration.writeTimeout))
-        let clock = ContinuousClock()
-        let start = clock.now
-        do {
-            let response = try await context.transport.send(request)
-            context.logger.debug(
-                "saxo call",
-                metadata: [
-                    "method": "\(method)", "path": "\(path)", "status": "\(response.status)",
-                    "ms": "\(Int((clock.now - start).milliseconds))",
-                    "correlation": "\(response.header("X-Correlation") ?? "-")",
-                ])
-            return response
-        } catch var error as GatewayError {
-            error.broker = error.broker ?? .saxo
-            context.logger.debug(
-                "saxo call failed", metadata: ["method": "\(method)", "path": "\(path)", "code": "\(error.code)"])
-            throw error
-        }
+    /// The response whatever its status.
+    func exchange(_ endpoint: Endpoint, body: Data? = nil, requestId: String? = nil) async throws -> BrokerResponse {
+        try await http.exchange(call(endpoint, body: body, requestId: requestId))
     }
 
-    /// Sends one call and fails with the error table's verdict unless the status is 2xx.
-    func send(_ endpoint: Endpoint, body: Data? = nil, requestId: String? = nil) async throws -> BrokerResponse {
-        let response = try await exchange(endpoint, body: body, requestId: requestId)
-        guard (200..<300).contains(response.status) else { throw SaxoErrors.error(for: response) }
-        return response
-    }
-
-    /// Sends one call and decodes its 2xx body.
+    /// The decoded 2xx body.
     func fetch<T: Decodable>(_ type: T.Type, _ endpoint: Endpoint, body: Data? = nil, requestId: String? = nil)
         async throws -> T
     {
-        let response = try await send(endpoint, body: body, requestId: requestId)
-        return try decode(type, from: response, what: endpoint.path)
+        try await http.fetch(type, call(endpoint, body: body, requestId: requestId))
     }
 
     /// A whole list: the first page, then each `__next` page that stays under the base URL (at most
@@ -79,8 +48,7 @@ extension SaxoAdapter {
         var items = page.data
         var pages = 1
         while let next = page.next, next.hasPrefix(configuration.baseURL + "/"), pages < configuration.maximumPages {
-            let response = try await exchange(method: "GET", url: next, path: endpoint.path)
-            guard (200..<300).contains(response.status) else { throw SaxoErrors.error(for: response) }
+            let response = try await http.send(BrokerCall(.GET, url: next, loggedPath: endpoint.path))
             page = try decode(SaxoList<T>.self, from: response, what: endpoint.path)
             items += page.data
             pages += 1
@@ -89,17 +57,11 @@ extension SaxoAdapter {
     }
 
     func decode<T: Decodable>(_ type: T.Type, from response: BrokerResponse, what: String) throws -> T {
-        do {
-            return try JSONDecoder().decode(type, from: response.body)
-        } catch {
-            throw SaxoErrors.malformed("\(SaxoErrors.describe(error)) for \(what)")
-        }
+        try http.decode(type, from: response.body, what: what)
     }
 
     func encode(_ value: some Encodable) throws -> Data {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        return try encoder.encode(value)
+        try BrokerHTTPClient.json(value)
     }
 
     /// Runs `operation` over `items` with at most `limit` at once; results keep the items' order.
@@ -125,5 +87,22 @@ extension SaxoAdapter {
             }
             return results.map { $0! }
         }
+    }
+}
+
+/// Saxo's bearer token on every API call; after a 401, the token another caller refreshed meanwhile, or a fresh one.
+struct SaxoBearer: BrokerAuthenticator {
+    let tokens: SaxoTokenManager
+
+    func sign(_ call: inout BrokerCall) async throws {
+        let token = try await tokens.validToken()
+        call.headers.replaceOrAdd(name: "Authorization", value: "Bearer \(token)")
+    }
+
+    func signAgain(_ call: inout BrokerCall, after response: BrokerResponse) async throws -> Bool {
+        let rejected = call.headers.first(name: "Authorization").map { String($0.dropFirst("Bearer ".count)) } ?? ""
+        let fresh = try await tokens.token(afterRejecting: rejected)
+        call.headers.replaceOrAdd(name: "Authorization", value: "Bearer \(fresh)")
+        return true
     }
 }

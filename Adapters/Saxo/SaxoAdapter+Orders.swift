@@ -57,9 +57,9 @@ extension SaxoAdapter {
                 request, accountKey: account.accountKey, uic: identity.uic, assetType: identity.assetType,
                 externalReference: nil, fieldGroups: ["Costs"]))
         let precheck = try await fetch(
-            SaxoPrecheck.self, .precheck(), body: body, requestId: UUID().uuidString.lowercased())
+            SaxoPrecheck.self, .precheck(), body: body, requestId: RandomIdentifier.uuid())
         return try OrderPreview(
-            saxo: precheck, request: request, id: UUID().uuidString.lowercased(),
+            saxo: precheck, request: request, id: RandomIdentifier.uuid(),
             expiresAt: configuration.now().addingTimeInterval(configuration.previewLifetime),
             accountCurrency: account.currency ?? instrument.currency ?? "")
     }
@@ -119,7 +119,7 @@ extension SaxoAdapter {
         let identity = try saxoIdentity(of: instrument)
         let body = try encode(
             SaxoOrderChange(order, modification, orderId: id, accountKey: account.accountKey, assetType: identity.assetType))
-        let response = try await exchange(.changeOrder(), body: body, requestId: UUID().uuidString.lowercased())
+        let response = try await exchange(.changeOrder(), body: body, requestId: RandomIdentifier.uuid())
         try checkStillThere(response, id: id, verb: "changed")
         let changed = try decode(SaxoOrderResponse.self, from: response, what: "/trade/v2/orders")
         if changed.orderId == nil, let info = changed.errorInfo {

@@ -2,6 +2,7 @@ import Foundation
 import GatewayCore
 import GatewayModel
 import Logging
+import NIOHTTP1
 
 /// Holds one connection's Saxo access token and replaces it, once, for every caller that needs it.
 ///
@@ -29,7 +30,7 @@ actor SaxoTokenManager {
     private var waiters: [CheckedContinuation<String, any Error>] = []
 
     let configuration: SaxoConfiguration
-    let transport: any BrokerTransport
+    let http: BrokerHTTPClient
     let logger: Logger
     let saveCredentials: @Sendable (BrokerCredentials) async throws -> Void
     let saveStatus: @Sendable (ConnectionStatus, [String: String]?) async throws -> Void
@@ -43,7 +44,7 @@ actor SaxoTokenManager {
         self.expiresAt = configuration.credentials.accessTokenExpiresAt
         self.refreshToken = configuration.credentials.refreshToken
         self.stored = context.credentials
-        self.transport = context.transport
+        self.http = SaxoAdapter.http(configuration: configuration, context: context, tokens: nil)
         self.logger = context.logger
         self.saveCredentials = context.saveCredentials
         self.saveStatus = context.saveStatus
@@ -148,21 +149,12 @@ actor SaxoTokenManager {
                 reason: "the connection has no app credentials to refresh its token",
                 message: "Saxo's token cannot be refreshed without appKey and appSecret: re-authorize the connection")
         }
-        let request = BrokerRequest(
-            method: "POST", url: configuration.authBaseURL + "/token",
-            headers: [
-                ("Authorization", authorization), ("Content-Type", "application/x-www-form-urlencoded"),
-                ("Accept", "application/json"),
-            ],
-            body: Endpoint.form([("grant_type", "refresh_token"), ("refresh_token", refreshToken)]),
-            timeout: configuration.tokenTimeout, maxResponseBytes: 256 * 1024)
-        let response: BrokerResponse
-        do {
-            response = try await transport.send(request)
-        } catch var error as GatewayError {
-            error.broker = error.broker ?? .saxo
-            throw error
-        }
+        let call = BrokerCall(
+            .POST, url: configuration.authBaseURL + "/token", loggedPath: "/token",
+            headers: ["Authorization": authorization],
+            body: BrokerURL.form([("grant_type", "refresh_token"), ("refresh_token", refreshToken)]),
+            contentType: BrokerCall.form, timeout: configuration.tokenTimeout, maxResponseBytes: 256 * 1024)
+        let response = try await http.exchange(call)
         logger.debug("saxo token exchange", metadata: ["status": "\(response.status)"])
         switch response.status {
         case 200..<300:

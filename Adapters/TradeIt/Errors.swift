@@ -42,6 +42,21 @@ enum TradeItErrors {
         }
     }
 
+    /// The error for an HTTP status other than 200: the envelope's code where the body is an ERROR envelope, else
+    /// by the status.
+    static func error(for response: BrokerResponse, path: String) -> GatewayError {
+        if let envelope = try? JSONDecoder().decode(TradeItEnvelope.self, from: response.body), envelope.status == "ERROR",
+            envelope.code != nil
+        {
+            return error(code: envelope.code, shortMessage: envelope.shortMessage, longMessages: envelope.longMessages)
+        }
+        switch response.status {
+        case 429: return GatewayError(.rateLimited, "TradeIt: too many requests", broker: .tradeit)
+        case 500...: return GatewayError(.upstreamUnavailable, "TradeIt answered HTTP \(response.status)", broker: .tradeit)
+        default: return malformed("HTTP \(response.status) for \(path)")
+        }
+    }
+
     static func malformed(_ what: String) -> GatewayError {
         GatewayError(.malformedResponse, "TradeIt sent an answer that cannot be read: \(what)", broker: .tradeit)
     }

@@ -2,52 +2,33 @@ import Foundation
 import GatewayCore
 import GatewayModel
 import Logging
+import NIOHTTP1
 
 extension TradeItAdapter {
+    /// TradeIt's side of `BrokerHTTPClient`: its timeouts, its table for HTTP failures and its wording of
+    /// `malformed_response`. (Business errors come as HTTP 200 with `"status":"ERROR"`: see ``exchange(_:_:write:)``.)
+    var http: BrokerHTTPClient {
+        BrokerHTTPClient(
+            broker: .tradeit, transport: context.transport, logger: context.logger,
+            readTimeout: configuration.readTimeout, writeTimeout: configuration.writeTimeout,
+            errorTable: { response, call in TradeItErrors.error(for: response, path: call.loggedPath) },
+            malformed: { error, what in TradeItErrors.malformed("\(TradeItErrors.describe(error)) in \(what)") })
+    }
+
     /// One `POST /api/v2/<path>` with a JSON body: the envelope and the raw body. HTTP statuses other than 200 and
     /// bodies that are not JSON fail here; `"status":"ERROR"` is left to the caller (it decides about 600 and 700).
-    /// Logs the path, status and duration; never bodies (they carry tokens).
     func exchange(_ path: String, _ body: some Encodable, write: Bool = false) async throws -> (TradeItEnvelope, Data) {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
-        let request = BrokerRequest(
-            method: "POST", url: configuration.url(path),
-            headers: [("Accept", "application/json"), ("Content-Type", "application/json")],
-            body: try encoder.encode(body), timeout: write ? configuration.writeTimeout : configuration.readTimeout)
-        let clock = ContinuousClock()
-        let start = clock.now
-        let response: BrokerResponse
-        do {
-            response = try await context.transport.send(request)
-        } catch var error as GatewayError {
-            error.broker = error.broker ?? .tradeit
-            context.logger.debug("tradeit call failed", metadata: ["path": "\(path)", "code": "\(error.code)"])
-            throw error
-        }
-        context.logger.debug(
-            "tradeit call",
-            metadata: ["path": "\(path)", "status": "\(response.status)", "ms": "\(Int((clock.now - start).milliseconds))"])
-        let envelope = try? JSONDecoder().decode(TradeItEnvelope.self, from: response.body)
-        guard response.status == 200 else {
-            if let envelope, envelope.status == "ERROR", envelope.code != nil {
-                throw TradeItErrors.error(code: envelope.code, shortMessage: envelope.shortMessage, longMessages: envelope.longMessages)
-            }
-            switch response.status {
-            case 429: throw GatewayError(.rateLimited, "TradeIt: too many requests", broker: .tradeit)
-            case 500...: throw GatewayError(.upstreamUnavailable, "TradeIt answered HTTP \(response.status)", broker: .tradeit)
-            default: throw TradeItErrors.malformed("HTTP \(response.status) for \(path)")
-            }
-        }
-        guard let envelope, envelope.status != nil else { throw TradeItErrors.malformed("the body of \(path) is not TradeIt's JSON envelope") }
+        let call = BrokerCall(
+            .POST, url: configuration.url(path), loggedPath: path, body: try BrokerHTTPClient.json(body), isWrite: write)
+        let response = try await http.exchange(call)
+        guard response.status == 200 else { throw http.errorTable(response, call) }
+        guard let envelope = try? JSONDecoder().decode(TradeItEnvelope.self, from: response.body), envelope.status != nil
+        else { throw TradeItErrors.malformed("the body of \(path) is not TradeIt's JSON envelope") }
         return (envelope, response.body)
     }
 
     func decode<T: Decodable>(_ type: T.Type, _ data: Data, what: String) throws -> T {
-        do {
-            return try JSONDecoder().decode(type, from: data)
-        } catch {
-            throw TradeItErrors.malformed("\(TradeItErrors.describe(error)) in \(what)")
-        }
+        try http.decode(type, from: data, what: what)
     }
 
     /// A call that needs no session (`apiKey` calls): any ERROR is the table's verdict.

@@ -65,7 +65,7 @@ extension TradeItAdapter {
             }
         let warnings = (details?.warnings ?? []).compactMap(\.message) + (preview.warningsList ?? []) + (preview.ackWarningsList ?? [])
         return OrderPreview(
-            id: UUID().uuidString.lowercased(), expiresAt: configuration.now().addingTimeInterval(configuration.previewLifetime),
+            id: RandomIdentifier.uuid(), expiresAt: configuration.now().addingTimeInterval(configuration.previewLifetime),
             request: request, currency: Self.currency(of: request), estimatedPrice: estimatedPrice,
             estimatedCost: details?.estimatedTotalValue ?? details?.estimatedOrderValue,
             estimatedCommission: details?.estimatedOrderCommission, warnings: warnings, brokerPreviewId: preview.orderId)

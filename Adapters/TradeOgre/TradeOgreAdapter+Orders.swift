@@ -74,43 +74,16 @@ extension TradeOgreAdapter {
     }
 
     /// TradeOgre has no client order ids, so there is nothing to look up: always `nil`. A placement whose answer
-    /// was lost is found instead with ``matchingOpenOrders(market:side:price:quantity:placedAfter:)`` (or
-    /// ``lostPlacementCandidates(clientOrderId:)`` for a placement this adapter sent).
+    /// was lost is found instead by `OrderMatcher` among ``orders(_:)``, from the intent the gateway journaled (or
+    /// ``placement(clientOrderId:)``'s `intent` for a placement this adapter sent).
     public func order(clientOrderId: String, accountId: String) async throws -> Order? {
         try check(accountId)
         return nil
     }
 
-    /// The open orders that could be a given placement: same market, side and price, no more left open than was
-    /// placed (fills only shrink an order), placed no earlier than `placedAfter` less the allowed clock skew. Oldest
-    /// first. TradeOgre has no client order ids, so this is how a placement whose answer was lost is found.
-    public func matchingOpenOrders(
-        market reference: InstrumentReference, side: OrderSide, price: Decimal, quantity: Decimal, placedAfter: Date
-    ) async throws -> [Order] {
-        try requireKeys()
-        let market = try market(of: reference, field: "symbol")
-        let open = try await fetch([TradeOgreOpenOrder].self, .openOrders(), form: [("market", market.wire(naming))])
-        let earliest = placedAfter.addingTimeInterval(-configuration.placementClockSkew)
-        let wanted: OrderSide = side.isBuy ? .buy : .sell
-        return try open.map { try Order(tradeOgre: $0, connectionId: connectionId, accountId: Self.accountId, naming: naming) }
-            .filter { order in
-                order.instrument.symbol == market.symbol && order.side == wanted && order.limitPrice == price
-                    && order.quantity <= quantity && (order.createdAt ?? .distantFuture) >= earliest
-            }
-            .sorted { ($0.createdAt ?? .distantPast) < ($1.createdAt ?? .distantPast) }
-    }
-
     /// What this adapter sent for a placement, if it sent it (the last 256 are kept).
     public func placement(clientOrderId: String) -> PlacementRecord? {
         session.placement(clientOrderId: clientOrderId)
-    }
-
-    /// The open orders that could be a placement this adapter sent under `clientOrderId`; empty when it sent none.
-    public func lostPlacementCandidates(clientOrderId: String) async throws -> [Order] {
-        guard let record = session.placement(clientOrderId: clientOrderId) else { return [] }
-        return try await matchingOpenOrders(
-            market: record.instrument, side: record.side, price: record.price, quantity: record.quantity,
-            placedAfter: record.sentAt)
     }
 
     // MARK: Preview
@@ -147,7 +120,7 @@ extension TradeOgreAdapter {
             }
         }
         return OrderPreview(
-            id: UUID().uuidString.lowercased(), expiresAt: configuration.now().addingTimeInterval(configuration.previewLifetime),
+            id: RandomIdentifier.uuid(), expiresAt: configuration.now().addingTimeInterval(configuration.previewLifetime),
             request: request, currency: market.quote, estimatedPrice: limit, estimatedCost: cost,
             buyingPowerAfter: buyingPowerAfter, warnings: warnings)
     }

@@ -31,6 +31,13 @@ public struct TradeOgreAdapter: BrokerAdapter {
         public var quantity: Decimal
         /// When the placement was sent (the gateway's clock).
         public var sentAt: Date
+
+        /// What `OrderMatcher` looks for among the orders (every TradeOgre order is a limit order in the one account).
+        public var intent: OrderIntent {
+            OrderIntent(
+                clientOrderId: clientOrderId, accountId: TradeOgreAdapter.accountId, symbol: instrument.symbol,
+                side: side, type: .limit, quantity: quantity, limitPrice: price, sentAt: sentAt)
+        }
     }
 
     /// Per-connection state shared by every copy of the adapter.

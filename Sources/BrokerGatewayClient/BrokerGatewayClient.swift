@@ -164,8 +164,7 @@ struct Timestamps: DateTranscoder {
     }
 
     func decode(_ text: String) throws -> Date {
-        if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) { return date }
-        if let date = try? Date(text, strategy: Date.ISO8601FormatStyle()) { return date }
+        if let date = RFC3339Timestamp.parse(text) { return date }
         throw DecodingError.dataCorrupted(.init(codingPath: [], debugDescription: "'\(text)' is not an RFC 3339 timestamp"))
     }
 }

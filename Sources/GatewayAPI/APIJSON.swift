@@ -35,9 +35,7 @@ public enum APIJSON {
     }
 
     public static func parseTimestamp(_ text: String) -> Date? {
-        guard text.utf8.count <= 40 else { return nil }
-        if let date = try? Date(text, strategy: Date.ISO8601FormatStyle(includingFractionalSeconds: true)) { return date }
-        return try? Date(text, strategy: Date.ISO8601FormatStyle())
+        RFC3339Timestamp.parse(text)
     }
 
     /// The generated server's and client's dates: RFC 3339 with milliseconds out, with or without fractions in.

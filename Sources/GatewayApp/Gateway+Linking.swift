@@ -59,7 +59,7 @@ extension Gateway {
     public func startLink(tenant: Tenant, _ new: NewConnection, callbackBase: String) async throws -> PendingLink {
         var pending = new
         pending.status = .pendingLink
-        let state = Self.randomToken()
+        let state = RandomIdentifier.hex(byteCount: 16)
         pending.credentials[Self.linkStateKey] = state
         let connection = try await store.createConnection(tenantId: tenant.id, pending)
         do {
@@ -78,7 +78,7 @@ extension Gateway {
     public func startRelink(tenant: Tenant, id: String, callbackBase: String) async throws -> PendingLink {
         let connection = try await self.connection(tenant: tenant, id: id)
         var credentials = try await store.credentials(tenantId: tenant.id, connectionId: id)
-        let state = Self.randomToken()
+        let state = RandomIdentifier.hex(byteCount: 16)
         credentials[Self.linkStateKey] = state
         try await store.updateCredentials(tenantId: tenant.id, connectionId: id, credentials)
         registry.evict(connectionId: id)
@@ -94,7 +94,7 @@ extension Gateway {
     /// that no longer knows the old one, such as a restarted sandbox.
     public func restartLink(tenant: Tenant, id: String, credentials fresh: BrokerCredentials, callbackBase: String) async throws -> PendingLink {
         var credentials = fresh
-        let state = Self.randomToken()
+        let state = RandomIdentifier.hex(byteCount: 16)
         credentials[Self.linkStateKey] = state
         try await store.updateCredentials(tenantId: tenant.id, connectionId: id, credentials)
         guard let connection = try await store.updateConnectionStatus(tenantId: tenant.id, connectionId: id, status: .pendingLink, detail: nil) else {
@@ -114,7 +114,7 @@ extension Gateway {
         let connection = try await self.connection(tenant: tenant, id: id)
         var credentials = try await store.credentials(tenantId: tenant.id, connectionId: id)
         if let state {
-            guard let expected = credentials[Self.linkStateKey], Self.constantTimeEqual(expected, state) else {
+            guard let expected = credentials[Self.linkStateKey], ConstantTime.equals(expected, state) else {
                 throw GatewayError(.forbidden, "this link callback does not belong to a link in progress")
             }
         }
@@ -135,7 +135,7 @@ extension Gateway {
         for tenant in try await store.tenants() {
             guard try await store.connection(tenantId: tenant.id, id: connectionId) != nil else { continue }
             let credentials = try await store.credentials(tenantId: tenant.id, connectionId: connectionId)
-            if let expected = credentials[Self.linkStateKey], Self.constantTimeEqual(expected, state) { return tenant }
+            if let expected = credentials[Self.linkStateKey], ConstantTime.equals(expected, state) { return tenant }
         }
         throw GatewayError(.forbidden, "this link callback does not belong to a link in progress")
     }
@@ -239,16 +239,4 @@ extension Gateway {
         "\(base)/v1/connections/\(connectionId)/oauth/callback?state=\(state)"
     }
 
-    static func randomToken() -> String {
-        var generator = SystemRandomNumberGenerator()
-        return (0..<16).map { _ in String(format: "%02x", UInt8.random(in: 0...255, using: &generator)) }.joined()
-    }
-
-    static func constantTimeEqual(_ a: String, _ b: String) -> Bool {
-        let x = Array(a.utf8), y = Array(b.utf8)
-        guard x.count == y.count else { return false }
-        var difference: UInt8 = 0
-        for index in x.indices { difference |= x[index] ^ y[index] }
-        return difference == 0
-    }
 }

@@ -1,4 +1,5 @@
 import Crypto
+import GatewayCore
 
 /// The shape of an API key: `bgw_<lookup>_<secret>`.
 ///
@@ -19,11 +20,8 @@ struct APIKeySecret {
 
     /// A new random key.
     static func generate() -> APIKeySecret {
-        let lookup = StoreIdentifier.randomBase32(count: lookupLength)
-        var generator = SystemRandomNumberGenerator()
-        var secretBytes = [UInt8](repeating: 0, count: secretByteCount)
-        for index in secretBytes.indices { secretBytes[index] = generator.next() }
-        let secret = hex(secretBytes)
+        let lookup = RandomIdentifier.base32(count: lookupLength)
+        let secret = RandomIdentifier.hex(byteCount: secretByteCount)
         return APIKeySecret(
             keyId: StoreIdentifier.apiKey + "_" + lookup,
             plaintext: prefix + lookup + "_" + secret,
@@ -37,7 +35,7 @@ struct APIKeySecret {
         let rest = presented.dropFirst(prefix.count)
         let lookup = rest.prefix(lookupLength)
         let afterLookup = rest.dropFirst(lookupLength)
-        guard lookup.count == lookupLength, StoreIdentifier.isBase32(lookup), afterLookup.first == "_" else {
+        guard lookup.count == lookupLength, RandomIdentifier.isBase32(lookup), afterLookup.first == "_" else {
             return nil
         }
         let secret = afterLookup.dropFirst()
@@ -49,28 +47,7 @@ struct APIKeySecret {
         Array(SHA256.hash(data: Array(secret.utf8)))
     }
 
-    static func hex(_ bytes: [UInt8]) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        var out: [UInt8] = []
-        out.reserveCapacity(bytes.count * 2)
-        for byte in bytes {
-            out.append(digits[Int(byte >> 4)])
-            out.append(digits[Int(byte & 0x0f)])
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
     private static func isLowercaseHex(_ byte: UInt8) -> Bool {
         (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
     }
-}
-
-/// Compares two byte strings in time that depends only on their length, not on where they first differ.
-func constantTimeEquals(_ lhs: [UInt8], _ rhs: [UInt8]) -> Bool {
-    guard lhs.count == rhs.count else { return false }
-    var difference: UInt8 = 0
-    for index in lhs.indices {
-        difference |= lhs[index] ^ rhs[index]
-    }
-    return difference == 0
 }

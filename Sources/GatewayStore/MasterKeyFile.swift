@@ -1,5 +1,6 @@
 import Crypto
 import Foundation
+import GatewayCore
 
 #if canImport(Glibc)
 import Glibc
@@ -77,7 +78,7 @@ enum MasterKeyFile {
             for index in text.indices { text[index] = 0 }
         }
 
-        let temporary = directory + "/.\(CredentialCipher.keyFileName).\(StoreIdentifier.randomBase32(count: 12)).tmp"
+        let temporary = directory + "/.\(CredentialCipher.keyFileName).\(RandomIdentifier.base32(count: 12)).tmp"
         if let code = try writeNewFile(at: temporary, contents: text, origin: path) {
             throw MasterKeyError(
                 .keyFileUnavailable, "the master key file \(path) cannot be created: \(String(cString: strerror(code)))")

@@ -69,7 +69,7 @@ extension SQLiteStore {
             let hash = try row.decode(Data.self, forColumn: "hash")
             return (Array(hash), try Tenant(row: row))
         }
-        guard let found, constantTimeEquals(found.hash, presentedHash) else { return nil }
+        guard let found, ConstantTime.equals(found.hash, presentedHash) else { return nil }
         return found.tenant
     }
 

@@ -20,7 +20,7 @@ public struct ContractProviderTarget: Sendable {
 
     /// The same header names with values the target cannot accept.
     public var invalidAuthHeaders: [(name: String, value: String)] {
-        authHeaders.map { ($0.name, "invalid-\(UUID().uuidString.prefix(8))") }
+        authHeaders.map { ($0.name, "invalid-\(RandomIdentifier.hex(byteCount: 4))") }
     }
 }
 
@@ -48,7 +48,7 @@ public struct ContractProvider: Sendable {
         let problems = contract.problems()
         guard problems.isEmpty else { return verdict(.failed("the case is malformed: " + problems.joined(separator: "; "))) }
 
-        var variables = ["unique": UUID().uuidString.lowercased()]
+        var variables = ["unique": RandomIdentifier.uuid()]
         for (index, step) in (spec.setup ?? []).enumerated() {
             let request = resolve(step.request, replace: [:], variables: variables)
             let response: BrokerResponse

@@ -17,7 +17,7 @@ struct ContractRunnerTests {
 
     @Test("a different expected value fails with its path")
     func wrongValue() async throws {
-        var contract = try loadAlpacaCase("positions.json")
+        var contract = try alpacaContracts.load("positions.json")
         guard case .array(var items) = contract.expect.result, case .object(var position) = items[0] else {
             Issue.record("unexpected case form")
             return
@@ -32,7 +32,7 @@ struct ContractRunnerTests {
 
     @Test("an extra key in the adapter's output fails; an ignored path does not")
     func extraKeyAndIgnore() async throws {
-        var contract = try loadAlpacaCase("account-accounts.json")
+        var contract = try alpacaContracts.load("account-accounts.json")
         guard case .array(var items) = contract.expect.result, case .object(var account) = items[0] else {
             Issue.record("unexpected case form")
             return
@@ -49,7 +49,7 @@ struct ContractRunnerTests {
 
     @Test("an exchange the adapter never asks for fails the case")
     func unusedExchange() async throws {
-        var contract = try loadAlpacaCase("account-accounts.json")
+        var contract = try alpacaContracts.load("account-accounts.json")
         contract.exchanges.append(contract.exchanges[0])
         let result = await runner.run(contract)
         #expect(reason(result).contains("never requested: GET /v2/account"), "\(result)")
@@ -57,7 +57,7 @@ struct ContractRunnerTests {
 
     @Test("a request nobody recorded fails the case, explained")
     func unexpectedRequest() async throws {
-        var contract = try loadAlpacaCase("positions.json")
+        var contract = try alpacaContracts.load("positions.json")
         contract.exchanges[1].request.path = "/v2/positionz"
         let result = await runner.run(contract)
         #expect(reason(result).contains("unexpected GET https://paper-api.alpaca.markets/v2/positions"), "\(result)")
@@ -65,7 +65,7 @@ struct ContractRunnerTests {
 
     @Test("a different request body fails the case")
     func differentBody() async throws {
-        var contract = try loadAlpacaCase("place-order-limit.json")
+        var contract = try alpacaContracts.load("place-order-limit.json")
         contract.exchanges[1].request.body = .object(["symbol": .string("AAPL")])
         let result = await runner.run(contract)
         #expect(reason(result).contains("body"), "\(result)")
@@ -73,7 +73,7 @@ struct ContractRunnerTests {
 
     @Test("a request to a host no exchange names fails the case")
     func wrongHost() async throws {
-        var contract = try loadAlpacaCase("quotes-equity.json")
+        var contract = try alpacaContracts.load("quotes-equity.json")
         for index in contract.exchanges.indices { contract.exchanges[index].baseURL = "https://elsewhere.example" }
         let result = await runner.run(contract)
         #expect(reason(result).contains("no recorded exchange for that host"), "\(result)")
@@ -81,24 +81,24 @@ struct ContractRunnerTests {
 
     @Test("an expected error that does not come, or a different one, fails the case")
     func errors() async throws {
-        var contract = try loadAlpacaCase("place-order-422-duplicate-client-order-id.json")
+        var contract = try alpacaContracts.load("place-order-422-duplicate-client-order-id.json")
         contract.expect = ContractExpectation(error: ExpectedError(code: "rejected"))
         #expect(reason(await runner.run(contract)).contains("expected error rejected, got conflict"))
 
         contract.expect = ContractExpectation(error: ExpectedError(code: "conflict", brokerCode: "42210000"))
         #expect(reason(await runner.run(contract)).contains("brokerCode"))
 
-        var success = try loadAlpacaCase("account-accounts.json")
+        var success = try alpacaContracts.load("account-accounts.json")
         success.expect = ContractExpectation(error: ExpectedError(code: "unauthorized"))
         #expect(reason(await runner.run(success)).contains("got a result"))
     }
 
     @Test("an unknown broker kind, or a case without provenance, fails")
     func malformedCases() async throws {
-        var contract = try loadAlpacaCase("account-accounts.json")
+        var contract = try alpacaContracts.load("account-accounts.json")
         contract.broker = BrokerKind("nobody")
         #expect(reason(await runner.run(contract)).contains("no adapter"))
-        var bare = try loadAlpacaCase("account-accounts.json")
+        var bare = try alpacaContracts.load("account-accounts.json")
         bare.provenance = " "
         #expect(reason(await runner.run(bare)).contains("provenance"))
     }

@@ -205,14 +205,14 @@ struct WireMappingTests {
 
     @Test("RFC 3339 timestamps with nine fraction digits and offsets")
     func timestamps() throws {
-        let nanos = try #require(Timestamp.parse("2024-07-18T04:10:33.389152169-04:00"))
-        let utc = try #require(Timestamp.parse("2024-07-18T08:10:33.389152Z"))
+        let nanos = try #require(RFC3339Timestamp.parse("2024-07-18T04:10:33.389152169-04:00"))
+        let utc = try #require(RFC3339Timestamp.parse("2024-07-18T08:10:33.389152Z"))
         #expect(abs(nanos.timeIntervalSince(utc)) < 0.000_01)
-        #expect(Timestamp.parse("2019-08-24T14:15:22Z") == Date(timeIntervalSince1970: 1_566_656_122))
-        #expect(Timestamp.parse("2019-08-24 14:15:22") == nil)
-        #expect(Timestamp.parse("2019-08-24T14:15:22.Z") == nil)
-        #expect(Timestamp.parse("2019-13-24T14:15:22Z") == nil)
-        #expect(Timestamp.format(Date(timeIntervalSince1970: 1_704_067_200)) == "2024-01-01T00:00:00Z")
-        #expect(Timestamp.format(Date(timeIntervalSince1970: 1_704_067_200.25)) == "2024-01-01T00:00:00.250Z")
+        #expect(RFC3339Timestamp.parse("2019-08-24T14:15:22Z") == Date(timeIntervalSince1970: 1_566_656_122))
+        #expect(RFC3339Timestamp.parse("2019-08-24 14:15:22") == nil)
+        #expect(RFC3339Timestamp.parse("2019-08-24T14:15:22.Z") == nil)
+        #expect(RFC3339Timestamp.parse("2019-13-24T14:15:22Z") == nil)
+        #expect(RFC3339Timestamp.format(Date(timeIntervalSince1970: 1_704_067_200)) == "2024-01-01T00:00:00Z")
+        #expect(RFC3339Timestamp.format(Date(timeIntervalSince1970: 1_704_067_200.25)) == "2024-01-01T00:00:00.250Z")
     }
 }

@@ -16,13 +16,11 @@ let sandboxAuthHeaders: [(name: String, value: String)] = [
 @Suite("Alpaca contract cases, provider side (the sandbox answers like the recordings)")
 struct ProviderTests {
     /// Each case against its own fresh sandbox, so cases never see each other's orders.
-    @Test("the sandbox answers the case's requests with the recorded status and shape", arguments: alpacaCaseFiles)
+    @Test("the sandbox answers the case's requests with the recorded status and shape", arguments: alpacaContracts.caseFiles)
     func provider(_ name: String) async throws {
-        let contract = try loadAlpacaCase(name)
+        let contract = try alpacaContracts.load(name)
         let result = try await withSandbox(AlpacaSandbox()) { url in
-            let target = ContractProviderTarget(baseURL: url.absoluteString, authHeaders: sandboxAuthHeaders)
-            return await ContractProvider(targets: [.alpaca: target], transport: HTTPClientTransport(client: .shared))
-                .run(contract)
+            await ContractFolder.runProvider(contract, broker: .alpaca, baseURL: url.absoluteString, authHeaders: sandboxAuthHeaders)
         }
         #expect(!result.failed, "\(result)")
     }
@@ -104,15 +102,13 @@ struct SandboxEndToEndTests {
 struct ContractProviderVerdictTests {
     func run(_ contract: ContractCase) async throws -> ContractResult {
         try await withSandbox(AlpacaSandbox()) { url in
-            let target = ContractProviderTarget(baseURL: url.absoluteString, authHeaders: sandboxAuthHeaders)
-            return await ContractProvider(targets: [.alpaca: target], transport: HTTPClientTransport(client: .shared))
-                .run(contract)
+            await ContractFolder.runProvider(contract, broker: .alpaca, baseURL: url.absoluteString, authHeaders: sandboxAuthHeaders)
         }
     }
 
     @Test("a recorded key the sandbox does not send fails, naming it")
     func missingKey() async throws {
-        var contract = try loadAlpacaCase("account-accounts.json")
+        var contract = try alpacaContracts.load("account-accounts.json")
         guard case .object(var body) = contract.exchanges[0].response.body else {
             Issue.record("unexpected case form")
             return
@@ -129,11 +125,11 @@ struct ContractProviderVerdictTests {
 
     @Test("a different status fails; credentials come from the target, not the recording")
     func statusAndAuth() async throws {
-        var contract = try loadAlpacaCase("account-accounts.json")
+        var contract = try alpacaContracts.load("account-accounts.json")
         contract.exchanges[0].response.status = 201
         #expect(try await run(contract).failed)
 
-        var unauthorized = try loadAlpacaCase("validate-credentials-401.json")
+        var unauthorized = try alpacaContracts.load("validate-credentials-401.json")
         #expect(try await run(unauthorized).passed)
         unauthorized.provider?.auth = .valid
         #expect(try await run(unauthorized).failed)

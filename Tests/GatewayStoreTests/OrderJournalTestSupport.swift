@@ -10,13 +10,13 @@ func journalDate(_ offset: Int64 = 0) -> Date {
 }
 
 func newJournalOrderId() -> String {
-    "ord_" + StoreIdentifier.randomBase32(count: 20)
+    "ord_" + RandomIdentifier.base32(count: 20)
 }
 
 /// A gtd limit order with fractional decimals and a date in the request, so the JSON columns are exercised.
 func sampleIntent(
     tenantId: String, connectionId: String = "conn_a", id: String = newJournalOrderId(),
-    clientOrderId: String = "cid-" + StoreIdentifier.randomBase32(count: 8), createdAt: Date = journalDate(),
+    clientOrderId: String = "cid-" + RandomIdentifier.base32(count: 8), createdAt: Date = journalDate(),
     state: JournalState = .submitting, brokerOrderId: String? = nil
 ) -> JournaledOrder {
     let request = OrderRequest(

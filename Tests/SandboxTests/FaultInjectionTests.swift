@@ -2,7 +2,8 @@ import AsyncHTTPClient
 import Foundation
 import Testing
 
-@testable import Sandbox
+import Sandbox
+@testable import SandboxKit
 
 @Suite("Fault injection")
 struct FaultInjectionTests {

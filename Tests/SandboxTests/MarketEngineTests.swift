@@ -1,7 +1,9 @@
 import Foundation
 import Testing
 
-@testable import Sandbox
+import Sandbox
+@testable import SandboxKit
+@testable import AlpacaSandbox
 import ServiceLifecycle
 
 @Suite("Market engine")

@@ -1,5 +1,7 @@
 import Foundation
-@testable import Sandbox
+import Sandbox
+@testable import SandboxKit
+@testable import TradeOgreSandbox
 import Testing
 
 /// Rounds to TradeOgre's 8 decimals and writes the text the venue accepts.

@@ -21,15 +21,13 @@ func recordedIdentitySandbox(clock: ManualClock = ManualClock(), accessTokenLife
 @Suite("Saxo contract cases, provider side (the sandbox answers like the recordings)")
 struct ProviderTests {
     /// Each case against its own fresh sandbox, so cases never see each other's orders.
-    @Test("the sandbox answers the case's API requests with the recorded status and shape", arguments: saxoCaseFiles)
+    @Test("the sandbox answers the case's API requests with the recorded status and shape", arguments: saxoContracts.caseFiles)
     func provider(_ name: String) async throws {
-        let contract = try loadSaxoCase(name)
+        let contract = try saxoContracts.load(name)
         let result = try await withSandbox(recordedIdentitySandbox()) { url in
-            let target = ContractProviderTarget(
-                baseURL: url.absoluteString + "/sim/openapi",
+            await ContractFolder.runProvider(
+                contract, broker: .saxo, baseURL: url.absoluteString + "/sim/openapi",
                 authHeaders: [("Authorization", "Bearer \(SaxoSandboxConfiguration.demoStaticAccessToken)")])
-            return await ContractProvider(targets: [.saxo: target], transport: HTTPClientTransport(client: .shared))
-                .run(contract)
         }
         #expect(!result.failed, "\(result)")
     }
@@ -39,7 +37,7 @@ struct ProviderTests {
     /// token; a recorded refusal with the recorded (unknown) refresh token.
     @Test("the sandbox's /token answers the recorded token exchanges with the recorded status and shape")
     func tokenExchanges() async throws {
-        let exchanges = try saxoCaseFiles.map(loadSaxoCase).flatMap { contract in
+        let exchanges = try saxoContracts.caseFiles.map(saxoContracts.load).flatMap { contract in
             contract.exchanges.filter { $0.request.path == "/token" }.map { (contract.name, $0) }
         }
         #expect(exchanges.count >= 4)

@@ -7,39 +7,27 @@ import Sandbox
 import Testing
 import TradeItAdapter
 
-/// `Contracts/tradeit`, found from this file's location.
-let tradeItContracts: String = {
-    var url = URL(fileURLWithPath: #filePath)
-    for _ in 0..<3 { url.deleteLastPathComponent() }
-    return url.appendingPathComponent("Contracts/tradeit").path
-}()
-
-let tradeItCaseFiles: [String] = (try? ContractSuite.files(paths: [tradeItContracts]).map {
-    ($0 as NSString).lastPathComponent
-}) ?? []
+/// `Contracts/tradeit`.
+let tradeItContracts = ContractFolder("tradeit")
 
 @Suite("TradeIt contract cases")
 struct ContractTests {
     @Test("there are at least 15 cases and every one loads")
     func load() throws {
-        #expect(tradeItCaseFiles.count >= 15)
-        _ = try ContractSuite.load(paths: [tradeItContracts])
+        #expect(tradeItContracts.caseFiles.count >= 15)
+        _ = try tradeItContracts.loadAll()
     }
 
-    @Test("consumer: the adapter performs the recorded exchanges and produces the expected result", arguments: tradeItCaseFiles)
+    @Test("consumer: the adapter performs the recorded exchanges and produces the expected result", arguments: tradeItContracts.caseFiles)
     func consumer(_ name: String) async throws {
-        let contract = try ContractSuite.load(file: tradeItContracts + "/" + name)
-        let result = await ContractRunner(factories: [TradeItAdapterFactory()]).run(contract)
-        #expect(result.passed, "\(result)")
+        #expect(try await tradeItContracts.consumerProblems(name, factory: TradeItAdapterFactory()) == [])
     }
 
-    @Test("provider: the sandbox answers the recorded requests with the recorded status and shape", arguments: tradeItCaseFiles)
+    @Test("provider: the sandbox answers the recorded requests with the recorded status and shape", arguments: tradeItContracts.caseFiles)
     func provider(_ name: String) async throws {
-        let contract = try ContractSuite.load(file: tradeItContracts + "/" + name)
+        let contract = try tradeItContracts.load(name)
         let result = try await withSandbox(TradeItSandbox()) { url in
-            let target = ContractProviderTarget(baseURL: url.absoluteString, authHeaders: [])
-            return await ContractProvider(targets: [.tradeit: target], transport: HTTPClientTransport(client: .shared))
-                .run(contract)
+            await ContractFolder.runProvider(contract, broker: .tradeit, baseURL: url.absoluteString, authHeaders: [])
         }
         #expect(!result.failed, "\(result)")
     }

@@ -277,6 +277,7 @@ struct OrderTests {
         #expect(sent.timeout == .seconds(15))
         let record = try #require(adapter.placement(clientOrderId: "coid-1"))
         #expect(record.side == .buy && record.price == Decimal(string: "0.0042") && record.quantity == 1)
+        #expect(record.intent.type == .limit && record.intent.limitPrice == record.price && record.intent.symbol == "XMR/BTC")
     }
 
     @Test("an answer without uuid means filled at once; a failed read-back reports the order open")
@@ -434,9 +435,12 @@ struct OrderTests {
         #expect(try await adapter.order(clientOrderId: "coid-1", accountId: "spot") == nil)
     }
 
-    @Test("a lost placement is found by market, side, price, quantity and time")
+    @Test("a lost placement is found by OrderMatcher among the open orders read back with their fills")
     func matching() async throws {
         let now = Date(timeIntervalSince1970: 1_700_000_100)
+        func detail(_ type: String, _ price: String, remaining: String, filled: String, date: Int) -> (Int, String) {
+            (200, #"{"success":true,"date":\#(date),"type":"\#(type)","market":"XMR-BTC","price":"\#(price)","quantity":"\#(remaining)","fulfilled":"\#(filled)"}"#)
+        }
         let transport = RoutedTransport([
             "POST /account/orders": [(200, """
                 [{"uuid":"old","date":1699999000,"type":"buy","price":"0.00420000","quantity":"1.00000000","market":"XMR-BTC"},
@@ -444,15 +448,22 @@ struct OrderTests {
                  {"uuid":"side","date":1700000098,"type":"sell","price":"0.00420000","quantity":"1.00000000","market":"XMR-BTC"},
                  {"uuid":"price","date":1700000098,"type":"buy","price":"0.00430000","quantity":"1.00000000","market":"XMR-BTC"},
                  {"uuid":"big","date":1700000098,"type":"buy","price":"0.00420000","quantity":"2.00000000","market":"XMR-BTC"}]
-                """)]
+                """)],
+            "GET /account/order/old": [detail("buy", "0.00420000", remaining: "1.00000000", filled: "0", date: 1_699_999_000)],
+            "GET /account/order/hit": [detail("buy", "0.00420000", remaining: "0.40000000", filled: "0.60000000", date: 1_700_000_098)],
+            "GET /account/order/side": [detail("sell", "0.00420000", remaining: "1.00000000", filled: "0", date: 1_700_000_098)],
+            "GET /account/order/price": [detail("buy", "0.00430000", remaining: "1.00000000", filled: "0", date: 1_700_000_098)],
+            "GET /account/order/big": [detail("buy", "0.00420000", remaining: "2.00000000", filled: "0", date: 1_700_000_098)],
         ])
         let adapter = try makeAdapter(transport)
-        let found = try await adapter.matchingOpenOrders(
-            market: InstrumentReference(symbol: "XMR/BTC"), side: .buy, price: Decimal(string: "0.0042")!, quantity: 1,
-            placedAfter: now)
-        #expect(found.map(\.brokerOrderId) == ["hit"])
+        let open = try await adapter.orders(OrderQuery(symbols: ["XMR/BTC"]))
+        let intent = OrderIntent(
+            clientOrderId: "coid-lost", accountId: TradeOgreAdapter.accountId, symbol: "XMR/BTC", side: .buy, type: .limit,
+            quantity: 1, limitPrice: Decimal(string: "0.0042")!, sentAt: now)
+        let matcher = OrderMatcher(clockSkew: 5)
+        #expect(matcher.candidates(for: intent, among: open).map(\.brokerOrderId) == ["hit"])
         #expect(String(decoding: transport.sent[0].body ?? Data(), as: UTF8.self) == "market=XMR-BTC")
-        #expect(try await adapter.lostPlacementCandidates(clientOrderId: "never-sent").isEmpty)
+        #expect(adapter.placement(clientOrderId: "never-sent") == nil)
     }
 
     @Test("preview: cost from the limit, buying power from the available quote currency, warnings when short or marketable")

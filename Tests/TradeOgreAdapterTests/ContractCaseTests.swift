@@ -5,38 +5,17 @@ import GatewayTesting
 import TradeOgreAdapter
 import Testing
 
-/// The package root, found by walking up from this file to the folder holding `Package.swift`.
-func packageRoot(_ file: String = #filePath) -> URL {
-    var url = URL(fileURLWithPath: file).deletingLastPathComponent()
-    while url.path != "/" {
-        if FileManager.default.fileExists(atPath: url.appendingPathComponent("Package.swift").path) { return url }
-        url.deleteLastPathComponent()
-    }
-    fatalError("no Package.swift above \(file)")
-}
-
-let tradeOgreCaseFolder = packageRoot().appendingPathComponent("Contracts/tradeogre")
-
-/// Every case file in `Contracts/tradeogre`, by file name (the tests' argument list).
-let tradeOgreCaseFiles: [String] = {
-    ((try? ContractSuite.files(paths: [tradeOgreCaseFolder.path])) ?? []).map { ($0 as NSString).lastPathComponent }
-}()
-
-func loadTradeOgreCase(_ name: String) throws -> ContractCase {
-    try ContractSuite.load(file: tradeOgreCaseFolder.appendingPathComponent(name).path)
-}
+/// `Contracts/tradeogre`.
+let tradeOgreContracts = ContractFolder("tradeogre")
 
 @Suite("TradeOgre contract cases, consumer side")
 struct ContractCaseTests {
-    @Test("there are at least 12 cases, each naming its provenance, covering every endpoint the adapter uses")
-    func enoughCases() throws {
-        #expect(tradeOgreCaseFiles.count >= 12)
+    @Test("the cases cover every endpoint the adapter uses and every failure text")
+    func coverage() throws {
         var paths: Set<String> = []
         var errors: Set<String> = []
-        for name in tradeOgreCaseFiles {
-            let contract = try loadTradeOgreCase(name)
-            #expect(contract.broker == .tradeogre)
-            #expect(contract.provenance.count > 80, "\(name): provenance is too thin")
+        for name in tradeOgreContracts.caseFiles {
+            let contract = try tradeOgreContracts.load(name)
             for exchange in contract.exchanges {
                 var path = exchange.request.path
                 if path.hasPrefix("/account/order/") { path = "/account/order/{uuid}" }
@@ -52,18 +31,13 @@ struct ContractCaseTests {
         #expect(errors == ["Must be authorized", "Market not found", "Insufficient funds", "Order not found"])
     }
 
-    @Test("the adapter satisfies the case", arguments: tradeOgreCaseFiles)
-    func consumer(_ name: String) async throws {
-        let contract = try loadTradeOgreCase(name)
-        let result = await ContractRunner(factories: [TradeOgreAdapterFactory()]).run(contract)
-        #expect(result.passed, "\(result)")
+    @Test("at least 12 cases, each naming its provenance; the suite entry point runs the whole folder")
+    func folder() async {
+        #expect(await tradeOgreContracts.problems(broker: .tradeogre, factory: TradeOgreAdapterFactory(), minimumCases: 12, minimumProvenance: 80) == [])
     }
 
-    @Test("the suite entry point runs the whole folder")
-    func suiteEntryPoint() async {
-        let results = await ContractSuite.verify(paths: [tradeOgreCaseFolder.path], factories: [TradeOgreAdapterFactory()])
-        #expect(results.count == tradeOgreCaseFiles.count)
-        let failures = results.filter { !$0.passed }
-        #expect(failures.isEmpty, "\(failures)")
+    @Test("the adapter satisfies the case", arguments: tradeOgreContracts.caseFiles)
+    func consumer(_ name: String) async throws {
+        #expect(try await tradeOgreContracts.consumerProblems(name, factory: TradeOgreAdapterFactory()) == [])
     }
 }

@@ -139,14 +139,16 @@ struct SandboxEndToEndTests {
             #expect(tooBig.warnings.contains { $0.contains("exceeds the available BTC") })
 
             // The placement's answer was "lost": it is found by what was sent.
-            let candidates = try await adapter.lostPlacementCandidates(clientOrderId: "gw-e2e-1")
-            #expect(candidates.map(\.brokerOrderId) == [uuid])
-            #expect(try await adapter.matchingOpenOrders(
-                market: InstrumentReference(symbol: "XMR/BTC"), side: .buy, price: low, quantity: 2, placedAfter: before
-            ).map(\.brokerOrderId) == [uuid])
-            #expect(try await adapter.matchingOpenOrders(
-                market: InstrumentReference(symbol: "XMR/BTC"), side: .sell, price: low, quantity: 2, placedAfter: before
-            ).isEmpty)
+            let record = try #require(adapter.placement(clientOrderId: "gw-e2e-1"))
+            let open = try await adapter.orders(OrderQuery(symbols: ["XMR/BTC"]))
+            let matcher = OrderMatcher(clockSkew: 5)
+            #expect(matcher.candidates(for: record.intent, among: open).map(\.brokerOrderId) == [uuid])
+            var intent = OrderIntent(
+                clientOrderId: nil, accountId: nil, symbol: "XMR/BTC", side: .buy, type: .limit, quantity: 2,
+                limitPrice: low, sentAt: before)
+            #expect(matcher.candidates(for: intent, among: open).map(\.brokerOrderId) == [uuid])
+            intent.side = .sell
+            #expect(matcher.candidates(for: intent, among: open).isEmpty)
 
             let changed = try await adapter.modifyOrder(read, OrderModification(limitPrice: Decimal(string: "0.0011")))
             #expect(changed.brokerOrderId != uuid && changed.limitPrice == Decimal(string: "0.0011") && changed.quantity == 2)

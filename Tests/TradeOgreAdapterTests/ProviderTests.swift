@@ -21,21 +21,19 @@ func makeSandbox(naming: String? = nil) -> TradeOgreSandbox {
 @Suite("TradeOgre contract cases, provider side (the sandbox answers like the recordings)")
 struct ProviderTests {
     /// Each case against its own fresh sandbox, so cases never see each other's orders.
-    @Test("the sandbox answers the case's requests with the recorded status and shape", arguments: tradeOgreCaseFiles)
+    @Test("the sandbox answers the case's requests with the recorded status and shape", arguments: tradeOgreContracts.caseFiles)
     func provider(_ name: String) async throws {
-        let contract = try loadTradeOgreCase(name)
+        let contract = try tradeOgreContracts.load(name)
         let sandbox = makeSandbox(naming: contract.connection.settings?["marketNaming"])
         let result = try await withSandbox(sandbox) { url in
-            let target = ContractProviderTarget(baseURL: url.absoluteString + "/api/v1", authHeaders: sandboxAuthHeaders)
-            return await ContractProvider(targets: [.tradeogre: target], transport: HTTPClientTransport(client: .shared))
-                .run(contract)
+            await ContractFolder.runProvider(contract, broker: .tradeogre, baseURL: url.absoluteString + "/api/v1", authHeaders: sandboxAuthHeaders)
         }
         #expect(!result.failed, "\(result)")
     }
 
     @Test("the provider side fails when the sandbox and a recording disagree")
     func verdicts() async throws {
-        var contract = try loadTradeOgreCase("order-by-uuid.json")
+        var contract = try tradeOgreContracts.load("order-by-uuid.json")
         guard case .object(var body) = contract.exchanges[0].response.body else {
             Issue.record("unexpected case form")
             return
@@ -43,9 +41,7 @@ struct ProviderTests {
         body["no_such_field"] = .string("x")
         contract.exchanges[0].response.body = .object(body)
         let result = try await withSandbox(makeSandbox()) { url in
-            let target = ContractProviderTarget(baseURL: url.absoluteString + "/api/v1", authHeaders: sandboxAuthHeaders)
-            return await ContractProvider(targets: [.tradeogre: target], transport: HTTPClientTransport(client: .shared))
-                .run(contract)
+            await ContractFolder.runProvider(contract, broker: .tradeogre, baseURL: url.absoluteString + "/api/v1", authHeaders: sandboxAuthHeaders)
         }
         guard case .failed(let reason) = result.outcome else {
             Issue.record("expected a failure, got \(result)")

@@ -1,4 +1,5 @@
 import Foundation
+import GatewayModel
 
 /// Saxo's times: ISO 8601 UTC with up to seven fraction digits (`2019-03-07T14:54:17.423333Z`), and, for order
 /// expiries, exchange-local times without a zone (`2022-01-01T13:00`, read here as UTC).
@@ -13,19 +14,7 @@ enum SaxoTimestamp {
             if text.count == 16 { text += ":00" }
             text += "Z"
         }
-        // Foundation parses at most three fraction digits and rounds them through a Double: parse the whole seconds,
-        // then add the fraction (up to Saxo's seven digits) so `.423333` stays after `.423`.
-        if let dot = text.firstIndex(of: "."),
-            let zone = text[dot...].firstIndex(where: { $0 == "Z" || $0 == "z" || $0 == "+" || $0 == "-" })
-        {
-            let digits = text[text.index(after: dot)..<zone]
-            guard !digits.isEmpty, digits.count <= 9, digits.allSatisfy({ $0.isASCII && $0.isNumber }),
-                let fraction = Double("0." + digits),
-                let whole = try? Date(String(text[..<dot]) + String(text[zone...]), strategy: Date.ISO8601FormatStyle())
-            else { return nil }
-            return whole.addingTimeInterval(fraction)
-        }
-        return try? Date(text, strategy: Date.ISO8601FormatStyle())
+        return RFC3339Timestamp.parse(text)
     }
 
     /// RFC 3339 with milliseconds, for persisted credentials.

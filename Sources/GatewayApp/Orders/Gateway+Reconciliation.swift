@@ -22,15 +22,8 @@ extension Gateway {
                 let candidates = try await adapter.orders(OrderQuery(
                     state: .all, accountId: journaled.accountId, symbols: [request.instrument.symbol], limit: 500,
                     after: journaled.createdAt.addingTimeInterval(-60)))
-                return candidates
-                    .filter { order in
-                        guard let brokerId = order.brokerOrderId, !claimed.contains(brokerId) else { return false }
-                        return order.accountId == journaled.accountId && order.side == request.side
-                            && order.type == request.type && order.quantity == request.quantity
-                            && order.limitPrice == request.limitPrice && order.stopPrice == request.stopPrice
-                            && order.instrument.symbol == request.instrument.symbol
-                    }
-                    .min { ($0.createdAt ?? .distantFuture) < ($1.createdAt ?? .distantFuture) }
+                let intent = OrderIntent(request, clientOrderId: journaled.clientOrderId, sentAt: journaled.createdAt)
+                return OrderMatcher().match(intent, among: candidates, claimed: claimed)
             }
         } catch {
             logger.warning("reconciliation could not reach the broker", metadata: ["order": .string(journaled.id), "connection": .string(connection.id)])

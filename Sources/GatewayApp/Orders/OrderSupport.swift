@@ -101,12 +101,9 @@ enum OrderDigest {
     /// A request that cannot be encoded has no digest: it throws rather than share one (the digest of nothing) with
     /// every other such request, which would let a different order pass the idempotency mismatch check.
     static func hash(_ request: OrderRequest) throws -> String {
-        let encoder = JSONEncoder()
-        encoder.outputFormatting = [.sortedKeys]
-        encoder.dateEncodingStrategy = .millisecondsSince1970
         let data: Data
         do {
-            data = try encoder.encode(request)
+            data = try request.canonicalJSON()
         } catch {
             throw GatewayError(.internalError, "the order could not be digested for its idempotency check")
         }
@@ -123,9 +120,7 @@ enum OrderDigest {
 
     /// `prefix` + 24 random hex digits.
     static func newId(prefix: String) -> String {
-        var generator = SystemRandomNumberGenerator()
-        let bytes = (0..<12).map { _ in UInt8.random(in: 0...255, using: &generator) }
-        return prefix + bytes.map { String(format: "%02x", $0) }.joined()
+        RandomIdentifier.prefixed(prefix)
     }
 }
 

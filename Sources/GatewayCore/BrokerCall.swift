@@ -1,0 +1,68 @@
+public import Foundation
+public import NIOHTTP1
+
+/// One outbound call as an adapter describes it: typed method and headers, the absolute URL, and what logs may
+/// show. Headers an adapter adds are its own (authentication, request ids); `Accept` and, with a body,
+/// `Content-Type` are set by ``BrokerHTTPClient``.
+public struct BrokerCall: Sendable {
+    public var method: HTTPMethod
+    /// The absolute URL, query included.
+    public var url: String
+    /// What logs and error messages show for the call: the path without query values, and without ids where they
+    /// identify an account's data (`/account/order/{uuid}`).
+    public var loggedPath: String
+    public var headers: HTTPHeaders
+    public var body: Data?
+    /// The body's media type; JSON unless said otherwise.
+    public var contentType: String
+    /// Whether the call changes something at the broker. Decides the default timeout (the client's write timeout);
+    /// by default, every method but GET and HEAD.
+    public var isWrite: Bool
+    /// Overrides the client's read or write timeout.
+    public var timeout: Duration?
+    /// Overrides `BrokerRequest.defaultMaxResponseBytes`.
+    public var maxResponseBytes: Int?
+
+    public init(
+        _ method: HTTPMethod, url: String, loggedPath: String, headers: HTTPHeaders = [:], body: Data? = nil,
+        contentType: String = BrokerCall.json, isWrite: Bool? = nil, timeout: Duration? = nil,
+        maxResponseBytes: Int? = nil
+    ) {
+        self.method = method
+        self.url = url
+        self.loggedPath = loggedPath
+        self.headers = headers
+        self.body = body
+        self.contentType = contentType
+        self.isWrite = isWrite ?? !(method == .GET || method == .HEAD)
+        self.timeout = timeout
+        self.maxResponseBytes = maxResponseBytes
+    }
+
+    public static let json = "application/json"
+    public static let form = "application/x-www-form-urlencoded"
+}
+
+/// URL pieces every broker dialect builds the same way.
+public enum BrokerURL {
+    /// RFC 3986 unreserved characters; everything else (`/`, `,`, `+`, `=`, `$` included) is percent-encoded, so
+    /// ids that look like base64 (Saxo's `ClientKey`) or contain a slash survive as one segment or value.
+    public static let unreserved = CharacterSet(
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+
+    /// One path segment or query value, percent-encoded.
+    public static func escape(_ text: String) -> String {
+        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
+    }
+
+    /// `base + path`, and `?name=value&…` (escaped, in the given order) when there is a query.
+    public static func make(base: String, path: String, query: [(name: String, value: String)] = []) -> String {
+        guard !query.isEmpty else { return base + path }
+        return base + path + "?" + query.map { "\(escape($0.name))=\(escape($0.value))" }.joined(separator: "&")
+    }
+
+    /// A form body (`application/x-www-form-urlencoded`), `a=1&b=2` in the given order, with the same strict encoding.
+    public static func form(_ fields: [(String, String)]) -> Data {
+        Data(fields.map { "\(escape($0.0))=\(escape($0.1))" }.joined(separator: "&").utf8)
+    }
+}

@@ -1,0 +1,129 @@
+public import Foundation
+public import GatewayModel
+public import Logging
+import NIOHTTP1
+
+/// The one way an adapter calls its broker: every call of every adapter passes through ``exchange(_:)``, which
+/// sets the common headers, picks the deadline and the body limit, sends through the `BrokerTransport`, tags
+/// transport failures with the broker, and logs method, path, status and duration (never headers, query values or
+/// bodies, which carry credentials and account data).
+///
+/// What differs between brokers comes in as values: the read and write timeouts, the error table (a non-2xx
+/// response → `GatewayError`) and the wording of `malformed_response`. The adapter keeps its own authentication,
+/// URLs and error table, and nothing else about HTTP.
+public struct BrokerHTTPClient: Sendable {
+    public var broker: BrokerKind
+    public var transport: any BrokerTransport
+    public var logger: Logger
+    public var readTimeout: Duration
+    public var writeTimeout: Duration
+    /// The broker's error table: the error for a response whose status is not 2xx.
+    public var errorTable: @Sendable (_ response: BrokerResponse, _ call: BrokerCall) -> GatewayError
+    /// The broker's `malformed_response` for a body that did not decode (`what` names the call or the part read).
+    public var malformed: @Sendable (_ error: any Error, _ what: String) -> GatewayError
+    /// A response header worth logging with each call (Saxo's `X-Correlation`, which Saxo's support asks for).
+    public var correlationHeader: String?
+    /// Signs calls whose credentials change (an OAuth access token); `nil` where the adapter's headers suffice.
+    public var authenticator: (any BrokerAuthenticator)?
+
+    public init(
+        broker: BrokerKind, transport: any BrokerTransport, logger: Logger, readTimeout: Duration,
+        writeTimeout: Duration, correlationHeader: String? = nil, authenticator: (any BrokerAuthenticator)? = nil,
+        errorTable: @escaping @Sendable (_ response: BrokerResponse, _ call: BrokerCall) -> GatewayError,
+        malformed: @escaping @Sendable (_ error: any Error, _ what: String) -> GatewayError
+    ) {
+        self.broker = broker
+        self.transport = transport
+        self.logger = logger
+        self.readTimeout = readTimeout
+        self.writeTimeout = writeTimeout
+        self.correlationHeader = correlationHeader
+        self.authenticator = authenticator
+        self.errorTable = errorTable
+        self.malformed = malformed
+    }
+
+    /// Sends one call and returns the response whatever its status. Transport failures come back as `GatewayError`
+    /// tagged with the broker. With an authenticator, the call is signed first, and a 401 gets one re-signing and
+    /// one retry when the authenticator has fresh credentials (a 401 means the broker did not act on the call).
+    public func exchange(_ call: BrokerCall) async throws -> BrokerResponse {
+        guard let authenticator else { return try await exchangeOnce(call) }
+        var call = call
+        try await authenticator.sign(&call)
+        let first = try await exchangeOnce(call)
+        guard first.status == 401, try await authenticator.signAgain(&call, after: first) else { return first }
+        return try await exchangeOnce(call)
+    }
+
+    func exchangeOnce(_ call: BrokerCall) async throws -> BrokerResponse {
+        let request = self.request(for: call)
+        let clock = ContinuousClock()
+        let start = clock.now
+        do {
+            let response = try await transport.send(request)
+            var metadata: Logger.Metadata = [
+                "method": "\(call.method.rawValue)", "path": "\(call.loggedPath)", "status": "\(response.status)",
+                "ms": "\(Int((clock.now - start).milliseconds))",
+            ]
+            if let correlationHeader { metadata["correlation"] = "\(response.header(correlationHeader) ?? "-")" }
+            logger.debug("\(broker.rawValue) call", metadata: metadata)
+            return response
+        } catch var error as GatewayError {
+            error.broker = error.broker ?? broker
+            logger.debug(
+                "\(broker.rawValue) call failed",
+                metadata: ["method": "\(call.method.rawValue)", "path": "\(call.loggedPath)", "code": "\(error.code)"])
+            throw error
+        }
+    }
+
+    /// Sends one call and fails with the error table's verdict unless the status is 2xx.
+    public func send(_ call: BrokerCall) async throws -> BrokerResponse {
+        let response = try await exchange(call)
+        guard (200..<300).contains(response.status) else { throw errorTable(response, call) }
+        return response
+    }
+
+    /// Sends one call and decodes its 2xx body.
+    public func fetch<T: Decodable>(_ type: T.Type, _ call: BrokerCall) async throws -> T {
+        let response = try await send(call)
+        return try decode(type, from: response.body, what: call.loggedPath)
+    }
+
+    /// Decodes a body, or fails with the broker's `malformed_response` (which never quotes the payload).
+    public func decode<T: Decodable>(_ type: T.Type, from body: Data, what: String) throws -> T {
+        do {
+            return try JSONDecoder().decode(type, from: body)
+        } catch {
+            throw malformed(error, what)
+        }
+    }
+
+    /// The transport's request for a call: `Accept: application/json`, the body's `Content-Type`, then the call's
+    /// own headers; the call's timeout, else the read or write timeout.
+    public func request(for call: BrokerCall) -> BrokerRequest {
+        var headers: [(name: String, value: String)] = [("Accept", "application/json")]
+        if call.body != nil { headers.append(("Content-Type", call.contentType)) }
+        for header in call.headers { headers.append((header.name, header.value)) }
+        return BrokerRequest(
+            method: call.method.rawValue, url: call.url, headers: headers, body: call.body,
+            timeout: call.timeout ?? (call.isWrite ? writeTimeout : readTimeout),
+            maxResponseBytes: call.maxResponseBytes ?? BrokerRequest.defaultMaxResponseBytes)
+    }
+
+    /// A JSON body as brokers are sent it: keys sorted (stable bodies for contract cases), slashes unescaped.
+    public static func json(_ value: some Encodable) throws -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+        return try encoder.encode(value)
+    }
+}
+
+/// Signs calls with credentials that change (an OAuth access token), in the manner of ccxt's `sign`.
+public protocol BrokerAuthenticator: Sendable {
+    /// Adds the current credentials to a call.
+    func sign(_ call: inout BrokerCall) async throws
+    /// After the broker answered 401 to a signed call: re-signs it with fresh credentials and returns `true` to send it
+    /// once more, or returns `false` to let the 401 stand.
+    func signAgain(_ call: inout BrokerCall, after response: BrokerResponse) async throws -> Bool
+}

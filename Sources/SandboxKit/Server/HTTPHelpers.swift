@@ -1,0 +1,58 @@
+import Foundation
+package import Hummingbird
+import NIOCore
+
+extension Response {
+    /// A JSON response with the given body.
+    package static func json(_ value: JSON, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
+        var fields = headers
+        fields[.contentType] = "application/json; charset=UTF-8"
+        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(string: value.serialized)))
+    }
+}
+
+/// Query parameters decoded the way HTML forms and Python's `requests` encode them (`+` is a space).
+package struct QueryParameters: Sendable {
+    package private(set) var items: [(name: String, value: String)] = []
+
+    package init(_ query: String?) {
+        guard let query, !query.isEmpty else { return }
+        for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
+            let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
+            let name = Self.decode(parts[0])
+            let value = parts.count > 1 ? Self.decode(parts[1]) : ""
+            items.append((name, value))
+        }
+    }
+
+    private static func decode(_ text: Substring) -> String {
+        let spaced = text.replacingOccurrences(of: "+", with: " ")
+        return spaced.removingPercentEncoding ?? spaced
+    }
+
+    /// The first value of `name`, nil when absent.
+    package subscript(_ name: String) -> String? {
+        items.first(where: { $0.name == name })?.value
+    }
+
+    package func contains(_ name: String) -> Bool { items.contains { $0.name == name } }
+}
+
+extension Request {
+    package var queryParameters: QueryParameters { QueryParameters(uri.query) }
+}
+
+extension SandboxRequestContext {
+    /// A path parameter, percent-decoded.
+    package func pathParameter(_ name: String) -> String? {
+        guard let raw = parameters.get(name) else { return nil }
+        return raw.removingPercentEncoding ?? raw
+    }
+}
+
+/// Header names more than one simulator uses (`HTTPField` itself is not re-exported by Hummingbird); each broker
+/// adds its own in an extension.
+package enum HeaderName {
+    package typealias Name = HTTPFields.Element.Name
+    package static let requestID = Name("X-Request-ID")!
+}

@@ -1,0 +1,91 @@
+package import Foundation
+
+/// Strict decimal text in and out.
+///
+/// `Decimal(string:)` accepts a prefix ("1.5abc" is 1.5) and odd spellings (".5", "5."),
+/// so text is checked against a plain grammar first: `-?digits(.digits)?([eE][+-]?digits)?`.
+/// The exponent form is accepted because Python's `json.dumps` writes `1e-05` for small floats.
+package enum DecimalText {
+    package static func parse(_ text: some StringProtocol) -> Decimal? {
+        let bytes = Array(text.utf8)
+        guard !bytes.isEmpty, bytes.count <= 64 else { return nil }
+        var index = 0
+        func isDigit(_ b: UInt8) -> Bool { b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9") }
+        if bytes[index] == UInt8(ascii: "-") { index += 1 }
+        let integerStart = index
+        while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+        guard index > integerStart else { return nil }
+        if index < bytes.count, bytes[index] == UInt8(ascii: ".") {
+            index += 1
+            let fractionStart = index
+            while index < bytes.count, isDigit(bytes[index]) { index += 1 }
+            guard index > fractionStart else { return nil }
+        }
+        if index < bytes.count, bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") {
+            index += 1
+            var negative = false
+            if index < bytes.count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                negative = bytes[index] == UInt8(ascii: "-")
+                index += 1
+            }
+            let exponentStart = index
+            var exponent = 0
+            while index < bytes.count, isDigit(bytes[index]) {
+                exponent = min(exponent * 10 + Int(bytes[index] - UInt8(ascii: "0")), 1000)
+                index += 1
+            }
+            guard index > exponentStart, exponent <= 40 || negative && exponent <= 60 else { return nil }
+        }
+        guard index == bytes.count else { return nil }
+        guard let value = Decimal(string: String(text), locale: Locale(identifier: "en_US_POSIX")), !value.isNaN else {
+            return nil
+        }
+        return value
+    }
+
+    /// Plain text without exponent or trailing zeros; never "-0".
+    package static func format(_ value: Decimal) -> String {
+        if value.isZero { return "0" }
+        return value.description
+    }
+
+    /// Plain text with at least `minimumFractionDigits` digits after the point ("5" → "5.00").
+    package static func format(_ value: Decimal, minimumFractionDigits: Int) -> String {
+        let text = format(value)
+        guard minimumFractionDigits > 0 else { return text }
+        if let dot = text.firstIndex(of: ".") {
+            let have = text.distance(from: text.index(after: dot), to: text.endIndex)
+            return have >= minimumFractionDigits ? text : text + String(repeating: "0", count: minimumFractionDigits - have)
+        }
+        return text + "." + String(repeating: "0", count: minimumFractionDigits)
+    }
+
+    package static func round(_ value: Decimal, scale: Int, _ mode: NSDecimalNumber.RoundingMode = .plain) -> Decimal {
+        var input = value
+        var result = Decimal()
+        NSDecimalRound(&result, &input, scale, mode)
+        return result
+    }
+
+    /// Rounds to a multiple of `increment` (a tick size or lot size).
+    package static func round(_ value: Decimal, toMultipleOf increment: Decimal, _ mode: NSDecimalNumber.RoundingMode = .plain)
+        -> Decimal
+    {
+        guard increment > 0 else { return value }
+        return round(value / increment, scale: 0, mode) * increment
+    }
+
+    /// Whether `value` is an exact multiple of `increment`.
+    package static func isMultiple(_ value: Decimal, of increment: Decimal) -> Bool {
+        guard increment > 0 else { return true }
+        let ratio = value / increment
+        return round(ratio, scale: 0, .plain) == ratio
+    }
+
+    /// Digits after the decimal point once trailing zeros are dropped ("1.2300" → 2).
+    package static func fractionDigits(_ value: Decimal) -> Int {
+        let text = format(value)
+        guard let dot = text.firstIndex(of: ".") else { return 0 }
+        return text.distance(from: text.index(after: dot), to: text.endIndex)
+    }
+}

@@ -1,0 +1,166 @@
+import Foundation
+public import Hummingbird
+import Synchronization
+public import SandboxKit
+
+/// A stateful simulator of Alpaca's Trading API v2 and the latest-quote/trade market-data endpoints,
+/// faithful enough that alpaca-py and ccxt run against it unmodified.
+///
+/// ```swift
+/// let sandbox = AlpacaSandbox()                      // demo account, wall clock
+/// try await withSandbox(sandbox) { url in
+///     // TradingClient("SANDBOX-ALPACA-KEY", "SANDBOX-ALPACA-SECRET", url_override: url)
+/// }
+/// ```
+///
+/// Everything time-dependent reads `market.clock`; give the market a ``ManualClock`` to drive time from a test.
+/// Resting orders are matched lazily: every Trading API request first expires and fills its account's open orders
+/// against the current market, so no background task is needed (``SandboxTicker`` can add one). The simulated account is a cash account (multiplier 1, no shorting):
+/// buying power is cash less what open buy orders reserve, and sells are limited to the unreserved position.
+public final class AlpacaSandbox: BrokerSimulator {
+    public let configuration: AlpacaSandboxConfiguration
+    public let market: MarketEngine
+    public let faults: FaultInjector
+
+    let assets: AlpacaAssets
+    private let keys: [String: (secret: String, account: UUID)]
+    private let tokens: [String: UUID]
+    private let state: Mutex<State>
+
+    private struct State {
+        var books: [UUID: AlpacaAccountBook]
+        /// (account, API) → (window start in unix seconds, requests counted in it).
+        var rateWindows: [String: (start: Int64, count: Int)] = [:]
+    }
+
+    public init(
+        configuration: AlpacaSandboxConfiguration = AlpacaSandboxConfiguration(),
+        market: MarketEngine = MarketEngine(),
+        faults: FaultInjector = FaultInjector()
+    ) {
+        self.configuration = configuration
+        self.market = market
+        self.faults = faults
+        let assets = AlpacaAssets(market: market)
+        self.assets = assets
+        var keys: [String: (String, UUID)] = [:]
+        var tokens: [String: UUID] = [:]
+        var books: [UUID: AlpacaAccountBook] = [:]
+        for account in configuration.accounts {
+            keys[account.keyID] = (account.secretKey, account.id)
+            for token in account.oauthTokens { tokens[token] = account.id }
+            var book = AlpacaAccountBook(
+                id: account.id, accountNumber: account.accountNumber, createdAt: account.createdAt, cash: account.startingCash)
+            for holding in account.positions where holding.quantity > 0 {
+                guard let instrument = assets.resolve(holding.symbol) else { continue }
+                book.positions[instrument.symbol] = AlpacaPosition(
+                    instrument: instrument, qty: holding.quantity, costBasis: holding.quantity * holding.averageEntryPrice,
+                    openedAt: account.createdAt)
+            }
+            for seed in account.watchlists {
+                book.watchlists.append(
+                    AlpacaWatchlist(
+                        id: UUID(), name: seed.name, createdAt: account.createdAt, updatedAt: account.createdAt,
+                        symbols: seed.symbols.compactMap { assets.resolve($0)?.symbol }))
+            }
+            books[account.id] = book
+        }
+        self.keys = keys
+        self.tokens = tokens
+        self.state = Mutex(State(books: books))
+    }
+
+    /// The router serving `/v2/...`, `/v1beta3/crypto/...` and the `/_sandbox` admin endpoints.
+    public func makeRouter() -> Router<SandboxRequestContext> { sandboxRouter(errors: AlpacaAPIError.self) }
+
+    /// Runs the matching "tick" for every account: expires lapsed orders and fills those the market now reaches.
+    public func evaluate() {
+        let env = environment()
+        state.withLock { state in
+            for id in state.books.keys {
+                state.books[id]!.evaluateAll(env: env)
+            }
+        }
+    }
+
+    // MARK: Internals used by the routes
+
+    func environment() -> AlpacaTradingEnvironment {
+        AlpacaTradingEnvironment(market: market, assets: assets, configuration: configuration, now: market.now)
+    }
+
+    /// The account a request's credentials name, or nil.
+    func authenticate(_ headers: HTTPFields) -> UUID? {
+        if let authorization = headers[.authorization] {
+            let parts = authorization.split(separator: " ", maxSplits: 1)
+            guard parts.count == 2 else { return nil }
+            let scheme = parts[0].lowercased()
+            let value = String(parts[1]).trimmingCharacters(in: .whitespaces)
+            if scheme == "bearer" { return tokens[value] }
+            if scheme == "basic", let credentials = BasicCredentials(base64: value) {
+                return account(key: credentials.user, secret: credentials.password)
+            }
+            return nil
+        }
+        guard let key = headers[HeaderName.apiKeyID], let secret = headers[HeaderName.apiSecretKey] else {
+            return nil
+        }
+        return account(key: key, secret: secret)
+    }
+
+    private func account(key: String, secret: String) -> UUID? {
+        guard let entry = keys[key], Secret.equals(entry.secret, secret) else { return nil }
+        return entry.account
+    }
+
+    /// Counts a request against the account's per-minute budget for `api` (anonymous requests share one budget).
+    func consumeRateLimit(account: UUID?, api: String) -> (allowed: Bool, limit: Int, remaining: Int, reset: Int64) {
+        let limit = configuration.requestsPerMinute
+        let now = Timestamp.unixSeconds(market.now)
+        let start = Timestamp.floorDiv(now, 60) * 60
+        let key = "\(account?.uuidString ?? "anonymous")|\(api)"
+        return state.withLock { state in
+            var window = state.rateWindows[key] ?? (start, 0)
+            if window.start != start { window = (start, 0) }
+            let allowed = window.count < limit
+            if allowed { window.count += 1 }
+            state.rateWindows[key] = window
+            return (allowed, limit, max(0, limit - window.count), start + 60)
+        }
+    }
+
+    /// Runs `body` on the account's book after the lazy tick.
+    func withBook<Result: Sendable>(
+        _ account: UUID, _ body: (inout AlpacaAccountBook, AlpacaTradingEnvironment) throws -> Result
+    ) throws -> Result {
+        let env = environment()
+        return try state.withLock { state in
+            guard var book = state.books[account] else { throw AlpacaAPIError.unauthorized }
+            book.evaluateAll(env: env)
+            defer { state.books[account] = book }
+            return try body(&book, env)
+        }
+    }
+
+    /// What an injected error looks like: Alpaca's body for the status; a 429 also says the budget is spent.
+    package func faultResponse(status: Int) -> Response {
+        var headers = HTTPFields()
+        if status == 429 {
+            let now = Timestamp.unixSeconds(market.now)
+            headers[HeaderName.rateLimitLimit] = String(configuration.requestsPerMinute)
+            headers[HeaderName.rateLimitRemaining] = "0"
+            headers[HeaderName.rateLimitReset] = String(Timestamp.floorDiv(now, 60) * 60 + 60)
+        }
+        return .json(AlpacaAPIError.forStatus(status).body, status: .init(code: status), headers: headers)
+    }
+
+    package func registerRoutes(on router: Router<SandboxRequestContext>) {
+        AlpacaRoutes(sandbox: self).register(on: router)
+    }
+
+    /// The account's state as it is, without the lazy tick (for tests of the tick itself).
+    func bookWithoutTicking(_ account: UUID) -> AlpacaAccountBook? {
+        state.withLock { $0.books[account] }
+    }
+
+}

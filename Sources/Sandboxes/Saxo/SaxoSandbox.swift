@@ -1,0 +1,214 @@
+import Foundation
+public import Hummingbird
+import Synchronization
+public import SandboxKit
+
+/// A stateful simulator of Saxo Bank's OpenAPI (SIM) and its logon host, faithful enough that the Python
+/// `saxo_openapi` client runs against it unmodified.
+///
+/// One server answers both hosts: the logon host's `GET /authorize` and `POST /token`, and the API under
+/// `/sim/openapi/...` (and `/openapi/...`). Point `saxo_openapi` at it with
+/// `saxo_openapi.saxo_openapi.TRADING_ENVIRONMENTS["simulation"]["api"] = "<base URL>"`.
+///
+/// **Getting the first token pair without a browser** (what the gateway's demo connection does):
+/// 1. `GET /authorize?response_type=code&client_id=SANDBOX-SAXO-APP&redirect_uri=http://localhost/brokergateway/saxo/callback&state=xyz`
+///    answers `302` at once (the demo user is approved automatically) with
+///    `Location: http://localhost/brokergateway/saxo/callback?code=<code>&state=xyz`. Do not follow it; read `code`.
+/// 2. `POST /token` with `Authorization: Basic base64(SANDBOX-SAXO-APP:SANDBOX-SAXO-SECRET)` (or `client_id` and
+///    `client_secret` in the body) and the form body `grant_type=authorization_code&code=<code>&redirect_uri=<the same URI>`
+///    answers **201** (as Saxo's logon host does) with
+///    `{"access_token":"…","token_type":"Bearer","expires_in":1200,"refresh_token":"…","refresh_token_expires_in":3600,"base_uri":null}`.
+/// 3. Before the access token expires, `POST /token` with `grant_type=refresh_token&refresh_token=<refresh_token>`
+///    returns a new pair; the old refresh token is spent.
+///
+/// Or, in one step: `POST /token` with the same Basic credentials and
+/// `grant_type=refresh_token&refresh_token=SANDBOX-SAXO-BOOTSTRAP-REFRESH-TOKEN` (a refresh token that is never spent).
+/// In process, ``issueTokens()`` returns a pair directly.
+///
+/// Everything time-dependent (token expiry, rate-limit windows, prices, order expiry) reads `market.clock`;
+/// give the market a ``ManualClock`` to expire tokens or cross prices from a test without sleeping.
+/// Working orders are matched lazily at the start of every authenticated request.
+public final class SaxoSandbox: BrokerSimulator {
+    public let configuration: SaxoSandboxConfiguration
+    public let market: MarketEngine
+    public let faults: FaultInjector
+
+    let instruments: SaxoInstruments
+    private let state: Mutex<State>
+
+    struct RateWindow {
+        var start: Date
+        var count: Int
+    }
+
+    struct RecentOrderRequest {
+        var fingerprint: String
+        var requestID: String?
+        var at: Date
+    }
+
+    private struct State {
+        var tokens: SaxoTokenStore
+        var book: SaxoAccountBook
+        var rateWindows: [String: RateWindow] = [:]
+        var recentOrderRequests: [RecentOrderRequest] = []
+        /// "session|ContextId|ReferenceId" → subscription.
+        var subscriptions: [String: SaxoPriceSubscription] = [:]
+        var lastLogin: Date
+    }
+
+    public init(
+        configuration: SaxoSandboxConfiguration = SaxoSandboxConfiguration(),
+        market: MarketEngine = MarketEngine(),
+        faults: FaultInjector = FaultInjector()
+    ) {
+        self.configuration = configuration
+        self.market = market
+        self.faults = faults
+        self.instruments = SaxoInstruments(listings: configuration.instruments, market: market)
+        self.state = Mutex(
+            State(
+                tokens: SaxoTokenStore(configuration: configuration), book: SaxoAccountBook(cash: configuration.client.startingCash),
+                lastLogin: market.now))
+    }
+
+    /// The router serving `/authorize`, `/token`, `/sim/openapi/...`, `/openapi/...` and the `/_sandbox` admin endpoints.
+    public func makeRouter() -> Router<SandboxRequestContext> { sandboxRouter(errors: SaxoAPIError.self) }
+
+    package func registerRoutes(on router: Router<SandboxRequestContext>) {
+        SaxoLogonRoutes(sandbox: self).register(on: router)
+        let routes = SaxoRoutes(sandbox: self)
+        for prefix in ["sim/openapi", "openapi"] {
+            let group = router.group(RouterPath(prefix)).add(middleware: SaxoGatekeeper(sandbox: self))
+            for method in [HTTPRequest.Method.get, .post, .put, .patch, .delete] {
+                group.on("**", method: method) { request, context in try await routes.dispatch(request, context) }
+            }
+        }
+    }
+
+    /// Runs the matching "tick": expires lapsed orders and fills those the market now reaches.
+    public func evaluate() {
+        let env = environment()
+        state.withLock { $0.book.evaluateAll(env: env) }
+    }
+
+    /// A fresh token pair for a new session, without going through `/authorize` (for in-process demos and tests).
+    public func issueTokens() -> SaxoTokenPair {
+        let now = market.now
+        let configuration = self.configuration
+        let pair = state.withLock { state in
+            state.lastLogin = now
+            return state.tokens.startSession(now: now, configuration: configuration)
+        }
+        return SaxoTokenPair(pair)
+    }
+
+    // MARK: Internals used by the routes
+
+    func environment() -> SaxoTradingEnvironment {
+        SaxoTradingEnvironment(market: market, instruments: instruments, configuration: configuration, now: market.now)
+    }
+
+    /// Runs `body` on the account book after the lazy tick.
+    func withBook<Result: Sendable>(_ body: (inout SaxoAccountBook, SaxoTradingEnvironment) throws(SaxoAPIError) -> Result)
+        throws(SaxoAPIError) -> Result
+    {
+        let env = environment()
+        return try state.withLock { (state) throws(SaxoAPIError) -> Result in
+            state.book.evaluateAll(env: env)
+            return try body(&state.book, env)
+        }
+    }
+
+    var lastLogin: Date { state.withLock { $0.lastLogin } }
+
+    func withTokens<Result: Sendable, Failure: Error>(_ body: (inout SaxoTokenStore) throws(Failure) -> Result) throws(Failure) -> Result {
+        try state.withLock { (state) throws(Failure) -> Result in try body(&state.tokens) }
+    }
+
+    func noteLogin(_ date: Date) {
+        state.withLock { $0.lastLogin = date }
+    }
+
+    /// The session of a bearer token, if it is valid now.
+    func session(forBearer token: String) -> String? {
+        let now = market.now
+        return state.withLock { $0.tokens.session(forAccessToken: token, now: now) }
+    }
+
+    /// The outcome of counting one request against a window.
+    struct RateCount {
+        var allowed: Bool
+        var limit: Int
+        var remaining: Int
+        /// Seconds until the window starts over.
+        var reset: Int
+    }
+
+    /// Counts one request against the window `key` (`length` seconds long, starting with its first request).
+    func count(_ key: String, limit: Int, length: TimeInterval) -> RateCount {
+        let now = market.now
+        return state.withLock { state in
+            var window = state.rateWindows[key] ?? RateWindow(start: now, count: 0)
+            if now >= window.start.addingTimeInterval(length) || now < window.start { window = RateWindow(start: now, count: 0) }
+            let allowed = window.count < limit
+            if allowed { window.count += 1 }
+            state.rateWindows[key] = window
+            let reset = max(0, Int((window.start.addingTimeInterval(length).timeIntervalSince(now)).rounded(.up)))
+            return RateCount(allowed: allowed, limit: limit, remaining: max(0, limit - window.count), reset: reset)
+        }
+    }
+
+    /// Refuses an order request identical to one accepted within the duplicate window, unless its `X-Request-ID`
+    /// differs. Only accepted requests are remembered (see ``rememberOrderRequest(_:requestID:)``).
+    func checkDuplicate(_ fingerprint: String, requestID: String?) throws(SaxoAPIError) {
+        let window = configuration.duplicateOrderWindow
+        guard window > 0 else { return }
+        let now = market.now
+        let duplicate = state.withLock { state in
+            state.recentOrderRequests.removeAll { now.timeIntervalSince($0.at) >= window || $0.at > now }
+            return state.recentOrderRequests.contains { $0.fingerprint == fingerprint && $0.requestID == requestID }
+        }
+        if duplicate { throw SaxoAPIError.duplicateOrder.asOrderError }
+    }
+
+    func rememberOrderRequest(_ fingerprint: String, requestID: String?) {
+        guard configuration.duplicateOrderWindow > 0 else { return }
+        let now = market.now
+        state.withLock { $0.recentOrderRequests.append(RecentOrderRequest(fingerprint: fingerprint, requestID: requestID, at: now)) }
+    }
+
+    func withSubscriptions<Result: Sendable>(_ body: (inout [String: SaxoPriceSubscription]) -> Result) -> Result {
+        state.withLock { body(&$0.subscriptions) }
+    }
+
+    /// What an injected error status looks like: Saxo's body, and for 429 the session rate-limit headers.
+    package func faultResponse(status: Int) -> Response {
+        var headers = HTTPFields()
+        headers[SaxoHeader.correlation] = RandomID.hex()
+        if status == 429 {
+            headers[SaxoHeader.sessionLimit] = String(configuration.sessionRequestsPerMinute)
+            headers[SaxoHeader.sessionRemaining] = "0"
+            headers[SaxoHeader.sessionReset] = "60"
+        }
+        return SaxoAPIError.forStatus(status).render(headers: headers)
+    }
+
+}
+
+/// A token pair, as `/token` answers it.
+public struct SaxoTokenPair: Sendable, Hashable {
+    public var accessToken: String
+    /// Seconds.
+    public var expiresIn: Int
+    public var refreshToken: String
+    /// Seconds.
+    public var refreshTokenExpiresIn: Int
+
+    init(_ pair: SaxoTokenStore.TokenPair) {
+        self.accessToken = pair.accessToken
+        self.expiresIn = pair.expiresIn
+        self.refreshToken = pair.refreshToken
+        self.refreshTokenExpiresIn = pair.refreshTokenExpiresIn
+    }
+}

@@ -1,0 +1,150 @@
+import Foundation
+public import Hummingbird
+import Synchronization
+public import SandboxKit
+
+/// A stateful simulator of TradeOgre's API v1 (the exchange itself has been offline since 2025), faithful enough that
+/// ccxt's `tradeogre` (ccxt 4.5.5) runs against it unmodified.
+///
+/// ```swift
+/// let sandbox = TradeOgreSandbox()                  // demo account, wall clock
+/// try await withSandbox(sandbox) { url in
+///     // base URL: url + "/api/v1"; HTTP Basic SANDBOX-TRADEOGRE-KEY : SANDBOX-TRADEOGRE-SECRET
+/// }
+/// ```
+///
+/// The venue is a set of limit order books with price-time priority. Besides the accounts' orders, each book holds
+/// orders of simulated participants (placed at start) and a synthetic market maker that quotes a few levels around
+/// the shared ``MarketEngine``'s bid and ask. The maker re-quotes lazily, at the start of every request, whenever the
+/// market's quote has changed: its new orders trade with any resting order the market moved through, which is how
+/// an account's resting order fills as the price moves. An arriving order trades with the book at the resting orders'
+/// prices and rests what is left, so large orders fill partially. Open orders hold funds: `/account/balance` says
+/// `balance` (the total) and `available` (the total less what open orders hold). There are no fees.
+///
+/// Everything time-dependent reads `market.clock`; give the market a ``ManualClock`` to drive time from a test.
+public final class TradeOgreSandbox: BrokerSimulator {
+    public let configuration: TradeOgreSandboxConfiguration
+    public let market: MarketEngine
+    public let faults: FaultInjector
+
+    /// Listed markets by canonical symbol.
+    let listings: [String: TradeOgreListing]
+    /// Listed markets by wire name, in the order `/markets` lists them.
+    let listingsByWireName: [String: TradeOgreListing]
+    let orderedWireNames: [String]
+    private let secrets: [String: String]
+    private let state: Mutex<TradeOgreExchange>
+
+    public init(
+        configuration: TradeOgreSandboxConfiguration = TradeOgreSandboxConfiguration(),
+        market: MarketEngine = MarketEngine(),
+        faults: FaultInjector = FaultInjector()
+    ) {
+        self.configuration = configuration
+        self.market = market
+        self.faults = faults
+        var listings: [String: TradeOgreListing] = [:]
+        for symbol in configuration.markets {
+            guard let instrument = market.instrument(symbol: symbol), instrument.assetClass == .crypto,
+                let base = instrument.baseCurrency
+            else { continue }
+            listings[symbol] = TradeOgreListing(
+                instrument: instrument, base: base, quote: instrument.currency,
+                wireName: configuration.marketNaming.wireName(base: base, quote: instrument.currency),
+                path: PricePath(instrument: instrument, seed: market.configuration.seed))
+        }
+        self.listings = listings
+        var byWire: [String: TradeOgreListing] = [:]
+        for listing in listings.values { byWire[listing.wireName] = listing }
+        self.listingsByWireName = byWire
+        self.orderedWireNames = byWire.keys.sorted()
+
+        var secrets: [String: String] = [:]
+        var exchange = TradeOgreExchange()
+        for account in configuration.accounts {
+            secrets[account.apiKey] = account.apiSecret
+            exchange.wallets[account.apiKey] = account.balances
+        }
+        self.secrets = secrets
+
+        let now = market.now
+        for wireName in byWire.keys.sorted() {
+            let listing = byWire[wireName]!
+            guard let quote = market.quote(symbol: listing.symbol) else { continue }
+            exchange.seedHistory(
+                listing: listing, count: configuration.seededTrades, seed: market.configuration.seed,
+                bucketSeconds: market.configuration.bucketSeconds, now: now)
+            exchange.seedParticipants(listing: listing, reference: quote.mid, offsets: configuration.participantOffsets, now: now)
+            exchange.requote(
+                listing: listing, quote: quote, levels: configuration.makerLevels, spacing: configuration.makerLevelSpacing,
+                now: now)
+        }
+        self.state = Mutex(exchange)
+    }
+
+    /// The router serving `/api/v1/...` and the `/_sandbox` admin endpoints.
+    public func makeRouter() -> Router<SandboxRequestContext> { sandboxRouter(errors: TradeOgreAPIError.self) }
+
+    package func registerRoutes(on router: Router<SandboxRequestContext>) {
+        TradeOgreRoutes(sandbox: self).register(on: router)
+    }
+
+    package func faultResponse(status: Int) -> Response {
+        .json(TradeOgreAPIError.forStatus(status).body, status: .init(code: status))
+    }
+
+    /// The matching "tick": re-quotes the synthetic maker in every market whose shared-market quote changed, which
+    /// fills resting orders the price has moved through. Requests do this lazily; a ``SandboxTicker`` can add a
+    /// schedule.
+    public func evaluate() {
+        state.withLock { exchange in tick(&exchange) }
+    }
+
+    // MARK: Internals used by the routes
+
+    /// The account key named by `Authorization: Basic base64(key:secret)`, or nil.
+    func authenticate(_ headers: HTTPFields) -> String? {
+        guard let authorization = headers[.authorization], let credentials = BasicCredentials(authorization: authorization),
+            let expected = secrets[credentials.user], Secret.equals(expected, credentials.password)
+        else { return nil }
+        return credentials.user
+    }
+
+    /// Runs `body` on the venue's state after the lazy tick.
+    func withExchange<Result: Sendable>(
+        _ body: (inout TradeOgreExchange, Date) throws(TradeOgreAPIError) -> Result
+    ) throws(TradeOgreAPIError) -> Result {
+        let now = market.now
+        return try state.withLock { (exchange: inout TradeOgreExchange) throws(TradeOgreAPIError) -> Result in
+            tick(&exchange)
+            return try body(&exchange, now)
+        }
+    }
+
+    /// The listing a path or form names in this venue's spelling.
+    func listing(wireName: String?) throws(TradeOgreAPIError) -> TradeOgreListing {
+        guard let wireName, let listing = listingsByWireName[wireName.uppercased()] else { throw .marketNotFound }
+        return listing
+    }
+
+    /// The state without the lazy tick (for tests of the tick itself).
+    func exchangeWithoutTicking() -> TradeOgreExchange {
+        state.withLock { $0 }
+    }
+
+    private func tick(_ exchange: inout TradeOgreExchange) {
+        let now = market.now
+        for wireName in orderedWireNames {
+            let listing = listingsByWireName[wireName]!
+            guard let quote = market.quote(symbol: listing.symbol) else { continue }
+            if let last = exchange.quoted[listing.symbol], last.timestamp == quote.timestamp, last.bid == quote.bid,
+                last.ask == quote.ask
+            {
+                continue
+            }
+            exchange.requote(
+                listing: listing, quote: quote, levels: configuration.makerLevels,
+                spacing: configuration.makerLevelSpacing, now: now)
+        }
+    }
+}
