@@ -55,7 +55,7 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         // Hummingbird puts a request id in the logger's metadata; a logger that keeps no metadata has none.
-        let requestId = context.logger[metadataKey: "hb.request.id"]?.description ?? UUID().uuidString.lowercased()
+        let requestId = context.logger[metadataKey: "hb.request.id"]?.description ?? RandomIdentifier.uuid()
         var response: Response
         do {
             response = try await next(request, context)

@@ -25,7 +25,12 @@ public struct OpenAPIDocument: Sendable {
         var required: Bool
     }
 
+    /// The document built into the server, read and parsed once per process (every router shares it).
     public static func bundled() throws -> OpenAPIDocument {
+        try bundledDocument.get()
+    }
+
+    private static let bundledDocument = Result<OpenAPIDocument, any Error> {
         guard let url = Bundle.module.url(forResource: "openapi", withExtension: "json") else {
             throw GatewayError(.internalError, "the OpenAPI document is missing from the build")
         }

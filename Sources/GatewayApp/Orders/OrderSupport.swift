@@ -107,13 +107,13 @@ enum OrderDigest {
         } catch {
             throw GatewayError(.internalError, "the order could not be digested for its idempotency check")
         }
-        return SHA256.hash(data: data).map { String(format: "%02x", $0) }.joined()
+        return RandomIdentifier.hex(SHA256.hash(data: data))
     }
 
     /// The client order id for an idempotency key: derived, so a retry after a crash sends the same one.
     static func clientOrderId(tenantId: String, key: String) -> String {
         let digest = SHA256.hash(data: Data("\(tenantId)\n\(key)".utf8))
-        return "gw-" + digest.prefix(16).map { String(format: "%02x", $0) }.joined()
+        return "gw-" + RandomIdentifier.hex(digest.prefix(16))
     }
 
     static func newOrderId() -> String { newId(prefix: "ord_") }
