@@ -18,7 +18,10 @@ struct SourceHygieneTests {
             guard let files = FileManager.default.enumerator(at: base, includingPropertiesForKeys: nil) else { continue }
             for case let file as URL in files where file.pathExtension == "swift" {
                 checked += 1
-                if try Data(contentsOf: file).contains(0) { offenders.append("\(folder)/\(file.lastPathComponent)") }
+                if try Data(contentsOf: file).contains(0) {
+                    let root = Self.packageRoot.path + "/"
+                    offenders.append(file.path.hasPrefix(root) ? String(file.path.dropFirst(root.count)) : file.path)
+                }
             }
         }
         #expect(checked > 0, "no Swift files found below \(Self.packageRoot.path)")

@@ -1,6 +1,6 @@
 import Foundation
 package import Hummingbird
-import NIOCore
+package import NIOCore
 
 extension Response {
     /// A JSON response with the given body.
@@ -40,6 +40,12 @@ package struct QueryParameters: Sendable {
 
 extension Request {
     package var queryParameters: QueryParameters { QueryParameters(uri.query) }
+
+    /// The whole body, up to the context's upload limit (a larger one is refused with 413).
+    package func body(in context: SandboxRequestContext) async throws -> ByteBuffer {
+        var request = self
+        return try await request.collectBody(upTo: context.maxUploadSize)
+    }
 }
 
 extension SandboxRequestContext {

@@ -75,8 +75,7 @@ struct AlpacaRoutes: Sendable {
     }
 
     func body(_ request: Request, _ context: SandboxRequestContext) async throws -> JSON {
-        var request = request
-        let buffer = try await request.collectBody(upTo: context.maxUploadSize)
+        let buffer = try await request.body(in: context)
         guard let json = try? JSON(parsing: Array(buffer: buffer)) else { throw AlpacaAPIError.malformedBody }
         return json
     }

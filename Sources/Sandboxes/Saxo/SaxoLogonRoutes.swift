@@ -81,8 +81,7 @@ struct SaxoLogonRoutes: Sendable {
     // MARK: /token
 
     func token(_ request: Request, _ context: SandboxRequestContext) async throws -> Response {
-        var request = request
-        let buffer = try await request.collectBody(upTo: context.maxUploadSize)
+        let buffer = try await request.body(in: context)
         let form = Self.form(String(buffer: buffer), contentType: request.headers[.contentType])
         let configuration = sandbox.configuration
         let now = sandbox.market.now

@@ -15,8 +15,7 @@ struct SaxoCall {
 
     /// The JSON body; anything else is Saxo's 400.
     func body() async throws -> JSON {
-        var request = request
-        let buffer = try await request.collectBody(upTo: context.maxUploadSize)
+        let buffer = try await request.body(in: context)
         do {
             return try JSON(parsing: Array(buffer: buffer))
         } catch {

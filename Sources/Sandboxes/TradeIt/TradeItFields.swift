@@ -8,8 +8,7 @@ struct TradeItFields: Sendable {
     var json: JSON
 
     static func read(_ request: Request, _ context: SandboxRequestContext) async throws -> TradeItFields {
-        var request = request
-        let buffer = try await request.collectBody(upTo: context.maxUploadSize)
+        let buffer = try await request.body(in: context)
         guard let json = try? JSON(parsing: Array(buffer: buffer)), json.objectMembers != nil else {
             throw TradeItAPIError.notJSON
         }

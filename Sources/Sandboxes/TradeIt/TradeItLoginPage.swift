@@ -33,8 +33,7 @@ struct TradeItLoginPage: Sendable {
             return Self.page(tempToken: tempToken, error: nil, status: .ok)
         }
         router.post("sandbox/login") { request, context in
-            var request = request
-            let buffer = try await request.collectBody(upTo: context.maxUploadSize)
+            let buffer = try await request.body(in: context)
             let form = QueryParameters(String(buffer: buffer))
             let tempToken = form["oAuthTempToken"] ?? ""
             guard let popup = self.popup(tempToken) else { return Self.expired() }

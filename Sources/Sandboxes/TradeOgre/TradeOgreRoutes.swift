@@ -223,8 +223,7 @@ struct TradeOgreRoutes: Sendable {
 
     /// The form body (`application/x-www-form-urlencoded`), with the query string's parameters as a fallback.
     func form(_ request: Request, _ context: SandboxRequestContext) async throws -> [String: String] {
-        var request = request
-        let buffer = try await request.collectBody(upTo: context.maxUploadSize)
+        let buffer = try await request.body(in: context)
         var fields: [String: String] = [:]
         for item in request.queryParameters.items where fields[item.name] == nil { fields[item.name] = item.value }
         for item in QueryParameters(String(buffer: buffer)).items { fields[item.name] = item.value }
