@@ -1,7 +1,7 @@
 import Foundation
 public import GatewayCore
 import GatewayModel
-public import Hummingbird
+import Hummingbird
 import Logging
 import OpenAPIRuntime
 

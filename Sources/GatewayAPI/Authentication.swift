@@ -2,8 +2,8 @@ import Foundation
 import GatewayApp
 import GatewayCore
 public import GatewayStore
-public import HTTPTypes
-public import OpenAPIRuntime
+import HTTPTypes
+import OpenAPIRuntime
 
 /// Who is calling: the tenant an API key belongs to, for the duration of one request.
 public enum RequestIdentity {
