@@ -32,14 +32,13 @@ public enum APIError {
         let body = ErrorBody(error: .init(
             code: error.code.rawValue, message: error.message, details: error.details.isEmpty ? nil : error.details,
             broker: error.broker?.rawValue, retryable: error.retryable,
-            retryAfter: error.retryAfter.map { $0.isFinite ? min(max($0, 0), 86_400) : 86_400 },
+            retryAfter: error.retryAfter,
             requestId: requestId))
         let data = (try? APIJSON.encoder().encode(body)) ?? Data(#"{"error":{"code":"internal","message":"error"}}"#.utf8)
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
         if let retryAfter = error.retryAfter {
-            // A broker's number: never trust it to be finite or sane before converting it.
-            let seconds = retryAfter.isFinite ? min(max(retryAfter.rounded(.up), 0), 86_400) : 86_400
-            headers[.retryAfter] = String(Int(seconds))
+            // Finite and bounded by construction (GatewayError.saneRetryAfter); `exactly` keeps it a non-trap anyway.
+            headers[.retryAfter] = Int(exactly: retryAfter.rounded(.up)).map(String.init) ?? "86400"
         }
         if error.code == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }
         return Response(

@@ -62,8 +62,20 @@ public struct GatewayError: Error, Sendable, Hashable, CustomStringConvertible {
     public var message: String
     public var broker: BrokerKind?
     public var retryable: Bool
-    /// Seconds to wait before retrying, where known.
-    public var retryAfter: Double?
+    /// Seconds to wait before retrying, where known. Always finite, from 0 to `maximumRetryAfter`, whatever a
+    /// broker sent (`inf`, `1e300`, `-5`, `nan`): a broker's number must never trap a conversion or break encoding.
+    public var retryAfter: Double? {
+        didSet { retryAfter = retryAfter.flatMap(Self.saneRetryAfter) }
+    }
+
+    /// A day: the longest wait the gateway passes on.
+    public static let maximumRetryAfter: Double = 86_400
+
+    /// `seconds` bounded to 0 ... `maximumRetryAfter`; `nil` for NaN (no usable answer).
+    public static func saneRetryAfter(_ seconds: Double) -> Double? {
+        if seconds.isNaN { return nil }
+        return min(max(seconds, 0), maximumRetryAfter)
+    }
     public var details: [FieldProblem]
     /// The broker's own error code or text, for diagnosis.
     public var brokerCode: String?
@@ -76,7 +88,7 @@ public struct GatewayError: Error, Sendable, Hashable, CustomStringConvertible {
         self.message = message
         self.broker = broker
         self.retryable = retryable ?? [.rateLimited, .upstreamTimeout, .upstreamUnavailable].contains(code)
-        self.retryAfter = retryAfter
+        self.retryAfter = retryAfter.flatMap(Self.saneRetryAfter)
         self.details = details
         self.brokerCode = brokerCode
     }

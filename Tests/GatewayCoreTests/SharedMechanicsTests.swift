@@ -132,3 +132,17 @@ struct OrderMatcherTests {
         #expect(OrderIntent(request, clientOrderId: "gw-10", sentAt: Self.sentAt).clientOrderId == "gw-10")
     }
 }
+
+@Suite("GatewayError: retry-after is sane by construction")
+struct RetryAfterBoundsTests {
+    @Test func boundedFiniteOrAbsent() {
+        #expect(GatewayError(.rateLimited, "x", retryAfter: .infinity).retryAfter == GatewayError.maximumRetryAfter)
+        #expect(GatewayError(.rateLimited, "x", retryAfter: 1e300).retryAfter == GatewayError.maximumRetryAfter)
+        #expect(GatewayError(.rateLimited, "x", retryAfter: -3).retryAfter == 0)
+        #expect(GatewayError(.rateLimited, "x", retryAfter: .nan).retryAfter == nil)
+        #expect(GatewayError(.rateLimited, "x", retryAfter: 2.5).retryAfter == 2.5)
+        var error = GatewayError(.rateLimited, "x")
+        error.retryAfter = -.infinity
+        #expect(error.retryAfter == 0)
+    }
+}
