@@ -8,8 +8,6 @@ import OpenAPIRuntime
 /// Who is calling: the tenant an API key belongs to, for the duration of one request.
 public enum RequestIdentity {
     @TaskLocal public static var tenant: Tenant?
-    /// The request as it arrived (for the few answers that depend on how the client reached the gateway).
-    @TaskLocal static var request: HTTPRequest?
 
     /// The tenant; every operation the document secures runs behind `Authentication`, which sets it.
     static func requireTenant() throws -> Tenant {
@@ -25,15 +23,6 @@ struct Authentication: ServerMiddleware {
     let publicOperationIDs: Set<String>
 
     func intercept(
-        _ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
-        next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)
-    ) async throws -> (HTTPResponse, HTTPBody?) {
-        try await RequestIdentity.$request.withValue(request) {
-            try await authenticate(request, body: body, metadata: metadata, operationID: operationID, next: next)
-        }
-    }
-
-    func authenticate(
         _ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
         next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {

@@ -14,12 +14,16 @@ public enum GatewayServer {
         try OpenAPIDocument.bundled().data
     }
 
-    public static func router(gateway: Gateway, bodies: HTTPBodies = HTTPBodies()) throws -> Router<APIContext> {
+    /// - Parameter publicURL: how browsers reach this gateway; the links it hands out (OAuth callbacks) start with it.
+    public static func router(
+        gateway: Gateway, bodies: HTTPBodies = HTTPBodies(), publicURL: String = "http://127.0.0.1:8080"
+    ) throws -> Router<APIContext> {
         let document = try OpenAPIDocument.bundled()
         let router = Router(context: APIContext.self)
+        router.add(middleware: SecurityHeadersMiddleware())
         router.add(middleware: ErrorMiddleware(document: document))
         router.add(middleware: BodyLimitMiddleware(bodies: bodies))
-        let handlers = APIHandlers(gateway: gateway, document: document)
+        let handlers = APIHandlers(gateway: gateway, document: document, publicURL: publicURL)
         try handlers.registerHandlers(
             on: router, configuration: APIJSON.configuration,
             middlewares: [Authentication(gateway: gateway, publicOperationIDs: document.publicOperationIDs)])
@@ -28,11 +32,12 @@ public enum GatewayServer {
 
     /// The application: bind `host:port` (port 0 picks a free one; `onServerRunning` learns which).
     public static func application(
-        gateway: Gateway, host: String, port: Int, bodies: HTTPBodies = HTTPBodies(), logger: Logger,
+        gateway: Gateway, host: String, port: Int, bodies: HTTPBodies = HTTPBodies(), publicURL: String? = nil,
+        logger: Logger,
         onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) throws -> Application<RouterResponder<APIContext>> {
         Application(
-            router: try router(gateway: gateway, bodies: bodies),
+            router: try router(gateway: gateway, bodies: bodies, publicURL: publicURL ?? "http://\(host):\(port)"),
             configuration: .init(address: .hostname(host, port: port), serverName: "BrokerGateway"),
             onServerRunning: onServerRunning,
             logger: logger)

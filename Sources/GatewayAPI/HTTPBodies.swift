@@ -1,5 +1,6 @@
 public import Hummingbird
 import GatewayCore
+import HTTPTypes
 
 /// How much of a request body the API reads. Bodies are collected (up to the limit) before the generated server
 /// decodes them, so an oversized body is a 413 and never reaches a decoder.
@@ -24,5 +25,17 @@ struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
             throw GatewayError(.payloadTooLarge, "the body is larger than \(bodies.maxBodyBytes) bytes")
         }
         return try await next(request, context)
+    }
+}
+
+/// Headers every answer carries: nothing the API serves is meant to run or be sniffed as something else (the one
+/// HTML page, the OAuth callback, included). Set here rather than through the generated types, whose header
+/// serialization would percent-encode the policy's spaces and quotes.
+struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+        var response = try await next(request, context)
+        response.headers[HTTPField.Name("Content-Security-Policy")!] = "default-src 'none'; frame-ancestors 'none'"
+        response.headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
+        return response
     }
 }

@@ -77,6 +77,9 @@ struct GatewaySettings: Sendable {
             key: ["orders", "reconcileIntervalMs"], kind: .whole(100...600_000), defaultValue: "2000",
             summary: "how often the background reconciler looks for orders in `unknown`"),
         SettingKey(
+            key: ["publicUrl"], kind: .text, defaultValue: "http://<host>:<port>",
+            summary: "how browsers reach this gateway: the OAuth callback links it hands out start with it (never taken from request headers)"),
+        SettingKey(
             key: ["configFile"], kind: .text, defaultValue: "(none)",
             summary: "a JSON file with any of these settings, e.g. `{\"port\": 9000, \"orders\": {\"brokerTimeoutMs\": 5000}}`"),
     ]
@@ -92,6 +95,8 @@ struct GatewaySettings: Sendable {
     var logLevel: Logger.Level
     var orderSettings: OrderSettings
     var reconcileInterval: Duration
+    /// `nil`: `http://<host>:<port>`.
+    var publicURL: String?
 
     /// The providers in order of precedence: flags, environment, config file.
     static func reader(arguments: [String], environment: [String: String]) async throws -> ConfigReader {
@@ -177,6 +182,17 @@ struct GatewaySettings: Sendable {
             reconcileGrace: TimeInterval(try whole(key("orders", "reconcileGraceSeconds"))),
             previewLifetime: TimeInterval(try whole(key("orders", "previewLifetimeSeconds"))))
         reconcileInterval = .milliseconds(try whole(key("orders", "reconcileIntervalMs")))
+        let publicURL = try text(key("publicUrl"))
+        if publicURL == key("publicUrl").defaultValue {
+            self.publicURL = nil
+        } else {
+            guard let url = URL(string: publicURL), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil,
+                url.query == nil, url.fragment == nil, publicURL.count <= 512
+            else {
+                throw SettingsError("publicUrl (--public-url, BROKERGATEWAY_PUBLIC_URL) must be an http(s) URL such as https://gateway.example.com")
+            }
+            self.publicURL = publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL
+        }
     }
 
     /// The table of settings as Markdown (what `gateway settings` prints and the README shows).

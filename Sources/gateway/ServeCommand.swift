@@ -91,7 +91,7 @@ func buildGateway(
     let host = settings.host
     var application = try GatewayServer.application(
         gateway: gateway, host: host, port: settings.port, bodies: HTTPBodies(maxBodyBytes: settings.maxBodyBytes),
-        logger: logger,
+        publicURL: settings.publicURL, logger: logger,
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? settings.port
             logger.notice("BrokerGateway is serving", metadata: ["url": .string("http://\(host):\(port)")])

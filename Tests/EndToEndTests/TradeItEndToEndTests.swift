@@ -6,6 +6,7 @@ import GatewayCore
 import GatewayModel
 import HTTPTypes
 import HummingbirdTesting
+import NIOCore
 import Sandbox
 import Testing
 
@@ -43,6 +44,36 @@ struct TradeItEndToEndTests {
         let forged = try await world.call(client, .get, callback.path + "?state=forged&oAuthVerifier=x", headers: [:])
         #expect(forged.status == 403)
         return connection
+    }
+
+    @Test func theCallbackPageIsStaticEscapedAndItsLinkComesFromConfiguration() async throws {
+        try await Loopback.with(TradeItSandbox()) { world, client in
+            // A hostile display name, and request headers that try to choose where the browser is sent back.
+            var headers = world.auth
+            headers[HTTPField.Name("X-Forwarded-Host")!] = "evil.example"
+            headers[HTTPField.Name("X-Forwarded-Proto")!] = "javascript"
+            let started = try await world.call(client, .post, "/v1/connections", json: """
+                {"broker":"tradeit","displayName":"<script>alert('x')</script> & \\"Dummy\\"","baseURL":"\(world.sandboxURL)",
+                 "settings":{"brokerShortName":"Dummy"},"credentials":{"apiKey":"\(TradeItSandboxConfiguration.demoAPIKey)"}}
+                """, headers: headers)
+            #expect(started.status == 202)
+            let popupURL = try #require(started.body.data["popupURL"] as? String)
+            let login = try await rawGET(popupURL + "&autoLogin=dummy")
+            let location = try #require(login.location)
+            #expect(location.hasPrefix("http://127.0.0.1:8080/v1/connections/"), "\(location)")
+            #expect(!location.contains("evil.example") && !location.contains("javascript"))
+            let callback = try #require(URLComponents(string: location))
+            let landed = try await client.execute(
+                uri: callback.path + "?" + (callback.percentEncodedQuery ?? ""), method: .get, headers: [:]
+            ) { response in
+                (response.status.code, response.headers, String(buffer: response.body))
+            }
+            #expect(landed.0 == 200)
+            #expect(landed.1[HTTPField.Name("Content-Security-Policy")!]?.hasPrefix("default-src 'none'") == true)
+            #expect(landed.1[HTTPField.Name("X-Content-Type-Options")!] == "nosniff")
+            #expect(!landed.2.contains("<script>"))
+            #expect(landed.2.contains("&lt;script&gt;alert(&#39;x&#39;)&lt;/script&gt; &amp; &quot;Dummy&quot;"))
+        }
     }
 
     @Test func theWholeLinkFlowEndsInAnAuthenticatedRead() async throws {

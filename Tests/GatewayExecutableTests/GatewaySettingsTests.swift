@@ -24,6 +24,8 @@ struct GatewaySettingsTests {
         #expect(settings.maxBodyBytes == 65536)
         #expect(settings.orderSettings.brokerTimeout == .seconds(10))
         #expect(settings.databasePath.hasSuffix("/data/gateway.sqlite"))
+        #expect(settings.publicURL == nil)
+        #expect(try await self.settings(["--public-url", "https://gw.example.com/"]).publicURL == "https://gw.example.com")
     }
 
     @Test func flagsBeatTheEnvironmentWhichBeatsTheFile() async throws {
@@ -51,6 +53,7 @@ struct GatewaySettingsTests {
         (["--prot", "80"], [:], "--prot"),
         ([], ["BROKERGATEWAY_DATABASE_URL": "postgres://db"], "databaseUrl"),
         ([], ["BROKERGATEWAY_CONFIG_FILE": "/nonexistent/gateway.json"], "configFile"),
+        (["--public-url", "javascript:alert(1)"], [:], "publicUrl"),
     ] as [([String], [String: String], String)])
     func badValuesAreErrorsNamingTheSetting(_ arguments: [String], _ environment: [String: String], _ name: String) async throws {
         do {

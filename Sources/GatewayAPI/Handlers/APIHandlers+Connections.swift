@@ -3,7 +3,6 @@ import GatewayApp
 import GatewayCore
 import GatewayModel
 import GatewayStore
-import HTTPTypes
 import OpenAPIRuntime
 
 extension APIHandlers {
@@ -73,6 +72,7 @@ extension APIHandlers {
     }
 
     /// The broker's login page sends the user's browser here: no API key, the link's state nonce instead.
+    /// The page is static, escaped text that runs and loads nothing.
     func linkCallback(_ input: Operations.LinkCallback.Input) async throws -> Operations.LinkCallback.Output {
         guard let state = try QueryValue.string(input.query.state, "state"),
             let verifier = try QueryValue.string(input.query.oAuthVerifier, "oAuthVerifier", maxLength: 2048)
@@ -81,7 +81,9 @@ extension APIHandlers {
         }
         let tenant = try await gateway.tenantForCallback(connectionId: input.path.id, state: state)
         let connection = try await gateway.completeLink(tenant: tenant, id: input.path.id, verifier: verifier, state: state)
-        let html = "<!doctype html><title>Linked</title><p>\(connection.displayName) is linked (status: \(connection.status.rawValue)). You can close this window.</p>"
+        let html = "<!doctype html><title>Linked</title><p>\(HTMLText.escape(connection.displayName)) is linked "
+            + "(status: \(connection.status.rawValue)). You can close this window.</p>"
+        // Its Content-Security-Policy and nosniff headers come from SecurityHeadersMiddleware, as on every answer.
         return .ok(.init(body: .html(HTTPBody(html))))
     }
 
@@ -96,11 +98,7 @@ extension APIHandlers {
         return .noContent(.init())
     }
 
-    /// Where the broker's login page should send the browser back: this gateway, as the client reached it.
-    var callbackBase: String {
-        let request = RequestIdentity.request
-        let authority = request?.authority ?? "127.0.0.1"
-        let scheme = request?.headerFields[HTTPField.Name("X-Forwarded-Proto")!] ?? "http"
-        return "\(scheme)://\(authority)"
-    }
+    /// Where the broker's login page sends the browser back: this gateway's configured public URL, never one
+    /// taken from the request's `Host` or `X-Forwarded-*` headers (which a caller chooses).
+    var callbackBase: String { publicURL }
 }

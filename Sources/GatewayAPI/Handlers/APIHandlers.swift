@@ -11,6 +11,8 @@ import OpenAPIRuntime
 struct APIHandlers: APIProtocol {
     let gateway: Gateway
     let document: OpenAPIDocument
+    /// How browsers reach this gateway (`--public-url`), for the links it hands out.
+    let publicURL: String
 
     func health(_ input: Operations.Health.Input) async throws -> Operations.Health.Output {
         .ok(.init(body: .json(.init(status: "ok"))))
@@ -23,6 +25,25 @@ struct APIHandlers: APIProtocol {
     func listBrokers(_ input: Operations.ListBrokers.Input) async throws -> Operations.ListBrokers.Output {
         _ = try RequestIdentity.requireTenant()
         return .ok(.init(body: .json(.init(data: gateway.brokers()))))
+    }
+}
+
+/// Text placed into HTML, escaped.
+enum HTMLText {
+    static func escape(_ text: String) -> String {
+        var escaped = ""
+        escaped.reserveCapacity(text.utf8.count)
+        for character in text {
+            switch character {
+            case "&": escaped += "&amp;"
+            case "<": escaped += "&lt;"
+            case ">": escaped += "&gt;"
+            case "\"": escaped += "&quot;"
+            case "'": escaped += "&#39;"
+            default: escaped.append(character)
+            }
+        }
+        return escaped
     }
 }
 
