@@ -288,7 +288,7 @@ let package = Package(
         .testTarget(
             name: "GatewayExecutableTests",
             dependencies: [
-                "gateway", "GatewayApp", "GatewayStore",
+                "gateway", "GatewayApp", "GatewayStore", "GatewayCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -104,7 +104,8 @@ struct DemoBootstrap {
 
     /// Creates the file with mode 0600 from the start, so the key is never readable by others.
     func writePrivately(_ text: String, to url: URL) throws {
-        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
+        // O_NOFOLLOW: a link planted where the key goes must not redirect the write (and the key) elsewhere.
+        let descriptor = open(url.path, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard descriptor >= 0 else { throw GatewayError(.internalError, "cannot write \(url.path)") }
         defer { close(descriptor) }
         fchmod(descriptor, 0o600)

@@ -69,7 +69,9 @@ func buildGateway(
     settings: GatewaySettings, environment: [String: String], logger: Logger,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) throws -> GatewayProcess {
-    try FileManager.default.createDirectory(at: settings.dataDirectory, withIntermediateDirectories: true)
+    // The data folder holds the master key, the database and the demo key: readable by this user only.
+    try FileManager.default.createDirectory(
+        at: settings.dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     let cipher = try CredentialCipher.load(environment: environment, dataDirectory: settings.dataDirectory)
     let store = try SQLiteStore(path: settings.databasePath, cipher: cipher, logger: logger)
     let registry = AdapterRegistry(

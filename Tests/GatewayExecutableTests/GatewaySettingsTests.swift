@@ -2,6 +2,8 @@ import AsyncHTTPClient
 import Configuration
 import Foundation
 import GatewayApp
+import GatewayCore
+import GatewayStore
 import NIOCore
 import NIOHTTP1
 @testable import gateway
@@ -82,6 +84,28 @@ struct GatewaySettingsTests {
 
 @Suite("gateway serve: buildGateway runs for real")
 struct BuildGatewayTests {
+    @Test func theDemoKeyIsNeverWrittenThroughALink() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bg-link-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let elsewhere = directory.appendingPathComponent("elsewhere.txt")
+        try Data("untouched".utf8).write(to: elsewhere)
+        let link = directory.appendingPathComponent("demo-api-key")
+        try FileManager.default.createSymbolicLink(at: link, withDestinationURL: elsewhere)
+        let bootstrap = DemoBootstrap(
+            gateway: try makeGateway(directory), dataDirectory: directory,
+            logger: Logger(label: "link-test", factory: { _ in SwiftLogNoOpLogHandler() }))
+        #expect(throws: (any Error).self) { try bootstrap.writePrivately("secret\n", to: link) }
+        #expect(try String(contentsOf: elsewhere, encoding: .utf8) == "untouched")
+    }
+
+    func makeGateway(_ directory: URL) throws -> Gateway {
+        let logger = Logger(label: "link-test", factory: { _ in SwiftLogNoOpLogHandler() })
+        let store = try SQLiteStore(path: directory.appendingPathComponent("gateway.sqlite").path, cipher: .random(), logger: logger)
+        let registry = AdapterRegistry(factories: [], transport: HTTPClientTransport(client: .shared), logger: logger)
+        return Gateway(store: store, registry: registry, router: BrokerRouter(), logger: logger)
+    }
+
     @Test func servesTheDemoTenantOnAFreePortAndShutsDown() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bg-serve-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -107,6 +131,11 @@ struct BuildGatewayTests {
             let json = try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
             let brokers = Set((json?["sources"] as? [[String: Any]] ?? []).compactMap { $0["broker"] as? String })
             #expect(brokers == ["alpaca", "saxo", "tradeit", "tradeogre"])
+            // The data folder and the key in it are this user's alone.
+            let folder = try FileManager.default.attributesOfItem(atPath: directory.path)[.posixPermissions] as? Int
+            #expect(folder == 0o700)
+            let keyFile = try FileManager.default.attributesOfItem(atPath: directory.appendingPathComponent("demo-api-key").path)
+            #expect(keyFile[.posixPermissions] as? Int == 0o600)
             await group.triggerGracefulShutdown()
             try await tasks.waitForAll()
         }
