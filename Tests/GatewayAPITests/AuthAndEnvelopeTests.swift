@@ -72,7 +72,9 @@ struct AuthAndEnvelopeTests {
     }
 
     @Test func aSlowBrokerDoesNotDelayTheAnswerPastTheDeadline() async throws {
-        try await APIHarness.with(router: BrokerRouter(perSourceTimeout: .milliseconds(200), overallTimeout: .seconds(1))) { harness, client in
+        // The fast broker gets 2 s (a fully loaded 2-core test run can hold a ready task for hundreds of ms); the
+        // slow one takes 20 s, so an answer in well under 20 s shows the deadline, not the slow broker, ended it.
+        try await APIHarness.with(router: BrokerRouter(perSourceTimeout: .seconds(2), overallTimeout: .seconds(3))) { harness, client in
             try await harness.link(.alpaca, baseURL: "https://fast.fake")
             try await harness.link(.saxo, baseURL: "https://slow.fake")
             harness.state.set("https://slow.fake", FakeBrokerBehaviour(delay: .seconds(20)))
