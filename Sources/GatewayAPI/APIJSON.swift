@@ -16,20 +16,6 @@ public enum APIJSON {
         return encoder
     }
 
-    public static func decoder() -> JSONDecoder {
-        let decoder = JSONDecoder()
-        decoder.dateDecodingStrategy = .custom { decoder in
-            let container = try decoder.singleValueContainer()
-            let text = try container.decode(String.self)
-            guard let date = parseTimestamp(text) else {
-                throw DecodingError.dataCorruptedError(
-                    in: container, debugDescription: "must be an RFC 3339 timestamp such as 2026-01-31T15:04:05Z")
-            }
-            return date
-        }
-        return decoder
-    }
-
     public static func formatTimestamp(_ date: Date) -> String {
         date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }

@@ -15,7 +15,7 @@ extension APIHandlers {
             symbols: try QueryValue.symbols(q.symbols, "symbols") ?? [],
             limit: try QueryValue.int(q.limit, "limit", range: 1...500) ?? 100,
             after: q.after, until: q.until)
-        let r = try await gateway.orders(tenant: tenant, selection, query).parts
+        let r = try await gateway.orders(tenant: tenant, selection, query)
         return .ok(.init(body: .json(.init(data: r.data, sources: r.sources, partial: r.partial))))
     }
 

@@ -10,28 +10,28 @@ extension APIHandlers {
     func listClients(_ input: Operations.ListClients.Input) async throws -> Operations.ListClients.Output {
         let tenant = try RequestIdentity.requireTenant()
         let q = input.query
-        let r = try await gateway.clients(tenant: tenant, try QueryValue.selection(connection: q.connection, broker: q.broker, account: q.account)).parts
+        let r = try await gateway.clients(tenant: tenant, try QueryValue.selection(connection: q.connection, broker: q.broker, account: q.account))
         return .ok(.init(body: .json(.init(data: r.data, sources: r.sources, partial: r.partial))))
     }
 
     func listAccounts(_ input: Operations.ListAccounts.Input) async throws -> Operations.ListAccounts.Output {
         let tenant = try RequestIdentity.requireTenant()
         let q = input.query
-        let r = try await gateway.accounts(tenant: tenant, try QueryValue.selection(connection: q.connection, broker: q.broker, account: q.account)).parts
+        let r = try await gateway.accounts(tenant: tenant, try QueryValue.selection(connection: q.connection, broker: q.broker, account: q.account))
         return .ok(.init(body: .json(.init(data: r.data, sources: r.sources, partial: r.partial))))
     }
 
     func listBalances(_ input: Operations.ListBalances.Input) async throws -> Operations.ListBalances.Output {
         let tenant = try RequestIdentity.requireTenant()
         let q = input.query
-        let r = try await gateway.balances(tenant: tenant, try QueryValue.selection(connection: q.connection, broker: q.broker, account: q.account)).parts
+        let r = try await gateway.balances(tenant: tenant, try QueryValue.selection(connection: q.connection, broker: q.broker, account: q.account))
         return .ok(.init(body: .json(.init(data: r.data, sources: r.sources, partial: r.partial))))
     }
 
     func listPositions(_ input: Operations.ListPositions.Input) async throws -> Operations.ListPositions.Output {
         let tenant = try RequestIdentity.requireTenant()
         let q = input.query
-        let r = try await gateway.positions(tenant: tenant, try QueryValue.selection(connection: q.connection, broker: q.broker, account: q.account)).parts
+        let r = try await gateway.positions(tenant: tenant, try QueryValue.selection(connection: q.connection, broker: q.broker, account: q.account))
         return .ok(.init(body: .json(.init(data: r.data, sources: r.sources, partial: r.partial))))
     }
 
@@ -42,7 +42,7 @@ extension APIHandlers {
         guard let symbols = try QueryValue.symbols(q.symbols, "symbols") else {
             throw GatewayError.invalid("symbols", "is required (comma-separated, e.g. AAPL,EUR/USD)")
         }
-        let r = try await gateway.quotes(tenant: tenant, selection, symbols: symbols, assetClass: q.assetClass).parts
+        let r = try await gateway.quotes(tenant: tenant, selection, symbols: symbols, assetClass: q.assetClass)
         return .ok(.init(body: .json(.init(data: r.data, sources: r.sources, partial: r.partial))))
     }
 
@@ -57,7 +57,7 @@ extension APIHandlers {
         let r = try await gateway.candles(
             tenant: tenant, selection, instrument: InstrumentReference(symbol: symbol, assetClass: q.assetClass),
             interval: q.interval ?? .oneHour, count: count
-        ).parts
+        )
         return .ok(.init(body: .json(.init(data: r.data, sources: r.sources, partial: r.partial))))
     }
 
@@ -68,7 +68,7 @@ extension APIHandlers {
         guard let text = try QueryValue.string(q.q, "q", maxLength: 64) else {
             throw GatewayError.invalid("q", "is required (a symbol or part of a name)")
         }
-        let r = try await gateway.instruments(tenant: tenant, selection, matching: text, assetClass: q.assetClass).parts
+        let r = try await gateway.instruments(tenant: tenant, selection, matching: text, assetClass: q.assetClass)
         return .ok(.init(body: .json(.init(data: r.data, sources: r.sources, partial: r.partial))))
     }
 }

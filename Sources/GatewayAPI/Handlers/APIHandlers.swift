@@ -84,7 +84,3 @@ enum QueryValue {
             accountId: try string(account, "account"))
     }
 }
-
-extension FanOut {
-    var parts: (data: [Item], sources: [SourceReport], partial: Bool) { (data, sources, partial) }
-}
