@@ -11,15 +11,21 @@ import Synchronization
 public final class AdapterRegistry: Sendable {
     public let factories: [BrokerKind: any BrokerAdapterFactory]
     let transport: any BrokerTransport
+    /// The chain every adapter's call passes through, and its per-connection health.
+    public let pipeline: BrokerPipeline
     let logger: Logger
     let sandboxBaseURLs: Mutex<[String: String]>
     let cache = Mutex<[String: (version: ConnectionDescriptor, adapter: any BrokerAdapter)]>([:])
 
-    public init(factories: [any BrokerAdapterFactory], transport: any BrokerTransport, logger: Logger) {
+    public init(
+        factories: [any BrokerAdapterFactory], transport: any BrokerTransport, logger: Logger,
+        pipeline: BrokerPipeline = BrokerPipeline()
+    ) {
         var byKind: [BrokerKind: any BrokerAdapterFactory] = [:]
         for factory in factories { byKind[factory.kind] = factory }
         self.factories = byKind
         self.transport = transport
+        self.pipeline = pipeline
         self.logger = logger
         self.sandboxBaseURLs = Mutex([:])
     }
