@@ -248,6 +248,7 @@ let package = Package(
                 "GatewayAPI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Configuration", package: "swift-configuration"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -275,9 +276,24 @@ let package = Package(
             path: "Benchmarks/RouterBenchmark",
             swiftSettings: swiftSettings
         ),
+        // 200 clients against the real gateway binary and its rate-limited sandboxes; reads /metrics.
+        .executableTarget(
+            name: "LoadBenchmark",
+            dependencies: [
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+            ],
+            path: "Benchmarks/LoadBenchmark",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "GatewayAppTests",
-            dependencies: ["GatewayApp", "GatewayModel", "GatewayCore", "GatewayStore"],
+            dependencies: [
+                "GatewayApp", "GatewayModel", "GatewayCore", "GatewayStore",
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -378,6 +394,7 @@ let package = Package(
             dependencies: [
                 "GatewayModel", "GatewayCore", "GatewayStore", "GatewayApp", "GatewayAPI", "GatewayTesting",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
             ],
             swiftSettings: swiftSettings

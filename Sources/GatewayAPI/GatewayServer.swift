@@ -5,6 +5,7 @@ public import Logging
 public import NIOCore
 import OpenAPIHummingbird
 import OpenAPIRuntime
+import Prometheus
 
 /// Builds the unified API's HTTP application: Hummingbird carries the requests, the server generated from the
 /// OpenAPI document routes and decodes them, `APIHandlers` answers them through the application.
@@ -20,10 +21,13 @@ public enum GatewayServer {
     ) throws -> Router<APIContext> {
         let document = try OpenAPIDocument.bundled()
         let router = Router(context: APIContext.self)
+        router.add(middleware: ObservabilityMiddleware(factory: gateway.metricsFactory))
         router.add(middleware: SecurityHeadersMiddleware())
         router.add(middleware: ErrorMiddleware(document: document))
         router.add(middleware: BodyLimitMiddleware(bodies: bodies))
-        let handlers = APIHandlers(gateway: gateway, document: document, publicURL: publicURL)
+        let handlers = APIHandlers(
+            gateway: gateway, document: document, publicURL: publicURL,
+            metricsRegistry: (gateway.metricsFactory as? PrometheusMetricsFactory)?.registry)
         try handlers.registerHandlers(
             on: router, configuration: APIJSON.configuration,
             middlewares: [Authentication(gateway: gateway, publicOperationIDs: document.publicOperationIDs)])

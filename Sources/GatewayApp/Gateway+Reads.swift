@@ -6,33 +6,34 @@ public import GatewayStore
 /// The fan-out reads: each asks every selected connection at once and answers with what arrived in time.
 extension Gateway {
     public func clients(tenant: Tenant, _ selection: Selection) async throws -> FanOut<Client> {
-        try await fanOut(tenant: tenant, selection, operation: .clients) { adapter, _ in try await adapter.clients() }
+        try await fanOut(tenant: tenant, selection, operation: .clients, sharing: "") { adapter, _ in try await adapter.clients() }
     }
 
     public func accounts(tenant: Tenant, _ selection: Selection) async throws -> FanOut<Account> {
         let account = selection.accountId
-        return try await fanOut(tenant: tenant, selection, operation: .accounts) { adapter, _ in
+        return try await fanOut(tenant: tenant, selection, operation: .accounts, sharing: account ?? "*") { adapter, _ in
             try await adapter.accounts().filter { account == nil || $0.id == account }
         }
     }
 
     public func balances(tenant: Tenant, _ selection: Selection) async throws -> FanOut<Balance> {
         let account = selection.accountId
-        return try await fanOut(tenant: tenant, selection, operation: .balances) { adapter, _ in
+        return try await fanOut(tenant: tenant, selection, operation: .balances, sharing: account ?? "*") { adapter, _ in
             try await adapter.balances(accountId: account).filter { account == nil || $0.accountId == account }
         }
     }
 
     public func positions(tenant: Tenant, _ selection: Selection) async throws -> FanOut<Position> {
         let account = selection.accountId
-        return try await fanOut(tenant: tenant, selection, operation: .positions) { adapter, _ in
+        return try await fanOut(tenant: tenant, selection, operation: .positions, sharing: account ?? "*") { adapter, _ in
             try await adapter.positions(accountId: account).filter { account == nil || $0.accountId == account }
         }
     }
 
     public func quotes(tenant: Tenant, _ selection: Selection, symbols: [String], assetClass: AssetClass?) async throws -> FanOut<Quote> {
         let references = symbols.map { InstrumentReference(symbol: $0, assetClass: assetClass) }
-        return try await fanOut(tenant: tenant, selection, operation: .quotes) { adapter, connection in
+        let key = "\(assetClass?.rawValue ?? "*")|\(symbols.joined(separator: ","))"
+        return try await fanOut(tenant: tenant, selection, operation: .quotes, sharing: key) { adapter, connection in
             try await Self.quotes(adapter, references).map { quote in
                 var quote = quote
                 quote.connectionId = connection.id
@@ -44,7 +45,8 @@ extension Gateway {
     public func candles(
         tenant: Tenant, _ selection: Selection, instrument: InstrumentReference, interval: CandleInterval, count: Int
     ) async throws -> FanOut<CandleSeries> {
-        try await fanOut(tenant: tenant, selection, operation: .candles) { adapter, connection in
+        let key = "\(instrument.assetClass?.rawValue ?? "*")|\(instrument.symbol)|\(interval.rawValue)|\(count)"
+        return try await fanOut(tenant: tenant, selection, operation: .candles, sharing: key) { adapter, connection in
             var series = try await adapter.candles(instrument, interval: interval, count: count)
             series.connectionId = connection.id
             return [series]
@@ -52,7 +54,7 @@ extension Gateway {
     }
 
     public func instruments(tenant: Tenant, _ selection: Selection, matching text: String, assetClass: AssetClass?) async throws -> FanOut<Instrument> {
-        try await fanOut(tenant: tenant, selection, operation: .searchInstruments) { adapter, _ in
+        try await fanOut(tenant: tenant, selection, operation: .searchInstruments, sharing: "\(assetClass?.rawValue ?? "*")|\(text)") { adapter, _ in
             try await adapter.searchInstruments(text, assetClass: assetClass)
         }
     }

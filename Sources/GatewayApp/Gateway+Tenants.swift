@@ -1,3 +1,4 @@
+public import GatewayCore
 public import GatewayStore
 
 /// Tenants and their API keys, as the server's authentication and the operator's first run need them.
@@ -13,6 +14,17 @@ extension Gateway {
 
     public func createTenant(name: String) async throws -> Tenant {
         try await store.createTenant(name: name)
+    }
+
+    /// Sets the tenant's default read freshness (`readMaxAgeMs`, 0…60000; `nil` for the gateway's default).
+    public func setReadMaxAge(tenant: Tenant, milliseconds: Int?) async throws -> Tenant {
+        if let milliseconds, !(0...Self.maxReadAgeMs).contains(milliseconds) {
+            throw GatewayError.invalid("readMaxAgeMs", "must be between 0 and \(Self.maxReadAgeMs) (milliseconds), or null")
+        }
+        guard let updated = try await store.setReadMaxAge(tenantId: tenant.id, milliseconds: milliseconds) else {
+            throw GatewayError(.notFound, "no tenant '\(tenant.id)'")
+        }
+        return updated
     }
 
     /// A new API key for the tenant; its plaintext exists only in the answer.

@@ -55,7 +55,7 @@ extension Gateway {
     /// The gateway's own watchlists first, then each broker's, with a source line per broker.
     public func watchlists(tenant: Tenant, _ selection: Selection) async throws -> FanOut<Watchlist> {
         let gateway = self
-        var result: FanOut<Watchlist> = try await fanOut(tenant: tenant, selection, operation: .watchlists) { adapter, connection -> [Watchlist] in
+        var result: FanOut<Watchlist> = try await fanOut(tenant: tenant, selection, operation: .watchlists, sharing: "") { adapter, connection -> [Watchlist] in
             guard adapter.capabilities.support(for: .watchlists) == .supported else { return [] }
             return try await adapter.watchlists().map { gateway.gatewayWatchlist($0, connection: connection) }
         }
@@ -88,6 +88,7 @@ extension Gateway {
             guard adapter.capabilities.support(for: .createWatchlist) == .supported else {
                 throw GatewayError.notSupported("watchlists", broker: connection.broker)
             }
+            defer { invalidateReads(connection: connection.id) }
             let created = try await withDeadline(router.perSourceTimeout) { try await adapter.createWatchlist(name: name, instruments: instruments) }
             return gatewayWatchlist(created, connection: connection)
         }
@@ -98,6 +99,7 @@ extension Gateway {
         let problems = input.problems(creating: false)
         if !problems.isEmpty { throw GatewayError.unprocessable(problems) }
         if let (connection, adapter, brokerId) = try await brokerWatchlistTarget(tenant: tenant, id: id) {
+            defer { invalidateReads(connection: connection.id) }
             let updated = try await withDeadline(router.perSourceTimeout) {
                 try await adapter.updateWatchlist(id: brokerId, name: input.name, instruments: input.instruments)
             }
@@ -112,7 +114,8 @@ extension Gateway {
     }
 
     public func deleteWatchlist(tenant: Tenant, id: String) async throws {
-        if let (_, adapter, brokerId) = try await brokerWatchlistTarget(tenant: tenant, id: id) {
+        if let (connection, adapter, brokerId) = try await brokerWatchlistTarget(tenant: tenant, id: id) {
+            defer { invalidateReads(connection: connection.id) }
             try await withDeadline(router.perSourceTimeout) { try await adapter.deleteWatchlist(id: brokerId) }
             return
         }

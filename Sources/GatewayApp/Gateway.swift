@@ -3,6 +3,7 @@ public import GatewayCore
 public import GatewayModel
 public import GatewayStore
 public import Logging
+public import CoreMetrics
 
 /// The application layer between the HTTP server and the core: it resolves a tenant's connections to adapters,
 /// fans reads out through the router, runs the order pipeline, and keeps the gateway-side state (watchlists) in the
@@ -18,10 +19,17 @@ public struct Gateway: Sendable {
     let inFlight: InFlightOrders
     let previews: PreviewCache
     let accountIds: AccountCache
+    let reads: ReadCoalescer
+    let metrics: ApplicationMetrics
+    let reconcilerHeartbeat: Heartbeat
+    /// How old an answer a read accepts when neither the read (`maxAgeMs`) nor its tenant says.
+    let defaultReadMaxAge: Duration
+    /// `false` only to measure what sharing saves: every read then asks the broker.
+    let coalesceReads: Bool
 
     public init(
         store: some GatewayStore & OrderJournalStore, registry: AdapterRegistry, router: BrokerRouter, logger: Logger,
-        orderSettings: OrderSettings = OrderSettings()
+        orderSettings: OrderSettings = OrderSettings(), defaultReadMaxAge: Duration = .zero, coalesceReads: Bool = true
     ) {
         self.store = store
         self.journal = store
@@ -32,18 +40,34 @@ public struct Gateway: Sendable {
         self.inFlight = InFlightOrders()
         self.previews = PreviewCache()
         self.accountIds = AccountCache()
+        self.reads = ReadCoalescer()
+        self.metrics = ApplicationMetrics(factory: registry.pipeline.metrics)
+        self.reconcilerHeartbeat = Heartbeat()
+        self.defaultReadMaxAge = defaultReadMaxAge
+        self.coalesceReads = coalesceReads
     }
+
+    /// Where the gateway's metrics go (the broker-call pipeline's factory): `/metrics` reads it.
+    public var metricsFactory: any MetricsFactory { registry.pipeline.metrics }
+
+    /// The longest `maxAgeMs` a read or a tenant may ask for.
+    public static let maxReadAgeMs = Int(ReadCoalescer.maxAge.components.seconds) * 1000
 
     /// Which connections a read goes to.
     public struct Selection: Sendable {
         public var connectionId: String?
         public var broker: BrokerKind?
         public var accountId: String?
+        /// How old an answer the read accepts (`maxAgeMs`); `nil` for the tenant's default. Reads of orders ignore it.
+        public var maxAge: Duration?
 
-        public init(connectionId: String? = nil, broker: BrokerKind? = nil, accountId: String? = nil) {
+        public init(
+            connectionId: String? = nil, broker: BrokerKind? = nil, accountId: String? = nil, maxAge: Duration? = nil
+        ) {
             self.connectionId = connectionId
             self.broker = broker
             self.accountId = accountId
+            self.maxAge = maxAge
         }
     }
 
@@ -97,19 +121,36 @@ public struct Gateway: Sendable {
     }
 
     /// Fans `read` out to the selected connections and reports each one.
+    ///
+    /// With a `sharing` key (the read's arguments), identical reads of one connection in flight at once share one
+    /// broker call, and an answer as recent as the read's `maxAge` (else the tenant's, else the gateway's default) is
+    /// reused. Without one (orders, which are never served stale), every read asks the broker.
     public func fanOut<Item: Sendable>(
-        tenant: Tenant, _ selection: Selection, operation: BrokerOperation,
+        tenant: Tenant, _ selection: Selection, operation: BrokerOperation, sharing key: String? = nil,
         _ read: @escaping @Sendable (any BrokerAdapter, ConnectionDescriptor) async throws -> [Item]
     ) async throws -> FanOut<Item> {
         let connections = try await connections(tenant: tenant, selection, supporting: operation)
         let gateway = self
-        return await router.fanOut(connections, describe: { ($0.id, $0.broker) }) { connection in
+        let maxAge = selection.maxAge ?? tenant.readMaxAgeMs.map { .milliseconds($0) } ?? defaultReadMaxAge
+        return await metrics.fanOut(operation: operation) {
+          await router.fanOutAnswers(connections, describe: { ($0.id, $0.broker) }) { connection in
             if connection.status != .active {
                 throw Self.statusError(connection)
             }
-            let adapter = try await gateway.adapter(for: connection)
-            return try await read(adapter, connection)
+            let call: @Sendable () async throws -> [Item] = {
+                let adapter = try await gateway.adapter(for: connection)
+                return try await read(adapter, connection)
+            }
+            guard let key, gateway.coalesceReads else { return SourceAnswer(items: try await call(), asOf: Date(), served: .fresh) }
+            return try await gateway.reads.read(
+                ReadCoalescer.Key(connection: connection.id, read: "\(operation.rawValue)|\(key)"), maxAge: maxAge, call)
+          }
         }
+    }
+
+    /// After anything that changes state at the broker: no read of this connection is answered from before it.
+    func invalidateReads(connection: String) {
+        reads.invalidate(connection: connection)
     }
 
     static func statusError(_ connection: ConnectionDescriptor) -> GatewayError {

@@ -1,6 +1,30 @@
 public import Foundation
 public import GatewayModel
 
+/// How a source's answer was obtained.
+public enum ReadService: String, WireEnum {
+    /// This read called the broker.
+    case fresh
+    /// An identical read on the same connection was already in flight; this read shared its answer.
+    case shared
+    /// A recent enough answer (within the read's `maxAgeMs`) was reused without calling the broker.
+    case cached
+}
+
+/// One connection's answer to a fan-out read, with how old it is and how it was obtained.
+public struct SourceAnswer<Item: Sendable>: Sendable {
+    public var items: [Item]
+    /// When the broker gave this answer.
+    public var asOf: Date
+    public var served: ReadService
+
+    public init(items: [Item], asOf: Date, served: ReadService) {
+        self.items = items
+        self.asOf = asOf
+        self.served = served
+    }
+}
+
 /// What became of one connection's part in a fan-out read.
 public struct SourceReport: Codable, Sendable, Hashable {
     public enum State: String, WireEnum { case ok, error }
@@ -23,15 +47,22 @@ public struct SourceReport: Codable, Sendable, Hashable {
     public var broker: BrokerKind
     public var status: State
     public var latencyMs: Int
+    /// When the data was the broker's answer: now for a fresh read, earlier for a shared or cached one.
     public var asOf: Date
+    /// How an `ok` answer was obtained; absent for an error.
+    public var served: ReadService?
     public var error: Failure?
 
-    public init(connection: String, broker: BrokerKind, status: State, latencyMs: Int, asOf: Date, error: Failure? = nil) {
+    public init(
+        connection: String, broker: BrokerKind, status: State, latencyMs: Int, asOf: Date, served: ReadService? = nil,
+        error: Failure? = nil
+    ) {
         self.connection = connection
         self.broker = broker
         self.status = status
         self.latencyMs = latencyMs
         self.asOf = asOf
+        self.served = served
         self.error = error
     }
 }
@@ -65,28 +96,40 @@ public struct BrokerRouter: Sendable {
         self.overallTimeout = overallTimeout
     }
 
+    /// Fans out a read whose every answer is fresh (asked of the broker by this read).
     public func fanOut<Source: Sendable, Item: Sendable>(
         _ sources: [Source],
         describe: @escaping @Sendable (Source) -> (connection: String, broker: BrokerKind),
         _ read: @escaping @Sendable (Source) async throws -> [Item]
     ) async -> FanOut<Item> {
+        await fanOutAnswers(sources, describe: describe) { source in
+            SourceAnswer(items: try await read(source), asOf: Date(), served: .fresh)
+        }
+    }
+
+    /// Fans out a read whose answers may be shared or cached: each says when it was the broker's answer.
+    public func fanOutAnswers<Source: Sendable, Item: Sendable>(
+        _ sources: [Source],
+        describe: @escaping @Sendable (Source) -> (connection: String, broker: BrokerKind),
+        _ read: @escaping @Sendable (Source) async throws -> SourceAnswer<Item>
+    ) async -> FanOut<Item> {
         let clock = ContinuousClock()
         let start = clock.now
         let deadline = start + overallTimeout
-        let results = await withTaskGroup(of: (Int, Result<[Item], GatewayError>, Duration).self) { group in
+        let results = await withTaskGroup(of: (Int, Result<SourceAnswer<Item>, GatewayError>, Duration).self) { group in
             for (index, source) in sources.enumerated() {
                 let budget = min(perSourceTimeout, deadline - clock.now)
                 group.addTask {
                     let began = clock.now
                     do {
-                        let items = try await withDeadline(max(budget, .zero)) { try await read(source) }
-                        return (index, .success(items), clock.now - began)
+                        let answer = try await withDeadline(max(budget, .zero)) { try await read(source) }
+                        return (index, .success(answer), clock.now - began)
                     } catch {
                         return (index, .failure(Self.gatewayError(error, budget: budget)), clock.now - began)
                     }
                 }
             }
-            var collected = [(Result<[Item], GatewayError>, Duration)?](repeating: nil, count: sources.count)
+            var collected = [(Result<SourceAnswer<Item>, GatewayError>, Duration)?](repeating: nil, count: sources.count)
             for await (index, result, latency) in group { collected[index] = (result, latency) }
             return collected
         }
@@ -98,9 +141,11 @@ public struct BrokerRouter: Sendable {
             let (result, latency) = results[index] ?? (.failure(GatewayError(.upstreamTimeout, "no answer")), .zero)
             let latencyMs = Int(latency.milliseconds.rounded())
             switch result {
-            case .success(let items):
-                data.append(contentsOf: items)
-                reports.append(SourceReport(connection: connection, broker: broker, status: .ok, latencyMs: latencyMs, asOf: now))
+            case .success(let answer):
+                data.append(contentsOf: answer.items)
+                reports.append(SourceReport(
+                    connection: connection, broker: broker, status: .ok, latencyMs: latencyMs, asOf: answer.asOf,
+                    served: answer.served))
             case .failure(let error):
                 reports.append(SourceReport(
                     connection: connection, broker: broker, status: .error, latencyMs: latencyMs, asOf: now,

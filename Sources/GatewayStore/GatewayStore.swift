@@ -7,11 +7,15 @@ public struct Tenant: Codable, Sendable, Hashable {
     public var id: String
     public var name: String
     public var createdAt: Date
+    /// How old an answer the tenant's reads accept by default (`maxAgeMs` of a read overrides it); `nil` leaves it to
+    /// the gateway's default.
+    public var readMaxAgeMs: Int?
 
-    public init(id: String, name: String, createdAt: Date) {
+    public init(id: String, name: String, createdAt: Date, readMaxAgeMs: Int? = nil) {
         self.id = id
         self.name = name
         self.createdAt = createdAt
+        self.readMaxAgeMs = readMaxAgeMs
     }
 }
 
@@ -59,6 +63,11 @@ public protocol GatewayStore: Sendable {
     func createTenant(name: String) async throws -> Tenant
     func tenant(id: String) async throws -> Tenant?
     func tenants() async throws -> [Tenant]
+    /// Whether the store answers and its schema is up to date: throws when it cannot be reached, returns `false`
+    /// when migrations are missing (a newer schema is expected than the database has).
+    func migrationsApplied() async throws -> Bool
+    /// Sets (or with `nil` clears) the tenant's default read freshness; `nil` when there is no such tenant.
+    func setReadMaxAge(tenantId: String, milliseconds: Int?) async throws -> Tenant?
     /// Issues a new key for a tenant. The plaintext is returned once; only a hash is kept.
     func issueAPIKey(tenantId: String, label: String) async throws -> IssuedAPIKey
     /// The tenant a presented key belongs to, compared in constant time; `nil` for an unknown or revoked key.

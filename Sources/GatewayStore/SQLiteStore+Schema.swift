@@ -1,6 +1,10 @@
 import GRDB
 
 extension SQLiteStore {
+    public func migrationsApplied() async throws -> Bool {
+        try await read("migrationsApplied") { db in try Self.migrator.hasCompletedMigrations(db) }
+    }
+
     /// The schema, one named migration per change. Applied migrations are recorded in `grdb_migrations`; opening
     /// a database applies only the ones it lacks. Never edit a released migration: add the next `vN-…`.
     ///
@@ -145,6 +149,11 @@ extension SQLiteStore {
                     CREATE TRIGGER order_events_never_deleted BEFORE DELETE ON order_events
                     BEGIN SELECT RAISE(ABORT, 'order events are append-only'); END;
                     """)
+        }
+
+        // A tenant's default read freshness (`maxAgeMs`); NULL leaves it to the gateway's setting.
+        migrator.registerMigration("v3-tenant-read-freshness") { db in
+            try db.execute(sql: "ALTER TABLE tenants ADD COLUMN read_max_age_ms INTEGER")
         }
 
         return migrator

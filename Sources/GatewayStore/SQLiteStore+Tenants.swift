@@ -18,7 +18,7 @@ extension SQLiteStore {
 
     public func tenant(id: String) async throws -> Tenant? {
         try await read("tenant") { db in
-            try Row.fetchOne(db, sql: "SELECT id, name, created_at FROM tenants WHERE id = ?", arguments: [id])
+            try Row.fetchOne(db, sql: "SELECT id, name, created_at, read_max_age_ms FROM tenants WHERE id = ?", arguments: [id])
                 .map(Tenant.init(row:))
         }
     }
@@ -26,8 +26,18 @@ extension SQLiteStore {
     /// All tenants, oldest first.
     public func tenants() async throws -> [Tenant] {
         try await read("tenants") { db in
-            try Row.fetchAll(db, sql: "SELECT id, name, created_at FROM tenants ORDER BY created_at, id")
+            try Row.fetchAll(db, sql: "SELECT id, name, created_at, read_max_age_ms FROM tenants ORDER BY created_at, id")
                 .map(Tenant.init(row:))
+        }
+    }
+
+    public func setReadMaxAge(tenantId: String, milliseconds: Int?) async throws -> Tenant? {
+        try await write("setReadMaxAge") { db in
+            try db.execute(
+                sql: "UPDATE tenants SET read_max_age_ms = ? WHERE id = ?", arguments: [milliseconds, tenantId])
+            return try Row.fetchOne(
+                db, sql: "SELECT id, name, created_at, read_max_age_ms FROM tenants WHERE id = ?", arguments: [tenantId]
+            ).map(Tenant.init(row:))
         }
     }
 
@@ -74,7 +84,8 @@ extension SQLiteStore {
     }
 
     static let apiKeyLookupSQL = """
-        SELECT k.hash AS hash, t.id AS id, t.name AS name, t.created_at AS created_at
+        SELECT k.hash AS hash, t.id AS id, t.name AS name, t.created_at AS created_at,
+            t.read_max_age_ms AS read_max_age_ms
         FROM api_keys k JOIN tenants t ON t.id = k.tenant_id
         WHERE k.id = ? AND k.revoked_at IS NULL
         """
@@ -122,6 +133,7 @@ extension Tenant {
     init(row: Row) throws {
         self.init(
             id: try row.decode(forColumn: "id"), name: try row.decode(forColumn: "name"),
-            createdAt: StoreClock.date(try row.decode(forColumn: "created_at")))
+            createdAt: StoreClock.date(try row.decode(forColumn: "created_at")),
+            readMaxAgeMs: try row.decode(Int?.self, forColumn: "read_max_age_ms"))
     }
 }

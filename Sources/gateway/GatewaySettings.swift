@@ -77,6 +77,12 @@ struct GatewaySettings: Sendable {
             key: ["orders", "reconcileIntervalMs"], kind: .whole(100...600_000), defaultValue: "2000",
             summary: "how often the background reconciler looks for orders in `unknown`"),
         SettingKey(
+            key: ["reads", "maxAgeMs"], kind: .whole(0...60_000), defaultValue: "0",
+            summary: "how old an answer a read accepts when neither it (`maxAgeMs`) nor its tenant says; identical reads in flight are shared whatever this is"),
+        SettingKey(
+            key: ["reads", "coalesce"], kind: .choice(["on", "off"]), defaultValue: "on",
+            summary: "share identical reads in flight and reuse recent answers (`off` only to measure what sharing saves)"),
+        SettingKey(
             key: ["publicUrl"], kind: .text, defaultValue: "http://<host>:<port>",
             summary: "how browsers reach this gateway: the OAuth callback links it hands out start with it (never taken from request headers)"),
         SettingKey(
@@ -95,6 +101,8 @@ struct GatewaySettings: Sendable {
     var logLevel: Logger.Level
     var orderSettings: OrderSettings
     var reconcileInterval: Duration
+    var readMaxAge: Duration
+    var coalesceReads: Bool
     /// `nil`: `http://<host>:<port>`.
     var publicURL: String?
 
@@ -182,6 +190,8 @@ struct GatewaySettings: Sendable {
             reconcileGrace: TimeInterval(try whole(key("orders", "reconcileGraceSeconds"))),
             previewLifetime: TimeInterval(try whole(key("orders", "previewLifetimeSeconds"))))
         reconcileInterval = .milliseconds(try whole(key("orders", "reconcileIntervalMs")))
+        readMaxAge = .milliseconds(try whole(key("reads", "maxAgeMs")))
+        coalesceReads = try choice(key("reads", "coalesce")) == "on"
         let publicURL = try text(key("publicUrl"))
         if publicURL == key("publicUrl").defaultValue {
             self.publicURL = nil

@@ -10,6 +10,7 @@ import GatewayModel
 import GatewayStore
 import Hummingbird
 import Logging
+import Prometheus
 import Sandbox
 import ServiceLifecycle
 import UnixSignals
@@ -34,11 +35,11 @@ struct ServeCommand: AsyncParsableCommand {
             throw ValidationError(error.description)
         }
         let level = settings.logLevel
-        LoggingSystem.bootstrap { label in
-            var handler = StreamLogHandler.standardError(label: label)
+        LoggingSystem.bootstrap({ label, metadataProvider in
+            var handler = StreamLogHandler.standardError(label: label, metadataProvider: metadataProvider)
             handler.logLevel = level
             return handler
-        }
+        }, metadataProvider: .requestScope)
         let logger = Logger(label: "BrokerGateway")
         let process = try buildGateway(settings: settings, environment: environment, logger: logger)
         let group = ServiceGroup(configuration: .init(
@@ -74,13 +75,17 @@ func buildGateway(
         at: settings.dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     let cipher = try CredentialCipher.load(environment: environment, dataDirectory: settings.dataDirectory)
     let store = try SQLiteStore(path: settings.databasePath, cipher: cipher, logger: logger)
+    // One registry per gateway: `/metrics` shows it, and nothing else writes to it (no global MetricsSystem).
+    let metrics = PrometheusMetricsFactory(registry: PrometheusCollectorRegistry())
     let registry = AdapterRegistry(
         factories: BuiltInAdapters.factories,
-        transport: HTTPClientTransport(client: HTTPClient.shared), logger: logger)
+        transport: HTTPClientTransport(client: HTTPClient.shared), logger: logger,
+        pipeline: BrokerPipeline(metrics: metrics))
     let gateway = Gateway(
         store: store, registry: registry,
         router: BrokerRouter(perSourceTimeout: settings.sourceTimeout, overallTimeout: settings.requestTimeout),
-        logger: logger, orderSettings: settings.orderSettings)
+        logger: logger, orderSettings: settings.orderSettings, defaultReadMaxAge: settings.readMaxAge,
+        coalesceReads: settings.coalesceReads)
 
     let sandboxes = settings.sandboxesEnabled ? BuiltInSandbox.all() : []
     let ready = SandboxReadiness(expected: sandboxes.map(\.name))

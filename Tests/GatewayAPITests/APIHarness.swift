@@ -27,6 +27,8 @@ struct APIHarness {
         directory existing: URL? = nil,
         cipher: CredentialCipher = .random(),
         brokerState: FakeBrokerState = FakeBrokerState(),
+        pipeline: BrokerPipeline = BrokerPipeline(),
+        defaultReadMaxAge: Duration = .zero,
         _ body: @escaping @Sendable (APIHarness, any TestClientProtocol) async throws -> T
     ) async throws -> T {
         let directory = existing ?? FileManager.default.temporaryDirectory.appendingPathComponent("bg-api-\(UUID().uuidString)")
@@ -37,8 +39,10 @@ struct APIHarness {
         let logger = Logger(label: "test")
         let registry = AdapterRegistry(
             factories: [FakeBrokerFactory(kind: .alpaca, state: state), FakeBrokerFactory(kind: .saxo, state: state)],
-            transport: UnusedTransport(), logger: logger)
-        let gateway = Gateway(store: store, registry: registry, router: router, logger: logger, orderSettings: orderSettings)
+            transport: UnusedTransport(), logger: logger, pipeline: pipeline)
+        let gateway = Gateway(
+            store: store, registry: registry, router: router, logger: logger, orderSettings: orderSettings,
+            defaultReadMaxAge: defaultReadMaxAge)
         let tenant = try await store.createTenant(name: "Tenant A")
         let key = try await store.issueAPIKey(tenantId: tenant.id, label: "test")
         let harness = APIHarness(

@@ -23,6 +23,10 @@ final class FakeBrokerState: Sendable {
     let behaviour: Mutex<[String: FakeBrokerBehaviour]> = Mutex([:])
     let orders: Mutex<[String: Order]> = Mutex([:])
     let placed = Mutex(0)
+    /// How many times each fake connection's positions were read (by base URL).
+    let positionReads: Mutex<[String: Int]> = Mutex([:])
+
+    func positionReadCount(_ baseURL: String) -> Int { positionReads.withLock { $0[baseURL] ?? 0 } }
 
     func placedOrders(clientOrderId: String) -> [Order] {
         orders.withLock { $0.values.filter { $0.clientOrderId == clientOrderId } }
@@ -96,6 +100,7 @@ struct FakeBroker: BrokerAdapter {
     }
 
     func positions(accountId: String?) async throws -> [Position] {
+        state.positionReads.withLock { $0[context.baseURL, default: 0] += 1 }
         try await behave()
         return [Position(
             connectionId: connectionId, accountId: "ACC-1", instrument: Instrument(symbol: "AAPL", assetClass: .equity),

@@ -47,6 +47,8 @@ struct OpenAPIDocumentTests {
 
     @Test func documentedPathsAnswerWithoutARouteMiss() async throws {
         try await APIHarness.with { harness, client in
+            // One reconciler pass, so /readyz is ready (it answers 503 until the reconciler has run).
+            await harness.gateway.reconcilePending()
             for operation in try documentedOperations().sorted() {
                 let parts = operation.split(separator: " ", maxSplits: 1)
                 let path = parts[1].replacingOccurrences(of: "{id}", with: "x")
@@ -120,6 +122,7 @@ struct SpecFirstTests {
             "OrderRequest": #""connectionId":"c","accountId":"a","symbol":"AAPL","side":"buy","type":"market","quantity":"1""#,
             "OrderModification": #""quantity":"2""#,
             "WatchlistInput": #""name":"Tech""#,
+            "TenantSettings": #""readMaxAgeMs":1000"#,
         ]
         let operations = try operationsWithBodies()
         try await APIHarness.with { harness, client in

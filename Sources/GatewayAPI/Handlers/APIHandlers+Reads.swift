@@ -10,35 +10,35 @@ extension APIHandlers {
     func listClients(_ input: Operations.ListClients.Input) async throws -> Operations.ListClients.Output {
         let tenant = try RequestIdentity.requireTenant()
         let q = input.query
-        let r = try await gateway.clients(tenant: tenant, try QueryValue.selection(connection: q.connection, broker: q.broker, account: q.account))
+        let r = try await gateway.clients(tenant: tenant, try QueryValue.selection(connection: q.connection, broker: q.broker, account: q.account, maxAgeMs: q.maxAgeMs))
         return .ok(.init(body: .json(.init(data: r.data, sources: r.sources, partial: r.partial))))
     }
 
     func listAccounts(_ input: Operations.ListAccounts.Input) async throws -> Operations.ListAccounts.Output {
         let tenant = try RequestIdentity.requireTenant()
         let q = input.query
-        let r = try await gateway.accounts(tenant: tenant, try QueryValue.selection(connection: q.connection, broker: q.broker, account: q.account))
+        let r = try await gateway.accounts(tenant: tenant, try QueryValue.selection(connection: q.connection, broker: q.broker, account: q.account, maxAgeMs: q.maxAgeMs))
         return .ok(.init(body: .json(.init(data: r.data, sources: r.sources, partial: r.partial))))
     }
 
     func listBalances(_ input: Operations.ListBalances.Input) async throws -> Operations.ListBalances.Output {
         let tenant = try RequestIdentity.requireTenant()
         let q = input.query
-        let r = try await gateway.balances(tenant: tenant, try QueryValue.selection(connection: q.connection, broker: q.broker, account: q.account))
+        let r = try await gateway.balances(tenant: tenant, try QueryValue.selection(connection: q.connection, broker: q.broker, account: q.account, maxAgeMs: q.maxAgeMs))
         return .ok(.init(body: .json(.init(data: r.data, sources: r.sources, partial: r.partial))))
     }
 
     func listPositions(_ input: Operations.ListPositions.Input) async throws -> Operations.ListPositions.Output {
         let tenant = try RequestIdentity.requireTenant()
         let q = input.query
-        let r = try await gateway.positions(tenant: tenant, try QueryValue.selection(connection: q.connection, broker: q.broker, account: q.account))
+        let r = try await gateway.positions(tenant: tenant, try QueryValue.selection(connection: q.connection, broker: q.broker, account: q.account, maxAgeMs: q.maxAgeMs))
         return .ok(.init(body: .json(.init(data: r.data, sources: r.sources, partial: r.partial))))
     }
 
     func listQuotes(_ input: Operations.ListQuotes.Input) async throws -> Operations.ListQuotes.Output {
         let tenant = try RequestIdentity.requireTenant()
         let q = input.query
-        let selection = try QueryValue.selection(connection: q.connection, broker: q.broker, account: q.account)
+        let selection = try QueryValue.selection(connection: q.connection, broker: q.broker, account: q.account, maxAgeMs: q.maxAgeMs)
         guard let symbols = try QueryValue.symbols(q.symbols, "symbols") else {
             throw GatewayError.invalid("symbols", "is required (comma-separated, e.g. AAPL,EUR/USD)")
         }
@@ -49,7 +49,7 @@ extension APIHandlers {
     func listCandles(_ input: Operations.ListCandles.Input) async throws -> Operations.ListCandles.Output {
         let tenant = try RequestIdentity.requireTenant()
         let q = input.query
-        let selection = try QueryValue.selection(connection: q.connection, broker: q.broker, account: q.account)
+        let selection = try QueryValue.selection(connection: q.connection, broker: q.broker, account: q.account, maxAgeMs: q.maxAgeMs)
         guard let symbol = try QueryValue.symbols(q.symbol, "symbol", maxCount: 1)?.first else {
             throw GatewayError.invalid("symbol", "is required (one canonical symbol, e.g. EUR/USD)")
         }
@@ -64,7 +64,7 @@ extension APIHandlers {
     func searchInstruments(_ input: Operations.SearchInstruments.Input) async throws -> Operations.SearchInstruments.Output {
         let tenant = try RequestIdentity.requireTenant()
         let q = input.query
-        let selection = try QueryValue.selection(connection: q.connection, broker: q.broker, account: q.account)
+        let selection = try QueryValue.selection(connection: q.connection, broker: q.broker, account: q.account, maxAgeMs: q.maxAgeMs)
         guard let text = try QueryValue.string(q.q, "q", maxLength: 64) else {
             throw GatewayError.invalid("q", "is required (a symbol or part of a name)")
         }

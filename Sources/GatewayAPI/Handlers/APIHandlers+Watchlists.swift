@@ -9,7 +9,7 @@ extension APIHandlers {
     func listWatchlists(_ input: Operations.ListWatchlists.Input) async throws -> Operations.ListWatchlists.Output {
         let tenant = try RequestIdentity.requireTenant()
         let q = input.query
-        let r = try await gateway.watchlists(tenant: tenant, try QueryValue.selection(connection: q.connection, broker: q.broker, account: q.account))
+        let r = try await gateway.watchlists(tenant: tenant, try QueryValue.selection(connection: q.connection, broker: q.broker, account: q.account, maxAgeMs: q.maxAgeMs))
         return .ok(.init(body: .json(.init(data: r.data, sources: r.sources, partial: r.partial))))
     }
 

@@ -4,6 +4,7 @@ import GatewayCore
 import GatewayModel
 import GatewayStore
 import OpenAPIRuntime
+import Prometheus
 
 /// The unified API: the generated `APIProtocol`, one extension per resource. Handlers only decode what the
 /// generated types do not (query lists, bounds), call the application, and wrap its answers; the rules live in
@@ -13,6 +14,8 @@ struct APIHandlers: APIProtocol {
     let document: OpenAPIDocument
     /// How browsers reach this gateway (`--public-url`), for the links it hands out.
     let publicURL: String
+    /// Where `/metrics` reads from: the registry behind the gateway's metrics factory, when it is Prometheus's.
+    let metricsRegistry: PrometheusCollectorRegistry?
 
     func health(_ input: Operations.Health.Input) async throws -> Operations.Health.Output {
         .ok(.init(body: .json(.init(status: "ok"))))
@@ -20,6 +23,23 @@ struct APIHandlers: APIProtocol {
 
     func openapi(_ input: Operations.Openapi.Input) async throws -> Operations.Openapi.Output {
         .ok(.init(body: .json(document.object)))
+    }
+
+    func ready(_ input: Operations.Ready.Input) async throws -> Operations.Ready.Output {
+        let readiness = await gateway.readiness()
+        let body = Components.Schemas.Readiness(
+            status: readiness.ready ? .ready : .notReady,
+            checks: readiness.checks.map { check in
+                .init(name: .init(rawValue: check.name.rawValue) ?? .store, ok: check.ok, detail: check.detail)
+            })
+        return readiness.ready ? .ok(.init(body: .json(body))) : .serviceUnavailable(.init(body: .json(body)))
+    }
+
+    func metrics(_ input: Operations.Metrics.Input) async throws -> Operations.Metrics.Output {
+        guard let registry = metricsRegistry else {
+            throw GatewayError(.notFound, "this gateway collects no metrics", retryable: false)
+        }
+        return .ok(.init(body: .plainText(HTTPBody(registry.emitToBuffer()))))
     }
 
     func listBrokers(_ input: Operations.ListBrokers.Input) async throws -> Operations.ListBrokers.Output {
@@ -77,10 +97,13 @@ enum QueryValue {
     }
 
     /// Which connections a read goes to.
-    static func selection(connection: String?, broker: BrokerKind?, account: String?) throws -> Gateway.Selection {
+    static func selection(
+        connection: String?, broker: BrokerKind?, account: String?, maxAgeMs: Int? = nil
+    ) throws -> Gateway.Selection {
         Gateway.Selection(
             connectionId: try string(connection, "connection"),
             broker: try string(broker?.rawValue, "broker", maxLength: 32).map { BrokerKind($0) },
-            accountId: try string(account, "account"))
+            accountId: try string(account, "account"),
+            maxAge: try int(maxAgeMs, "maxAgeMs", range: 0...Gateway.maxReadAgeMs).map { .milliseconds($0) })
     }
 }

@@ -14,6 +14,7 @@ extension Gateway {
         guard current.status.isActive, current.status != .unknown else {
             throw GatewayError(.conflict, "the order is \(current.status.rawValue) and cannot be changed", broker: connection.broker, retryable: false)
         }
+        defer { invalidateReads(connection: connection.id) }
         do {
             let changed = try await withDeadline(orderSettings.brokerTimeout) { try await adapter.modifyOrder(current, modification) }
             let mapped = gatewayOrder(changed, connection: connection)
@@ -40,6 +41,7 @@ extension Gateway {
                 .conflict, "the order is already \(current.status.rawValue) and cannot be cancelled", broker: connection.broker,
                 retryable: false)
         }
+        defer { invalidateReads(connection: connection.id) }
         do {
             let canceled = try await withDeadline(orderSettings.brokerTimeout) { try await adapter.cancelOrder(current) }
             let mapped = gatewayOrder(canceled, connection: connection)

@@ -111,21 +111,27 @@ extension Gateway {
         try await journal.createOrderIntent(journaled, event: OrderEvent(
             kind: .intent, state: .submitting, detail: "client order id \(journaled.clientOrderId)", at: now))
         let adapter = try await adapter(for: connection)
+        // Whatever the outcome, positions, balances and orders may have changed: no read is answered from before.
+        defer { invalidateReads(connection: connection.id) }
         do {
             let placed = try await withDeadline(orderSettings.brokerTimeout) { try await adapter.placeOrder(request) }
             journaled = try await record(journaled, order: gatewayOrder(placed, connection: connection), kind: .accepted)
+            metrics.placement("accepted")
             return PlacementResult(order: view(journaled, broker: connection.broker), outcome: .accepted, replayed: false)
         } catch let error as GatewayError where PlacementStateMachine.afterFailure(error) == .unknown {
             journaled = try await mark(journaled, .unknown, kind: .unknown, error: error)
+            metrics.placement("unknown")
             logger.warning("placement outcome unknown; reconciling", metadata: ["order": .string(orderId)])
             journaled = (try? await reconcile(journaled, connection: connection, adapter: adapter)) ?? journaled
             return PlacementResult(order: view(journaled, broker: connection.broker), outcome: PlacementStateMachine.outcome(journaled.state), replayed: false)
         } catch let error as GatewayError {
             journaled = try await mark(journaled, .rejected, kind: .rejected, error: error)
+            metrics.placement("rejected")
             throw error
         } catch {
             // Cancellation or a transport failure of unknown kind: the broker may have acted.
             let unknown = GatewayError(.upstreamUnavailable, "the placement was interrupted (\(type(of: error)))")
+            metrics.placement("unknown")
             _ = try? await mark(journaled, .unknown, kind: .unknown, error: unknown)
             throw error
         }

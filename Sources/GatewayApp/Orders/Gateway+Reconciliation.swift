@@ -49,6 +49,8 @@ extension Gateway {
     /// Reconciles every order whose outcome is unknown (and intents left `submitting` by a stopped gateway).
     public func reconcilePending(limit: Int = 100) async {
         guard let pending = try? await journal.journaledOrders(in: [.unknown, .submitting], limit: limit) else { return }
+        reconcilerHeartbeat.beat()
+        metrics.reconciliation(pending: pending.count, oldest: pending.map(\.createdAt).min())
         let staleSubmitting = Date().addingTimeInterval(-(orderSettings.brokerTimeout.milliseconds / 1000) - 5)
         for journaled in pending where !inFlight.isRunning(journaled.id) {
             if journaled.state == .submitting, journaled.createdAt > staleSubmitting { continue }
