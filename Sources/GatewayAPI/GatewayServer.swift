@@ -22,6 +22,9 @@ public enum GatewayServer {
         let document = try OpenAPIDocument.bundled()
         let router = Router(context: APIContext.self)
         router.add(middleware: ObservabilityMiddleware(factory: gateway.metricsFactory))
+        // A server span per request when a tracer is bootstrapped (`--otel-traces-endpoint`); a no-op otherwise.
+        // Query values that name accounts or carry OAuth secrets are redacted from it.
+        router.add(middleware: TracingMiddleware(redactingQueryParameters: ["account", "connection", "oAuthVerifier", "state", "symbols", "symbol", "q"]))
         router.add(middleware: SecurityHeadersMiddleware())
         router.add(middleware: ErrorMiddleware(document: document))
         router.add(middleware: BodyLimitMiddleware(bodies: bodies))

@@ -83,6 +83,9 @@ struct GatewaySettings: Sendable {
             key: ["reads", "coalesce"], kind: .choice(["on", "off"]), defaultValue: "on",
             summary: "share identical reads in flight and reuse recent answers (`off` only to measure what sharing saves)"),
         SettingKey(
+            key: ["otel", "tracesEndpoint"], kind: .text, defaultValue: "(none)",
+            summary: "send OpenTelemetry traces (a span per request and per broker call) over OTLP/HTTP to this URL, e.g. `http://127.0.0.1:4318/v1/traces`; none are kept otherwise"),
+        SettingKey(
             key: ["publicUrl"], kind: .text, defaultValue: "http://<host>:<port>",
             summary: "how browsers reach this gateway: the OAuth callback links it hands out start with it (never taken from request headers)"),
         SettingKey(
@@ -103,6 +106,8 @@ struct GatewaySettings: Sendable {
     var reconcileInterval: Duration
     var readMaxAge: Duration
     var coalesceReads: Bool
+    /// `nil`: no traces are exported.
+    var tracesEndpoint: String?
     /// `nil`: `http://<host>:<port>`.
     var publicURL: String?
 
@@ -192,6 +197,17 @@ struct GatewaySettings: Sendable {
         reconcileInterval = .milliseconds(try whole(key("orders", "reconcileIntervalMs")))
         readMaxAge = .milliseconds(try whole(key("reads", "maxAgeMs")))
         coalesceReads = try choice(key("reads", "coalesce")) == "on"
+        let traces = try text(key("otel", "tracesEndpoint"))
+        if traces == key("otel", "tracesEndpoint").defaultValue {
+            tracesEndpoint = nil
+        } else {
+            guard let url = URL(string: traces), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil,
+                traces.count <= 512
+            else {
+                throw SettingsError("otel.tracesEndpoint (--otel-traces-endpoint, BROKERGATEWAY_OTEL_TRACES_ENDPOINT) must be an http(s) URL such as http://127.0.0.1:4318/v1/traces")
+            }
+            tracesEndpoint = traces
+        }
         let publicURL = try text(key("publicUrl"))
         if publicURL == key("publicUrl").defaultValue {
             self.publicURL = nil

@@ -10,6 +10,7 @@ import GatewayModel
 import GatewayStore
 import Hummingbird
 import Logging
+import OTel
 import Prometheus
 import Sandbox
 import ServiceLifecycle
@@ -41,10 +42,30 @@ struct ServeCommand: AsyncParsableCommand {
             return handler
         }, metadataProvider: .requestScope)
         let logger = Logger(label: "BrokerGateway")
-        let process = try buildGateway(settings: settings, environment: environment, logger: logger)
+        var services = try buildGateway(settings: settings, environment: environment, logger: logger).services
+        if let endpoint = settings.tracesEndpoint {
+            // Process-global, so only here: tests build gateways without it, and spans are then no-ops.
+            services.insert(try Self.bootstrapTracing(endpoint: endpoint, logger: logger), at: 0)
+        }
         let group = ServiceGroup(configuration: .init(
-            services: process.services.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+            services: services.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
+    }
+}
+
+extension ServeCommand {
+    /// OpenTelemetry traces over OTLP/HTTP: the HTTP server's span per request and the pipeline's span per broker
+    /// call. Metrics stay on `/metrics` and logs on standard error, so only traces are bootstrapped.
+    static func bootstrapTracing(endpoint: String, logger: Logger) throws -> any Service {
+        var configuration = OTel.Configuration.default
+        configuration.serviceName = "brokergateway"
+        configuration.diagnosticLogger = .custom(logger)
+        configuration.metrics.enabled = false
+        configuration.logs.enabled = false
+        configuration.traces.enabled = true
+        configuration.traces.otlpExporter.endpoint = endpoint
+        configuration.traces.otlpExporter.protocol = .httpProtobuf
+        return try OTel.bootstrap(configuration: configuration)
     }
 }
 
