@@ -183,6 +183,7 @@ let package = Package(
             dependencies: [
                 "GatewayModel", "GatewayCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -194,7 +195,7 @@ let package = Package(
                 "GatewayModel",
                 "GatewayCore",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             path: "Adapters/Alpaca",
             swiftSettings: swiftSettings
@@ -205,7 +206,7 @@ let package = Package(
                 "GatewayModel",
                 "GatewayCore",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             path: "Adapters/Saxo",
             swiftSettings: swiftSettings
@@ -216,7 +217,7 @@ let package = Package(
                 "GatewayModel",
                 "GatewayCore",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             path: "Adapters/TradeOgre",
             swiftSettings: swiftSettings
@@ -227,7 +228,7 @@ let package = Package(
                 "GatewayModel",
                 "GatewayCore",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             path: "Adapters/TradeIt",
             swiftSettings: swiftSettings
@@ -309,7 +310,11 @@ let package = Package(
         .testTarget(name: "GatewayModelTests", dependencies: ["GatewayModel"], swiftSettings: swiftSettings),
         .testTarget(
             name: "GatewayCoreTests",
-            dependencies: ["GatewayModel", "GatewayCore", "GatewayTesting"],
+            dependencies: [
+                "GatewayModel", "GatewayCore", "GatewayTesting",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -334,6 +339,7 @@ let package = Package(
             dependencies: [
                 "AlpacaAdapter", "GatewayModel", "GatewayCore", "GatewayTesting", "Sandbox",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -342,6 +348,7 @@ let package = Package(
             dependencies: [
                 "SaxoAdapter", "GatewayModel", "GatewayCore", "GatewayTesting", "Sandbox",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -354,6 +361,8 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -362,6 +371,7 @@ let package = Package(
             dependencies: [
                 "TradeOgreAdapter", "GatewayModel", "GatewayCore", "GatewayTesting", "Sandbox",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -370,6 +380,7 @@ let package = Package(
             dependencies: [
                 "TradeItAdapter", "GatewayModel", "GatewayCore", "GatewayTesting", "Sandbox",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: swiftSettings
         ),

@@ -108,7 +108,9 @@ public struct Gateway: Sendable {
                 throw Self.statusError(connection)
             }
             let adapter = try await gateway.adapter(for: connection)
-            return try await read(adapter, connection)
+            return try await BrokerOperationScope.$current.withValue(operation.rawValue) {
+                try await read(adapter, connection)
+            }
         }
     }
 

@@ -1,5 +1,6 @@
 @testable import AlpacaAdapter
 import Foundation
+import HTTPTypes
 import GatewayCore
 import GatewayModel
 import Logging
@@ -274,7 +275,7 @@ struct RulesTests {
                          clientOrderId: "gw-123"))
         #expect(order.accountId == accountId)
         let post = try #require(transport.sent.last)
-        #expect(post.method == "POST")
+        #expect(post.method == .post)
         #expect(post.url == "https://paper-api.alpaca.markets/v2/orders")
         #expect(post.header("Content-Type") == "application/json")
         let body = try JSONSerialization.jsonObject(with: try #require(post.body)) as? [String: String]
@@ -333,7 +334,7 @@ struct RulesTests {
             try await makeAdapter(live).modifyOrder(order, OrderModification(limitPrice: 11))
         }
         #expect(second?.code == .unprocessable)
-        #expect(live.sent.first?.method == "PATCH")
+        #expect(live.sent.first?.method == .patch)
         let body = try JSONSerialization.jsonObject(with: try #require(live.sent.first?.body)) as? [String: String]
         #expect(body == ["limit_price": "11"])
     }
@@ -462,7 +463,7 @@ struct ReadTests {
         let order = try Order(alpaca: try wire(AlpacaOrder.self, orderJSON()), connectionId: "conn-1", accountId: accountId)
         let canceled = try await makeAdapter(transport).cancelOrder(order)
         #expect(canceled.status == .pendingCancel)
-        #expect(transport.sent.map(\.method) == ["DELETE", "GET"])
+        #expect(transport.sent.map(\.method.rawValue) == ["DELETE", "GET"])
     }
 
     @Test("orders query: status, bounded limit, RFC 3339 bounds, crypto symbols")

@@ -15,7 +15,9 @@ extension Gateway {
             throw GatewayError(.conflict, "the order is \(current.status.rawValue) and cannot be changed", broker: connection.broker, retryable: false)
         }
         do {
-            let changed = try await withDeadline(orderSettings.brokerTimeout) { try await adapter.modifyOrder(current, modification) }
+            let changed = try await BrokerOperationScope.$current.withValue(BrokerOperation.modifyOrder.rawValue) {
+                try await withDeadline(orderSettings.brokerTimeout) { try await adapter.modifyOrder(current, modification) }
+            }
             let mapped = gatewayOrder(changed, connection: connection)
             guard let journaled else { return mapped }
             let detail = mapped.brokerOrderId != current.brokerOrderId
@@ -41,7 +43,9 @@ extension Gateway {
                 retryable: false)
         }
         do {
-            let canceled = try await withDeadline(orderSettings.brokerTimeout) { try await adapter.cancelOrder(current) }
+            let canceled = try await BrokerOperationScope.$current.withValue(BrokerOperation.cancelOrder.rawValue) {
+                try await withDeadline(orderSettings.brokerTimeout) { try await adapter.cancelOrder(current) }
+            }
             let mapped = gatewayOrder(canceled, connection: connection)
             guard let journaled else { return mapped }
             return view(try await record(journaled, order: mapped, kind: .canceled), broker: connection.broker)

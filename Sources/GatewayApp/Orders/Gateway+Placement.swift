@@ -43,7 +43,9 @@ extension Gateway {
         try requireSupport(.previewOrder, connection)
         let adapter = try await adapter(for: connection)
         try await validate(request, connection: connection, adapter: adapter)
-        var preview = try await withDeadline(router.perSourceTimeout) { try await adapter.previewOrder(request) }
+        var preview = try await BrokerOperationScope.$current.withValue(BrokerOperation.previewOrder.rawValue) {
+            try await withDeadline(router.perSourceTimeout) { try await adapter.previewOrder(request) }
+        }
         preview.id = OrderDigest.newId(prefix: "pv_")
         preview.expiresAt = min(preview.expiresAt, Date().addingTimeInterval(orderSettings.previewLifetime))
         previews.store(preview, tenantId: tenant.id)
@@ -112,7 +114,9 @@ extension Gateway {
             kind: .intent, state: .submitting, detail: "client order id \(journaled.clientOrderId)", at: now))
         let adapter = try await adapter(for: connection)
         do {
-            let placed = try await withDeadline(orderSettings.brokerTimeout) { try await adapter.placeOrder(request) }
+            let placed = try await BrokerOperationScope.$current.withValue(BrokerOperation.placeOrder.rawValue) {
+                try await withDeadline(orderSettings.brokerTimeout) { try await adapter.placeOrder(request) }
+            }
             journaled = try await record(journaled, order: gatewayOrder(placed, connection: connection), kind: .accepted)
             return PlacementResult(order: view(journaled, broker: connection.broker), outcome: .accepted, replayed: false)
         } catch let error as GatewayError where PlacementStateMachine.afterFailure(error) == .unknown {
