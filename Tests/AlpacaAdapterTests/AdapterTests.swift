@@ -210,7 +210,12 @@ struct ErrorTableTests {
     func noSecrets() async throws {
         let handler = CollectingLogHandler()
         let logger = Logger(label: "test", factory: { _ in handler })
-        let transport = StubTransport([(401, #"{"message": "unauthorized."}"#)])
+        // The call log line is the pipeline's (every adapter's calls go through it in production).
+        let transport = BrokerPipeline().transport(
+            wrapping: StubTransport([(401, #"{"message": "unauthorized."}"#)]),
+            connection: ConnectionDescriptor(
+                id: "conn-1", tenantId: "t", broker: .alpaca, displayName: "test", baseURL: "https://broker.test",
+                createdAt: Date(), updatedAt: Date()), limits: [], logger: logger)
         let adapter = try makeAdapter(transport, logger: logger)
         let error = await #expect(throws: GatewayError.self) { try await adapter.validateCredentials() }
         let texts = [error?.description ?? "", error?.message ?? "", "\(String(describing: error))"]

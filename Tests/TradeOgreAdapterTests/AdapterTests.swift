@@ -187,7 +187,12 @@ struct PublicModeTests {
         let handler = CollectingLogHandler()
         var logger = Logger(label: "t", factory: { _ in handler })
         logger.logLevel = .trace
-        let transport = RoutedTransport(["GET /account/balances": [(200, #"{"success":true,"balances":{}}"#)]])
+        // The call log line is the pipeline's (every adapter's calls go through it in production).
+        let transport = BrokerPipeline().transport(
+            wrapping: RoutedTransport(["GET /account/balances": [(200, #"{"success":true,"balances":{}}"#)]]),
+            connection: ConnectionDescriptor(
+                id: "conn-1", tenantId: "t", broker: .tradeogre, displayName: "test", baseURL: "https://broker.test",
+                createdAt: Date(), updatedAt: Date()), limits: [], logger: logger)
         try await makeAdapter(transport, logger: logger).validateCredentials()
         let lines = handler.lines.withLock { $0 }
         #expect(!lines.isEmpty)

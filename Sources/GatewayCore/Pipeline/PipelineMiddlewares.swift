@@ -17,7 +17,6 @@ struct ObservationMiddleware: BrokerMiddleware {
         next: @Sendable (BrokerRequest, BrokerCallContext) async throws -> BrokerResponse
     ) async throws -> BrokerResponse {
         let start = ContinuousClock.now
-        let outcome: String
         defer {
             let elapsed = start.duration(to: .now)
             Timer(
@@ -27,8 +26,7 @@ struct ObservationMiddleware: BrokerMiddleware {
         }
         do {
             let response = try await next(request, context)
-            outcome = Self.outcome(status: response.status)
-            count(context, outcome)
+            count(context, Self.outcome(status: response.status))
             return response
         } catch {
             count(context, Self.outcome(error: error))

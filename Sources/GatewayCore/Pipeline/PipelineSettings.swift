@@ -20,6 +20,9 @@ public struct PipelineSettings: Sendable {
     /// Share of each rate-limit budget kept in reserve (for other processes on the same account, clock skew);
     /// rounded down, so a budget of 1 per second keeps none.
     public var rateLimitReserve: Double
+    /// Calls that may go back to back while a budget is plentiful (at most a quarter of what is left), before
+    /// pacing spaces them; 1 paces every call.
+    public var rateLimitBurst: Int
     /// A call does not wait for a rate-limit slot that leaves it less than this before its deadline.
     public var minimumCallTime: Duration
     /// Length of one health slice; the window is `healthSlices` of them (ten seconds × 30 = five minutes).
@@ -32,7 +35,7 @@ public struct PipelineSettings: Sendable {
         breakerConsecutiveFailures: Int = 5, breakerFailureRatio: Double = 0.5, breakerMinimumCalls: Int = 20,
         breakerWindow: Duration = .seconds(60), breakerCoolDown: Duration = .seconds(30), maxRetries: Int = 2,
         retryBaseDelay: Duration = .milliseconds(200), retryMaxDelay: Duration = .seconds(2),
-        retryAfterLimit: Duration = .seconds(10), rateLimitReserve: Double = 0.05,
+        retryAfterLimit: Duration = .seconds(10), rateLimitReserve: Double = 0.05, rateLimitBurst: Int = 5,
         minimumCallTime: Duration = .milliseconds(50), healthSlice: Duration = .seconds(10), healthSlices: Int = 30,
         latencySamplesPerSlice: Int = 128
     ) {
@@ -46,6 +49,7 @@ public struct PipelineSettings: Sendable {
         self.retryMaxDelay = retryMaxDelay
         self.retryAfterLimit = retryAfterLimit
         self.rateLimitReserve = min(max(rateLimitReserve, 0), 0.5)
+        self.rateLimitBurst = max(1, rateLimitBurst)
         self.minimumCallTime = minimumCallTime
         self.healthSlice = healthSlice > .zero ? healthSlice : .seconds(10)
         self.healthSlices = max(1, healthSlices)

@@ -17,14 +17,21 @@ struct RateBucket: Sendable {
     var nextSlot: ContinuousClock.Instant
     /// Kept back from every window (rounded-down share of the limit).
     let reserveShare: Double
+    /// The broker reports other budgets on this bucket's requests but not this one: it does not apply here (a
+    /// sandbox without an order limit; an account class without it), so calls are not paced by the prior.
+    var unreported = false
+    /// At most this many calls may go back to back while the budget is plentiful (a fan-out's few calls should not
+    /// queue behind each other); fewer as it runs low, down to strict pacing.
+    let burstLimit: Int
 
-    init(limit: Int, window: Duration, reserveShare: Double, now: ContinuousClock.Instant) {
+    init(limit: Int, window: Duration, reserveShare: Double, burstLimit: Int = 1, now: ContinuousClock.Instant) {
         self.limit = limit
         self.windowLength = window
         self.windowEnd = now + window
         self.remaining = limit
         self.nextSlot = now
         self.reserveShare = reserveShare
+        self.burstLimit = max(1, burstLimit)
     }
 
     var reserve: Int { min(max(0, Int((Double(limit) * reserveShare).rounded(.down))), max(0, limit - 1)) }
@@ -39,20 +46,31 @@ struct RateBucket: Sendable {
     }
 
     /// Reserves the first slot at or after `earliest` and returns it: the next slot moves on by the time left in
-    /// the window divided by the calls left in it, so concurrent callers each get their own slot.
+    /// the window divided by the calls left in it (the spacing), so concurrent callers each get their own slot. A
+    /// call may go up to `burst - 1` spacings ahead of its slot while the budget is plentiful (a cell-rate
+    /// algorithm's tolerance), where `burst` shrinks with the budget left, to strict pacing near the end.
     @discardableResult
     mutating func take(notBefore earliest: ContinuousClock.Instant) -> ContinuousClock.Instant {
-        var at = max(earliest, nextSlot)
+        if unreported { return earliest }
+        if earliest >= windowEnd { roll(at: earliest) }
+        var at = max(earliest, nextSlot - tolerance(at: earliest))
         if at >= windowEnd { roll(at: at) }
         if remaining - reserve <= 0 {
             at = max(at, windowEnd)
             roll(at: at)
         }
-        let usable = max(1, remaining - reserve)
-        let spacing = at.duration(to: windowEnd) / usable
+        let spacing = at.duration(to: windowEnd) / max(1, remaining - reserve)
         remaining -= 1
-        nextSlot = at + spacing
+        nextSlot = max(at, nextSlot) + spacing
         return at
+    }
+
+    /// How far ahead of its slot a call may go now.
+    func tolerance(at instant: ContinuousClock.Instant) -> Duration {
+        let usable = max(1, remaining - reserve)
+        let burst = max(1, min(burstLimit, usable / 4))
+        guard burst > 1, instant < windowEnd else { return .zero }
+        return instant.duration(to: windowEnd) / usable * (burst - 1)
     }
 
     /// A new window starting at (or, aligned, before) `instant`, with the whole budget.
@@ -65,11 +83,19 @@ struct RateBucket: Sendable {
     /// What an answer said of this budget. A report about a different window than the one we count in replaces
     /// our count; one about the same window can only lower it (answers to calls sent before our latest
     /// reservations do not know about them).
+    /// A report of a different limit than the one we assumed (the documented prior) also replaces our count.
     mutating func observe(limit: Int?, remaining reported: Int?, windowEnd reportedEnd: ContinuousClock.Instant?) {
-        if let limit, limit > 0 { self.limit = limit }
+        var replaced = false
+        if let limit, limit > 0, limit != self.limit {
+            self.limit = limit
+            replaced = true
+        }
         guard let reported else { return }
         let left = max(0, reported)
-        if let reportedEnd, reportedEnd > windowEnd + .seconds(1) || reportedEnd < windowEnd - .seconds(1) {
+        if replaced {
+            remaining = left
+            if let reportedEnd { windowEnd = reportedEnd }
+        } else if let reportedEnd, reportedEnd > windowEnd + .seconds(1) || reportedEnd < windowEnd - .seconds(1) {
             windowEnd = reportedEnd
             remaining = left
         } else {
@@ -101,13 +127,19 @@ final class ConnectionRateLimiter: Sendable {
 
     let rules: [RateLimitRule]
     let reserveShare: Double
+    let burstLimit: Int
     let minimumCallTime: Duration
     private let state = Mutex<State>(State())
 
     init(rules: [RateLimitRule], settings: PipelineSettings) {
         self.rules = rules
         self.reserveShare = settings.rateLimitReserve
+        self.burstLimit = settings.rateLimitBurst
         self.minimumCallTime = settings.minimumCallTime
+    }
+
+    func makeBucket(_ rule: RateLimitRule, now: ContinuousClock.Instant) -> RateBucket {
+        RateBucket(limit: rule.limit, window: rule.window, reserveShare: reserveShare, burstLimit: burstLimit, now: now)
     }
 
     func keys(for request: BrokerRequest) -> [(key: String, rule: RateLimitRule)] {
@@ -124,8 +156,7 @@ final class ConnectionRateLimiter: Sendable {
         return state.withLock { state in
             var at = now
             for (key, rule) in keys {
-                let bucket = state.buckets[key]
-                    ?? RateBucket(limit: rule.limit, window: rule.window, reserveShare: reserveShare, now: now)
+                let bucket = state.buckets[key] ?? makeBucket(rule, now: now)
                 state.buckets[key] = bucket
                 at = max(at, bucket.slot(after: now))
             }
@@ -142,12 +173,16 @@ final class ConnectionRateLimiter: Sendable {
         let keys = keys(for: request)
         guard !keys.isEmpty else { return }
         let retryAfter = RetryAfter.seconds(response.headers, now: wallClock)
+        let reported = keys.filter { key in key.rule.headers.map { Self.carries(response.headers, $0) } ?? false }
         state.withLock { state in
             for (key, rule) in keys {
-                guard var bucket = state.buckets[key] else { continue }
+                var bucket = state.buckets[key] ?? makeBucket(rule, now: now)
                 var reportedEnd: ContinuousClock.Instant?
                 var reportedRemaining: Int?
                 if let headers = rule.headers {
+                    // Silence about this budget while the broker reports others on the same answer means the budget
+                    // does not apply; a later report turns it back on.
+                    bucket.unreported = !Self.carries(response.headers, headers) && !reported.isEmpty
                     let limit = Self.integer(response.headers.value(headers.limit))
                     reportedRemaining = Self.integer(response.headers.value(headers.remaining))
                     if let reset = Self.number(response.headers.value(headers.reset)) {
@@ -176,7 +211,12 @@ final class ConnectionRateLimiter: Sendable {
 
     /// The smallest share left across the buckets used so far; `nil` before any.
     var headroom: Double? {
-        state.withLock { state in state.buckets.values.map(\.headroom).min() }
+        state.withLock { state in state.buckets.values.filter { !$0.unreported }.map(\.headroom).min() }
+    }
+
+    /// Whether an answer says anything about a budget.
+    static func carries(_ fields: HTTPFields, _ headers: RateLimitRule.Headers) -> Bool {
+        [headers.limit, headers.remaining, headers.reset].contains { fields.value($0) != nil }
     }
 
     /// A header's integer value; `nil` unless it is a plain non-negative number (bounded, never trapping).
