@@ -57,7 +57,8 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         let requestId = context.logger[metadataKey: "hb.request.id"]?.description ?? RandomIdentifier.uuid()
         var response: Response
         do {
-            response = try await next(request, context)
+            // Broker calls made while serving the request log its id (the pipeline reads the task-local).
+            response = try await RequestScope.$requestId.withValue(requestId) { try await next(request, context) }
         } catch let error as GatewayError {
             if error.code == .internalError {
                 context.logger.error("internal error", metadata: ["error": .string(error.message)])
