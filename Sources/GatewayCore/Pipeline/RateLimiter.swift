@@ -116,6 +116,9 @@ struct RateBucket: Sendable {
 final class ConnectionRateLimiter: Sendable {
     struct State: Sendable {
         var buckets: [String: RateBucket] = [:]
+        /// After a 429 with `Retry-After` on a request no declared budget covers (a broker that documents none):
+        /// every call of the connection waits until then.
+        var pausedUntil: ContinuousClock.Instant?
     }
 
     enum Decision: Sendable, Equatable {
@@ -152,9 +155,8 @@ final class ConnectionRateLimiter: Sendable {
         _ request: BrokerRequest, now: ContinuousClock.Instant, deadline: ContinuousClock.Instant
     ) -> Decision {
         let keys = keys(for: request)
-        guard !keys.isEmpty else { return .go(at: now) }
         return state.withLock { state in
-            var at = now
+            var at = max(now, state.pausedUntil ?? now)
             for (key, rule) in keys {
                 let bucket = state.buckets[key] ?? makeBucket(rule, now: now)
                 state.buckets[key] = bucket
@@ -171,8 +173,14 @@ final class ConnectionRateLimiter: Sendable {
     /// Learns from an answer's headers; a 429 empties the request's buckets until the reset or `Retry-After`.
     func observe(_ response: BrokerResponse, for request: BrokerRequest, now: ContinuousClock.Instant, wallClock: Date) {
         let keys = keys(for: request)
-        guard !keys.isEmpty else { return }
         let retryAfter = RetryAfter.seconds(response.headers, now: wallClock)
+        guard !keys.isEmpty else {
+            if response.status == 429, let retryAfter {
+                let until = now + .boundedSeconds(retryAfter)
+                state.withLock { $0.pausedUntil = max($0.pausedUntil ?? until, until) }
+            }
+            return
+        }
         let reported = keys.filter { key in key.rule.headers.map { Self.carries(response.headers, $0) } ?? false }
         state.withLock { state in
             for (key, rule) in keys {

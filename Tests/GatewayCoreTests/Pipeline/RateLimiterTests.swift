@@ -163,6 +163,21 @@ struct RateLimiterTests {
         #expect(broker.count == 1)
     }
 
+    @Test func aTooManyRequestsFromABrokerWithoutDeclaredLimitsPausesTheConnection() async throws {
+        let broker = ScriptedTransport { _, _ in PipelineFixture.status(429, [(name: "Retry-After", value: "20")]) }
+        let pipeline = BrokerPipeline(metrics: RecordingMetrics(), settings: PipelineFixture.settings())
+        let transport = pipeline.transport(
+            wrapping: broker, connection: PipelineFixture.connection(broker: .tradeogre), limits: [],
+            logger: PipelineFixture.logger)
+        #expect(try await transport.send(PipelineFixture.post()).status == 429)
+        let error = await #expect(throws: GatewayError.self) {
+            try await transport.send(PipelineFixture.get(timeout: .seconds(2)))
+        }
+        #expect(error?.code == .rateLimited)
+        #expect(error?.broker == .tradeogre)
+        #expect(broker.count == 1)
+    }
+
     @Test func aShortWaitQueuesTheCallAndCountsTheWait() async throws {
         let broker = ScriptedTransport { attempt, _ in
             attempt == 1
