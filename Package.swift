@@ -187,6 +187,7 @@ let package = Package(
             dependencies: [
                 "GatewayModel", "GatewayCore",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
@@ -198,7 +199,7 @@ let package = Package(
                 "GatewayModel",
                 "GatewayCore",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             path: "Adapters/Alpaca",
             swiftSettings: swiftSettings
@@ -209,7 +210,7 @@ let package = Package(
                 "GatewayModel",
                 "GatewayCore",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             path: "Adapters/Saxo",
             swiftSettings: swiftSettings
@@ -220,7 +221,7 @@ let package = Package(
                 "GatewayModel",
                 "GatewayCore",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             path: "Adapters/TradeOgre",
             swiftSettings: swiftSettings
@@ -231,7 +232,7 @@ let package = Package(
                 "GatewayModel",
                 "GatewayCore",
                 .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             path: "Adapters/TradeIt",
             swiftSettings: swiftSettings
@@ -331,7 +332,11 @@ let package = Package(
         .testTarget(name: "GatewayModelTests", dependencies: ["GatewayModel"], swiftSettings: swiftSettings),
         .testTarget(
             name: "GatewayCoreTests",
-            dependencies: ["GatewayModel", "GatewayCore", "GatewayTesting"],
+            dependencies: [
+                "GatewayModel", "GatewayCore", "GatewayTesting",
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Metrics", package: "swift-metrics"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(
@@ -356,6 +361,7 @@ let package = Package(
             dependencies: [
                 "AlpacaAdapter", "GatewayModel", "GatewayCore", "GatewayTesting", "Sandbox",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -364,6 +370,7 @@ let package = Package(
             dependencies: [
                 "SaxoAdapter", "GatewayModel", "GatewayCore", "GatewayTesting", "Sandbox",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -376,6 +383,8 @@ let package = Package(
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Metrics", package: "swift-metrics"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -384,6 +393,7 @@ let package = Package(
             dependencies: [
                 "TradeOgreAdapter", "GatewayModel", "GatewayCore", "GatewayTesting", "Sandbox",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -392,6 +402,7 @@ let package = Package(
             dependencies: [
                 "TradeItAdapter", "GatewayModel", "GatewayCore", "GatewayTesting", "Sandbox",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
             swiftSettings: swiftSettings
         ),

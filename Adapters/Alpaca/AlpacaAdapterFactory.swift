@@ -13,6 +13,16 @@ public struct AlpacaAdapterFactory: BrokerAdapterFactory {
     public var knownBaseURLs: [String: String] {
         ["paper": AlpacaConfiguration.paperBaseURL, "live": AlpacaConfiguration.liveBaseURL]
     }
+    /// 200 requests a minute per account, counted separately by the trading API and the market-data API (two
+    /// hosts, but one in a sandbox, so the path decides); both answer `X-RateLimit-Limit/Remaining/Reset`.
+    public var rateLimits: [RateLimitRule] { Self.alpacaRateLimits }
+
+    static let alpacaRateLimits = [
+        RateLimitRule(name: "requests", limit: 200, per: .seconds(60), headers: .alpaca) { request in
+            let path = RateLimitRule.path(of: request)
+            return path.hasPrefix("/v2/stocks/") || path.hasPrefix("/v1beta") ? "data" : "trading"
+        }
+    ]
 
     public func makeAdapter(_ context: AdapterContext) throws -> any BrokerAdapter {
         let configuration = try AlpacaConfiguration(

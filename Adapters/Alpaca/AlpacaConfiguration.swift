@@ -1,6 +1,6 @@
 public import Foundation
 public import GatewayCore
-import NIOHTTP1
+import HTTPTypes
 
 /// Everything one Alpaca connection needs, read from its descriptor and credentials.
 ///
@@ -94,12 +94,12 @@ public struct AlpacaConfiguration: Sendable {
     }
 
     /// The headers that authenticate every request, data API included.
-    var authHeaders: HTTPHeaders {
+    var authHeaders: HTTPFields {
         switch auth {
         case .keys(let keyId, let secretKey):
-            HTTPHeaders([("APCA-API-KEY-ID", keyId), ("APCA-API-SECRET-KEY", secretKey)])
+            HTTPFields(pairs: [(name: "APCA-API-KEY-ID", value: keyId), (name: "APCA-API-SECRET-KEY", value: secretKey)])
         case .oauth(let token):
-            HTTPHeaders([("Authorization", "Bearer \(token)")])
+            [.authorization: "Bearer \(token)"]
         }
     }
 }

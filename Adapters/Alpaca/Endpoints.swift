@@ -1,85 +1,85 @@
 import Foundation
 import GatewayCore
 import GatewayModel
-import NIOHTTP1
+import HTTPTypes
 
 /// Every Alpaca call the adapter makes: method, host, path and query. Bodies and timeouts are set by the caller.
 struct Endpoint: Sendable {
     enum Host: Sendable { case trading, data }
 
-    var method: HTTPMethod
+    var method: HTTPRequest.Method
     var host: Host
     var path: String
     var query: [(name: String, value: String)] = []
 
-    static func account() -> Endpoint { Endpoint(method: .GET, host: .trading, path: "/v2/account") }
-    static func positions() -> Endpoint { Endpoint(method: .GET, host: .trading, path: "/v2/positions") }
+    static func account() -> Endpoint { Endpoint(method: .get, host: .trading, path: "/v2/account") }
+    static func positions() -> Endpoint { Endpoint(method: .get, host: .trading, path: "/v2/positions") }
 
     static func orders(status: String, limit: Int, after: Date?, until: Date?, symbols: [String]) -> Endpoint {
         var query: [(String, String)] = [("status", status), ("limit", String(limit)), ("direction", "desc")]
         if let after { query.append(("after", RFC3339Timestamp.format(after))) }
         if let until { query.append(("until", RFC3339Timestamp.format(until))) }
         if !symbols.isEmpty { query.append(("symbols", symbols.joined(separator: ","))) }
-        return Endpoint(method: .GET, host: .trading, path: "/v2/orders", query: query)
+        return Endpoint(method: .get, host: .trading, path: "/v2/orders", query: query)
     }
 
     static func order(id: String) -> Endpoint {
-        Endpoint(method: .GET, host: .trading, path: "/v2/orders/\(segment(id))")
+        Endpoint(method: .get, host: .trading, path: "/v2/orders/\(segment(id))")
     }
 
     static func order(clientOrderId: String) -> Endpoint {
         Endpoint(
-            method: .GET, host: .trading, path: "/v2/orders:by_client_order_id",
+            method: .get, host: .trading, path: "/v2/orders:by_client_order_id",
             query: [("client_order_id", clientOrderId)])
     }
 
-    static func placeOrder() -> Endpoint { Endpoint(method: .POST, host: .trading, path: "/v2/orders") }
+    static func placeOrder() -> Endpoint { Endpoint(method: .post, host: .trading, path: "/v2/orders") }
     static func replaceOrder(id: String) -> Endpoint {
-        Endpoint(method: .PATCH, host: .trading, path: "/v2/orders/\(segment(id))")
+        Endpoint(method: .patch, host: .trading, path: "/v2/orders/\(segment(id))")
     }
     static func cancelOrder(id: String) -> Endpoint {
-        Endpoint(method: .DELETE, host: .trading, path: "/v2/orders/\(segment(id))")
+        Endpoint(method: .delete, host: .trading, path: "/v2/orders/\(segment(id))")
     }
 
-    static func watchlists() -> Endpoint { Endpoint(method: .GET, host: .trading, path: "/v2/watchlists") }
+    static func watchlists() -> Endpoint { Endpoint(method: .get, host: .trading, path: "/v2/watchlists") }
     static func watchlist(id: String) -> Endpoint {
-        Endpoint(method: .GET, host: .trading, path: "/v2/watchlists/\(segment(id))")
+        Endpoint(method: .get, host: .trading, path: "/v2/watchlists/\(segment(id))")
     }
-    static func createWatchlist() -> Endpoint { Endpoint(method: .POST, host: .trading, path: "/v2/watchlists") }
+    static func createWatchlist() -> Endpoint { Endpoint(method: .post, host: .trading, path: "/v2/watchlists") }
     static func updateWatchlist(id: String) -> Endpoint {
-        Endpoint(method: .PUT, host: .trading, path: "/v2/watchlists/\(segment(id))")
+        Endpoint(method: .put, host: .trading, path: "/v2/watchlists/\(segment(id))")
     }
     static func deleteWatchlist(id: String) -> Endpoint {
-        Endpoint(method: .DELETE, host: .trading, path: "/v2/watchlists/\(segment(id))")
+        Endpoint(method: .delete, host: .trading, path: "/v2/watchlists/\(segment(id))")
     }
 
     static func assets(assetClass: String?) -> Endpoint {
         var query: [(String, String)] = [("status", "active")]
         if let assetClass { query.append(("asset_class", assetClass)) }
-        return Endpoint(method: .GET, host: .trading, path: "/v2/assets", query: query)
+        return Endpoint(method: .get, host: .trading, path: "/v2/assets", query: query)
     }
 
     static func stockQuotes(symbols: [String], feed: String?) -> Endpoint {
         var query: [(String, String)] = [("symbols", symbols.joined(separator: ","))]
         if let feed { query.append(("feed", feed)) }
-        return Endpoint(method: .GET, host: .data, path: "/v2/stocks/quotes/latest", query: query)
+        return Endpoint(method: .get, host: .data, path: "/v2/stocks/quotes/latest", query: query)
     }
 
     static func stockTrades(symbols: [String], feed: String?) -> Endpoint {
         var query: [(String, String)] = [("symbols", symbols.joined(separator: ","))]
         if let feed { query.append(("feed", feed)) }
-        return Endpoint(method: .GET, host: .data, path: "/v2/stocks/trades/latest", query: query)
+        return Endpoint(method: .get, host: .data, path: "/v2/stocks/trades/latest", query: query)
     }
 
     static func cryptoQuotes(symbols: [String]) -> Endpoint {
         Endpoint(
-            method: .GET, host: .data, path: "/v1beta3/crypto/us/latest/quotes",
+            method: .get, host: .data, path: "/v1beta3/crypto/us/latest/quotes",
             query: [("symbols", symbols.joined(separator: ","))])
     }
 
     static func cryptoTrades(symbols: [String]) -> Endpoint {
         Endpoint(
-            method: .GET, host: .data, path: "/v1beta3/crypto/us/latest/trades",
+            method: .get, host: .data, path: "/v1beta3/crypto/us/latest/trades",
             query: [("symbols", symbols.joined(separator: ","))])
     }
 

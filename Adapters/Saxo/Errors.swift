@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import GatewayCore
 import GatewayModel
 
@@ -131,7 +132,7 @@ enum SaxoErrors {
         var resets: [String: Double] = [:]
         var remaining: [String: Double] = [:]
         for header in response.headers {
-            let name = header.name.lowercased()
+            let name = header.name.canonicalName
             guard name.hasPrefix("x-ratelimit-") else { continue }
             let rest = name.dropFirst("x-ratelimit-".count)
             guard let value = Double(header.value.trimmingCharacters(in: .whitespaces)), value.isFinite else { continue }

@@ -1,7 +1,7 @@
 import Foundation
 import GatewayCore
 import GatewayModel
-import NIOHTTP1
+import HTTPTypes
 
 extension SaxoAdapter {
     /// Saxo's side of `BrokerHTTPClient`: its timeouts, its error table, its wording of `malformed_response`,
@@ -22,8 +22,8 @@ extension SaxoAdapter {
     /// One API call. `X-Request-ID` tells Saxo that two identical orders are meant (it refuses a duplicate within
     /// 15 s without one).
     func call(_ endpoint: Endpoint, body: Data? = nil, requestId: String? = nil) -> BrokerCall {
-        var headers: HTTPHeaders = [:]
-        if let requestId { headers.add(name: "X-Request-ID", value: requestId) }
+        var headers: HTTPFields = [:]
+        if let requestId { headers.set("X-Request-ID", requestId) }
         return BrokerCall(
             endpoint.method, url: endpoint.url(base: configuration.baseURL), loggedPath: endpoint.path, headers: headers,
             body: body)
@@ -48,7 +48,7 @@ extension SaxoAdapter {
         var items = page.data
         var pages = 1
         while let next = page.next, next.hasPrefix(configuration.baseURL + "/"), pages < configuration.maximumPages {
-            let response = try await http.send(BrokerCall(.GET, url: next, loggedPath: endpoint.path))
+            let response = try await http.send(BrokerCall(.get, url: next, loggedPath: endpoint.path))
             page = try decode(SaxoList<T>.self, from: response, what: endpoint.path)
             items += page.data
             pages += 1
@@ -96,13 +96,13 @@ struct SaxoBearer: BrokerAuthenticator {
 
     func sign(_ call: inout BrokerCall) async throws {
         let token = try await tokens.validToken()
-        call.headers.replaceOrAdd(name: "Authorization", value: "Bearer \(token)")
+        call.headers[.authorization] = "Bearer \(token)"
     }
 
     func signAgain(_ call: inout BrokerCall, after response: BrokerResponse) async throws -> Bool {
-        let rejected = call.headers.first(name: "Authorization").map { String($0.dropFirst("Bearer ".count)) } ?? ""
+        let rejected = call.headers[.authorization].map { String($0.dropFirst("Bearer ".count)) } ?? ""
         let fresh = try await tokens.token(afterRejecting: rejected)
-        call.headers.replaceOrAdd(name: "Authorization", value: "Bearer \(fresh)")
+        call.headers[.authorization] = "Bearer \(fresh)"
         return true
     }
 }

@@ -1,5 +1,6 @@
 public import GatewayCore
 public import GatewayModel
+import HTTPTypes
 
 /// Makes `SaxoAdapter`s and describes the `saxo` kind to clients.
 public struct SaxoAdapterFactory: BrokerAdapterFactory {
@@ -12,6 +13,42 @@ public struct SaxoAdapterFactory: BrokerAdapterFactory {
     public var credentialKeys: [String] { ["appKey", "appSecret", "refreshToken"] }
     public var knownBaseURLs: [String: String] {
         ["sim": SaxoConfiguration.simBaseURL, "live": SaxoConfiguration.liveBaseURL]
+    }
+    /// 120 requests a minute per session and service group (the first path segment after `/openapi/`: `port`,
+    /// `trade`, `ref`, `chart`), one order placement or change a second per session, and the app's daily budget;
+    /// each reported in `X-RateLimit-{Session,SessionOrders,AppDay}-*` (Reset in seconds). The token endpoint is
+    /// outside the OpenAPI and counts against none of them.
+    public var rateLimits: [RateLimitRule] { Self.saxoRateLimits }
+
+    static let saxoRateLimits = [
+        RateLimitRule(name: "session", limit: 120, per: .seconds(60), headers: .saxo("Session")) { request in
+            serviceGroup(request).map { $0.first ?? "root" }
+        },
+        RateLimitRule(name: "orders", limit: 1, per: .seconds(1), headers: .saxo("SessionOrders")) { request in
+            guard let segments = serviceGroup(request), isOrderOperation(request.method, segments) else { return nil }
+            return ""
+        },
+        RateLimitRule(name: "appDay", limit: 10_000_000, per: .seconds(86_400), headers: .saxo("AppDay")) { request in
+            serviceGroup(request).map { _ in "" }
+        },
+    ]
+
+    /// The lower-cased path segments after `openapi`, or `nil` for a URL outside the OpenAPI (the token endpoint).
+    static func serviceGroup(_ request: BrokerRequest) -> [String]? {
+        let segments = RateLimitRule.path(of: request).split(separator: "/").map { $0.lowercased() }
+        guard let index = segments.firstIndex(of: "openapi") else { return nil }
+        return Array(segments[(index + 1)...])
+    }
+
+    /// Placing or changing an order (`POST`/`PATCH trade/v2/orders`, and v1's): what `SessionOrders` counts;
+    /// precheck and cancel do not.
+    static func isOrderOperation(_ method: HTTPRequest.Method, _ segments: [String]) -> Bool {
+        guard segments.count >= 3, segments[0] == "trade", segments[2] == "orders" else { return false }
+        switch (segments[1], method) {
+        case ("v2", .post), ("v2", .patch), ("v1", .post): return segments.count == 3
+        case ("v1", .patch): return segments.count == 4
+        default: return false
+        }
     }
 
     public func makeAdapter(_ context: AdapterContext) throws -> any BrokerAdapter {

@@ -2,7 +2,7 @@ import Foundation
 import GatewayCore
 import GatewayModel
 import Logging
-import NIOHTTP1
+import HTTPTypes
 
 /// Holds one connection's Saxo access token and replaces it, once, for every caller that needs it.
 ///
@@ -150,8 +150,8 @@ actor SaxoTokenManager {
                 message: "Saxo's token cannot be refreshed without appKey and appSecret: re-authorize the connection")
         }
         let call = BrokerCall(
-            .POST, url: configuration.authBaseURL + "/token", loggedPath: "/token",
-            headers: ["Authorization": authorization],
+            .post, url: configuration.authBaseURL + "/token", loggedPath: "/token",
+            headers: [.authorization: authorization],
             body: BrokerURL.form([("grant_type", "refresh_token"), ("refresh_token", refreshToken)]),
             contentType: BrokerCall.form, timeout: configuration.tokenTimeout, maxResponseBytes: 256 * 1024)
         let response = try await http.exchange(call)

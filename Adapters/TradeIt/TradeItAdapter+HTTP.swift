@@ -2,7 +2,7 @@ import Foundation
 import GatewayCore
 import GatewayModel
 import Logging
-import NIOHTTP1
+import HTTPTypes
 
 extension TradeItAdapter {
     /// TradeIt's side of `BrokerHTTPClient`: its timeouts, its table for HTTP failures and its wording of
@@ -19,7 +19,7 @@ extension TradeItAdapter {
     /// bodies that are not JSON fail here; `"status":"ERROR"` is left to the caller (it decides about 600 and 700).
     func exchange(_ path: String, _ body: some Encodable, write: Bool = false) async throws -> (TradeItEnvelope, Data) {
         let call = BrokerCall(
-            .POST, url: configuration.url(path), loggedPath: path, body: try BrokerHTTPClient.json(body), isWrite: write)
+            .post, url: configuration.url(path), loggedPath: path, body: try BrokerHTTPClient.json(body), isWrite: write)
         let response = try await http.exchange(call)
         guard response.status == 200 else { throw http.errorTable(response, call) }
         guard let envelope = try? JSONDecoder().decode(TradeItEnvelope.self, from: response.body), envelope.status != nil

@@ -13,6 +13,8 @@ public struct TradeItAdapterFactory: BrokerAdapterFactory {
     public var knownBaseURLs: [String: String] {
         ["production": TradeItConfiguration.productionBaseURL, "qa": TradeItConfiguration.qaBaseURL]
     }
+    /// TradeIt documents no rate limit (see the broker notes); the pipeline still honours `Retry-After` on a 429.
+    public var rateLimits: [RateLimitRule] { [] }
 
     public func makeAdapter(_ context: AdapterContext) throws -> any BrokerAdapter {
         let configuration = try TradeItConfiguration(

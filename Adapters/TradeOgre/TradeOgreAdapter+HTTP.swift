@@ -1,7 +1,7 @@
 import Foundation
 import GatewayCore
 import GatewayModel
-import NIOHTTP1
+import HTTPTypes
 
 extension TradeOgreAdapter {
     /// TradeOgre's side of `BrokerHTTPClient`: its timeouts, its error table and its wording of `malformed_response`.
@@ -16,10 +16,10 @@ extension TradeOgreAdapter {
     /// One call. Private calls carry HTTP Basic; form fields travel as `application/x-www-form-urlencoded`. Only
     /// `/order/…` calls change anything (the account calls are POSTs that read).
     func call(_ endpoint: Endpoint, form: [(String, String)]? = nil) throws -> BrokerCall {
-        var headers: HTTPHeaders = [:]
+        var headers: HTTPFields = [:]
         if endpoint.access == .private {
             guard let authorization = configuration.authorization else { throw Self.noKeys() }
-            headers.add(name: "Authorization", value: authorization)
+            headers[.authorization] = authorization
         }
         return BrokerCall(
             endpoint.method, url: configuration.baseURL + endpoint.path, loggedPath: Self.loggedPath(endpoint),

@@ -14,6 +14,9 @@ public struct TradeOgreAdapterFactory: BrokerAdapterFactory {
     /// None that work: TradeOgre has been offline since 2025. Any TradeOgre-dialect venue's API root (with
     /// `/api/v1`), or the built-in sandbox `sandbox://tradeogre/api/v1`.
     public var knownBaseURLs: [String: String] { [:] }
+    /// TradeOgre documents no rate limit (ccxt throttles itself to one call per 100 ms, a guess); the pipeline still
+    /// honours `Retry-After` on a 429.
+    public var rateLimits: [RateLimitRule] { [] }
 
     public func makeAdapter(_ context: AdapterContext) throws -> any BrokerAdapter {
         let configuration = try TradeOgreConfiguration(

@@ -25,6 +25,7 @@ struct LatencyAdapterFactory: BrokerAdapterFactory {
     var displayName: String { "Fixed-latency source" }
     var credentialKeys: [String] { [] }
     var knownBaseURLs: [String: String] { [:] }
+    var rateLimits: [RateLimitRule] { [] }
     var capabilities: Capabilities {
         Capabilities(operations: [.accounts: .supported], assetClasses: [.equity], orderTypes: [], timeInForce: [])
     }
@@ -45,7 +46,7 @@ struct LatencyAdapter: BrokerAdapter {
     }
 
     func accounts() async throws -> [Account] {
-        let response = try await context.transport.send(BrokerRequest(method: "GET", url: context.baseURL + "/accounts"))
+        let response = try await context.transport.send(BrokerRequest(method: .get, url: context.baseURL + "/accounts"))
         let wire = try JSONDecoder().decode([WireAccount].self, from: response.body)
         return wire.map { Account(id: $0.id, connectionId: context.connection.id, broker: kind, currency: $0.currency) }
     }

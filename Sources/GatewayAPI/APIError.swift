@@ -53,8 +53,9 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     let document: OpenAPIDocument
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
-        // Hummingbird puts a request id in the logger's metadata; a logger that keeps no metadata has none.
-        let requestId = context.logger[metadataKey: "hb.request.id"]?.description ?? RandomIdentifier.uuid()
+        // The observability middleware outside this one has set the request's id (echoed as `X-Request-ID`); an error
+        // body names the same one.
+        let requestId = RequestScope.requestId ?? context.logger[metadataKey: "hb.request.id"]?.description ?? RandomIdentifier.uuid()
         var response: Response
         do {
             response = try await next(request, context)

@@ -140,7 +140,7 @@ extension Gateway {
         guard try await store.deleteConnection(tenantId: tenant.id, id: id) else {
             throw GatewayError(.notFound, "no connection '\(id)'")
         }
-        registry.evict(connectionId: id)
+        registry.forget(connectionId: id)
     }
 
 }

@@ -139,7 +139,9 @@ public struct Gateway: Sendable {
             }
             let call: @Sendable () async throws -> [Item] = {
                 let adapter = try await gateway.adapter(for: connection)
-                return try await read(adapter, connection)
+                return try await BrokerOperationScope.$current.withValue(operation.rawValue) {
+                    try await read(adapter, connection)
+                }
             }
             guard let key, gateway.coalesceReads else { return SourceAnswer(items: try await call(), asOf: Date(), served: .fresh) }
             return try await gateway.reads.read(

@@ -66,18 +66,31 @@ public final class AdapterRegistry: Sendable {
         {
             return cached.adapter
         }
-        let adapter = try makeAdapter(
+        let adapter = try build(
             for: connection, credentials: try await credentials(), saveCredentials: saveCredentials,
-            saveStatus: saveStatus)
+            saveStatus: saveStatus, stored: true)
         cache.withLock { $0[connection.id] = (connection, adapter) }
         return adapter
     }
 
-    /// A fresh adapter that is not cached: used to validate credentials before a connection is saved.
+    /// A fresh adapter that is not cached: used to validate credentials before a connection is saved. Its calls go
+    /// through a pipeline chain of their own (paced and measured, no breaker, no health record), since the
+    /// connection has no id yet.
     public func makeAdapter(
         for connection: ConnectionDescriptor, credentials: BrokerCredentials,
         saveCredentials: @escaping @Sendable (BrokerCredentials) async throws -> Void = { _ in },
         saveStatus: @escaping @Sendable (ConnectionStatus, [String: String]?) async throws -> Void = { _, _ in }
+    ) throws -> any BrokerAdapter {
+        try build(
+            for: connection, credentials: credentials, saveCredentials: saveCredentials, saveStatus: saveStatus,
+            stored: false)
+    }
+
+    /// An adapter whose every call goes through the pipeline: the connection's own chain when it is stored.
+    func build(
+        for connection: ConnectionDescriptor, credentials: BrokerCredentials,
+        saveCredentials: @escaping @Sendable (BrokerCredentials) async throws -> Void,
+        saveStatus: @escaping @Sendable (ConnectionStatus, [String: String]?) async throws -> Void, stored: Bool
     ) throws -> any BrokerAdapter {
         guard let factory = factories[connection.broker] else {
             throw GatewayError(.notSupported, "no adapter for broker kind '\(connection.broker)'")
@@ -85,14 +98,26 @@ public final class AdapterRegistry: Sendable {
         var logger = self.logger
         logger[metadataKey: "connection"] = .string(connection.id)
         logger[metadataKey: "broker"] = .string(connection.broker.rawValue)
+        let pipelined =
+            stored
+            ? pipeline.transport(wrapping: transport, connection: connection, limits: factory.rateLimits, logger: logger)
+            : pipeline.ephemeralTransport(
+                wrapping: transport, broker: connection.broker, limits: factory.rateLimits, logger: logger)
         let context = AdapterContext(
             connection: connection, baseURL: try resolveBaseURL(connection.baseURL), credentials: credentials,
-            transport: transport, logger: logger, saveCredentials: saveCredentials, saveStatus: saveStatus)
+            transport: pipelined, logger: logger, saveCredentials: saveCredentials, saveStatus: saveStatus)
         return try factory.makeAdapter(context)
     }
 
-    /// Forgets the cached adapter of a connection (deleted, or its credentials changed).
+    /// Forgets the cached adapter of a connection (deleted, or its credentials changed). Its pipeline state (breaker,
+    /// budgets, health) stays: the broker's view of the account has not changed; `forget` drops it too.
     public func evict(connectionId: String) {
         _ = cache.withLock { $0.removeValue(forKey: connectionId) }
+    }
+
+    /// Forgets a deleted connection: its cached adapter and its pipeline state.
+    public func forget(connectionId: String) {
+        evict(connectionId: connectionId)
+        pipeline.forget(connectionId: connectionId)
     }
 }

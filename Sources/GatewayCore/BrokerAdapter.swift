@@ -78,6 +78,9 @@ public protocol BrokerAdapterFactory: Sendable {
     var credentialKeys: [String] { get }
     /// Base URLs users commonly pick (e.g. paper, live).
     var knownBaseURLs: [String: String] { get }
+    /// The broker's documented rate limits, per connection: the pipeline paces calls by them until the broker's
+    /// own headers say better. Empty when the broker documents none.
+    var rateLimits: [RateLimitRule] { get }
 
     func makeAdapter(_ context: AdapterContext) throws -> any BrokerAdapter
 }

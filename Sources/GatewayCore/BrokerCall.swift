@@ -1,22 +1,23 @@
 public import Foundation
-public import NIOHTTP1
+public import HTTPTypes
 
 /// One outbound call as an adapter describes it: typed method and headers, the absolute URL, and what logs may
 /// show. Headers an adapter adds are its own (authentication, request ids); `Accept` and, with a body,
 /// `Content-Type` are set by ``BrokerHTTPClient``.
 public struct BrokerCall: Sendable {
-    public var method: HTTPMethod
+    public var method: HTTPRequest.Method
     /// The absolute URL, query included.
     public var url: String
     /// What logs and error messages show for the call: the path without query values, and without ids where they
     /// identify an account's data (`/account/order/{uuid}`).
     public var loggedPath: String
-    public var headers: HTTPHeaders
+    public var headers: HTTPFields
     public var body: Data?
     /// The body's media type; JSON unless said otherwise.
     public var contentType: String
-    /// Whether the call changes something at the broker. Decides the default timeout (the client's write timeout);
-    /// by default, every method but GET and HEAD.
+    /// Whether the call changes something at the broker. Decides the default timeout (the client's write timeout)
+    /// and whether the pipeline may retry it (never a write); by default, every method but GET and HEAD. Brokers
+    /// whose reads are POSTs (TradeIt) say `isWrite: false` for them.
     public var isWrite: Bool
     /// Overrides the client's read or write timeout.
     public var timeout: Duration?
@@ -24,7 +25,7 @@ public struct BrokerCall: Sendable {
     public var maxResponseBytes: Int?
 
     public init(
-        _ method: HTTPMethod, url: String, loggedPath: String, headers: HTTPHeaders = [:], body: Data? = nil,
+        _ method: HTTPRequest.Method, url: String, loggedPath: String, headers: HTTPFields = [:], body: Data? = nil,
         contentType: String = BrokerCall.json, isWrite: Bool? = nil, timeout: Duration? = nil,
         maxResponseBytes: Int? = nil
     ) {
@@ -34,7 +35,7 @@ public struct BrokerCall: Sendable {
         self.headers = headers
         self.body = body
         self.contentType = contentType
-        self.isWrite = isWrite ?? !(method == .GET || method == .HEAD)
+        self.isWrite = isWrite ?? !(method == .get || method == .head)
         self.timeout = timeout
         self.maxResponseBytes = maxResponseBytes
     }

@@ -1,12 +1,12 @@
 public import Foundation
 public import GatewayModel
 public import Logging
-import NIOHTTP1
+import HTTPTypes
 
 /// The one way an adapter calls its broker: every call of every adapter passes through ``exchange(_:)``, which
-/// sets the common headers, picks the deadline and the body limit, sends through the `BrokerTransport`, tags
-/// transport failures with the broker, and logs method, path, status and duration (never headers, query values or
-/// bodies, which carry credentials and account data).
+/// sets the common headers, picks the deadline and the body limit, sends through the `BrokerTransport` (in
+/// production the connection's `BrokerPipeline` chain, which logs, measures, paces, retries reads and breaks the
+/// circuit), and tags transport failures with the broker.
 ///
 /// What differs between brokers comes in as values: the read and write timeouts, the error table (a non-2xx
 /// response → `GatewayError`) and the wording of `malformed_response`. The adapter keeps its own authentication,
@@ -21,7 +21,8 @@ public struct BrokerHTTPClient: Sendable {
     public var errorTable: @Sendable (_ response: BrokerResponse, _ call: BrokerCall) -> GatewayError
     /// The broker's `malformed_response` for a body that did not decode (`what` names the call or the part read).
     public var malformed: @Sendable (_ error: any Error, _ what: String) -> GatewayError
-    /// A response header worth logging with each call (Saxo's `X-Correlation`, which Saxo's support asks for).
+    /// A response header worth logging with each call (Saxo's `X-Correlation`, which Saxo's support asks for); the
+    /// pipeline logs it.
     public var correlationHeader: String?
     /// Signs calls whose credentials change (an OAuth access token); `nil` where the adapter's headers suffice.
     public var authenticator: (any BrokerAuthenticator)?
@@ -56,23 +57,10 @@ public struct BrokerHTTPClient: Sendable {
     }
 
     func exchangeOnce(_ call: BrokerCall) async throws -> BrokerResponse {
-        let request = self.request(for: call)
-        let clock = ContinuousClock()
-        let start = clock.now
         do {
-            let response = try await transport.send(request)
-            var metadata: Logger.Metadata = [
-                "method": "\(call.method.rawValue)", "path": "\(call.loggedPath)", "status": "\(response.status)",
-                "ms": "\(Int((clock.now - start).milliseconds))",
-            ]
-            if let correlationHeader { metadata["correlation"] = "\(response.header(correlationHeader) ?? "-")" }
-            logger.debug("\(broker.rawValue) call", metadata: metadata)
-            return response
+            return try await transport.send(request(for: call))
         } catch var error as GatewayError {
             error.broker = error.broker ?? broker
-            logger.debug(
-                "\(broker.rawValue) call failed",
-                metadata: ["method": "\(call.method.rawValue)", "path": "\(call.loggedPath)", "code": "\(error.code)"])
             throw error
         }
     }
@@ -102,13 +90,14 @@ public struct BrokerHTTPClient: Sendable {
     /// The transport's request for a call: `Accept: application/json`, the body's `Content-Type`, then the call's
     /// own headers; the call's timeout, else the read or write timeout.
     public func request(for call: BrokerCall) -> BrokerRequest {
-        var headers: [(name: String, value: String)] = [("Accept", "application/json")]
-        if call.body != nil { headers.append(("Content-Type", call.contentType)) }
-        for header in call.headers { headers.append((header.name, header.value)) }
+        var headers: HTTPFields = [.accept: "application/json"]
+        if call.body != nil { headers.set("Content-Type", call.contentType) }
+        headers.append(contentsOf: call.headers)
         return BrokerRequest(
-            method: call.method.rawValue, url: call.url, headers: headers, body: call.body,
+            method: call.method, url: call.url, headers: headers, body: call.body,
             timeout: call.timeout ?? (call.isWrite ? writeTimeout : readTimeout),
-            maxResponseBytes: call.maxResponseBytes ?? BrokerRequest.defaultMaxResponseBytes)
+            maxResponseBytes: call.maxResponseBytes ?? BrokerRequest.defaultMaxResponseBytes,
+            loggedPath: call.loggedPath, idempotent: !call.isWrite)
     }
 
     /// A JSON body as brokers are sent it: keys sorted (stable bodies for contract cases), slashes unescaped.

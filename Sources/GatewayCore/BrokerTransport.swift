@@ -1,23 +1,33 @@
 public import Foundation
+public import HTTPTypes
 
-/// One HTTP exchange with a broker, as an adapter describes it.
+/// One HTTP exchange with a broker, as the transport and the pipeline's middlewares see it: typed method and
+/// header fields (swift-http-types), plus what the middlewares need to decide without reading the URL or body.
 public struct BrokerRequest: Sendable {
-    public var method: String
+    public var method: HTTPRequest.Method
     /// The absolute URL, query included.
     public var url: String
-    public var headers: [(name: String, value: String)]
+    public var headers: HTTPFields
     public var body: Data?
-    /// How long the whole exchange (connect, send, receive the full body) may take.
+    /// How long the whole exchange (connect, send, receive the full body) may take; the pipeline also uses it as
+    /// the call's deadline (rate-limit waits and retries included).
     public var timeout: Duration
     /// The largest response body accepted; a larger one fails as `malformed_response`.
     public var maxResponseBytes: Int
+    /// What logs and error messages may show of the call: the path without query values or account ids.
+    public var loggedPath: String
+    /// Whether sending the request twice is harmless. Only idempotent requests are retried by the pipeline, so a
+    /// placement, modification or cancel is never sent twice by it (some brokers' reads are POSTs: TradeIt).
+    public var idempotent: Bool
 
     public static let defaultTimeout: Duration = .seconds(10)
     public static let defaultMaxResponseBytes = 8 * 1024 * 1024
 
+    /// `loggedPath` defaults to the URL's path; `idempotent` to GET, HEAD and OPTIONS.
     public init(
-        method: String, url: String, headers: [(name: String, value: String)] = [], body: Data? = nil,
-        timeout: Duration = BrokerRequest.defaultTimeout, maxResponseBytes: Int = BrokerRequest.defaultMaxResponseBytes
+        method: HTTPRequest.Method, url: String, headers: HTTPFields = [:], body: Data? = nil,
+        timeout: Duration = BrokerRequest.defaultTimeout, maxResponseBytes: Int = BrokerRequest.defaultMaxResponseBytes,
+        loggedPath: String? = nil, idempotent: Bool? = nil
     ) {
         self.method = method
         self.url = url
@@ -25,32 +35,65 @@ public struct BrokerRequest: Sendable {
         self.body = body
         self.timeout = timeout
         self.maxResponseBytes = maxResponseBytes
+        self.loggedPath = loggedPath ?? URL(string: url)?.path ?? "-"
+        self.idempotent = idempotent ?? [.get, .head, .options].contains(method)
     }
 
+    /// The value of a header (several values joined by commas); `nil` when absent or `name` is not a valid name.
     public func header(_ name: String) -> String? {
-        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        HTTPField.Name(name).flatMap { headers[$0] }
     }
 }
 
 /// A broker's answer.
 public struct BrokerResponse: Sendable {
     public var status: Int
-    public var headers: [(name: String, value: String)]
+    public var headers: HTTPFields
     public var body: Data
 
-    public init(status: Int, headers: [(name: String, value: String)] = [], body: Data = Data()) {
+    public init(status: Int, headers: HTTPFields = [:], body: Data = Data()) {
         self.status = status
         self.headers = headers
         self.body = body
     }
 
+    /// Headers given as name/value pairs (test scripts, recorded cases); pairs whose name is not a valid HTTP field
+    /// name are dropped.
+    public init(status: Int, headers: [(name: String, value: String)], body: Data = Data()) {
+        self.init(status: status, headers: HTTPFields(pairs: headers), body: body)
+    }
+
+    /// The value of a header (several values joined by commas); `nil` when absent or `name` is not a valid name.
     public func header(_ name: String) -> String? {
-        headers.first { $0.name.caseInsensitiveCompare(name) == .orderedSame }?.value
+        HTTPField.Name(name).flatMap { headers[$0] }
+    }
+}
+
+extension HTTPFields {
+    /// Fields from name/value pairs, in order; a pair whose name is not a valid HTTP field name is dropped (a
+    /// broker's or a test's text must never trap).
+    public init(pairs: some Sequence<(name: String, value: String)>) {
+        self.init()
+        for pair in pairs {
+            guard let name = HTTPField.Name(pair.name) else { continue }
+            append(HTTPField(name: name, value: pair.value))
+        }
+    }
+
+    /// Sets one field by its textual name, replacing any value; ignored when `name` is not a valid field name.
+    public mutating func set(_ name: String, _ value: String) {
+        guard let name = HTTPField.Name(name) else { return }
+        self[name] = value
+    }
+
+    /// The value of a field by its textual name.
+    public func value(_ name: String) -> String? {
+        HTTPField.Name(name).flatMap { self[$0] }
     }
 }
 
 /// The one seam between adapters and the network: production uses `HTTPClientTransport`; tests and contract
-/// verification replace it with a replay transport.
+/// verification replace it with a replay transport. `BrokerPipeline` wraps it in the middleware chain.
 ///
 /// Implementations throw `GatewayError` (`upstream_timeout`, `upstream_unavailable`, `malformed_response`) for
 /// transport failures and return every HTTP status, error statuses included, for the adapter to interpret.

@@ -1,5 +1,6 @@
 public import AsyncHTTPClient
 import Foundation
+import HTTPTypes
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -15,8 +16,8 @@ public struct HTTPClientTransport: BrokerTransport {
 
     public func send(_ request: BrokerRequest) async throws -> BrokerResponse {
         var prepared = HTTPClientRequest(url: request.url)
-        prepared.method = HTTPMethod(rawValue: request.method)
-        for header in request.headers { prepared.headers.add(name: header.name, value: header.value) }
+        prepared.method = HTTPMethod(rawValue: request.method.rawValue)
+        for field in request.headers { prepared.headers.add(name: field.name.rawName, value: field.value) }
         if let body = request.body { prepared.body = .bytes(ByteBuffer(bytes: body)) }
         let outbound = prepared
         let limit = request.maxResponseBytes
@@ -27,7 +28,7 @@ public struct HTTPClientTransport: BrokerTransport {
                 let buffer = try await response.body.collect(upTo: limit)
                 return BrokerResponse(
                     status: Int(response.status.code),
-                    headers: response.headers.map { (name: $0.name, value: $0.value) },
+                    headers: HTTPFields(pairs: response.headers.map { (name: $0.name, value: $0.value) }),
                     body: Data(buffer.readableBytesView))
             }
         } catch let error as GatewayError {

@@ -1,5 +1,6 @@
 import Foundation
 public import GatewayCore
+import HTTPTypes
 public import GatewayModel
 
 /// Where the provider side sends a broker's cases: a running simulator (or any server speaking the dialect).
@@ -131,8 +132,12 @@ public struct ContractProvider: Sendable {
         case .invalid: headers += target.invalidAuthHeaders
         case .none: break
         }
+        guard let method = HTTPRequest.Method(request.method.uppercased()) else {
+            throw ReplayMismatch(description: "'\(request.method)' is not an HTTP method")
+        }
         return try await transport.send(
-            BrokerRequest(method: request.method, url: url, headers: headers, body: body, timeout: target.timeout))
+            BrokerRequest(
+                method: method, url: url, headers: HTTPFields(pairs: headers), body: body, timeout: target.timeout))
     }
 
     /// Applies the case's literal → template replacements, then fills `{{variables}}`.

@@ -1,5 +1,6 @@
 public import Foundation
 public import GatewayCore
+import HTTPTypes
 import Synchronization
 
 /// A request as recorded in a contract case or a test: what the adapter must send.
@@ -109,7 +110,8 @@ public final class ReplayTransport: BrokerTransport {
                 state.remaining.remove(at: index)
                 return BrokerResponse(
                     status: exchange.response.status,
-                    headers: (exchange.response.headers ?? [:]).sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) },
+                    headers: HTTPFields(
+                        pairs: (exchange.response.headers ?? [:]).sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }),
                     body: exchange.response.bodyData)
             }
             let explanation = "unexpected \(request.method) \(request.url): "
@@ -121,8 +123,8 @@ public final class ReplayTransport: BrokerTransport {
 
     /// `nil` when `request` satisfies `recorded`, else the first difference.
     public static func mismatch(_ request: BrokerRequest, _ recorded: RecordedRequest, baseURL: String) -> String? {
-        if request.method.uppercased() != recorded.method.uppercased() {
-            return "method \(request.method) is not \(recorded.method)"
+        if request.method.rawValue.uppercased() != recorded.method.uppercased() {
+            return "method \(request.method.rawValue) is not \(recorded.method)"
         }
         guard request.url.hasPrefix(baseURL) else { return "URL \(request.url) is not under \(baseURL)" }
         let rest = String(request.url.dropFirst(baseURL.count))

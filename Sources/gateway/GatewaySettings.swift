@@ -1,6 +1,7 @@
 import Configuration
 import Foundation
 import GatewayApp
+import GatewayCore
 import GatewayStore
 import Logging
 
@@ -83,6 +84,15 @@ struct GatewaySettings: Sendable {
             key: ["reads", "coalesce"], kind: .choice(["on", "off"]), defaultValue: "on",
             summary: "share identical reads in flight and reuse recent answers (`off` only to measure what sharing saves)"),
         SettingKey(
+            key: ["breaker", "consecutiveFailures"], kind: .whole(1...1000), defaultValue: "5",
+            summary: "consecutive failed calls (transport failures, 5xx) that open a connection's circuit breaker"),
+        SettingKey(
+            key: ["breaker", "coolDownMs"], kind: .whole(100...600_000), defaultValue: "30000",
+            summary: "how long an open breaker fails a connection's calls at once before a half-open probe"),
+        SettingKey(
+            key: ["retries", "max"], kind: .whole(0...5), defaultValue: "2",
+            summary: "retries (jittered backoff) of an idempotent broker read after a transient failure; placements and cancels are never retried"),
+        SettingKey(
             key: ["otel", "tracesEndpoint"], kind: .text, defaultValue: "(none)",
             summary: "send OpenTelemetry traces (a span per request and per broker call) over OTLP/HTTP to this URL, e.g. `http://127.0.0.1:4318/v1/traces`; none are kept otherwise"),
         SettingKey(
@@ -106,6 +116,8 @@ struct GatewaySettings: Sendable {
     var reconcileInterval: Duration
     var readMaxAge: Duration
     var coalesceReads: Bool
+    /// The broker-call pipeline's breaker and retry settings (the rest are its defaults).
+    var pipeline: PipelineSettings
     /// `nil`: no traces are exported.
     var tracesEndpoint: String?
     /// `nil`: `http://<host>:<port>`.
@@ -197,6 +209,10 @@ struct GatewaySettings: Sendable {
         reconcileInterval = .milliseconds(try whole(key("orders", "reconcileIntervalMs")))
         readMaxAge = .milliseconds(try whole(key("reads", "maxAgeMs")))
         coalesceReads = try choice(key("reads", "coalesce")) == "on"
+        pipeline = PipelineSettings(
+            breakerConsecutiveFailures: try whole(key("breaker", "consecutiveFailures")),
+            breakerCoolDown: .milliseconds(try whole(key("breaker", "coolDownMs"))),
+            maxRetries: try whole(key("retries", "max")))
         let traces = try text(key("otel", "tracesEndpoint"))
         if traces == key("otel", "tracesEndpoint").defaultValue {
             tracesEndpoint = nil

@@ -101,7 +101,7 @@ func buildGateway(
     let registry = AdapterRegistry(
         factories: BuiltInAdapters.factories,
         transport: HTTPClientTransport(client: HTTPClient.shared), logger: logger,
-        pipeline: BrokerPipeline(metrics: metrics))
+        pipeline: BrokerPipeline(metrics: metrics, settings: settings.pipeline))
     let gateway = Gateway(
         store: store, registry: registry,
         router: BrokerRouter(perSourceTimeout: settings.sourceTimeout, overallTimeout: settings.requestTimeout),

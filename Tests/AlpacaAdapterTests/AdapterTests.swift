@@ -1,5 +1,6 @@
 @testable import AlpacaAdapter
 import Foundation
+import HTTPTypes
 import GatewayCore
 import GatewayModel
 import Logging
@@ -209,7 +210,12 @@ struct ErrorTableTests {
     func noSecrets() async throws {
         let handler = CollectingLogHandler()
         let logger = Logger(label: "test", factory: { _ in handler })
-        let transport = StubTransport([(401, #"{"message": "unauthorized."}"#)])
+        // The call log line is the pipeline's (every adapter's calls go through it in production).
+        let transport = BrokerPipeline().transport(
+            wrapping: StubTransport([(401, #"{"message": "unauthorized."}"#)]),
+            connection: ConnectionDescriptor(
+                id: "conn-1", tenantId: "t", broker: .alpaca, displayName: "test", baseURL: "https://broker.test",
+                createdAt: Date(), updatedAt: Date()), limits: [], logger: logger)
         let adapter = try makeAdapter(transport, logger: logger)
         let error = await #expect(throws: GatewayError.self) { try await adapter.validateCredentials() }
         let texts = [error?.description ?? "", error?.message ?? "", "\(String(describing: error))"]
@@ -274,7 +280,7 @@ struct RulesTests {
                          clientOrderId: "gw-123"))
         #expect(order.accountId == accountId)
         let post = try #require(transport.sent.last)
-        #expect(post.method == "POST")
+        #expect(post.method == .post)
         #expect(post.url == "https://paper-api.alpaca.markets/v2/orders")
         #expect(post.header("Content-Type") == "application/json")
         let body = try JSONSerialization.jsonObject(with: try #require(post.body)) as? [String: String]
@@ -333,7 +339,7 @@ struct RulesTests {
             try await makeAdapter(live).modifyOrder(order, OrderModification(limitPrice: 11))
         }
         #expect(second?.code == .unprocessable)
-        #expect(live.sent.first?.method == "PATCH")
+        #expect(live.sent.first?.method == .patch)
         let body = try JSONSerialization.jsonObject(with: try #require(live.sent.first?.body)) as? [String: String]
         #expect(body == ["limit_price": "11"])
     }
@@ -462,7 +468,7 @@ struct ReadTests {
         let order = try Order(alpaca: try wire(AlpacaOrder.self, orderJSON()), connectionId: "conn-1", accountId: accountId)
         let canceled = try await makeAdapter(transport).cancelOrder(order)
         #expect(canceled.status == .pendingCancel)
-        #expect(transport.sent.map(\.method) == ["DELETE", "GET"])
+        #expect(transport.sent.map(\.method.rawValue) == ["DELETE", "GET"])
     }
 
     @Test("orders query: status, bounded limit, RFC 3339 bounds, crypto symbols")

@@ -48,6 +48,7 @@ struct FakeBrokerFactory: BrokerAdapterFactory {
     var displayName: String { "Fake \(kind.rawValue)" }
     var credentialKeys: [String] { ["token"] }
     var knownBaseURLs: [String: String] { ["default": "https://\(kind.rawValue).fake"] }
+    var rateLimits: [RateLimitRule] { [] }
     var capabilities: Capabilities {
         var operations: [BrokerOperation: Support] = [:]
         for operation in BrokerOperation.allCases { operations[operation] = .supported }

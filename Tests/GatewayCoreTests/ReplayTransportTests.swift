@@ -1,6 +1,7 @@
 import Foundation
 import GatewayCore
 import GatewayTesting
+import HTTPTypes
 import Testing
 
 @Suite("Replay transport")
@@ -14,12 +15,12 @@ struct ReplayTransportTests {
                 request: RecordedRequest(method: "POST", path: "/v2/orders", body: .object(["qty": .string("1")])),
                 response: RecordedResponse(status: 200, headers: ["X-Test": "1"], body: .object(["id": .string("o1")]))),
         ])
-        let first = try await transport.send(BrokerRequest(method: "GET", url: "https://broker.test/v2/orders?status=open&limit=5"))
+        let first = try await transport.send(BrokerRequest(method: .get, url: "https://broker.test/v2/orders?status=open&limit=5"))
         #expect(first.status == 200)
         await #expect(throws: ReplayMismatch.self) {
-            _ = try await transport.send(BrokerRequest(method: "POST", url: "https://broker.test/v2/orders", body: Data(#"{"qty":"2"}"#.utf8)))
+            _ = try await transport.send(BrokerRequest(method: .post, url: "https://broker.test/v2/orders", body: Data(#"{"qty":"2"}"#.utf8)))
         }
-        let second = try await transport.send(BrokerRequest(method: "POST", url: "https://broker.test/v2/orders", body: Data(#"{ "qty" : "1" }"#.utf8)))
+        let second = try await transport.send(BrokerRequest(method: .post, url: "https://broker.test/v2/orders", body: Data(#"{ "qty" : "1" }"#.utf8)))
         #expect(second.header("x-test") == "1")
         #expect(JSONValue(data: second.body)?["id"] == .string("o1"))
         #expect(transport.unusedExchanges.isEmpty)

@@ -3,6 +3,7 @@ import Foundation
 import GatewayCore
 import GatewayModel
 import GatewayTesting
+import HTTPTypes
 import Sandbox
 import Testing
 
@@ -54,8 +55,8 @@ struct ProviderTests {
                     .map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0.value)" }
                     .joined(separator: "&")
                 let response = try await transport.send(BrokerRequest(
-                    method: "POST", url: url.absoluteString + "/token",
-                    headers: [("Authorization", basic), ("Content-Type", "application/x-www-form-urlencoded")],
+                    method: .post, url: url.absoluteString + "/token",
+                    headers: [.authorization: basic, .contentType: "application/x-www-form-urlencoded"],
                     body: Data(body.utf8)))
                 if response.status == 200, exchange.response.status == 201 {
                     // Saxo's /token answers 201 (SaxoBank/openapi-samples-php demonstrate-code-flow.php treats any

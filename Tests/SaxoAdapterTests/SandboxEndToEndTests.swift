@@ -24,8 +24,15 @@ struct SandboxEndToEndTests {
         credentials["refreshToken"] = pair.refreshToken
         credentials["accessToken"] = pair.accessToken
         credentials["accessTokenExpiresAt"] = SaxoTimestamp.format(clock.now().addingTimeInterval(TimeInterval(pair.expiresIn)))
+        // Through the pipeline, as in production: it writes the call log lines.
+        let transport = BrokerPipeline().transport(
+            wrapping: HTTPClientTransport(client: .shared),
+            connection: ConnectionDescriptor(
+                id: "conn-1", tenantId: "t", broker: .saxo, displayName: "saxo", baseURL: url.absoluteString,
+                createdAt: Date(), updatedAt: Date()),
+            limits: SaxoAdapterFactory().rateLimits, logger: logs.logger)
         return try Fixture.adapter(
-            transport: HTTPClientTransport(client: .shared), credentials: credentials, saved: saved, logs: logs,
+            transport: transport, credentials: credentials, saved: saved, logs: logs,
             baseURL: url.absoluteString + "/sim/openapi", now: { clock.now() }, refreshMargin: refreshMargin)
     }
 

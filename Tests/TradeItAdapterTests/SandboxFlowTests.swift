@@ -1,5 +1,6 @@
 import AsyncHTTPClient
 import Foundation
+import HTTPTypes
 import GatewayCore
 import GatewayModel
 import Logging
@@ -95,7 +96,7 @@ struct SandboxFlowTests {
             let start = try await unlinked.startLink(callbackURL: callback, relink: false)
             #expect(start.popupURL.contains("/sandbox/login?oAuthTempToken="))
             let redirect = try await HTTPClientTransport(client: noRedirectClient).send(
-                BrokerRequest(method: "GET", url: start.popupURL + "&autoLogin=dummy"))
+                BrokerRequest(method: .get, url: start.popupURL + "&autoLogin=dummy"))
             let code = try verifier(fromRedirect: redirect, callback: callback)
             let credentials = try await unlinked.completeLink(verifier: code)
             #expect(credentials["userId"] != nil && credentials["userToken"] != nil)
@@ -122,17 +123,17 @@ struct SandboxFlowTests {
             let unlinked = try h.adapter(["apiKey": TradeItSandboxConfiguration.demoAPIKey])
             let start = try await unlinked.startLink(callbackURL: callback, relink: false)
             let transport = HTTPClientTransport(client: noRedirectClient)
-            let page = try await transport.send(BrokerRequest(method: "GET", url: start.popupURL))
+            let page = try await transport.send(BrokerRequest(method: .get, url: start.popupURL))
             #expect(page.status == 200)
             #expect(String(decoding: page.body, as: UTF8.self).contains("<form method=\"post\""))
             let token = try #require(URLComponents(string: start.popupURL)?.queryItems?.first?.value)
             let loginURL = h.url + "/sandbox/login"
             let headers: [(name: String, value: String)] = [("Content-Type", "application/x-www-form-urlencoded")]
             let wrong = try await transport.send(
-                BrokerRequest(method: "POST", url: loginURL, headers: headers, body: Data("oAuthTempToken=\(token)&username=dummy&password=nope".utf8)))
+                BrokerRequest(method: .post, url: loginURL, headers: HTTPFields(pairs: headers), body: Data("oAuthTempToken=\(token)&username=dummy&password=nope".utf8)))
             #expect(wrong.status == 200)
             let right = try await transport.send(
-                BrokerRequest(method: "POST", url: loginURL, headers: headers, body: Data("oAuthTempToken=\(token)&username=dummy&password=dummy".utf8)))
+                BrokerRequest(method: .post, url: loginURL, headers: HTTPFields(pairs: headers), body: Data("oAuthTempToken=\(token)&username=dummy&password=dummy".utf8)))
             let credentials = try await unlinked.completeLink(verifier: try verifier(fromRedirect: right, callback: callback))
             let adapter = try h.adapter(credentials.values)
             #expect(try await adapter.accounts().count == 1)

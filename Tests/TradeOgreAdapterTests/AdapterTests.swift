@@ -1,4 +1,5 @@
 import Foundation
+import HTTPTypes
 import GatewayCore
 import GatewayModel
 import Logging
@@ -28,7 +29,7 @@ final class RoutedTransport: BrokerTransport {
 
     func send(_ request: BrokerRequest) async throws -> BrokerResponse {
         let path = String(request.url.dropFirst("https://venue.example/api/v1".count))
-        let key = "\(request.method) \(path)"
+        let key = "\(request.method.rawValue) \(path)"
         state.withLock {
             $0.sent.append(request)
             $0.inFlight += 1
@@ -186,7 +187,12 @@ struct PublicModeTests {
         let handler = CollectingLogHandler()
         var logger = Logger(label: "t", factory: { _ in handler })
         logger.logLevel = .trace
-        let transport = RoutedTransport(["GET /account/balances": [(200, #"{"success":true,"balances":{}}"#)]])
+        // The call log line is the pipeline's (every adapter's calls go through it in production).
+        let transport = BrokerPipeline().transport(
+            wrapping: RoutedTransport(["GET /account/balances": [(200, #"{"success":true,"balances":{}}"#)]]),
+            connection: ConnectionDescriptor(
+                id: "conn-1", tenantId: "t", broker: .tradeogre, displayName: "test", baseURL: "https://broker.test",
+                createdAt: Date(), updatedAt: Date()), limits: [], logger: logger)
         try await makeAdapter(transport, logger: logger).validateCredentials()
         let lines = handler.lines.withLock { $0 }
         #expect(!lines.isEmpty)
@@ -228,7 +234,7 @@ struct BalanceTests {
         let forms = transport.sent.filter { $0.url.hasSuffix("/account/balance") }.compactMap { $0.body.map { String(decoding: $0, as: UTF8.self) } }
         #expect(Set(forms) == Set(["A", "B", "BTC", "C", "D", "LTC"].map { "currency=\($0)" }))
         #expect(transport.sent.filter { $0.url.hasSuffix("/account/balance") }.allSatisfy {
-            $0.method == "POST" && $0.header("Content-Type") == "application/x-www-form-urlencoded"
+            $0.method == .post && $0.header("Content-Type") == "application/x-www-form-urlencoded"
         })
     }
 
@@ -366,7 +372,7 @@ struct OrderTests {
         #expect(error?.code == .insufficientFunds)
         #expect(error?.retryable == false)
         #expect(error?.message.contains("the original order u was cancelled and the replacement was not placed") == true, "\(String(describing: error?.message))")
-        #expect(transport.sent.map(\.method) == ["GET", "POST", "POST"])
+        #expect(transport.sent.map(\.method.rawValue) == ["GET", "POST", "POST"])
         #expect(String(decoding: transport.sent[2].body ?? Data(), as: UTF8.self) == "market=XMR-BTC&quantity=1&price=0.005")
 
         // A lost answer: whether the replacement exists is unknown, and the message says so.

@@ -16,7 +16,9 @@ extension Gateway {
         }
         defer { invalidateReads(connection: connection.id) }
         do {
-            let changed = try await withDeadline(orderSettings.brokerTimeout) { try await adapter.modifyOrder(current, modification) }
+            let changed = try await BrokerOperationScope.$current.withValue(BrokerOperation.modifyOrder.rawValue) {
+                try await withDeadline(orderSettings.brokerTimeout) { try await adapter.modifyOrder(current, modification) }
+            }
             let mapped = gatewayOrder(changed, connection: connection)
             guard let journaled else { return mapped }
             let detail = mapped.brokerOrderId != current.brokerOrderId
@@ -43,7 +45,9 @@ extension Gateway {
         }
         defer { invalidateReads(connection: connection.id) }
         do {
-            let canceled = try await withDeadline(orderSettings.brokerTimeout) { try await adapter.cancelOrder(current) }
+            let canceled = try await BrokerOperationScope.$current.withValue(BrokerOperation.cancelOrder.rawValue) {
+                try await withDeadline(orderSettings.brokerTimeout) { try await adapter.cancelOrder(current) }
+            }
             let mapped = gatewayOrder(canceled, connection: connection)
             guard let journaled else { return mapped }
             return view(try await record(journaled, order: mapped, kind: .canceled), broker: connection.broker)

@@ -43,7 +43,9 @@ extension Gateway {
         try requireSupport(.previewOrder, connection)
         let adapter = try await adapter(for: connection)
         try await validate(request, connection: connection, adapter: adapter)
-        var preview = try await withDeadline(router.perSourceTimeout) { try await adapter.previewOrder(request) }
+        var preview = try await BrokerOperationScope.$current.withValue(BrokerOperation.previewOrder.rawValue) {
+            try await withDeadline(router.perSourceTimeout) { try await adapter.previewOrder(request) }
+        }
         preview.id = OrderDigest.newId(prefix: "pv_")
         preview.expiresAt = min(preview.expiresAt, Date().addingTimeInterval(orderSettings.previewLifetime))
         previews.store(preview, tenantId: tenant.id)
@@ -75,6 +77,12 @@ extension Gateway {
         }
 
         try await validate(request, connection: connection, adapter: try await adapter(for: connection))
+        // A broker whose breaker is open is not sent the order: refused before the key is claimed, so the same key
+        // places it once the broker is back.
+        if let refusal = registry.pipeline.breakerRefusal(connectionId: connection.id, broker: connection.broker) {
+            metrics.placement("refused")
+            throw refusal
+        }
         let key = idempotencyKey ?? "clientOrderId:\(request.clientOrderId!)"
         var request = request
         if request.clientOrderId == nil { request.clientOrderId = OrderDigest.clientOrderId(tenantId: tenant.id, key: key) }
@@ -114,7 +122,9 @@ extension Gateway {
         // Whatever the outcome, positions, balances and orders may have changed: no read is answered from before.
         defer { invalidateReads(connection: connection.id) }
         do {
-            let placed = try await withDeadline(orderSettings.brokerTimeout) { try await adapter.placeOrder(request) }
+            let placed = try await BrokerOperationScope.$current.withValue(BrokerOperation.placeOrder.rawValue) {
+                try await withDeadline(orderSettings.brokerTimeout) { try await adapter.placeOrder(request) }
+            }
             journaled = try await record(journaled, order: gatewayOrder(placed, connection: connection), kind: .accepted)
             metrics.placement("accepted")
             return PlacementResult(order: view(journaled, broker: connection.broker), outcome: .accepted, replayed: false)

@@ -1,0 +1,122 @@
+import Foundation
+
+/// One connection's circuit breaker, as a state machine apart from its I/O: `admit` before a call, `record` after.
+///
+/// Closed: calls go through; it opens after `breakerConsecutiveFailures` failures in a row, or when failures are
+/// at least `breakerFailureRatio` of the calls in the rolling `breakerWindow` (once there were
+/// `breakerMinimumCalls`). Open: calls fail at once until the cool-down ends. Half-open: exactly one probe goes
+/// through; its success closes the breaker, its failure opens it again. Failures are transport failures and 5xx
+/// answers; 4xx and 429 say the broker is up.
+struct CircuitBreaker: Sendable {
+    enum Phase: Sendable, Equatable {
+        case closed
+        case open(until: ContinuousClock.Instant)
+        case halfOpen(probing: Bool)
+    }
+
+    enum Admission: Sendable, Equatable {
+        case allowed(probe: Bool)
+        case rejected(retryAfter: Duration)
+    }
+
+    enum Outcome: Sendable {
+        case success
+        case failure
+        /// Says nothing about the broker's health (cancelled, refused before leaving, 429).
+        case neutral
+    }
+
+    let settings: PipelineSettings
+    private(set) var phase: Phase = .closed
+    /// When the phase last changed; `nil` while it never has.
+    private(set) var since: Date?
+    private var consecutiveFailures = 0
+    /// Outcomes in the rolling window, oldest first (true = failure); bounded by the window and a count cap.
+    private var outcomes: [(at: ContinuousClock.Instant, failed: Bool)] = []
+    private static let maximumOutcomes = 4096
+
+    init(settings: PipelineSettings) {
+        self.settings = settings
+    }
+
+    var state: BreakerState {
+        switch phase {
+        case .closed: .closed
+        case .open: .open
+        case .halfOpen: .halfOpen
+        }
+    }
+
+    /// How long calls are still refused, without admitting one: an open breaker before its cool-down ends, or a
+    /// half-open one whose probe is out. `nil` when a call would be let through.
+    func refusal(now: ContinuousClock.Instant) -> Duration? {
+        switch phase {
+        case .closed: nil
+        case .open(let until): now < until ? now.duration(to: until) : nil
+        case .halfOpen(let probing): probing ? settings.retryBaseDelay : nil
+        }
+    }
+
+    mutating func admit(now: ContinuousClock.Instant, wallClock: Date) -> Admission {
+        switch phase {
+        case .closed:
+            return .allowed(probe: false)
+        case .open(let until):
+            guard now >= until else { return .rejected(retryAfter: now.duration(to: until)) }
+            move(to: .halfOpen(probing: true), at: wallClock)
+            return .allowed(probe: true)
+        case .halfOpen(let probing):
+            if probing { return .rejected(retryAfter: settings.retryBaseDelay) }
+            phase = .halfOpen(probing: true)
+            return .allowed(probe: true)
+        }
+    }
+
+    mutating func record(_ outcome: Outcome, probe: Bool, now: ContinuousClock.Instant, wallClock: Date) {
+        if probe {
+            switch outcome {
+            case .success:
+                consecutiveFailures = 0
+                outcomes.removeAll()
+                move(to: .closed, at: wallClock)
+            case .failure:
+                move(to: .open(until: now + settings.breakerCoolDown), at: wallClock)
+            case .neutral:
+                // The probe told nothing: let the next call probe.
+                if case .halfOpen = phase { phase = .halfOpen(probing: false) }
+            }
+            return
+        }
+        guard case .closed = phase else { return }
+        switch outcome {
+        case .neutral: return
+        case .success: consecutiveFailures = 0
+        case .failure: consecutiveFailures += 1
+        }
+        outcomes.append((now, outcome == .failure))
+        let horizon = now - settings.breakerWindow
+        if let firstKept = outcomes.firstIndex(where: { $0.at >= horizon }) {
+            outcomes.removeFirst(firstKept)
+        } else {
+            outcomes.removeAll()
+        }
+        if outcomes.count > Self.maximumOutcomes { outcomes.removeFirst(outcomes.count - Self.maximumOutcomes) }
+        let failures = outcomes.lazy.filter(\.failed).count
+        let ratioTripped = outcomes.count >= settings.breakerMinimumCalls
+            && Double(failures) >= settings.breakerFailureRatio * Double(outcomes.count)
+        if consecutiveFailures >= settings.breakerConsecutiveFailures || ratioTripped {
+            move(to: .open(until: now + settings.breakerCoolDown), at: wallClock)
+        }
+    }
+
+    private mutating func move(to phase: Phase, at wallClock: Date) {
+        self.phase = phase
+        since = wallClock
+        if case .open = phase {
+            consecutiveFailures = 0
+            outcomes.removeAll()
+        }
+    }
+}
+
+extension CircuitBreaker.Outcome: Equatable {}

@@ -1,0 +1,268 @@
+import Foundation
+import HTTPTypes
+import Synchronization
+
+/// One budget of one connection: a fixed window with a count of calls left, paced so that the calls left spread
+/// over the time left rather than going out in a burst and then blocking for the rest of the window.
+///
+/// A pure state machine over instants (no clock, no sleeping), so tests drive it with made-up times.
+struct RateBucket: Sendable {
+    var limit: Int
+    let windowLength: Duration
+    /// When the current window ends (as known: learned from headers or assumed from the first call).
+    var windowEnd: ContinuousClock.Instant
+    /// Calls left in the window, reservations already taken off.
+    var remaining: Int
+    /// The earliest instant the next call may leave.
+    var nextSlot: ContinuousClock.Instant
+    /// Kept back from every window (rounded-down share of the limit).
+    let reserveShare: Double
+    /// The broker reports other budgets on this bucket's requests but not this one: it does not apply here (a
+    /// sandbox without an order limit; an account class without it), so calls are not paced by the prior.
+    var unreported = false
+    /// At most this many calls may go back to back while the budget is plentiful (a fan-out's few calls should not
+    /// queue behind each other); fewer as it runs low, down to strict pacing.
+    let burstLimit: Int
+
+    init(limit: Int, window: Duration, reserveShare: Double, burstLimit: Int = 1, now: ContinuousClock.Instant) {
+        self.limit = limit
+        self.windowLength = window
+        self.windowEnd = now + window
+        self.remaining = limit
+        self.nextSlot = now
+        self.reserveShare = reserveShare
+        self.burstLimit = max(1, burstLimit)
+    }
+
+    var reserve: Int { min(max(0, Int((Double(limit) * reserveShare).rounded(.down))), max(0, limit - 1)) }
+
+    /// The share of the budget left, 0…1.
+    var headroom: Double { min(1, max(0, Double(remaining) / Double(max(1, limit)))) }
+
+    /// The earliest instant a new call could leave, from `now`.
+    func slot(after now: ContinuousClock.Instant) -> ContinuousClock.Instant {
+        var copy = self
+        return copy.take(notBefore: now)
+    }
+
+    /// Reserves the first slot at or after `earliest` and returns it: the next slot moves on by the time left in
+    /// the window divided by the calls left in it (the spacing), so concurrent callers each get their own slot. A
+    /// call may go up to `burst - 1` spacings ahead of its slot while the budget is plentiful (a cell-rate
+    /// algorithm's tolerance), where `burst` shrinks with the budget left, to strict pacing near the end.
+    @discardableResult
+    mutating func take(notBefore earliest: ContinuousClock.Instant) -> ContinuousClock.Instant {
+        if unreported { return earliest }
+        if earliest >= windowEnd { roll(at: earliest) }
+        var at = max(earliest, nextSlot - tolerance(at: earliest))
+        if at >= windowEnd { roll(at: at) }
+        if remaining - reserve <= 0 {
+            at = max(at, windowEnd)
+            roll(at: at)
+        }
+        let spacing = at.duration(to: windowEnd) / max(1, remaining - reserve)
+        remaining -= 1
+        nextSlot = max(at, nextSlot) + spacing
+        return at
+    }
+
+    /// How far ahead of its slot a call may go now.
+    func tolerance(at instant: ContinuousClock.Instant) -> Duration {
+        let usable = max(1, remaining - reserve)
+        let burst = max(1, min(burstLimit, usable / 4))
+        guard burst > 1, instant < windowEnd else { return .zero }
+        return instant.duration(to: windowEnd) / usable * (burst - 1)
+    }
+
+    /// A new window starting at (or, aligned, before) `instant`, with the whole budget.
+    mutating func roll(at instant: ContinuousClock.Instant) {
+        while windowEnd <= instant { windowEnd = windowEnd + windowLength }
+        if windowEnd > instant + windowLength { windowEnd = instant + windowLength }
+        remaining = limit
+    }
+
+    /// What an answer said of this budget. A report about a different window than the one we count in replaces
+    /// our count; one about the same window can only lower it (answers to calls sent before our latest
+    /// reservations do not know about them).
+    /// A report of a different limit than the one we assumed (the documented prior) also replaces our count.
+    mutating func observe(limit: Int?, remaining reported: Int?, windowEnd reportedEnd: ContinuousClock.Instant?) {
+        var replaced = false
+        if let limit, limit > 0, limit != self.limit {
+            self.limit = limit
+            replaced = true
+        }
+        guard let reported else { return }
+        let left = max(0, reported)
+        if replaced {
+            remaining = left
+            if let reportedEnd { windowEnd = reportedEnd }
+        } else if let reportedEnd, reportedEnd > windowEnd + .seconds(1) || reportedEnd < windowEnd - .seconds(1) {
+            windowEnd = reportedEnd
+            remaining = left
+        } else {
+            remaining = min(remaining, left)
+        }
+    }
+
+    /// A 429: nothing left until `until`.
+    mutating func exhaust(until: ContinuousClock.Instant) {
+        remaining = 0
+        windowEnd = max(until, nextSlot)
+        nextSlot = max(nextSlot, until)
+    }
+}
+
+/// Every rate-limit bucket of one connection, behind one lock: reservations across several buckets are taken
+/// together, so a call waits for the latest of its slots and holds a slot in each.
+final class ConnectionRateLimiter: Sendable {
+    struct State: Sendable {
+        var buckets: [String: RateBucket] = [:]
+        /// After a 429 with `Retry-After` on a request no declared budget covers (a broker that documents none):
+        /// every call of the connection waits until then.
+        var pausedUntil: ContinuousClock.Instant?
+    }
+
+    enum Decision: Sendable, Equatable {
+        /// Go at this instant (now or later).
+        case go(at: ContinuousClock.Instant)
+        /// The slot is beyond the deadline: fail now, and say when a slot would be free.
+        case reject(retryAfter: Duration)
+    }
+
+    let rules: [RateLimitRule]
+    let reserveShare: Double
+    let burstLimit: Int
+    let minimumCallTime: Duration
+    private let state = Mutex<State>(State())
+
+    init(rules: [RateLimitRule], settings: PipelineSettings) {
+        self.rules = rules
+        self.reserveShare = settings.rateLimitReserve
+        self.burstLimit = settings.rateLimitBurst
+        self.minimumCallTime = settings.minimumCallTime
+    }
+
+    func makeBucket(_ rule: RateLimitRule, now: ContinuousClock.Instant) -> RateBucket {
+        RateBucket(limit: rule.limit, window: rule.window, reserveShare: reserveShare, burstLimit: burstLimit, now: now)
+    }
+
+    func keys(for request: BrokerRequest) -> [(key: String, rule: RateLimitRule)] {
+        rules.compactMap { rule in rule.scope(request).map { (key: "\(rule.name)|\($0)", rule: rule) } }
+    }
+
+    /// Takes a slot in every bucket the request counts against, unless the latest of them leaves less than the
+    /// minimum call time before `deadline`; then takes nothing.
+    func reserve(
+        _ request: BrokerRequest, now: ContinuousClock.Instant, deadline: ContinuousClock.Instant
+    ) -> Decision {
+        let keys = keys(for: request)
+        return state.withLock { state in
+            var at = max(now, state.pausedUntil ?? now)
+            for (key, rule) in keys {
+                let bucket = state.buckets[key] ?? makeBucket(rule, now: now)
+                state.buckets[key] = bucket
+                at = max(at, bucket.slot(after: now))
+            }
+            if at > now, at + minimumCallTime > deadline {
+                return .reject(retryAfter: now.duration(to: at))
+            }
+            for (key, _) in keys { state.buckets[key]?.take(notBefore: at) }
+            return .go(at: at)
+        }
+    }
+
+    /// Learns from an answer's headers; a 429 empties the request's buckets until the reset or `Retry-After`.
+    func observe(_ response: BrokerResponse, for request: BrokerRequest, now: ContinuousClock.Instant, wallClock: Date) {
+        let keys = keys(for: request)
+        let retryAfter = RetryAfter.seconds(response.headers, now: wallClock)
+        guard !keys.isEmpty else {
+            if response.status == 429, let retryAfter {
+                let until = now + .boundedSeconds(retryAfter)
+                state.withLock { $0.pausedUntil = max($0.pausedUntil ?? until, until) }
+            }
+            return
+        }
+        let reported = keys.filter { key in key.rule.headers.map { Self.carries(response.headers, $0) } ?? false }
+        state.withLock { state in
+            for (key, rule) in keys {
+                var bucket = state.buckets[key] ?? makeBucket(rule, now: now)
+                var reportedEnd: ContinuousClock.Instant?
+                var reportedRemaining: Int?
+                if let headers = rule.headers {
+                    // Silence about this budget while the broker reports others on the same answer means the budget
+                    // does not apply; a later report turns it back on.
+                    bucket.unreported = !Self.carries(response.headers, headers) && !reported.isEmpty
+                    let limit = Self.integer(response.headers.value(headers.limit))
+                    reportedRemaining = Self.integer(response.headers.value(headers.remaining))
+                    if let reset = Self.number(response.headers.value(headers.reset)) {
+                        let seconds = headers.resetKind == .unixSeconds ? reset - wallClock.timeIntervalSince1970 : reset
+                        // A reset outside (0, two windows] is a clock we cannot trust (a sandbox's simulated
+                        // market time): keep our own window.
+                        if seconds > 0, seconds <= 2 * rule.window.seconds {
+                            reportedEnd = now + .boundedSeconds(seconds)
+                        }
+                    }
+                    bucket.observe(limit: limit, remaining: reportedRemaining, windowEnd: reportedEnd)
+                }
+                if response.status == 429 {
+                    // Only the buckets the 429 is about when the broker says which (Remaining 0); every bucket of the
+                    // request when it does not.
+                    if rule.headers == nil || reportedRemaining == nil || reportedRemaining == 0 {
+                        let wait = retryAfter.map { Duration.boundedSeconds($0) }
+                        let until = reportedEnd ?? wait.map { now + $0 } ?? bucket.windowEnd
+                        bucket.exhaust(until: max(until, now))
+                    }
+                }
+                state.buckets[key] = bucket
+            }
+        }
+    }
+
+    /// The smallest share left across the buckets used so far; `nil` before any.
+    var headroom: Double? {
+        state.withLock { state in state.buckets.values.filter { !$0.unreported }.map(\.headroom).min() }
+    }
+
+    /// Whether an answer says anything about a budget.
+    static func carries(_ fields: HTTPFields, _ headers: RateLimitRule.Headers) -> Bool {
+        [headers.limit, headers.remaining, headers.reset].contains { fields.value($0) != nil }
+    }
+
+    /// A header's integer value; `nil` unless it is a plain non-negative number (bounded, never trapping).
+    static func integer(_ text: String?) -> Int? {
+        guard let value = number(text), value >= 0 else { return nil }
+        return Int(exactly: min(value, 1e12).rounded(.down))
+    }
+
+    static func number(_ text: String?) -> Double? {
+        guard let text, let value = Double(text.trimmingCharacters(in: .whitespaces)), value.isFinite else { return nil }
+        return value
+    }
+}
+
+/// `Retry-After`: delay-seconds or an HTTP date, bounded to 0…`GatewayError.maximumRetryAfter`.
+enum RetryAfter {
+    static func seconds(_ headers: HTTPFields, now: Date) -> Double? {
+        guard let text = headers[.retryAfter]?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
+        if let seconds = Double(text) { return GatewayError.saneRetryAfter(seconds) }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
+        guard let date = formatter.date(from: text) else { return nil }
+        return GatewayError.saneRetryAfter(date.timeIntervalSince(now))
+    }
+}
+
+extension Duration {
+    /// Seconds as a Double, for ratios and reporting.
+    var seconds: Double {
+        let (seconds, attoseconds) = components
+        return Double(seconds) + Double(attoseconds) / 1e18
+    }
+
+    /// A duration from seconds that may come from a broker: NaN and negatives are zero, huge values are a day.
+    static func boundedSeconds(_ seconds: Double) -> Duration {
+        guard seconds.isFinite, seconds > 0 else { return .zero }
+        return .milliseconds(Int64((min(seconds, GatewayError.maximumRetryAfter) * 1000).rounded(.up)))
+    }
+}

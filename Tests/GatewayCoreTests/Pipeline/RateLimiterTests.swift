@@ -1,0 +1,213 @@
+import Foundation
+@testable import GatewayCore
+import GatewayModel
+import HTTPTypes
+import Testing
+
+@Suite("Broker pipeline: rate limits")
+struct RateLimiterTests {
+    static let alpacaLike = RateLimitRule(name: "requests", limit: 200, per: .seconds(60), headers: .alpaca)
+    static let saxoSession = RateLimitRule(name: "session", limit: 120, per: .seconds(60), headers: .saxo("Session")) {
+        request in RateLimitRule.path(of: request).split(separator: "/").first.map(String.init)
+    }
+
+    @Test func pacingSpreadsTheBudgetLeftOverTheTimeLeft() {
+        let t0 = ContinuousClock.now
+        var bucket = RateBucket(limit: 120, window: .seconds(60), reserveShare: 0, now: t0)
+        // The broker says: 2 calls left, and the window ends in one second.
+        bucket.observe(limit: 120, remaining: 2, windowEnd: t0 + .seconds(1))
+        #expect(bucket.take(notBefore: t0) == t0)
+        #expect(bucket.take(notBefore: t0) == t0 + .milliseconds(500))
+        // The budget is spent: the next call waits for the new window, not into a 429.
+        #expect(bucket.take(notBefore: t0) == t0 + .seconds(1))
+        #expect(bucket.remaining == 119)
+    }
+
+    @Test func aPlentifulBudgetAllowsAShortBurstThenPaces() {
+        let t0 = ContinuousClock.now
+        var bucket = RateBucket(limit: 120, window: .seconds(60), reserveShare: 0, burstLimit: 5, now: t0)
+        let slots = (0..<8).map { _ in bucket.take(notBefore: t0) }
+        #expect(slots.prefix(5).allSatisfy { $0 == t0 })
+        #expect(slots[5] > t0)
+        #expect(slots[6] > slots[5] && slots[7] > slots[6])
+    }
+
+    @Test func theReserveIsKeptBack() {
+        let t0 = ContinuousClock.now
+        var bucket = RateBucket(limit: 100, window: .seconds(10), reserveShare: 0.05, now: t0)
+        bucket.observe(limit: nil, remaining: 6, windowEnd: t0 + .seconds(10))
+        // 6 left, 5 in reserve: one call now, the next in the next window.
+        #expect(bucket.take(notBefore: t0) == t0)
+        #expect(bucket.take(notBefore: t0) == t0 + .seconds(10))
+    }
+
+    @Test func concurrentWaitersEachGetTheirOwnSlot() {
+        let limiter = ConnectionRateLimiter(rules: [Self.alpacaLike], settings: PipelineFixture.settings())
+        let t0 = ContinuousClock.now
+        let request = PipelineFixture.get()
+        limiter.observe(
+            PipelineFixture.status(200, [
+                (name: "X-RateLimit-Limit", value: "200"), (name: "X-RateLimit-Remaining", value: "4"),
+                (name: "X-RateLimit-Reset", value: String(Int(Date().timeIntervalSince1970) + 3)),
+            ]), for: request, now: t0, wallClock: Date())
+        var slots: [ContinuousClock.Instant] = []
+        for _ in 0..<4 {
+            guard case .go(let at) = limiter.reserve(request, now: t0, deadline: t0 + .seconds(60)) else {
+                Issue.record("a slot within the deadline was refused")
+                return
+            }
+            slots.append(at)
+        }
+        #expect(Set(slots).count == 4)
+        #expect(slots == slots.sorted())
+        #expect(slots[0] == t0)
+        #expect(slots[1] > t0)
+        #expect(limiter.headroom == 0)
+    }
+
+    @Test func saxoBucketsArePerServiceGroup() {
+        let limiter = ConnectionRateLimiter(rules: [Self.saxoSession], settings: PipelineFixture.settings())
+        let t0 = ContinuousClock.now
+        let port = BrokerRequest(method: .get, url: "https://saxo.test/port/v1/balances")
+        let trade = BrokerRequest(method: .get, url: "https://saxo.test/trade/v1/infoprices")
+        limiter.observe(
+            PipelineFixture.status(200, [
+                (name: "X-RateLimit-Session-Limit", value: "120"), (name: "X-RateLimit-Session-Remaining", value: "0"),
+                (name: "X-RateLimit-Session-Reset", value: "20"),
+            ]), for: port, now: t0, wallClock: Date())
+        // `port` is spent, `trade` is not.
+        #expect(limiter.reserve(trade, now: t0, deadline: t0 + .seconds(5)) == .go(at: t0))
+        guard case .reject(let wait) = limiter.reserve(port, now: t0, deadline: t0 + .seconds(5)) else {
+            Issue.record("a spent service group let a call through")
+            return
+        }
+        #expect(wait >= .seconds(19) && wait <= .seconds(21))
+    }
+
+    @Test func aBudgetTheBrokerStaysSilentAboutWhileReportingOthersIsNotPaced() {
+        let orders = RateLimitRule(name: "orders", limit: 1, per: .seconds(1), headers: .saxo("SessionOrders"))
+        let limiter = ConnectionRateLimiter(rules: [Self.saxoSession, orders], settings: PipelineFixture.settings())
+        let t0 = ContinuousClock.now
+        let place = BrokerRequest(method: .post, url: "https://saxo.test/trade/v2/orders")
+        #expect(limiter.reserve(place, now: t0, deadline: t0 + .seconds(5)) == .go(at: t0))
+        // The prior: one a second.
+        guard case .go(let second) = limiter.reserve(place, now: t0, deadline: t0 + .seconds(5)), second > t0 else {
+            Issue.record("the prior did not pace")
+            return
+        }
+        limiter.observe(
+            PipelineFixture.status(200, [
+                (name: "X-RateLimit-Session-Limit", value: "120"), (name: "X-RateLimit-Session-Remaining", value: "100"),
+                (name: "X-RateLimit-Session-Reset", value: "30"),
+            ]), for: place, now: t0, wallClock: Date())
+        guard case .go(let third) = limiter.reserve(place, now: t0, deadline: t0 + .seconds(5)) else {
+            Issue.record("refused")
+            return
+        }
+        #expect(third < second + .seconds(1))  // the prior would say second + 1 s
+        // Reported again: paced again.
+        limiter.observe(
+            PipelineFixture.status(200, [
+                (name: "X-RateLimit-SessionOrders-Limit", value: "1"), (name: "X-RateLimit-SessionOrders-Remaining", value: "0"),
+                (name: "X-RateLimit-SessionOrders-Reset", value: "1"),
+            ]), for: place, now: t0, wallClock: Date())
+        guard case .go(let paced) = limiter.reserve(place, now: t0, deadline: t0 + .seconds(5)) else {
+            Issue.record("refused")
+            return
+        }
+        #expect(paced >= t0 + .milliseconds(900))
+    }
+
+    @Test func aWaitThatDoesNotFitTheDeadlineFailsRateLimitedWithoutCalling() async throws {
+        let reset = String(Int(Date().timeIntervalSince1970) + 30)
+        let broker = ScriptedTransport { _, _ in
+            PipelineFixture.status(200, [
+                (name: "X-RateLimit-Limit", value: "200"), (name: "X-RateLimit-Remaining", value: "0"),
+                (name: "X-RateLimit-Reset", value: reset),
+            ])
+        }
+        let metrics = RecordingMetrics()
+        let pipeline = BrokerPipeline(metrics: metrics, settings: PipelineFixture.settings())
+        let connection = PipelineFixture.connection()
+        let transport = pipeline.transport(
+            wrapping: broker, connection: connection, limits: [Self.alpacaLike], logger: PipelineFixture.logger)
+        #expect(try await transport.send(PipelineFixture.get()).status == 200)
+        let error = await #expect(throws: GatewayError.self) {
+            try await transport.send(PipelineFixture.get(timeout: .seconds(1)))
+        }
+        #expect(error?.code == .rateLimited)
+        #expect(error?.broker == .alpaca)
+        #expect((error?.retryAfter ?? 0) > 20)
+        #expect(broker.count == 1)
+        #expect(pipeline.health(connectionId: connection.id, broker: .alpaca).rateLimitHeadroom == 0)
+        #expect(metrics.last(BrokerPipeline.MetricName.rateLimitHeadroom, ["broker": "alpaca"]) == 0)
+        #expect(metrics.total(BrokerPipeline.MetricName.requests, ["broker": "alpaca", "operation": "other", "outcome": "rate_limited"]) == 1)
+    }
+
+    @Test func aTooManyRequestsWithRetryAfterEmptiesTheBucket() async throws {
+        let broker = ScriptedTransport { _, _ in
+            PipelineFixture.status(429, [(name: "Retry-After", value: "20")])
+        }
+        let pipeline = BrokerPipeline(metrics: RecordingMetrics(), settings: PipelineFixture.settings())
+        let transport = pipeline.transport(
+            wrapping: broker, connection: PipelineFixture.connection(),
+            limits: [RateLimitRule(name: "all", limit: 600, per: .seconds(60))], logger: PipelineFixture.logger)
+        // A read whose Retry-After is beyond what the retry waits for comes back as the 429.
+        #expect(try await transport.send(PipelineFixture.get()).status == 429)
+        #expect(broker.count == 1)
+        let error = await #expect(throws: GatewayError.self) {
+            try await transport.send(PipelineFixture.get(timeout: .seconds(2)))
+        }
+        #expect(error?.code == .rateLimited)
+        #expect((error?.retryAfter ?? 0) > 15)
+        #expect(broker.count == 1)
+    }
+
+    @Test func aTooManyRequestsFromABrokerWithoutDeclaredLimitsPausesTheConnection() async throws {
+        let broker = ScriptedTransport { _, _ in PipelineFixture.status(429, [(name: "Retry-After", value: "20")]) }
+        let pipeline = BrokerPipeline(metrics: RecordingMetrics(), settings: PipelineFixture.settings())
+        let transport = pipeline.transport(
+            wrapping: broker, connection: PipelineFixture.connection(broker: .tradeogre), limits: [],
+            logger: PipelineFixture.logger)
+        #expect(try await transport.send(PipelineFixture.post()).status == 429)
+        let error = await #expect(throws: GatewayError.self) {
+            try await transport.send(PipelineFixture.get(timeout: .seconds(2)))
+        }
+        #expect(error?.code == .rateLimited)
+        #expect(error?.broker == .tradeogre)
+        #expect(broker.count == 1)
+    }
+
+    @Test func aShortWaitQueuesTheCallAndCountsTheWait() async throws {
+        let broker = ScriptedTransport { attempt, _ in
+            attempt == 1
+                ? PipelineFixture.status(429, [(name: "Retry-After", value: "0.2")])
+                : PipelineFixture.status(200)
+        }
+        let metrics = RecordingMetrics()
+        let pipeline = BrokerPipeline(metrics: metrics, settings: PipelineFixture.settings(maxRetries: 0))
+        let transport = pipeline.transport(
+            wrapping: broker, connection: PipelineFixture.connection(),
+            limits: [RateLimitRule(name: "all", limit: 600, per: .seconds(60))], logger: PipelineFixture.logger)
+        #expect(try await transport.send(PipelineFixture.post()).status == 429)
+        let start = ContinuousClock.now
+        #expect(try await transport.send(PipelineFixture.get(timeout: .seconds(2))).status == 200)
+        #expect(start.duration(to: .now) >= .milliseconds(150))
+        #expect(metrics.total(BrokerPipeline.MetricName.rateLimitWaits, ["broker": "alpaca"]) == 1)
+    }
+
+    @Test(arguments: ["inf", "nan", "-5", "1e300", "abc", ""])
+    func brokerNumbersNeverTrap(value: String) {
+        let limiter = ConnectionRateLimiter(rules: [Self.alpacaLike], settings: PipelineFixture.settings())
+        let t0 = ContinuousClock.now
+        let request = PipelineFixture.get()
+        _ = limiter.reserve(request, now: t0, deadline: t0 + .seconds(5))
+        limiter.observe(
+            PipelineFixture.status(429, [
+                (name: "X-RateLimit-Limit", value: value), (name: "X-RateLimit-Remaining", value: value),
+                (name: "X-RateLimit-Reset", value: value), (name: "Retry-After", value: value),
+            ]), for: request, now: t0, wallClock: Date())
+        _ = limiter.reserve(request, now: t0, deadline: t0 + .seconds(5))
+        #expect(limiter.headroom != nil)
+    }
+}
