@@ -94,6 +94,11 @@ struct PipelineFaultTests {
             #expect(failure.message.contains("breaker"))
             #expect(world.source(fast, world.tradeogre)?.status == .ok)
             #expect(world.alpacaFired == 9)
+            // Failing fast: the dead broker's part costs no more than the healthy broker's (which sets the read's
+            // latency), where before the breaker opened it cost three attempts.
+            let failedFast = try #require(world.source(fast, world.alpaca)?.latencyMs)
+            let healthy = try #require(world.source(fast, world.tradeogre)?.latencyMs)
+            #expect(failedFast <= healthy + 5)
 
             // The broker recovers; after the configured cool-down, the half-open probe succeeds and closes it.
             world.alpacaFaults.removeAll()
