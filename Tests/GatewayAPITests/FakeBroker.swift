@@ -1,6 +1,7 @@
 import Foundation
 import GatewayCore
 import GatewayModel
+import HTTPTypes
 import Synchronization
 
 /// A test double of a broker: an in-memory adapter whose behaviour each test sets (data, delay, failure).
