@@ -318,7 +318,7 @@ let package = Package(
         .testTarget(
             name: "GatewayExecutableTests",
             dependencies: [
-                "gateway", "GatewayApp", "GatewayStore", "GatewayCore",
+                "gateway", "GatewayApp", "GatewayStore", "GatewayCore", "GatewayTesting",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),

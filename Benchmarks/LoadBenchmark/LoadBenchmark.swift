@@ -8,18 +8,20 @@ import NIOPosix
 /// with their real rate limits (Alpaca 200 requests per minute, Saxo 120 per minute per session and service group).
 ///
 /// Starts `gateway serve` on a fresh data folder (the demo tenant, one connection per sandbox), runs `--clients`
-/// concurrent clients reading `--path` for `--seconds`, then reads the gateway's `/metrics`, and prints: answers,
+/// concurrent clients reading `--path` for `--warmup` seconds and then `--seconds` measured ones, reads the gateway's
+/// `/metrics` at both ends of the measured span, and prints: answers,
 /// partial answers, sources that were rate-limited, latency medians and p99s, and each broker's upstream calls per
 /// minute beside its limit.
 ///
 ///     swift build -c release --product gateway --product LoadBenchmark
-///     .build/release/LoadBenchmark [--clients 200] [--seconds 60] [--coalesce on|off] [--path /v1/positions]
+///     .build/release/LoadBenchmark [--clients 200] [--warmup 60] [--seconds 60] [--coalesce on|off] [--path /v1/positions]
 @main
 struct LoadBenchmark {
     static func main() async throws {
         let arguments = Arguments(CommandLine.arguments)
         let clients = arguments.int("--clients", 200)
         let seconds = arguments.int("--seconds", 60)
+        let warmup = arguments.int("--warmup", 60)
         let coalesce = arguments.string("--coalesce", "on")
         let path = arguments.string("--path", "/v1/positions")
         let binary = arguments.string("--gateway", Self.siblingGateway())
@@ -44,37 +46,62 @@ struct LoadBenchmark {
         try await waitUntilReady(http, base: base, gateway: gateway)
         let key = try String(contentsOf: directory.appendingPathComponent("data/demo-api-key"), encoding: .utf8)
             .trimmingCharacters(in: .whitespacesAndNewlines)
-        let before = try await scrape(http, base: base)
-
-        print("BrokerGateway load benchmark: \(clients) clients reading \(path) for \(seconds) s, coalescing \(coalesce)")
+        print("BrokerGateway load benchmark: \(clients) clients reading \(path) for \(warmup) s of warm-up, then \(seconds) s measured; coalescing \(coalesce)")
+        // The warm-up lets the gateway learn each broker's rate-limit windows from its headers (a fresh process
+        // starts mid-window with the documented budget), so the measured minute shows the steady state.
         let started = ContinuousClock.now
-        let end = started + .seconds(seconds)
-        let results = try await withThrowingTaskGroup(of: ClientTally.self) { group in
+        let measureFrom = started + .seconds(warmup)
+        let end = measureFrom + .seconds(seconds)
+        enum Outcome: Sendable {
+            case client(warm: ClientTally, measured: ClientTally)
+            case scrape([String: Double])
+        }
+        var warm = ClientTally()
+        var results = ClientTally()
+        var before: [String: Double] = [:]
+        try await withThrowingTaskGroup(of: Outcome.self) { group in
+            group.addTask {
+                try await Task.sleep(until: measureFrom, clock: .continuous)
+                return .scrape(try await scrape(http, base: base))
+            }
             for _ in 0..<clients {
                 group.addTask {
+                    var warm = ClientTally()
                     var tally = ClientTally()
                     while ContinuousClock.now < end {
                         var request = HTTPClientRequest(url: base + path)
                         request.headers.add(name: "Authorization", value: "Bearer \(key)")
                         let began = ContinuousClock.now
+                        var outcome = ClientTally()
                         do {
                             let response = try await http.execute(request, timeout: .seconds(30))
                             let body = try await response.body.collect(upTo: 8 << 20)
-                            tally.record(status: Int(response.status.code), body: Data(body.readableBytesView), latency: ContinuousClock.now - began)
+                            outcome.record(status: Int(response.status.code), body: Data(body.readableBytesView), latency: ContinuousClock.now - began)
                         } catch {
-                            tally.transportErrors += 1
+                            outcome.transportErrors += 1
                         }
+                        if began >= measureFrom { tally.merge(outcome) } else { warm.merge(outcome) }
                     }
-                    return tally
+                    return .client(warm: warm, measured: tally)
                 }
             }
-            var total = ClientTally()
-            for try await tally in group { total.merge(tally) }
-            return total
+            for try await outcome in group {
+                switch outcome {
+                case .client(let w, let m):
+                    warm.merge(w)
+                    results.merge(m)
+                case .scrape(let values):
+                    before = values
+                }
+            }
         }
-        let elapsed = ContinuousClock.now - started
+        let elapsed = ContinuousClock.now - measureFrom
         let after = try await scrape(http, base: base)
         try await http.shutdown()
+        if warmup > 0 {
+            print("warm-up: answers \(warm.latencies.count), partial \(warm.partial), rate-limited sources \(warm.rateLimited), non-200 \(warm.failures), transport errors \(warm.transportErrors)")
+            print("measured:")
+        }
         report(results, elapsed: elapsed, before: before, after: after)
     }
 

@@ -4,6 +4,7 @@ import GatewayApp
 import GatewayCore
 import GatewayModel
 import GatewayStore
+import GatewayTesting
 import HTTPTypes
 import HummingbirdTesting
 import NIOCore

@@ -58,14 +58,16 @@ public final class BrokerPipeline: Sendable {
         wrapping transport: any BrokerTransport, connection: ConnectionDescriptor, limits: [RateLimitRule],
         logger: Logger
     ) -> any BrokerTransport {
-        let state = connections.withLock { connections in
-            if let existing = connections[connection.id], existing.broker == connection.broker { return existing }
+        let (state, isNew) = connections.withLock { connections in
+            if let existing = connections[connection.id], existing.broker == connection.broker { return (existing, false) }
             let fresh = ConnectionPipelineState(
                 connectionId: connection.id, broker: connection.broker, limits: limits, settings: settings,
                 tracksBreaker: true)
             connections[connection.id] = fresh
-            return fresh
+            return (fresh, true)
         }
+        // The broker's breaker gauge exists from its first connection on (0 open), not from its first failure.
+        if isNew { breakerChanged(broker: connection.broker) }
         return chain(transport, state: state, logger: logger)
     }
 
@@ -185,7 +187,7 @@ struct PipelinedTransport: BrokerTransport {
         let context = BrokerCallContext(
             broker: connection.broker, connectionId: connection.connectionId,
             operation: BrokerOperationScope.current ?? BrokerOperationScope.fallback,
-            deadline: .now + request.timeout)
+            deadline: min(.now + request.timeout, DeadlineScope.current ?? .now + request.timeout))
         return try await run(0, request, context)
     }
 

@@ -213,7 +213,12 @@ struct RateLimitMiddleware: BrokerMiddleware {
                     label: BrokerPipeline.MetricName.rateLimitWaits, dimensions: [("broker", context.broker.rawValue)],
                     factory: pipeline.metrics
                 ).increment()
-                try await Task.sleep(until: at, clock: .continuous)
+                do {
+                    try await Task.sleep(until: at, clock: .continuous)
+                } catch {
+                    limiter.refund(request)
+                    throw error
+                }
             }
         }
         let response = try await next(request, context)

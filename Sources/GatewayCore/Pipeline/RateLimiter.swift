@@ -170,6 +170,19 @@ final class ConnectionRateLimiter: Sendable {
         }
     }
 
+    /// Gives back the slot `reserve` took for a call that never left (its caller gave up while it waited), so a
+    /// crowd of abandoned waiters cannot spend the budget of the calls that do go.
+    func refund(_ request: BrokerRequest) {
+        let keys = keys(for: request)
+        state.withLock { state in
+            for (key, _) in keys {
+                guard var bucket = state.buckets[key] else { continue }
+                bucket.remaining = min(bucket.limit, bucket.remaining + 1)
+                state.buckets[key] = bucket
+            }
+        }
+    }
+
     /// Learns from an answer's headers; a 429 empties the request's buckets until the reset or `Retry-After`.
     func observe(_ response: BrokerResponse, for request: BrokerRequest, now: ContinuousClock.Instant, wallClock: Date) {
         let keys = keys(for: request)

@@ -144,6 +144,44 @@ struct RateLimiterTests {
         #expect(metrics.total(BrokerPipeline.MetricName.requests, ["broker": "alpaca", "operation": "other", "outcome": "rate_limited"]) == 1)
     }
 
+    @Test func theCallersDeadlineBoundsTheWaitNotJustTheRequestTimeout() async throws {
+        // The budget is spent until a window that ends in 20 s: the next call's slot is 20 s away.
+        let reset = String(Int(Date().timeIntervalSince1970) + 20)
+        let broker = ScriptedTransport { _, _ in
+            PipelineFixture.status(200, [
+                (name: "X-RateLimit-Limit", value: "200"), (name: "X-RateLimit-Remaining", value: "0"),
+                (name: "X-RateLimit-Reset", value: reset),
+            ])
+        }
+        let pipeline = BrokerPipeline(metrics: RecordingMetrics(), settings: PipelineFixture.settings())
+        let transport = pipeline.transport(
+            wrapping: broker, connection: PipelineFixture.connection(), limits: [Self.alpacaLike], logger: PipelineFixture.logger)
+        #expect(try await transport.send(PipelineFixture.get()).status == 200)
+        // The request itself would wait (its timeout is 30 s), but its caller (a fan-out's source deadline) gives it one second: it
+        // fails at once instead of holding a slot it will be cancelled before using.
+        let started = ContinuousClock.now
+        let error = await #expect(throws: GatewayError.self) {
+            try await withDeadline(.seconds(1)) { try await transport.send(PipelineFixture.get(timeout: .seconds(30))) }
+        }
+        #expect(error?.code == .rateLimited)
+        #expect(started.duration(to: .now) < .seconds(1))
+        #expect(broker.count == 1)
+    }
+
+    @Test func aWaiterThatIsCancelledGivesItsSlotBack() async throws {
+        let limiter = ConnectionRateLimiter(rules: [Self.alpacaLike], settings: PipelineFixture.settings())
+        let t0 = ContinuousClock.now
+        let request = PipelineFixture.get()
+        guard case .go = limiter.reserve(request, now: t0, deadline: t0 + .seconds(60)) else {
+            Issue.record("a plentiful budget refused a call")
+            return
+        }
+        let spent = try #require(limiter.headroom)
+        #expect(spent < 1)
+        limiter.refund(request)
+        #expect(limiter.headroom == 1)
+    }
+
     @Test func aTooManyRequestsWithRetryAfterEmptiesTheBucket() async throws {
         let broker = ScriptedTransport { _, _ in
             PipelineFixture.status(429, [(name: "Retry-After", value: "20")])

@@ -3,23 +3,24 @@ import Foundation
 /// A strict parser of the Prometheus text exposition format (0.0.4), enough to check what `/metrics` serves: every
 /// line is a comment (`# HELP`, `# TYPE`), blank, or a sample `name{label="value",...} value [timestamp]`. Anything
 /// else is an error, so a malformed exposition fails the test that reads it.
-struct PrometheusText {
-    struct Sample: Hashable {
-        var name: String
-        var labels: [String: String]
-        var value: Double
+public struct PrometheusText: Sendable {
+    public struct Sample: Hashable, Sendable {
+        public var name: String
+        public var labels: [String: String]
+        public var value: Double
     }
 
-    struct ParseError: Error, CustomStringConvertible {
-        var line: Int
-        var reason: String
-        var description: String { "line \(line): \(reason)" }
+    public struct ParseError: Error, CustomStringConvertible {
+        public var line: Int
+        public var reason: String
+        public var description: String { "line \(line): \(reason)" }
     }
 
-    var types: [String: String] = [:]
-    var samples: [Sample] = []
+    /// `# TYPE` of each family.
+    public var types: [String: String] = [:]
+    public var samples: [Sample] = []
 
-    init(_ text: String) throws {
+    public init(_ text: String) throws {
         for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let number = index + 1
             if line.isEmpty { continue }
@@ -94,12 +95,12 @@ struct PrometheusText {
     }
 
     /// The samples of a series name, optionally only those whose labels include `matching`.
-    func series(_ name: String, _ matching: [String: String] = [:]) -> [Sample] {
+    public func series(_ name: String, _ matching: [String: String] = [:]) -> [Sample] {
         samples.filter { sample in sample.name == name && matching.allSatisfy { sample.labels[$0.key] == $0.value } }
     }
 
     /// The sum of the matching samples' values.
-    func sum(_ name: String, _ matching: [String: String] = [:]) -> Double {
+    public func sum(_ name: String, _ matching: [String: String] = [:]) -> Double {
         series(name, matching).reduce(0) { $0 + $1.value }
     }
 }
