@@ -28,14 +28,19 @@ struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
     }
 }
 
-/// Headers every answer carries: nothing the API serves is meant to run or be sniffed as something else (the one
-/// HTML page, the OAuth callback, included). Set here rather than through the generated types, whose header
+/// Headers every answer carries: nothing the API serves is meant to run or be sniffed as something else (the OAuth
+/// callback page included); the dashboard's files get a policy that lets its own script and style run, and nothing
+/// else. Set here rather than through the generated types, whose header
 /// serialization would percent-encode the policy's spaces and quotes.
 struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response = try await next(request, context)
-        response.headers[HTTPField.Name("Content-Security-Policy")!] = "default-src 'none'; frame-ancestors 'none'"
+        response.headers[HTTPField.Name("Content-Security-Policy")!] =
+            DashboardAssets.isDashboardPath(request.uri.path) ? DashboardAssets.contentSecurityPolicy : Self.contentSecurityPolicy
         response.headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
         return response
     }
+
+    /// Everything but the dashboard runs and loads nothing.
+    static var contentSecurityPolicy: String { "default-src 'none'; frame-ancestors 'none'" }
 }

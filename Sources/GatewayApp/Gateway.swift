@@ -22,6 +22,7 @@ public struct Gateway: Sendable {
     let reads: ReadCoalescer
     let metrics: ApplicationMetrics
     let reconcilerHeartbeat: Heartbeat
+    let reconciliationAttempts: ReconciliationAttempts
     /// How old an answer a read accepts when neither the read (`maxAgeMs`) nor its tenant says.
     let defaultReadMaxAge: Duration
     /// `false` only to measure what sharing saves: every read then asks the broker.
@@ -43,6 +44,7 @@ public struct Gateway: Sendable {
         self.reads = ReadCoalescer()
         self.metrics = ApplicationMetrics(factory: registry.pipeline.metrics)
         self.reconcilerHeartbeat = Heartbeat()
+        self.reconciliationAttempts = ReconciliationAttempts()
         self.defaultReadMaxAge = defaultReadMaxAge
         self.coalesceReads = coalesceReads
     }

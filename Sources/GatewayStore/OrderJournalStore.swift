@@ -137,6 +137,9 @@ public protocol OrderJournalStore: Sendable {
     func orderEvents(tenantId: String, orderId: String) async throws -> [OrderEvent]
     /// Orders in the given states across all tenants (for the reconciler), oldest first, at most `limit`.
     func journaledOrders(in states: [JournalState], limit: Int) async throws -> [JournaledOrder]
+    /// One tenant's orders in the given states, oldest first, at most `limit` (`GET /v1/status`: what awaits
+    /// reconciliation).
+    func journaledOrders(tenantId: String, in states: [JournalState], limit: Int) async throws -> [JournaledOrder]
     /// Broker order ids already claimed by journaled orders of a connection since `since` (so reconciliation
     /// by matching never assigns one broker order to two intents).
     func claimedBrokerOrderIds(tenantId: String, connectionId: String, since: Date) async throws -> Set<String>

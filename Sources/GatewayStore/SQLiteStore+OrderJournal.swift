@@ -203,6 +203,23 @@ extension SQLiteStore: OrderJournalStore {
         }
     }
 
+    /// One tenant's orders in the given states: oldest `createdAt` first, then by id.
+    public func journaledOrders(tenantId: String, in states: [JournalState], limit: Int) async throws -> [JournaledOrder] {
+        let states = Set(states.map(\.rawValue)).sorted()
+        guard !states.isEmpty, limit > 0 else { return [] }
+        return try await read("journaledOrdersOfTenant") { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT \(Self.journaledOrderColumns) FROM orders
+                    WHERE tenant_id = ? AND state IN (\(databaseQuestionMarks(count: states.count)))
+                    ORDER BY created_at, id LIMIT ?
+                    """,
+                arguments: [tenantId] + StatementArguments(states) + [limit]
+            ).map(JournaledOrder.init(row:))
+        }
+    }
+
     /// Every broker order id recorded for the connection's orders at or after `since` (the time the id was
     /// recorded, so an old order that got its id late is included), replaced ones included.
     public func claimedBrokerOrderIds(tenantId: String, connectionId: String, since: Date) async throws -> Set<String> {

@@ -113,6 +113,12 @@ func buildGateway(
     var services: [any Service] = sandboxes.map { sandbox in
         SandboxServer(sandbox.simulator, host: "127.0.0.1", port: 0) { url in
             registry.setSandboxBaseURL(url.absoluteString, for: sandbox.name)
+            // Where the in-process sandbox listens, for its `/_sandbox/` admin (fault injection, prices, clock) from
+            // outside: loopback only, its demo logins are the public documented ones, and nothing secret is logged.
+            logger.notice(
+                "sandbox broker is serving",
+                metadata: ["broker": .string(sandbox.name), "url": .string(url.absoluteString),
+                           "admin": .string(url.absoluteString + "/_sandbox/")])
             await ready.arrived(sandbox.name)
         }
     }

@@ -28,6 +28,7 @@ struct APIHarness {
         cipher: CredentialCipher = .random(),
         brokerState: FakeBrokerState = FakeBrokerState(),
         pipeline: BrokerPipeline = BrokerPipeline(),
+        transport: any BrokerTransport = UnusedTransport(),
         defaultReadMaxAge: Duration = .zero,
         _ body: @escaping @Sendable (APIHarness, any TestClientProtocol) async throws -> T
     ) async throws -> T {
@@ -39,7 +40,7 @@ struct APIHarness {
         let logger = Logger(label: "test")
         let registry = AdapterRegistry(
             factories: [FakeBrokerFactory(kind: .alpaca, state: state), FakeBrokerFactory(kind: .saxo, state: state)],
-            transport: UnusedTransport(), logger: logger, pipeline: pipeline)
+            transport: transport, logger: logger, pipeline: pipeline)
         let gateway = Gateway(
             store: store, registry: registry, router: router, logger: logger, orderSettings: orderSettings,
             defaultReadMaxAge: defaultReadMaxAge)

@@ -1,6 +1,7 @@
 import Foundation
 import GatewayCore
 import GatewayModel
+import HTTPTypes
 import Synchronization
 
 /// A test double of a broker: an in-memory adapter whose behaviour each test sets (data, delay, failure).
@@ -17,6 +18,9 @@ struct FakeBrokerBehaviour: Sendable {
     var failBeforePlacing: GatewayError? = nil
     /// After taking an order the broker becomes unreachable (so immediate reconciliation cannot see it).
     var unreachableAfterPlacing = false
+    /// Each operation first sends one GET to the connection's base URL through the adapter's transport (the
+    /// broker-call pipeline, so its breaker and health see it); a 5xx answer fails the operation.
+    var callsTransport = false
 }
 
 final class FakeBrokerState: Sendable {
@@ -76,6 +80,13 @@ struct FakeBroker: BrokerAdapter {
         let behaviour = state.behaviour(for: context.baseURL)
         if behaviour.delay > .zero { try await Task.sleep(for: behaviour.delay) }
         if let failure = behaviour.failure { throw failure }
+        if behaviour.callsTransport {
+            let response = try await context.transport.send(
+                BrokerRequest(method: .get, url: context.baseURL + "/v1/ping", loggedPath: "GET /v1/ping", idempotent: true))
+            if response.status >= 500 {
+                throw GatewayError(.upstreamUnavailable, "the broker answered \(response.status)", broker: kind)
+            }
+        }
     }
 
     func validateCredentials() async throws {

@@ -11,6 +11,7 @@ extension Gateway {
     /// account, instrument, side, quantity, price and time among the broker's orders.
     public func reconcile(_ journaled: JournaledOrder, connection: ConnectionDescriptor, adapter: any BrokerAdapter) async throws -> JournaledOrder {
         let request = journaled.request
+        reconciliationAttempts.record(journaled.id)
         let found: Order?
         do {
             found = try await withDeadline(router.perSourceTimeout) { [journal] in
@@ -50,6 +51,7 @@ extension Gateway {
     public func reconcilePending(limit: Int = 100) async {
         guard let pending = try? await journal.journaledOrders(in: [.unknown, .submitting], limit: limit) else { return }
         reconcilerHeartbeat.beat()
+        reconciliationAttempts.keep(only: Set(pending.map(\.id)))
         metrics.reconciliation(pending: pending.count, oldest: pending.map(\.createdAt).min())
         let staleSubmitting = Date().addingTimeInterval(-(orderSettings.brokerTimeout.milliseconds / 1000) - 5)
         for journaled in pending where !inFlight.isRunning(journaled.id) {
