@@ -93,6 +93,12 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         case let gatewayError as GatewayError:
             return gatewayError
         case let decodingError as DecodingError:
+            // A decimal that reads but that `Decimal` cannot hold exactly breaks a rule (never rounded): 422.
+            if case .dataCorrupted(let context) = decodingError, case .inexact(let problem)? = context.underlyingError as? DecimalText.Refusal {
+                let (_, details) = APIJSON.problems(from: decodingError)
+                let field = details.first?.field ?? "body"
+                return GatewayError.unprocessable([FieldProblem(field: field, problem: problem)])
+            }
             // A query parameter that did not decode comes without its name: the document says which one it was.
             if error.operationInput == nil, let query = error.request.path?.split(separator: "?", maxSplits: 1).dropFirst().first,
                 let problem = document.queryProblem(operationID: error.operationID, query: query)

@@ -33,7 +33,7 @@ public enum GatewayServer {
             metricsRegistry: (gateway.metricsFactory as? PrometheusMetricsFactory)?.registry)
         try handlers.registerHandlers(
             on: router, configuration: APIJSON.configuration,
-            middlewares: [Authentication(gateway: gateway, publicOperationIDs: document.publicOperationIDs)])
+            middlewares: [Authentication(gateway: gateway, publicOperationIDs: document.publicOperationIDs), DecimalLiterals()])
         return router
     }
 

@@ -2,37 +2,131 @@ public import Foundation
 
 /// Strict conversion between `Decimal` and its wire text.
 ///
-/// Foundation's `Decimal(string:)` accepts a prefix ("1.5abc" becomes 1.5), so every broker string and every
-/// client string goes through `parse` first, which accepts only a whole, plain decimal literal.
+/// Foundation's `Decimal(string:)` accepts a prefix ("1.5abc" becomes 1.5) and silently rounds what it cannot hold
+/// (a 40th significant digit is dropped; "1e-130" is no number at all), so every broker string and every client string
+/// goes through `read` first, which accepts only a whole, plain decimal literal whose value `Decimal` holds exactly.
+/// Nothing is ever rounded here: text `Decimal` cannot hold is refused, and the caller says so (a client's 422, a
+/// broker's `malformed_response`).
+///
+/// What a field may hold beyond that (a quantity's largest value, a price's fraction digits) is the field's rule:
+/// see ``DecimalBounds``. The text of every value `Decimal` holds reads back here, so the gateway's own stored text
+/// (the order journal) always does, whatever a field allows.
 public enum DecimalText {
-    /// The longest literal accepted; far beyond any real price or quantity, short enough to bound parsing work.
-    public static let maximumLength = 64
+    /// The longest literal accepted: longer than the canonical text of any value `Decimal` holds (at most 169
+    /// characters: 39 digits and 127 zeros, or "0." with 127 digits after it), short enough to bound the work.
+    public static let maximumLength = 256
+    /// `Decimal` keeps a 128-bit significand: every 38-digit integer fits, not every 39-digit one. More significant
+    /// digits than this are refused, except 39-digit values that do fit (the gateway's own sums can make them, and
+    /// its journal must read back whatever it wrote).
+    public static let maximumSignificantDigits = 38
+    /// The exponent range of `Decimal`'s significand (value = significand × 10^exponent).
+    public static let exponentRange = -128...127
 
-    /// Parses `"-12.340"`, `"0.00000001"`, `"1e-8"`, `"+5"`; rejects empty text, spaces, prefixes, `NaN`, hex, commas.
+    /// Why a text is not a decimal the gateway takes.
+    public enum Refusal: Error, Sendable, Hashable {
+        /// Not a plain decimal literal: empty, spaces, a prefix, `NaN`, hex, commas, or longer than ``maximumLength``.
+        case notADecimal
+        /// A well-formed decimal that `Decimal` cannot hold exactly; `problem` says why, for a client's field problem
+        /// ("has more than 38 significant digits …").
+        case inexact(problem: String)
+
+        public var problem: String {
+            switch self {
+            case .notADecimal: "must be a decimal number, as a string or a number"
+            case .inexact(let problem): problem
+            }
+        }
+    }
+
+    /// Parses `"-12.340"`, `"0.00000001"`, `"1e-8"`, `"+5"`; `nil` for what ``read(_:)`` refuses.
     public static func parse(_ text: String) -> Decimal? {
+        switch read(text) {
+        case .success(let value): value
+        case .failure: nil
+        }
+    }
+
+    /// Reads a plain decimal literal (`"-12.340"`, `".5"`, `"1e-8"`, `"+5"`) into the value it names, exactly; refuses
+    /// empty text, spaces, prefixes, `NaN`, hex and commas (``Refusal/notADecimal``), and a value with more than 38
+    /// significant digits or beyond `Decimal`'s exponent range (``Refusal/inexact(problem:)``).
+    public static func read(_ text: String) -> Result<Decimal, Refusal> {
         let utf8 = text.utf8
-        guard !utf8.isEmpty, utf8.count <= maximumLength else { return nil }
+        guard !utf8.isEmpty, utf8.count <= maximumLength else { return .failure(.notADecimal) }
         var index = utf8.startIndex
         func peek() -> UInt8? { index < utf8.endIndex ? utf8[index] : nil }
         func isDigit(_ c: UInt8?) -> Bool { c.map { $0 >= 0x30 && $0 <= 0x39 } ?? false }
-        if peek() == UInt8(ascii: "+") || peek() == UInt8(ascii: "-") { index = utf8.index(after: index) }
-        var digits = 0
-        while isDigit(peek()) { digits += 1; index = utf8.index(after: index) }
+        var negative = false
+        if peek() == UInt8(ascii: "+") || peek() == UInt8(ascii: "-") {
+            negative = peek() == UInt8(ascii: "-")
+            index = utf8.index(after: index)
+        }
+        // The digits without the point, and how many of them came after it.
+        var digits: [UInt8] = []
+        var fractionDigits = 0
+        while isDigit(peek()) { digits.append(peek()!); index = utf8.index(after: index) }
         if peek() == UInt8(ascii: ".") {
             index = utf8.index(after: index)
-            while isDigit(peek()) { digits += 1; index = utf8.index(after: index) }
+            while isDigit(peek()) { digits.append(peek()!); fractionDigits += 1; index = utf8.index(after: index) }
         }
-        guard digits > 0 else { return nil }
+        guard !digits.isEmpty else { return .failure(.notADecimal) }
+        var exponent = 0
         if peek() == UInt8(ascii: "e") || peek() == UInt8(ascii: "E") {
             index = utf8.index(after: index)
-            if peek() == UInt8(ascii: "+") || peek() == UInt8(ascii: "-") { index = utf8.index(after: index) }
+            var exponentNegative = false
+            if peek() == UInt8(ascii: "+") || peek() == UInt8(ascii: "-") {
+                exponentNegative = peek() == UInt8(ascii: "-")
+                index = utf8.index(after: index)
+            }
             var exponentDigits = 0
-            while isDigit(peek()) { exponentDigits += 1; index = utf8.index(after: index) }
-            guard exponentDigits > 0, exponentDigits <= 3 else { return nil }
+            while let c = peek(), isDigit(c) {
+                exponent = exponent * 10 + Int(c - 0x30)
+                exponentDigits += 1
+                index = utf8.index(after: index)
+            }
+            guard exponentDigits > 0, exponentDigits <= 3 else { return .failure(.notADecimal) }
+            if exponentNegative { exponent = -exponent }
         }
-        guard index == utf8.endIndex else { return nil }
-        guard let value = Decimal(string: text, locale: nil), !value.isNaN else { return nil }
-        return value
+        guard index == utf8.endIndex else { return .failure(.notADecimal) }
+
+        // value = significant × 10^scale, with the significant digits stripped of leading and trailing zeros.
+        guard let first = digits.firstIndex(where: { $0 != UInt8(ascii: "0") }) else { return .success(0) }
+        let last = digits.lastIndex(where: { $0 != UInt8(ascii: "0") })!
+        var significant = Array(digits[first...last])
+        var scale = exponent - fractionDigits + (digits.count - 1 - last)
+        // Decimal's significand holds every 38-digit integer and the 39-digit ones up to 2^128 - 1; a value with a
+        // larger exponent than it takes may still fit with zeros moved into the significand (10 × 10^127).
+        while scale > exponentRange.upperBound, significant.count < maximumSignificand.count {
+            significant.append(UInt8(ascii: "0"))
+            scale -= 1
+        }
+        guard significant.count <= maximumSignificantDigits || Self.fitsSignificand(significant) else {
+            return .failure(.inexact(problem: "has more than \(maximumSignificantDigits) significant digits, more than a decimal holds exactly (it is never rounded)"))
+        }
+        guard exponentRange.contains(scale) else {
+            return .failure(.inexact(problem: "is beyond the range a decimal holds exactly (about 10^-128 to 10^165; it is never rounded)"))
+        }
+        // A significand Decimal holds and an exponent in range: Foundation reads this form exactly.
+        let canonical = (negative ? "-" : "") + String(decoding: significant, as: UTF8.self) + "e" + String(scale)
+        guard let value = Decimal(string: canonical, locale: nil), !value.isNaN else { return .failure(.notADecimal) }
+        return .success(value)
+    }
+
+    /// 2^128 - 1, the largest significand `Decimal` holds (39 digits).
+    static let maximumSignificand = Array("340282366920938463463374607431768211455".utf8)
+
+    /// Whether a significand of 39 digits or fewer is at most ``maximumSignificand``.
+    static func fitsSignificand(_ digits: [UInt8]) -> Bool {
+        digits.count < maximumSignificand.count
+            || (digits.count == maximumSignificand.count && !maximumSignificand.lexicographicallyPrecedes(digits))
+    }
+
+    /// The number of significant digits of a value: its digits without leading and trailing zeros (0 has none).
+    public static func significantDigits(_ value: Decimal) -> Int {
+        let digits = format(value).utf8.filter { $0 >= 0x30 && $0 <= 0x39 }
+        guard let first = digits.firstIndex(where: { $0 != UInt8(ascii: "0") }),
+            let last = digits.lastIndex(where: { $0 != UInt8(ascii: "0") })
+        else { return 0 }
+        return last - first + 1
     }
 
     /// The canonical text of a decimal: plain notation, no exponent, no trailing zeros ("0.3", "-1.5", "0.00000001").
@@ -78,27 +172,33 @@ public enum DecimalText {
     }
 }
 
+extension DecimalText.Refusal {
+    /// The refusal as the decoding error of `key`: `dataCorrupted` with the problem as its description and the refusal
+    /// itself as the underlying error, so the API can tell a decimal it cannot hold exactly (a 422 naming the field)
+    /// from a value it cannot read at all (a 400), and an adapter's decoding still fails the usual way
+    /// (`malformed_response`).
+    public func decodingError(codingPath: [any CodingKey]) -> DecodingError {
+        .dataCorrupted(DecodingError.Context(codingPath: codingPath, debugDescription: problem, underlyingError: self))
+    }
+}
+
 extension KeyedDecodingContainer {
-    /// Decodes a decimal sent as a JSON string ("0.01") or a JSON number (0.01), strictly.
+    /// Decodes a decimal sent as a JSON string ("0.01") or a JSON number (0.01), strictly: never rounded.
+    ///
+    /// A string goes through ``DecimalText/read(_:)``. A number is read by the JSON reader itself, which keeps at most
+    /// 38 or 39 significant digits and drops the rest without a word; as its text is gone by then, a number that comes
+    /// out with 38 or more significant digits is refused as possibly rounded (send such a value as a string). The
+    /// client API checks the literal text of its numbers before decoding (`DecimalLiterals` in GatewayAPI).
     public func decodeDecimal(forKey key: Key) throws -> Decimal {
-        if let text = try? decode(String.self, forKey: key) {
-            guard let value = DecimalText.parse(text) else {
-                throw DecodingError.dataCorruptedError(
-                    forKey: key, in: self, debugDescription: "must be a decimal number, as a string or a number")
-            }
-            return value
-        }
+        let text: String
         do {
-            let value = try decode(Decimal.self, forKey: key)
-            guard !value.isNaN else {
-                throw DecodingError.dataCorruptedError(forKey: key, in: self, debugDescription: "must be a finite decimal number")
-            }
-            return value
-        } catch let error as DecodingError {
-            if case .keyNotFound = error { throw error }
-            if case .valueNotFound = error { throw error }
-            throw DecodingError.dataCorruptedError(
-                forKey: key, in: self, debugDescription: "must be a decimal number, as a string or a number")
+            text = try decode(String.self, forKey: key)
+        } catch DecodingError.typeMismatch {
+            return try decodeDecimalNumber(forKey: key)
+        }
+        switch DecimalText.read(text) {
+        case .success(let value): return value
+        case .failure(let refusal): throw refusal.decodingError(codingPath: codingPath + [key])
         }
     }
 
@@ -106,6 +206,54 @@ extension KeyedDecodingContainer {
     public func decodeDecimalIfPresent(forKey key: Key) throws -> Decimal? {
         guard contains(key), try !decodeNil(forKey: key) else { return nil }
         return try decodeDecimal(forKey: key)
+    }
+
+    private func decodeDecimalNumber(forKey key: Key) throws -> Decimal {
+        let value: Decimal
+        do {
+            value = try decode(Decimal.self, forKey: key)
+        } catch let error as DecodingError {
+            if case .keyNotFound = error { throw error }
+            if case .valueNotFound = error { throw error }
+            throw DecimalText.Refusal.notADecimal.decodingError(codingPath: codingPath + [key])
+        }
+        guard !value.isNaN else { throw DecimalText.Refusal.notADecimal.decodingError(codingPath: codingPath + [key]) }
+        guard DecimalText.significantDigits(value) < DecimalText.maximumSignificantDigits else {
+            throw DecimalText.Refusal.inexact(
+                problem: "has \(DecimalText.maximumSignificantDigits) or more significant digits as a JSON number, which the JSON reader may have rounded; send it as a string"
+            ).decodingError(codingPath: codingPath + [key])
+        }
+        return value
+    }
+}
+
+extension SingleValueDecodingContainer {
+    /// A decimal that is the whole value (a candle's array element), read by the rules of
+    /// `KeyedDecodingContainer.decodeDecimal(forKey:)`.
+    public func decodeDecimal() throws -> Decimal {
+        let text: String
+        do {
+            text = try decode(String.self)
+        } catch DecodingError.typeMismatch {
+            let value: Decimal
+            do {
+                value = try decode(Decimal.self)
+            } catch let error as DecodingError {
+                if case .valueNotFound = error { throw error }
+                throw DecimalText.Refusal.notADecimal.decodingError(codingPath: codingPath)
+            }
+            guard !value.isNaN else { throw DecimalText.Refusal.notADecimal.decodingError(codingPath: codingPath) }
+            guard DecimalText.significantDigits(value) < DecimalText.maximumSignificantDigits else {
+                throw DecimalText.Refusal.inexact(
+                    problem: "has \(DecimalText.maximumSignificantDigits) or more significant digits as a JSON number, which the JSON reader may have rounded; send it as a string"
+                ).decodingError(codingPath: codingPath)
+            }
+            return value
+        }
+        switch DecimalText.read(text) {
+        case .success(let value): return value
+        case .failure(let refusal): throw refusal.decodingError(codingPath: codingPath)
+        }
     }
 }
 

@@ -80,8 +80,9 @@ public struct OrderRequest: Codable, Sendable, Hashable {
         try c.encodeIfPresent(previewId, forKey: .previewId)
     }
 
-    /// The rules that hold for every broker. Broker- and instrument-specific rules (increments, supported
-    /// time in force) are the adapter's.
+    /// The rules that hold for every broker, each decimal's bounds included (``DecimalBounds``: beyond them a value is
+    /// refused, never rounded). Broker- and instrument-specific rules (increments, supported time in force) are the
+    /// adapter's.
     public func problems() -> [FieldProblem] {
         var problems: [FieldProblem] = []
         if connectionId.isEmpty { problems.append(.init(field: "connectionId", problem: "must not be empty")) }
@@ -89,10 +90,18 @@ public struct OrderRequest: Codable, Sendable, Hashable {
         if instrument.symbol.isEmpty || instrument.symbol.count > 32 {
             problems.append(.init(field: "symbol", problem: "must be 1 to 32 characters"))
         }
-        if quantity <= 0 { problems.append(.init(field: "quantity", problem: "must be greater than 0")) }
+        if quantity <= 0 {
+            problems.append(.init(field: "quantity", problem: "must be greater than 0"))
+        } else if let problem = DecimalBounds.quantity.problem(quantity) {
+            problems.append(.init(field: "quantity", problem: problem))
+        }
         if type.needsLimitPrice {
             if let limitPrice {
-                if limitPrice <= 0 { problems.append(.init(field: "limitPrice", problem: "must be greater than 0")) }
+                if limitPrice <= 0 {
+                    problems.append(.init(field: "limitPrice", problem: "must be greater than 0"))
+                } else if let problem = DecimalBounds.price.problem(limitPrice) {
+                    problems.append(.init(field: "limitPrice", problem: problem))
+                }
             } else {
                 problems.append(.init(field: "limitPrice", problem: "is required for \(type.rawValue) orders"))
             }
@@ -101,7 +110,11 @@ public struct OrderRequest: Codable, Sendable, Hashable {
         }
         if type.needsStopPrice {
             if let stopPrice {
-                if stopPrice <= 0 { problems.append(.init(field: "stopPrice", problem: "must be greater than 0")) }
+                if stopPrice <= 0 {
+                    problems.append(.init(field: "stopPrice", problem: "must be greater than 0"))
+                } else if let problem = DecimalBounds.price.problem(stopPrice) {
+                    problems.append(.init(field: "stopPrice", problem: problem))
+                }
             } else {
                 problems.append(.init(field: "stopPrice", problem: "is required for \(type.rawValue) orders"))
             }
@@ -177,9 +190,16 @@ public struct OrderModification: Codable, Sendable, Hashable {
         if isEmpty {
             problems.append(.init(field: "body", problem: "must change at least one of quantity, limitPrice, stopPrice, timeInForce, type"))
         }
-        if let quantity, quantity <= 0 { problems.append(.init(field: "quantity", problem: "must be greater than 0")) }
-        if let limitPrice, limitPrice <= 0 { problems.append(.init(field: "limitPrice", problem: "must be greater than 0")) }
-        if let stopPrice, stopPrice <= 0 { problems.append(.init(field: "stopPrice", problem: "must be greater than 0")) }
+        for (field, value, bounds) in [
+            ("quantity", quantity, DecimalBounds.quantity), ("limitPrice", limitPrice, .price), ("stopPrice", stopPrice, .price),
+        ] {
+            guard let value else { continue }
+            if value <= 0 {
+                problems.append(.init(field: field, problem: "must be greater than 0"))
+            } else if let problem = bounds.problem(value) {
+                problems.append(.init(field: field, problem: problem))
+            }
+        }
         return problems
     }
 }

@@ -31,18 +31,7 @@ struct FlexibleDecimal: Decodable, Sendable {
     var value: Decimal
 
     init(from decoder: any Decoder) throws {
-        let container = try decoder.singleValueContainer()
-        if let text = try? container.decode(String.self) {
-            guard let value = DecimalText.parse(text) else {
-                throw DecodingError.dataCorruptedError(in: container, debugDescription: "must be a decimal number")
-            }
-            self.value = value
-            return
-        }
-        let value = try container.decode(Decimal.self)
-        guard !value.isNaN else {
-            throw DecodingError.dataCorruptedError(in: container, debugDescription: "must be a decimal number")
-        }
-        self.value = value
+        // DecimalText's rules: a string read strictly, a number refused where the JSON reader may have rounded it.
+        value = try decoder.singleValueContainer().decodeDecimal()
     }
 }
