@@ -10,22 +10,41 @@ import GatewayCore
 /// ```json
 /// {"accountId":"PA1","connectionId":"conn_…","expiresAt":1767225600000,"quantity":"1.5","side":"buy",…}
 /// ```
+///
+/// Decimals are written in their canonical text and read back by `DecimalText`, which takes the text of every value
+/// `Decimal` holds: a client field's bounds (`DecimalBounds`) are the placement's rules, not the journal's, so a row
+/// the journal wrote always reads back, whatever the bounds were when it was written.
 enum JournalJSON {
-    static func encode<Value: Encodable>(_ value: Value, column: String) throws -> String {
+    /// The column's JSON, checked to read back before anything is written: a row the journal cannot read would be
+    /// lost to its tenant (the reconciler logs and skips it). Only a broker's numbers can fail this (a sum of its fills
+    /// that overflows `Decimal` is NaN), so the broker's view (`order`) failing is the broker's malformed answer, and
+    /// the request failing is the gateway's own error.
+    static func encode<Value: Codable>(_ value: Value, column: String, orderId: String) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         encoder.dateEncodingStrategy = .custom { date, encoder in
             var container = encoder.singleValueContainer()
             try container.encode(StoreClock.millis(date))
         }
+        let text: String
         do {
-            return String(decoding: try encoder.encode(value), as: UTF8.self)
+            text = String(decoding: try encoder.encode(value), as: UTF8.self)
         } catch {
             throw GatewayError(.internalError, "the order's \(column) could not be encoded for the journal")
         }
+        do {
+            _ = try decode(Value.self, text, column: column, orderId: orderId)
+        } catch {
+            throw GatewayError(
+                column == "order" ? .malformedResponse : .internalError,
+                "the order's \(column) cannot be journaled: a value in it would not read back (a decimal that is not a number)")
+        }
+        return text
     }
 
-    static func decode<Value: Decodable>(_ type: Value.Type, _ text: String, column: String) throws -> Value {
+    /// - Throws: `GatewayError(.internalError)` naming the order and the column, never the value (which may carry
+    ///   account data).
+    static func decode<Value: Decodable>(_ type: Value.Type, _ text: String, column: String, orderId: String) throws -> Value {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in
             StoreClock.date(try decoder.singleValueContainer().decode(Int64.self))
@@ -33,7 +52,7 @@ enum JournalJSON {
         do {
             return try decoder.decode(type, from: Data(text.utf8))
         } catch {
-            throw GatewayError(.internalError, "the journaled \(column) value is unreadable")
+            throw GatewayError(.internalError, "the journaled \(column) of order \(orderId) is unreadable")
         }
     }
 }

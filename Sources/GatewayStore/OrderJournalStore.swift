@@ -13,6 +13,10 @@ public enum JournalState: String, WireEnum {
     case rejected
     /// The broker may or may not have the order (timeout, dropped connection, 5xx): reconciliation will tell.
     case unknown
+    /// Nothing reached the broker, or the broker refused before acting on it (rate limited, authentication refused):
+    /// the order is not at the broker, and its idempotency key is released. The same key with the same request sends
+    /// it again, under this journal entry and its client order id (``OrderJournalStore/reclaimReleasedOrder(tenantId:id:event:)``).
+    case released
 }
 
 /// One order as the journal knows it: the intent, the broker's ids, and its latest known state.
@@ -34,11 +38,15 @@ public struct JournaledOrder: Codable, Sendable, Hashable {
     public var errorMessage: String?
     public var createdAt: Date
     public var updatedAt: Date
+    /// When the intent was last sent to the broker: `createdAt`, or later when a released intent was sent again.
+    /// Reconciliation looks for the order from then on.
+    public var sentAt: Date
 
     public init(
         id: String, tenantId: String, connectionId: String, accountId: String, clientOrderId: String,
         request: OrderRequest, state: JournalState, brokerOrderId: String? = nil, order: Order? = nil,
-        error: GatewayError.Code? = nil, errorMessage: String? = nil, createdAt: Date, updatedAt: Date
+        error: GatewayError.Code? = nil, errorMessage: String? = nil, createdAt: Date, updatedAt: Date,
+        sentAt: Date? = nil
     ) {
         self.id = id
         self.tenantId = tenantId
@@ -53,6 +61,27 @@ public struct JournaledOrder: Codable, Sendable, Hashable {
         self.errorMessage = errorMessage
         self.createdAt = createdAt
         self.updatedAt = updatedAt
+        self.sentAt = sentAt ?? createdAt
+    }
+}
+
+/// Where a journaled order stands, without its request or broker view: what a scan of the journal reads, so that one
+/// row whose JSON cannot be read never hides the others (the reconciler then reads each order on its own).
+public struct JournaledOrderReference: Sendable, Hashable {
+    public var id: String
+    public var tenantId: String
+    public var connectionId: String
+    public var state: JournalState
+    public var createdAt: Date
+    public var sentAt: Date
+
+    public init(id: String, tenantId: String, connectionId: String, state: JournalState, createdAt: Date, sentAt: Date) {
+        self.id = id
+        self.tenantId = tenantId
+        self.connectionId = connectionId
+        self.state = state
+        self.createdAt = createdAt
+        self.sentAt = sentAt
     }
 }
 
@@ -70,6 +99,8 @@ public struct OrderEvent: Codable, Sendable, Hashable {
         case reconciled
         /// Reconciliation proved that the broker never received the order.
         case notFoundAtBroker = "not_found_at_broker"
+        /// Nothing reached the broker, or it refused before acting: the idempotency key is released.
+        case released
         case statusChanged = "status_changed"
         case modified
         case modifyFailed = "modify_failed"
@@ -135,12 +166,26 @@ public protocol OrderJournalStore: Sendable {
     func journaledOrder(tenantId: String, connectionId: String, brokerOrderId: String) async throws -> JournaledOrder?
     /// Every event of an order, oldest first.
     func orderEvents(tenantId: String, orderId: String) async throws -> [OrderEvent]
-    /// Orders in the given states across all tenants (for the reconciler), oldest first, at most `limit`.
+    /// Orders in the given states across all tenants, oldest first, at most `limit`. Throws when any of them cannot
+    /// be read; scans that must go on past such a row use ``journaledOrderReferences(in:limit:)``.
     func journaledOrders(in states: [JournalState], limit: Int) async throws -> [JournaledOrder]
-    /// One tenant's orders in the given states, oldest first, at most `limit` (`GET /v1/status`: what awaits
-    /// reconciliation).
+    /// One tenant's orders in the given states, oldest first, at most `limit`.
     func journaledOrders(tenantId: String, in states: [JournalState], limit: Int) async throws -> [JournaledOrder]
-    /// Broker order ids already claimed by journaled orders of a connection since `since` (so reconciliation
-    /// by matching never assigns one broker order to two intents).
-    func claimedBrokerOrderIds(tenantId: String, connectionId: String, since: Date) async throws -> Set<String>
+    /// The orders in the given states across all tenants (for the reconciler), oldest first, at most `limit`, without
+    /// their JSON: a row whose request cannot be read is listed like any other, and fails only when it is read.
+    func journaledOrderReferences(in states: [JournalState], limit: Int) async throws -> [JournaledOrderReference]
+    /// One tenant's orders in the given states, as ``journaledOrderReferences(in:limit:)`` (`GET /v1/status`: what
+    /// awaits reconciliation).
+    func journaledOrderReferences(tenantId: String, in states: [JournalState], limit: Int) async throws
+        -> [JournaledOrderReference]
+    /// Broker order ids already claimed since `since` by journaled orders at the broker account of `accountId`
+    /// through the connection, whatever tenant or connection placed them (two tenants may link one account), and by
+    /// the connection's own orders: reconciliation by matching never gives one broker order to two intents.
+    func claimedBrokerOrderIds(tenantId: String, connectionId: String, accountId: String, since: Date) async throws
+        -> Set<String>
+    /// Takes a released order back to send it again: only while it is still `released` does it become `submitting`,
+    /// sent at `event.at`, with `event` appended, in one transaction. Returns the order as stored then, or `nil` when
+    /// it was not released (another request took it first, or the tenant has no such order). This is the
+    /// compare-and-set that lets exactly one of several concurrent requests with a released key send the order.
+    func reclaimReleasedOrder(tenantId: String, id: String, event: OrderEvent) async throws -> JournaledOrder?
 }

@@ -39,12 +39,24 @@ extension SQLiteStore {
             default:
                 break
             }
+            switch error.resultCode {
+            case .SQLITE_BUSY, .SQLITE_LOCKED:
+                // Another writer (an admin command, another process) held the lock past the busy timeout: the
+                // request did nothing and the same request can succeed a moment later, so it is a 503 the client
+                // retries, like an upstream that is briefly unavailable, and no internal error.
+                logger.warning(
+                    "database busy",
+                    metadata: ["operation": .string(operation), "error": .string(Self.safeDescription(error))])
+                return GatewayError(
+                    .upstreamUnavailable, "the gateway's database is busy; retry shortly", retryable: true,
+                    retryAfter: Self.busyRetryAfter)
+            default:
+                break
+            }
             logger.error(
                 "database operation failed",
                 metadata: ["operation": .string(operation), "error": .string(Self.safeDescription(error))])
             switch error.resultCode {
-            case .SQLITE_BUSY, .SQLITE_LOCKED:
-                return GatewayError(.internalError, "the gateway's database is busy; retry", retryable: true)
             case .SQLITE_FULL:
                 return GatewayError(.internalError, "the gateway's database is out of disk space")
             default:
@@ -57,6 +69,9 @@ extension SQLiteStore {
             return GatewayError(.internalError, "the gateway's database failed")
         }
     }
+
+    /// Seconds a client is told to wait after the database was busy: about one busy timeout's worth of contention.
+    static let busyRetryAfter: Double = 1
 
     /// An error's description without SQL arguments (which could hold hashes or ciphertexts).
     static func safeDescription(_ error: any Error) -> String {

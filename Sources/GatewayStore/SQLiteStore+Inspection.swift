@@ -1,4 +1,6 @@
+import Dispatch
 import GRDB
+import Synchronization
 
 // Raw access for the store's own tests (`@testable import GatewayStore`), e.g. to move a ciphertext between rows
 // the way an attacker with write access to the file could. Not part of the API.
@@ -17,5 +19,41 @@ extension SQLiteStore {
             try Row.fetchAll(db, sql: "EXPLAIN QUERY PLAN " + sql, arguments: StatementArguments(arguments))
                 .map { try $0.decode(String.self, forColumn: "detail") }
         }
+    }
+}
+
+/// A connection of its own that holds the database's write lock, the way another process (an admin command) can:
+/// for tests of what a busy database does to a request. GRDB ends every access with its transaction, so the lock is
+/// held inside one access, on a dispatch queue of its own, until `release()`.
+final class WriteLockHolder: Sendable {
+    private let released = DispatchSemaphore(value: 0)
+    private let finished = DispatchSemaphore(value: 0)
+
+    init(path: String) throws {
+        let queue = try DatabaseQueue(path: path)
+        let locked = DispatchSemaphore(value: 0)
+        let failure = Mutex<(any Error)?>(nil)
+        let (released, finished) = (self.released, self.finished)
+        DispatchQueue(label: "WriteLockHolder").async {
+            do {
+                try queue.inDatabase { db in
+                    try db.execute(sql: "BEGIN EXCLUSIVE")
+                    locked.signal()
+                    released.wait()
+                    try db.execute(sql: "COMMIT")
+                }
+            } catch {
+                failure.withLock { $0 = error }
+                locked.signal()
+            }
+            finished.signal()
+        }
+        locked.wait()
+        if let error = failure.withLock({ $0 }) { throw error }
+    }
+
+    func release() {
+        released.signal()
+        finished.wait()
     }
 }

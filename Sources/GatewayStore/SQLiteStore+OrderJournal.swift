@@ -87,15 +87,19 @@ extension SQLiteStore: OrderJournalStore {
                     "client order id '\(row.clientOrderId)' is already used by order \(holder) on connection "
                         + row.connectionId)
             }
+            // The venue comes from the connection as it is now (NULL if it is gone): where this order is sent.
             try db.execute(
                 sql: """
-                    INSERT INTO orders (\(Self.journaledOrderColumns))
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO orders (\(Self.journaledOrderInsertColumns), venue)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
+                        (SELECT \(Self.venueOfConnection("c", account: "?")) FROM connections c
+                         WHERE c.tenant_id = ? AND c.id = ?))
                     """,
                 arguments: [
                     row.id, row.tenantId, row.connectionId, row.accountId, row.clientOrderId, row.request, row.state,
                     row.brokerOrderId, row.order, row.errorCode, row.errorMessage, row.createdAt,
-                    max(row.updatedAt, row.createdAt),
+                    max(row.updatedAt, row.createdAt), max(row.sentAt, row.createdAt), row.accountId, row.tenantId,
+                    row.connectionId,
                 ])
             if let brokerOrderId = row.brokerOrderId {
                 try Self.recordBrokerOrderId(
@@ -203,6 +207,42 @@ extension SQLiteStore: OrderJournalStore {
         }
     }
 
+    /// Across all tenants (for the reconciler): oldest `createdAt` first, then by id; only columns that always read.
+    public func journaledOrderReferences(in states: [JournalState], limit: Int) async throws -> [JournaledOrderReference] {
+        let states = Set(states.map(\.rawValue)).sorted()
+        guard !states.isEmpty, limit > 0 else { return [] }
+        return try await read("journaledOrderReferences") { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT \(Self.referenceColumns) FROM orders
+                    WHERE state IN (\(databaseQuestionMarks(count: states.count)))
+                    ORDER BY created_at, id LIMIT ?
+                    """,
+                arguments: StatementArguments(states) + [limit]
+            ).map(JournaledOrderReference.init(row:))
+        }
+    }
+
+    /// One tenant's orders in the given states, as references: oldest `createdAt` first, then by id.
+    public func journaledOrderReferences(
+        tenantId: String, in states: [JournalState], limit: Int
+    ) async throws -> [JournaledOrderReference] {
+        let states = Set(states.map(\.rawValue)).sorted()
+        guard !states.isEmpty, limit > 0 else { return [] }
+        return try await read("journaledOrderReferencesOfTenant") { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT \(Self.referenceColumns) FROM orders
+                    WHERE tenant_id = ? AND state IN (\(databaseQuestionMarks(count: states.count)))
+                    ORDER BY created_at, id LIMIT ?
+                    """,
+                arguments: [tenantId] + StatementArguments(states) + [limit]
+            ).map(JournaledOrderReference.init(row:))
+        }
+    }
+
     /// One tenant's orders in the given states: oldest `createdAt` first, then by id.
     public func journaledOrders(tenantId: String, in states: [JournalState], limit: Int) async throws -> [JournaledOrder] {
         let states = Set(states.map(\.rawValue)).sorted()
@@ -220,9 +260,12 @@ extension SQLiteStore: OrderJournalStore {
         }
     }
 
-    /// Every broker order id recorded for the connection's orders at or after `since` (the time the id was
-    /// recorded, so an old order that got its id late is included), replaced ones included.
-    public func claimedBrokerOrderIds(tenantId: String, connectionId: String, since: Date) async throws -> Set<String> {
+    /// Every broker order id recorded at or after `since` (the time the id was recorded, so an old order that got
+    /// its id late is included), replaced ones included: for the connection's own orders, and for every order of any
+    /// tenant sent to the same venue (broker, base URL, account) as an order for `accountId` through this connection.
+    public func claimedBrokerOrderIds(
+        tenantId: String, connectionId: String, accountId: String, since: Date
+    ) async throws -> Set<String> {
         // Rounded down: a bound that is never narrower than asked.
         let since = StoreClock.millis(since, rounding: .down)
         return try await read("claimedBrokerOrderIds") { db in
@@ -232,19 +275,59 @@ extension SQLiteStore: OrderJournalStore {
                     sql: """
                         SELECT broker_order_id FROM order_broker_ids
                         WHERE tenant_id = ? AND connection_id = ? AND created_at >= ?
+                        UNION
+                        SELECT broker_order_id FROM order_broker_ids
+                        WHERE venue = (
+                            SELECT \(Self.venueOfConnection("c", account: "?")) FROM connections c
+                            WHERE c.tenant_id = ? AND c.id = ?)
+                        AND created_at >= ?
                         """,
-                    arguments: [tenantId, connectionId, since]))
+                    arguments: [tenantId, connectionId, since, accountId, tenantId, connectionId, since]))
+        }
+    }
+
+    /// The compare-and-set of a released order: `UPDATE … WHERE state = 'released'` changes the row for exactly one
+    /// caller, under the write lock, whatever the number of processes.
+    public func reclaimReleasedOrder(tenantId: String, id: String, event: OrderEvent) async throws -> JournaledOrder? {
+        let event = try JournalEventRow(event)
+        return try await write("reclaimReleasedOrder") { db in
+            try db.execute(
+                sql: """
+                    UPDATE orders
+                    SET state = ?, error_code = NULL, error_message = NULL, sent_at = ?, updated_at = MAX(updated_at + 1, ?)
+                    WHERE tenant_id = ? AND id = ? AND state = ?
+                    """,
+                arguments: [
+                    JournalState.submitting.rawValue, event.at, event.at, tenantId, id, JournalState.released.rawValue,
+                ])
+            guard db.changesCount == 1 else { return nil }
+            let last = try Int.fetchOne(
+                db, sql: "SELECT MAX(sequence) FROM order_events WHERE order_id = ?", arguments: [id])
+            try Self.append(db, event, orderId: id, tenantId: tenantId, sequence: (last ?? 0) + 1)
+            return try Row.fetchOne(
+                db, sql: "SELECT \(Self.journaledOrderColumns) FROM orders WHERE tenant_id = ? AND id = ?",
+                arguments: [tenantId, id]
+            ).map(JournaledOrder.init(row:))
         }
     }
 
     // MARK: Helpers
 
+    /// The columns a `JournaledOrder` is read from (`sent_at` is NULL in rows from before it existed).
     static let journaledOrderColumns = """
         id, tenant_id, connection_id, account_id, client_order_id, request, state, broker_order_id, "order", \
-        error_code, error_message, created_at, updated_at
+        error_code, error_message, created_at, updated_at, COALESCE(sent_at, created_at) AS sent_at
         """
 
-    /// Records that `brokerOrderId` is the order's; nothing when it already is.
+    static let journaledOrderInsertColumns = """
+        id, tenant_id, connection_id, account_id, client_order_id, request, state, broker_order_id, "order", \
+        error_code, error_message, created_at, updated_at, sent_at
+        """
+
+    static let referenceColumns = "id, tenant_id, connection_id, state, created_at, COALESCE(sent_at, created_at) AS sent_at"
+
+    /// Records that `brokerOrderId` is the order's; nothing when it already is. Refused when another order holds it,
+    /// on this connection or at the order's venue through any tenant's connection.
     static func recordBrokerOrderId(
         _ db: Database, _ brokerOrderId: String, orderId: String, tenantId: String, connectionId: String
     ) throws {
@@ -262,13 +345,24 @@ extension SQLiteStore: OrderJournalStore {
             throw GatewayError(
                 .conflict, "broker order \(brokerOrderId) already belongs to order \(other) on connection \(connectionId)")
         case nil:
-            try db.execute(
-                sql: """
-                    INSERT INTO order_broker_ids (order_id, tenant_id, connection_id, broker_order_id, created_at)
-                    VALUES (?, ?, ?, ?, ?)
-                    """,
-                arguments: [orderId, tenantId, connectionId, brokerOrderId, StoreClock.nowMillis()])
+            break
         }
+        let venue = try String.fetchOne(db, sql: "SELECT venue FROM orders WHERE id = ?", arguments: [orderId])
+        if let venue,
+            try Bool.fetchOne(
+                db, sql: "SELECT 1 FROM order_broker_ids WHERE venue = ? AND broker_order_id = ? AND order_id != ?",
+                arguments: [venue, brokerOrderId, orderId]) != nil
+        {
+            // Held through another connection, perhaps another tenant's: its order id is not this tenant's to see.
+            throw GatewayError(
+                .conflict, "broker order \(brokerOrderId) already belongs to another order placed at this broker account")
+        }
+        try db.execute(
+            sql: """
+                INSERT INTO order_broker_ids (order_id, tenant_id, connection_id, broker_order_id, created_at, venue)
+                VALUES (?, ?, ?, ?, ?, ?)
+                """,
+            arguments: [orderId, tenantId, connectionId, brokerOrderId, StoreClock.nowMillis(), venue])
     }
 
     static func append(_ db: Database, _ event: JournalEventRow, orderId: String, tenantId: String, sequence: Int) throws {
@@ -303,6 +397,7 @@ struct JournalRow: Sendable {
     var errorMessage: String?
     var createdAt: Int64
     var updatedAt: Int64
+    var sentAt: Int64
 
     init(_ order: JournaledOrder) throws {
         id = order.id
@@ -310,14 +405,15 @@ struct JournalRow: Sendable {
         connectionId = order.connectionId
         accountId = order.accountId
         clientOrderId = order.clientOrderId
-        request = try JournalJSON.encode(order.request, column: "request")
+        request = try JournalJSON.encode(order.request, column: "request", orderId: order.id)
         state = order.state.rawValue
         brokerOrderId = order.brokerOrderId
-        self.order = try order.order.map { try JournalJSON.encode($0, column: "order") }
+        self.order = try order.order.map { try JournalJSON.encode($0, column: "order", orderId: order.id) }
         errorCode = order.error?.rawValue
         errorMessage = order.errorMessage
         createdAt = StoreClock.millis(order.createdAt)
         updatedAt = StoreClock.millis(order.updatedAt)
+        sentAt = StoreClock.millis(order.sentAt)
     }
 }
 
@@ -351,15 +447,30 @@ extension JournaledOrder {
             id: id, tenantId: try row.decode(forColumn: "tenant_id"),
             connectionId: try row.decode(forColumn: "connection_id"), accountId: try row.decode(forColumn: "account_id"),
             clientOrderId: try row.decode(forColumn: "client_order_id"),
-            request: try JournalJSON.decode(OrderRequest.self, try row.decode(forColumn: "request"), column: "request"),
+            request: try JournalJSON.decode(OrderRequest.self, try row.decode(forColumn: "request"), column: "request", orderId: id),
             state: state, brokerOrderId: try row.decode(String?.self, forColumn: "broker_order_id"),
             order: try row.decode(String?.self, forColumn: "order").map {
-                try JournalJSON.decode(Order.self, $0, column: "order")
+                try JournalJSON.decode(Order.self, $0, column: "order", orderId: id)
             },
             error: try row.decode(String?.self, forColumn: "error_code").map(GatewayError.Code.init(rawValue:)),
             errorMessage: try row.decode(String?.self, forColumn: "error_message"),
             createdAt: StoreClock.date(try row.decode(forColumn: "created_at")),
-            updatedAt: StoreClock.date(try row.decode(forColumn: "updated_at")))
+            updatedAt: StoreClock.date(try row.decode(forColumn: "updated_at")),
+            sentAt: StoreClock.date(try row.decode(forColumn: "sent_at")))
+    }
+}
+
+extension JournaledOrderReference {
+    init(row: Row) throws {
+        let id = try row.decode(String.self, forColumn: "id")
+        let stateText = try row.decode(String.self, forColumn: "state")
+        guard let state = JournalState(rawValue: stateText) else {
+            throw GatewayError(.internalError, "journaled order \(id) has an unknown stored state")
+        }
+        self.init(
+            id: id, tenantId: try row.decode(forColumn: "tenant_id"), connectionId: try row.decode(forColumn: "connection_id"),
+            state: state, createdAt: StoreClock.date(try row.decode(forColumn: "created_at")),
+            sentAt: StoreClock.date(try row.decode(forColumn: "sent_at")))
     }
 }
 

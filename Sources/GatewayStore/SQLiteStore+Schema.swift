@@ -156,6 +156,38 @@ extension SQLiteStore {
             try db.execute(sql: "ALTER TABLE tenants ADD COLUMN read_max_age_ms INTEGER")
         }
 
+        // Released placements and claims across tenants (issue 12).
+        migrator.registerMigration("v4-order-journal-venues") { db in
+            try db.execute(
+                sql: """
+                    -- sent_at: when the intent was last sent (a released intent is sent again under the same row);
+                    -- NULL for rows from before, which were sent once, at created_at.
+                    ALTER TABLE orders ADD COLUMN sent_at INTEGER;
+
+                    -- venue: the broker account the order went to, the same for every tenant and connection that
+                    -- reach that account (broker, base URL, account id; see SQLiteStore.venueOfConnection), so that
+                    -- reconciliation by matching never gives one broker order to two intents of any tenants.
+                    ALTER TABLE orders ADD COLUMN venue TEXT;
+                    UPDATE orders SET venue = (
+                        SELECT \(SQLiteStore.venueOfConnection("connections", account: "orders.account_id")) FROM connections
+                        WHERE connections.id = orders.connection_id);
+                    ALTER TABLE order_broker_ids ADD COLUMN venue TEXT;
+                    DROP TRIGGER order_broker_ids_never_changed;
+                    UPDATE order_broker_ids SET venue = (SELECT venue FROM orders WHERE orders.id = order_broker_ids.order_id);
+                    CREATE TRIGGER order_broker_ids_never_changed BEFORE UPDATE ON order_broker_ids
+                    BEGIN SELECT RAISE(ABORT, 'recorded broker order ids never change'); END;
+                    CREATE INDEX order_broker_ids_venue ON order_broker_ids(venue, created_at);
+                    CREATE INDEX order_broker_ids_venue_order ON order_broker_ids(venue, broker_order_id);
+                    """)
+        }
+
         return migrator
     }()
+
+    /// The venue of an order placed through the connection row `table` for the account `account` (SQL expressions):
+    /// broker, base URL (lower case, without a trailing slash) and account id, one per line. Two tenants that link
+    /// the same broker account get the same venue.
+    static func venueOfConnection(_ table: String, account: String) -> String {
+        "\(table).broker || char(10) || rtrim(lower(\(table).base_url), '/') || char(10) || \(account)"
+    }
 }

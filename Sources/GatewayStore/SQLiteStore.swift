@@ -36,7 +36,12 @@ public final class SQLiteStore: GatewayStore {
     /// - Throws: `MasterKeyError` (`keyMismatch`) when the database was created with another master key, so a
     ///   misconfigured key stops the gateway at startup instead of failing every broker call later;
     ///   `GatewayError(.internalError)` when the file cannot be opened or migrated.
-    public init(path: String, cipher: CredentialCipher, logger: Logger = Logger(label: "BrokerGateway.Store")) throws {
+    /// - Parameter busyTimeout: how long a write waits for another connection's write lock before it fails as busy
+    ///   (a retryable 503 `upstream_unavailable`).
+    public init(
+        path: String, cipher: CredentialCipher, logger: Logger = Logger(label: "BrokerGateway.Store"),
+        busyTimeout: TimeInterval = 5
+    ) throws {
         self.cipher = cipher
         self.logger = logger
         self.path = path
@@ -47,7 +52,7 @@ public final class SQLiteStore: GatewayStore {
             configuration.label = "BrokerGateway.Store"
             configuration.foreignKeysEnabled = true
             // Another process (an admin command) may hold the write lock for a moment.
-            configuration.busyMode = .timeout(5)
+            configuration.busyMode = .timeout(busyTimeout)
             writer = try DatabasePool(path: path, configuration: configuration)
         } catch {
             logger.error(

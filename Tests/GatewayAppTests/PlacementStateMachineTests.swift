@@ -16,10 +16,25 @@ struct PlacementStateMachineTests {
     @Test(arguments: [
         (GatewayError.Code.upstreamTimeout, PlacementStateMachine.AfterFailure.unknown),
         (.upstreamUnavailable, .unknown), (.malformedResponse, .unknown), (.internalError, .unknown),
-        (.rejected, .rejected), (.insufficientFunds, .rejected), (.unauthorized, .rejected), (.unprocessable, .rejected),
+        (.rejected, .rejected), (.insufficientFunds, .rejected), (.unprocessable, .rejected), (.forbidden, .rejected),
+        // The broker refused before acting: the key is released, whatever was sent.
+        (.rateLimited, .released), (.unauthorized, .released),
     ])
-    func failures(_ code: GatewayError.Code, _ expected: PlacementStateMachine.AfterFailure) {
-        #expect(PlacementStateMachine.afterFailure(GatewayError(code, "x")) == expected)
+    func failuresAfterAWriteWasSent(_ code: GatewayError.Code, _ expected: PlacementStateMachine.AfterFailure) {
+        #expect(PlacementStateMachine.afterFailure(GatewayError(code, "x"), nothingWritten: false) == expected)
+        // Unknown whether anything was sent (no call went through the pipeline): the same verdicts.
+        #expect(PlacementStateMachine.afterFailure(GatewayError(code, "x"), nothingWritten: nil) == expected)
+    }
+
+    /// When no write left the gateway (an open breaker, a rate-limit slot past the deadline, time out while waiting),
+    /// a failure that would otherwise be unknown certainly did nothing: released. Definite refusals stay refusals.
+    @Test(arguments: [
+        (GatewayError.Code.upstreamTimeout, PlacementStateMachine.AfterFailure.released),
+        (.upstreamUnavailable, .released), (.malformedResponse, .released), (.internalError, .released),
+        (.rejected, .rejected), (.unprocessable, .rejected), (.rateLimited, .released), (.unauthorized, .released),
+    ])
+    func failuresWhenNothingWasWritten(_ code: GatewayError.Code, _ expected: PlacementStateMachine.AfterFailure) {
+        #expect(PlacementStateMachine.afterFailure(GatewayError(code, "x"), nothingWritten: true) == expected)
     }
 
     @Test func replaySteps() {
@@ -29,6 +44,7 @@ struct PlacementStateMachineTests {
             (.submitting, false, .waitForSender), (.submitting, true, .reconcile),
             (.unknown, false, .reconcile), (.unknown, true, .reconcile),
             (.rejected, false, .answerRejected), (.accepted, false, .answer), (.accepted, true, .answer),
+            (.released, false, .resend), (.released, true, .resend),
         ]
         for (state, passed, expected) in cases {
             #expect(PlacementStateMachine.replayStep(state, senderDeadlinePassed: passed) == expected, "\(String(describing: state)) \(passed)")

@@ -8,14 +8,17 @@ struct OrderJournalSchemaTests {
     @Test("v2-order-journal adds the journal's tables and indexes")
     func tablesAndIndexes() async throws {
         try await withStore { store, _ in
-            #expect(try await store.appliedMigrations() == ["v1-initial", "v2-order-journal", "v3-tenant-read-freshness"])
+            #expect(try await store.appliedMigrations() == ["v1-initial", "v2-order-journal", "v3-tenant-read-freshness", "v4-order-journal-venues"])
             let tables = try await store.fetchRawStrings(
                 "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
             #expect(Set(["idempotency_keys", "orders", "order_broker_ids", "order_events"]).isSubset(of: tables))
             let indexes = try await store.fetchRawStrings(
                 "SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%' ORDER BY name")
             #expect(
-                Set(["orders_tenant", "orders_state", "orders_connection", "order_broker_ids_connection"])
+                Set([
+                    "orders_tenant", "orders_state", "orders_connection", "order_broker_ids_connection", "order_broker_ids_venue",
+                    "order_broker_ids_venue_order",
+                ])
                     .isSubset(of: indexes))
             // connection_id is no foreign key: orders outlive connections.
             let orderReferences = try await store.fetchRawStrings(#"SELECT "table" FROM pragma_foreign_key_list('orders')"#)
@@ -37,6 +40,12 @@ struct OrderJournalSchemaTests {
                 "SELECT broker_order_id FROM order_broker_ids WHERE tenant_id = ? AND connection_id = ? AND created_at >= ?",
                 arguments: ["t", "c", "0"])
             #expect(claimed.contains { $0.contains("order_broker_ids_connection") }, "\(claimed)")
+            let claimedAtVenue = try await store.queryPlan(
+                "SELECT broker_order_id FROM order_broker_ids WHERE venue = ? AND created_at >= ?", arguments: ["v", "0"])
+            #expect(claimedAtVenue.contains { $0.contains("order_broker_ids_venue") }, "\(claimedAtVenue)")
+            let heldAtVenue = try await store.queryPlan(
+                "SELECT 1 FROM order_broker_ids WHERE venue = ? AND broker_order_id = ? AND order_id != ?", arguments: ["v", "b", "o"])
+            #expect(heldAtVenue.contains { $0.contains("order_broker_ids_venue_order") }, "\(heldAtVenue)")
             let events = try await store.queryPlan(
                 "SELECT sequence FROM order_events WHERE order_id = ? AND tenant_id = ? ORDER BY sequence", arguments: ["o", "t"])
             #expect(events.allSatisfy { !$0.hasPrefix("SCAN") && !$0.contains("TEMP B-TREE") }, "\(events)")
@@ -58,13 +67,14 @@ struct OrderJournalSchemaTests {
                 DELETE FROM grdb_migrations WHERE identifier = 'v2-order-journal';
                 ALTER TABLE tenants DROP COLUMN read_max_age_ms;
                 DELETE FROM grdb_migrations WHERE identifier = 'v3-tenant-read-freshness';
+                DELETE FROM grdb_migrations WHERE identifier = 'v4-order-journal-venues';
                 """)
             #expect(try await first.appliedMigrations() == ["v1-initial"])
             try first.close()
 
             let second = try SQLiteStore(path: path, cipher: cipher)
             defer { try? second.close() }
-            #expect(try await second.appliedMigrations() == ["v1-initial", "v2-order-journal", "v3-tenant-read-freshness"])
+            #expect(try await second.appliedMigrations() == ["v1-initial", "v2-order-journal", "v3-tenant-read-freshness", "v4-order-journal-venues"])
             #expect(try await second.connection(tenantId: tenant.id, id: connection.id) == connection)
             let intent = try await journalIntent(in: second, tenantId: tenant.id, connectionId: connection.id)
             #expect(try await second.journaledOrder(tenantId: tenant.id, id: intent.id) == intent)

@@ -52,7 +52,7 @@ struct OrderJournalTests {
 
             let second = try SQLiteStore(path: path, cipher: cipher)
             defer { try? second.close() }
-            #expect(try await second.appliedMigrations() == ["v1-initial", "v2-order-journal", "v3-tenant-read-freshness"])
+            #expect(try await second.appliedMigrations() == ["v1-initial", "v2-order-journal", "v3-tenant-read-freshness", "v4-order-journal-venues"])
             #expect(try await second.journaledOrder(tenantId: tenant.id, id: pending.id) == pending)
             let reread = try #require(try await second.journaledOrder(tenantId: tenant.id, id: placed.id))
             #expect(reread == done)
@@ -206,7 +206,7 @@ struct OrderJournalTests {
                 accepted(intent, brokerOrderId: "B-3"),
                 event: OrderEvent(kind: .statusChanged, state: .accepted, status: .open, at: journalDate()))
             #expect(
-                try await store.claimedBrokerOrderIds(tenantId: tenant.id, connectionId: "conn_a", since: .distantPast)
+                try await store.claimedBrokerOrderIds(tenantId: tenant.id, connectionId: "conn_a", accountId: "PA1", since: .distantPast)
                     == ["B-1", "B-2", "B-3"])
         }
     }
@@ -365,10 +365,10 @@ struct OrderJournalTests {
                 accepted(theirs, brokerOrderId: "B-5"), event: OrderEvent(kind: .accepted, state: .accepted, at: journalDate()))
             _ = try await journalIntent(in: store, tenantId: a.id)
 
-            #expect(try await store.claimedBrokerOrderIds(tenantId: a.id, connectionId: "conn_a", since: start) == ["B-1", "B-2", "B-3"])
-            #expect(try await store.claimedBrokerOrderIds(tenantId: a.id, connectionId: "conn_b", since: start) == ["B-4"])
-            #expect(try await store.claimedBrokerOrderIds(tenantId: b.id, connectionId: "conn_a", since: start) == ["B-5"])
-            #expect(try await store.claimedBrokerOrderIds(tenantId: a.id, connectionId: "conn_a", since: journalDate(60_000)).isEmpty)
+            #expect(try await store.claimedBrokerOrderIds(tenantId: a.id, connectionId: "conn_a", accountId: "PA1", since: start) == ["B-1", "B-2", "B-3"])
+            #expect(try await store.claimedBrokerOrderIds(tenantId: a.id, connectionId: "conn_b", accountId: "PA1", since: start) == ["B-4"])
+            #expect(try await store.claimedBrokerOrderIds(tenantId: b.id, connectionId: "conn_a", accountId: "PA1", since: start) == ["B-5"])
+            #expect(try await store.claimedBrokerOrderIds(tenantId: a.id, connectionId: "conn_a", accountId: "PA1", since: journalDate(60_000)).isEmpty)
         }
     }
 
@@ -385,7 +385,7 @@ struct OrderJournalTests {
             #expect(try await store.journaledOrder(tenantId: b.id, id: intent.id) == nil)
             #expect(try await store.journaledOrder(tenantId: b.id, connectionId: "conn_a", brokerOrderId: "B-1") == nil)
             #expect(try await store.orderEvents(tenantId: b.id, orderId: intent.id).isEmpty)
-            #expect(try await store.claimedBrokerOrderIds(tenantId: b.id, connectionId: "conn_a", since: .distantPast).isEmpty)
+            #expect(try await store.claimedBrokerOrderIds(tenantId: b.id, connectionId: "conn_a", accountId: "PA1", since: .distantPast).isEmpty)
             var hijack = placed
             hijack.tenantId = b.id
             hijack.state = .rejected

@@ -2,6 +2,7 @@ public import Foundation
 public import GatewayCore
 public import GatewayModel
 public import GatewayStore
+import Logging
 import Synchronization
 
 /// How a connection or a broker is doing, as the ops dashboard colours it.
@@ -143,12 +144,23 @@ extension Gateway {
                 failing: states.filter { $0 == .failing }.count, degraded: states.filter { $0 == .degraded }.count)
         }
         let brokerOf = Dictionary(connections.map { ($0.id, $0.broker) }, uniquingKeysWith: { first, _ in first })
-        let pending = try await journal.journaledOrders(
+        let references = try await journal.journaledOrderReferences(
             tenantId: tenant.id, in: [.unknown, .submitting], limit: Self.statusOrderLimit)
-        // An intent still `submitting` is a call in flight, unless it is older than any call may take (a gateway
-        // stopped while asking): then the reconciler resolves it like an unknown one (`reconcilePending`).
+        // An intent still `submitting` is a call in flight, unless it was sent longer ago than any call may take (a
+        // gateway stopped while asking): then the reconciler resolves it like an unknown one (`reconcilePending`).
         let staleSubmitting = now.addingTimeInterval(-(orderSettings.brokerTimeout.milliseconds / 1000) - 5)
-        let orders = pending.filter { $0.state == .unknown || $0.createdAt <= staleSubmitting }.map { journaled in
+        var pending: [JournaledOrder] = []
+        for reference in references where reference.state == .unknown || reference.sentAt <= staleSubmitting {
+            // One row that cannot be read is logged (the reconciler logs it too) and left out; the others show.
+            do {
+                if let journaled = try await journal.journaledOrder(tenantId: tenant.id, id: reference.id) { pending.append(journaled) }
+            } catch {
+                logger.error(
+                    "status left out a pending order it could not read",
+                    metadata: ["order": .string(reference.id), "error": .string("\(error)")])
+            }
+        }
+        let orders = pending.map { journaled in
             let attempts = reconciliationAttempts.attempts(journaled.id)
             return GatewayStatus.PendingOrder(
                 orderId: journaled.id, connectionId: journaled.connectionId, broker: brokerOf[journaled.connectionId],

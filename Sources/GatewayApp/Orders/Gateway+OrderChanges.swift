@@ -27,9 +27,17 @@ extension Gateway {
             return view(updated, broker: connection.broker)
         } catch let error as GatewayError {
             if let journaled {
-                _ = try? await journal.updateJournaledOrder(journaled, event: OrderEvent(
-                    kind: .modifyFailed, state: journaled.state, status: current.status, brokerOrderId: journaled.brokerOrderId,
-                    detail: "\(error.code.rawValue): \(error.message)", at: Date()))
+                // The broker's refusal is the answer; a journal that cannot take the event is logged, not hidden,
+                // and does not replace it (the order itself did not change).
+                do {
+                    try await journal.updateJournaledOrder(journaled, event: OrderEvent(
+                        kind: .modifyFailed, state: journaled.state, status: current.status, brokerOrderId: journaled.brokerOrderId,
+                        detail: "\(error.code.rawValue): \(error.message)", at: Date()))
+                } catch let journalError {
+                    logger.error(
+                        "a failed change could not be journaled",
+                        metadata: ["order": .string(journaled.id), "error": .string("\(journalError)")])
+                }
             }
             throw error
         }
@@ -52,9 +60,18 @@ extension Gateway {
             guard let journaled else { return mapped }
             return view(try await record(journaled, order: mapped, kind: .canceled), broker: connection.broker)
         } catch let error as GatewayError where error.code == .conflict {
-            // It filled or ended meanwhile: say its final state.
+            // It filled or ended meanwhile: say its final state. Reading it is best-effort (the broker's own conflict is
+            // the answer when the read fails too; no store is involved in the read).
             if let final = try? await withDeadline(router.perSourceTimeout, { try await adapter.order(brokerOrderId: current.brokerOrderId ?? "") }) {
-                if let journaled { _ = try? await record(journaled, order: gatewayOrder(final, connection: connection), kind: .cancelRefused) }
+                if let journaled {
+                    do {
+                        _ = try await record(journaled, order: gatewayOrder(final, connection: connection), kind: .cancelRefused)
+                    } catch let journalError {
+                        logger.error(
+                            "a refused cancel could not be journaled",
+                            metadata: ["order": .string(journaled.id), "error": .string("\(journalError)")])
+                    }
+                }
                 throw GatewayError(.conflict, "the order is already \(final.status.rawValue) and cannot be cancelled", broker: connection.broker, retryable: false)
             }
             throw error

@@ -36,7 +36,7 @@ extension Gateway {
     /// Brings a journaled order up to date: reconciles an unknown outcome, or reads the broker's current status.
     func refresh(_ journaled: JournaledOrder, connection: ConnectionDescriptor, adapter: any BrokerAdapter) async throws -> JournaledOrder {
         switch journaled.state {
-        case .rejected:
+        case .rejected, .released:
             return journaled
         case .submitting, .unknown:
             if inFlight.isRunning(journaled.id) { return journaled }
@@ -76,7 +76,7 @@ extension Gateway {
         updated.errorMessage = error.message
         updated.updatedAt = Date()
         try await journal.updateJournaledOrder(updated, event: OrderEvent(
-            kind: kind, state: state, status: state == .rejected ? .rejected : .unknown, brokerOrderId: updated.brokerOrderId,
+            kind: kind, state: state, status: state == .unknown ? .unknown : .rejected, brokerOrderId: updated.brokerOrderId,
             detail: "\(error.code.rawValue): \(error.message)", at: Date()))
         return try await journal.journaledOrder(tenantId: updated.tenantId, id: updated.id) ?? updated
     }

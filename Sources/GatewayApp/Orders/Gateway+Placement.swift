@@ -113,37 +113,101 @@ extension Gateway {
     func submit(orderId: String, request: OrderRequest, tenant: Tenant, connection: ConnectionDescriptor) async throws -> PlacementResult {
         defer { inFlight.finish(orderId) }
         let now = Date()
-        var journaled = JournaledOrder(
+        let journaled = JournaledOrder(
             id: orderId, tenantId: tenant.id, connectionId: connection.id, accountId: request.accountId,
             clientOrderId: request.clientOrderId!, request: request, state: .submitting, createdAt: now, updatedAt: now)
         try await journal.createOrderIntent(journaled, event: OrderEvent(
             kind: .intent, state: .submitting, detail: "client order id \(journaled.clientOrderId)", at: now))
-        let adapter = try await adapter(for: connection)
+        return try await send(journaled, connection: connection)
+    }
+
+    /// The one call to the broker for an intent journaled `submitting`, and its outcome journaled: `accepted`,
+    /// `rejected`, `unknown` (then reconciled, never resent) or `released` (nothing happened at the broker; the key
+    /// sends it again). The caller owns the order's in-flight mark.
+    func send(_ intent: JournaledOrder, connection: ConnectionDescriptor) async throws -> PlacementResult {
+        var journaled = intent
+        let request = intent.request
         // Whatever the outcome, positions, balances and orders may have changed: no read is answered from before.
         defer { invalidateReads(connection: connection.id) }
+        let ledger = BrokerSendLedger()
+        var adapter: (any BrokerAdapter)?
+        let placed: Order
         do {
-            let placed = try await BrokerOperationScope.$current.withValue(BrokerOperation.placeOrder.rawValue) {
-                try await withDeadline(orderSettings.brokerTimeout) { try await adapter.placeOrder(request) }
+            let ready = try await self.adapter(for: connection)
+            adapter = ready
+            placed = try await BrokerSendLedger.$current.withValue(ledger) {
+                try await BrokerOperationScope.$current.withValue(BrokerOperation.placeOrder.rawValue) {
+                    try await withDeadline(orderSettings.brokerTimeout) { try await ready.placeOrder(request) }
+                }
             }
-            journaled = try await record(journaled, order: gatewayOrder(placed, connection: connection), kind: .accepted)
-            metrics.placement("accepted")
-            return PlacementResult(order: view(journaled, broker: connection.broker), outcome: .accepted, replayed: false)
-        } catch let error as GatewayError where PlacementStateMachine.afterFailure(error) == .unknown {
-            journaled = try await mark(journaled, .unknown, kind: .unknown, error: error)
-            metrics.placement("unknown")
-            logger.warning("placement outcome unknown; reconciling", metadata: ["order": .string(orderId)])
-            journaled = (try? await reconcile(journaled, connection: connection, adapter: adapter)) ?? journaled
-            return PlacementResult(order: view(journaled, broker: connection.broker), outcome: PlacementStateMachine.outcome(journaled.state), replayed: false)
-        } catch let error as GatewayError {
+        } catch {
+            // Without an adapter nothing was called at all.
+            let nothingWritten = adapter == nil ? true : ledger.nothingWritten
+            return try await settle(journaled, failure: error, nothingWritten: nothingWritten, connection: connection, adapter: adapter)
+        }
+        // A store failure from here on leaves the intent `submitting`: the broker has the order, and the reconciler
+        // (or the same key, once the sender's time is up) finds it there.
+        journaled = try await record(journaled, order: gatewayOrder(placed, connection: connection), kind: .accepted)
+        metrics.placement("accepted")
+        return PlacementResult(order: view(journaled, broker: connection.broker), outcome: .accepted, replayed: false)
+    }
+
+    /// Journals what a failed placement means (``PlacementStateMachine/afterFailure(_:nothingWritten:)``) and answers:
+    /// `unknown` with the order (202) after trying to reconcile it at once, else the error.
+    func settle(
+        _ intent: JournaledOrder, failure: any Error, nothingWritten: Bool?, connection: ConnectionDescriptor,
+        adapter: (any BrokerAdapter)?
+    ) async throws -> PlacementResult {
+        var journaled = intent
+        guard let error = failure as? GatewayError else {
+            // Cancellation, or a failure of unknown kind: the broker may have acted, unless nothing was written. The
+            // journal is best-effort here (a cancelled task may not write): an intent left `submitting` is
+            // reconciled once it is older than any call may take.
+            let interrupted = GatewayError(.upstreamUnavailable, "the placement was interrupted (\(type(of: failure)))")
+            let released = nothingWritten == true
+            metrics.placement(released ? "released" : "unknown")
+            do {
+                _ = try await mark(journaled, released ? .released : .unknown, kind: released ? .released : .unknown, error: interrupted)
+            } catch {
+                logger.warning(
+                    "an interrupted placement could not be journaled; the reconciler will resolve it",
+                    metadata: ["order": .string(journaled.id), "error": .string("\(error)")])
+            }
+            throw failure
+        }
+        switch PlacementStateMachine.afterFailure(error, nothingWritten: nothingWritten) {
+        case .released:
+            journaled = try await mark(journaled, .released, kind: .released, error: error)
+            metrics.placement("released")
+            logger.info(
+                "placement reached no broker; its idempotency key is released",
+                metadata: ["order": .string(journaled.id), "code": .string(error.code.rawValue)])
+            throw error
+        case .rejected:
             journaled = try await mark(journaled, .rejected, kind: .rejected, error: error)
             metrics.placement("rejected")
             throw error
-        } catch {
-            // Cancellation or a transport failure of unknown kind: the broker may have acted.
-            let unknown = GatewayError(.upstreamUnavailable, "the placement was interrupted (\(type(of: error)))")
+        case .unknown:
+            journaled = try await mark(journaled, .unknown, kind: .unknown, error: error)
             metrics.placement("unknown")
-            _ = try? await mark(journaled, .unknown, kind: .unknown, error: unknown)
-            throw error
+            logger.warning("placement outcome unknown; reconciling", metadata: ["order": .string(journaled.id)])
+            if let adapter { journaled = await reconcileNow(journaled, connection: connection, adapter: adapter) }
+            return PlacementResult(
+                order: view(journaled, broker: connection.broker), outcome: PlacementStateMachine.outcome(journaled.state),
+                replayed: false)
+        }
+    }
+
+    /// Reconciles at once where the caller answers either way: a failure (the broker unreachable is handled inside;
+    /// this is the journal's) is logged, and the order stays as it was for the reconciler's next pass.
+    func reconcileNow(_ journaled: JournaledOrder, connection: ConnectionDescriptor, adapter: any BrokerAdapter) async -> JournaledOrder {
+        do {
+            return try await reconcile(journaled, connection: connection, adapter: adapter)
+        } catch {
+            logger.error(
+                "reconciliation could not journal its finding; the reconciler will try again",
+                metadata: ["order": .string(journaled.id), "error": .string("\(error)")])
+            return journaled
         }
     }
 
@@ -169,12 +233,38 @@ extension Gateway {
                     guard try await journal.journaledOrder(tenantId: tenant.id, id: orderId) != nil else { throw error }
                     return try await replay(orderId: orderId, request: request, tenant: tenant, connection: connection)
                 }
+            case .resend:
+                // The earlier attempt reached no broker. Exactly one request takes the row back: in this process the
+                // in-flight mark decides, across processes the store's compare-and-set; the others wait for its
+                // outcome like any repeat.
+                guard inFlight.begin(orderId) else {
+                    await inFlight.wait(orderId)
+                    journaled = try await journal.journaledOrder(tenantId: tenant.id, id: orderId)
+                    continue
+                }
+                let reclaimed: JournaledOrder?
+                do {
+                    reclaimed = try await journal.reclaimReleasedOrder(tenantId: tenant.id, id: orderId, event: OrderEvent(
+                        kind: .intent, state: .submitting,
+                        detail: "sent again with the same idempotency key and client order id \(journaled?.clientOrderId ?? "?"): the earlier attempt reached no broker",
+                        at: Date()))
+                } catch {
+                    inFlight.finish(orderId)
+                    throw error
+                }
+                guard let reclaimed else {
+                    inFlight.finish(orderId)
+                    journaled = try await journal.journaledOrder(tenantId: tenant.id, id: orderId)
+                    continue
+                }
+                defer { inFlight.finish(orderId) }
+                return try await send(reclaimed, connection: connection)
             case .answerRejected:
                 throw Self.rejection(journaled, connection: connection)
             case .reconcile:
                 guard var current = journaled else { continue }
                 let adapter = try await adapter(for: connection)
-                current = (try? await reconcile(current, connection: connection, adapter: adapter)) ?? current
+                current = await reconcileNow(current, connection: connection, adapter: adapter)
                 if current.state == .rejected { throw Self.rejection(current, connection: connection) }
                 return PlacementResult(
                     order: view(current, broker: connection.broker), outcome: PlacementStateMachine.outcome(current.state), replayed: true)

@@ -33,8 +33,15 @@ public struct OrderSettings: Sendable {
 final class InFlightOrders: Sendable {
     let waiters = Mutex<[String: [CheckedContinuation<Void, Never>]]>([:])
 
-    func begin(_ orderId: String) {
-        waiters.withLock { if $0[orderId] == nil { $0[orderId] = [] } }
+    /// Marks the placement running; `false` (and nothing changed) when it already was, so the caller does not own it
+    /// and must not `finish` it.
+    @discardableResult
+    func begin(_ orderId: String) -> Bool {
+        waiters.withLock { waiters in
+            guard waiters[orderId] == nil else { return false }
+            waiters[orderId] = []
+            return true
+        }
     }
 
     func isRunning(_ orderId: String) -> Bool {

@@ -27,12 +27,29 @@ enum PlacementStateMachine {
     enum AfterFailure: Equatable, Sendable {
         /// The broker may have acted before the answer was lost: journal `unknown`, reconcile, never resend.
         case unknown
-        /// The broker said no: journal `rejected` and pass the error on.
+        /// The broker said no: journal `rejected` and pass the error on; the key repeats the refusal.
         case rejected
+        /// Certainly nothing happened at the broker, and a retry may well succeed: journal `released` and pass the
+        /// error on; the same key sends the order again.
+        case released
     }
 
-    static func afterFailure(_ error: GatewayError) -> AfterFailure {
-        [.upstreamTimeout, .upstreamUnavailable, .malformedResponse, .internalError].contains(error.code) ? .unknown : .rejected
+    /// Failures where the broker refused before acting on the order: it rate-limited the call (a broker's 429, or the
+    /// pipeline's own limiter refusing to send) or refused the credentials (401). The broker did nothing, and a
+    /// later attempt (after the wait, after a relink) may succeed, so they release the key rather than burn it.
+    static let refusedBeforeActing: Set<GatewayError.Code> = [.rateLimited, .unauthorized]
+
+    /// Failures after which the broker may have acted: the call was sent and its answer was lost or unreadable.
+    static let possiblyActed: Set<GatewayError.Code> = [.upstreamTimeout, .upstreamUnavailable, .malformedResponse, .internalError]
+
+    /// - Parameter nothingWritten: from the placement's `BrokerSendLedger`: `true` when no write reached the
+    ///   transport (an open breaker refused it, its rate-limit slot was past the deadline, the time ran out while it
+    ///   waited for its turn), `false` when one did, `nil` when unknown. Only `true` turns a possibly-acted failure
+    ///   into a release; a definite refusal (`rejected`, `unprocessable`, …) stays one, and so does its answer.
+    static func afterFailure(_ error: GatewayError, nothingWritten: Bool?) -> AfterFailure {
+        if refusedBeforeActing.contains(error.code) { return .released }
+        if possiblyActed.contains(error.code) { return nothingWritten == true ? .released : .unknown }
+        return .rejected
     }
 
     /// What a repeated request does with the journal row of the order its key names.
@@ -47,6 +64,9 @@ enum PlacementStateMachine {
         case reconcile
         /// The broker's answer is known: repeat it.
         case answer
+        /// The earlier attempt reached no broker and released the key: take the row back (compare-and-set) and send
+        /// the order again under it.
+        case resend
     }
 
     static func replayStep(_ state: JournalState?, senderDeadlinePassed: Bool) -> ReplayStep {
@@ -56,6 +76,7 @@ enum PlacementStateMachine {
         case .rejected?: .answerRejected
         case .unknown?: .reconcile
         case .accepted?: .answer
+        case .released?: .resend
         }
     }
 

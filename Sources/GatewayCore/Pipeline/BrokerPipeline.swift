@@ -184,6 +184,7 @@ struct PipelinedTransport: BrokerTransport {
     let connection: ConnectionPipelineState
 
     func send(_ request: BrokerRequest) async throws -> BrokerResponse {
+        BrokerSendLedger.current?.callEntered()
         let context = BrokerCallContext(
             broker: connection.broker, connectionId: connection.connectionId,
             operation: BrokerOperationScope.current ?? BrokerOperationScope.fallback,
@@ -228,6 +229,7 @@ struct UpstreamRecorder: Sendable {
         span.attributes["http.request.method"] = request.method.rawValue
         span.attributes["url.path"] = request.loggedPath
         defer { span.end() }
+        if !request.idempotent { BrokerSendLedger.current?.writeSent() }
         do {
             let response = try await base.send(request)
             span.attributes["http.response.status_code"] = response.status
