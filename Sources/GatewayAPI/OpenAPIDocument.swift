@@ -14,6 +14,8 @@ public struct OpenAPIDocument: Sendable {
     let object: OpenAPIObjectContainer
     /// Each operation's query parameters with their schemas (references resolved), by operation id.
     let queryParameters: [String: [QueryParameter]]
+    /// Each documented path as its segments (`{id}` matches any one segment) and the methods it has.
+    let pathMethods: [(segments: [Substring], methods: [String])]
 
     /// What the document says one query parameter may hold.
     struct QueryParameter: Sendable {
@@ -48,6 +50,10 @@ public struct OpenAPIDocument: Sendable {
         let schemas = (root["components"] as? [String: Any])?["schemas"] as? [String: [String: Any]] ?? [:]
         var open: Set<String> = []
         var queries: [String: [QueryParameter]] = [:]
+        let methods = ["get", "put", "post", "delete", "options", "head", "patch", "trace"]
+        pathMethods = paths.map { path, item in
+            (path.split(separator: "/"), methods.filter { item[$0] != nil }.map { $0.uppercased() })
+        }
         for item in paths.values {
             for case let operation as [String: Any] in item.values {
                 guard let id = operation["operationId"] as? String else { continue }
@@ -72,6 +78,18 @@ public struct OpenAPIDocument: Sendable {
         }
         publicOperationIDs = open
         queryParameters = queries
+    }
+
+    /// The methods the document has for a request path, or `nil` when it documents no such path.
+    func allowedMethods(forPath path: String) -> [String]? {
+        let segments = path.split(separator: "/")
+        for (template, methods) in pathMethods where template.count == segments.count {
+            let matches = zip(template, segments).allSatisfy { pattern, segment in
+                (pattern.hasPrefix("{") && pattern.hasSuffix("}")) || pattern == segment
+            }
+            if matches { return methods }
+        }
+        return nil
     }
 
     /// The first query parameter of `operationID` whose value the document does not allow, said as a problem.
