@@ -83,13 +83,20 @@ public struct OpenAPIDocument: Sendable {
     /// The methods the document has for a request path, or `nil` when it documents no such path.
     func allowedMethods(forPath path: String) -> [String]? {
         let segments = path.split(separator: "/")
+        // The most literal template wins (`/v1/connections/authenticate` over `/v1/connections/{id}`), as in routing.
+        var best: (placeholders: Int, methods: [String])?
         for (template, methods) in pathMethods where template.count == segments.count {
+            var placeholders = 0
             let matches = zip(template, segments).allSatisfy { pattern, segment in
-                (pattern.hasPrefix("{") && pattern.hasSuffix("}")) || pattern == segment
+                if pattern.hasPrefix("{") && pattern.hasSuffix("}") {
+                    placeholders += 1
+                    return true
+                }
+                return pattern == segment
             }
-            if matches { return methods }
+            if matches, placeholders < best?.placeholders ?? .max { best = (placeholders, methods) }
         }
-        return nil
+        return best?.methods
     }
 
     /// The first query parameter of `operationID` whose value the document does not allow, said as a problem.
