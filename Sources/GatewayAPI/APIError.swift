@@ -28,13 +28,19 @@ public enum APIError {
         .invalidRequest, "the body must be JSON (Content-Type: application/json)",
         details: [FieldProblem(field: "Content-Type", problem: "must be application/json")])
 
-    static func render(_ error: GatewayError, requestId: String) -> Response {
+    /// The error body's JSON.
+    static func json(_ error: GatewayError, requestId: String) -> Data {
         let body = ErrorBody(error: .init(
             code: error.code.rawValue, message: error.message, details: error.details.isEmpty ? nil : error.details,
             broker: error.broker?.rawValue, retryable: error.retryable,
             retryAfter: error.retryAfter,
             requestId: requestId))
-        let data = (try? APIJSON.encoder().encode(body)) ?? Data(#"{"error":{"code":"internal","message":"error"}}"#.utf8)
+        // Encoding cannot fail (strings, a bool and a finite bounded number); the fallback keeps the shape anyway.
+        return (try? APIJSON.encoder().encode(body)) ?? Data(#"{"error":{"code":"internal","message":"error"}}"#.utf8)
+    }
+
+    static func render(_ error: GatewayError, requestId: String) -> Response {
+        let data = json(error, requestId: requestId)
         var headers: HTTPFields = [.contentType: "application/json; charset=utf-8"]
         if let retryAfter = error.retryAfter {
             // Finite and bounded by construction (GatewayError.saneRetryAfter); `exactly` keeps it a non-trap anyway.
@@ -71,7 +77,19 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
             }
             response = APIError.render(translated, requestId: requestId)
         } catch let error as HTTPError {
-            response = APIError.render(Self.translate(error, request: request), requestId: requestId)
+            if error.status.code == 404, let allowed = document.allowedMethods(forPath: request.uri.path),
+                !allowed.isEmpty
+            {
+                // A documented path asked with a method it does not have: 405 with the methods it has.
+                response = APIError.render(
+                    GatewayError(
+                        .methodNotAllowed,
+                        "\(request.method) is not allowed on \(request.uri.path); it allows \(allowed.joined(separator: ", "))"),
+                    requestId: requestId)
+                response.headers[.allow] = allowed.joined(separator: ", ")
+            } else {
+                response = APIError.render(Self.translate(error, request: request), requestId: requestId)
+            }
         } catch let error as any HTTPResponseError {
             let status = Int(error.status.code)
             let code: GatewayError.Code = status == 404 ? .notFound : status == 413 ? .payloadTooLarge : status < 500 ? .invalidRequest : .internalError
@@ -135,7 +153,7 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
     static func translate(_ error: HTTPError, request: Request) -> GatewayError {
         switch error.status.code {
         case 404: GatewayError(.notFound, "no route for \(request.method) \(request.uri.path)")
-        case 405: GatewayError(.notFound, "\(request.method) is not allowed on \(request.uri.path)")
+        case 405: GatewayError(.methodNotAllowed, "\(request.method) is not allowed on \(request.uri.path)")
         case 413: GatewayError(.payloadTooLarge, "the body is larger than the limit")
         case 400..<500: GatewayError(.invalidRequest, error.body ?? error.status.reasonPhrase)
         default: GatewayError(.internalError, "unexpected error")

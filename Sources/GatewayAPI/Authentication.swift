@@ -32,9 +32,12 @@ struct Authentication: ServerMiddleware {
         guard parts.count == 2, parts[0].lowercased() == "bearer", parts[1].utf8.count <= 256 else {
             throw APIError.unauthenticated
         }
-        guard let tenant = try await gateway.tenant(forAPIKey: String(parts[1]).trimmingCharacters(in: .whitespaces)) else {
+        let presented = String(parts[1]).trimmingCharacters(in: .whitespaces)
+        guard let tenant = try await gateway.tenant(forAPIKey: presented) else {
             throw GatewayError(.unauthorized, "the API key is not valid")
         }
+        // The tenant's and the key's request rates (429 with Retry-After beyond them), before any work is done.
+        try gateway.admitRequest(tenant: tenant, keyId: APIKeyText.keyId(of: presented))
         return try await RequestIdentity.$tenant.withValue(tenant) { try await next(request, body, metadata) }
     }
 }

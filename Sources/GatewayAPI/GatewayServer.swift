@@ -1,6 +1,7 @@
 public import Foundation
 public import GatewayApp
 public import Hummingbird
+import HummingbirdCore
 public import Logging
 public import NIOCore
 import OpenAPIHummingbird
@@ -37,15 +38,19 @@ public enum GatewayServer {
         return router
     }
 
-    /// The application: bind `host:port` (port 0 picks a free one; `onServerRunning` learns which).
+    /// The application: bind `host:port` (port 0 picks a free one; `onServerRunning` learns which). Connections are
+    /// served by ``GatewayHTTPChannel`` under `limits` (timeouts, header size, the number open at once).
     public static func application(
         gateway: Gateway, host: String, port: Int, bodies: HTTPBodies = HTTPBodies(), publicURL: String? = nil,
-        logger: Logger,
+        limits: ServerLimits = ServerLimits(), logger: Logger,
         onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) throws -> Application<RouterResponder<APIContext>> {
         Application(
             router: try router(gateway: gateway, bodies: bodies, publicURL: publicURL ?? "http://\(host):\(port)"),
-            configuration: .init(address: .hostname(host, port: port), serverName: "BrokerGateway"),
+            server: HTTPServerBuilder { responder in GatewayHTTPChannel(responder: responder, limits: limits) },
+            configuration: .init(
+                address: .hostname(host, port: port), serverName: "BrokerGateway",
+                availableConnectionsDelegate: MaximumAvailableConnections(limits.maxConnections, logger: logger)),
             onServerRunning: onServerRunning,
             logger: logger)
     }

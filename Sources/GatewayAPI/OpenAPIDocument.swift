@@ -14,6 +14,8 @@ public struct OpenAPIDocument: Sendable {
     let object: OpenAPIObjectContainer
     /// Each operation's query parameters with their schemas (references resolved), by operation id.
     let queryParameters: [String: [QueryParameter]]
+    /// Each documented path as its segments (`{id}` matches any one segment) and the methods it has.
+    let pathMethods: [(segments: [Substring], methods: [String])]
 
     /// What the document says one query parameter may hold.
     struct QueryParameter: Sendable {
@@ -48,6 +50,10 @@ public struct OpenAPIDocument: Sendable {
         let schemas = (root["components"] as? [String: Any])?["schemas"] as? [String: [String: Any]] ?? [:]
         var open: Set<String> = []
         var queries: [String: [QueryParameter]] = [:]
+        let methods = ["get", "put", "post", "delete", "options", "head", "patch", "trace"]
+        pathMethods = paths.map { path, item in
+            (path.split(separator: "/"), methods.filter { item[$0] != nil }.map { $0.uppercased() })
+        }
         for item in paths.values {
             for case let operation as [String: Any] in item.values {
                 guard let id = operation["operationId"] as? String else { continue }
@@ -72,6 +78,25 @@ public struct OpenAPIDocument: Sendable {
         }
         publicOperationIDs = open
         queryParameters = queries
+    }
+
+    /// The methods the document has for a request path, or `nil` when it documents no such path.
+    func allowedMethods(forPath path: String) -> [String]? {
+        let segments = path.split(separator: "/")
+        // The most literal template wins (`/v1/connections/authenticate` over `/v1/connections/{id}`), as in routing.
+        var best: (placeholders: Int, methods: [String])?
+        for (template, methods) in pathMethods where template.count == segments.count {
+            var placeholders = 0
+            let matches = zip(template, segments).allSatisfy { pattern, segment in
+                if pattern.hasPrefix("{") && pattern.hasSuffix("}") {
+                    placeholders += 1
+                    return true
+                }
+                return pattern == segment
+            }
+            if matches, placeholders < best?.placeholders ?? .max { best = (placeholders, methods) }
+        }
+        return best?.methods
     }
 
     /// The first query parameter of `operationID` whose value the document does not allow, said as a problem.

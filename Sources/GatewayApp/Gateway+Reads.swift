@@ -71,6 +71,11 @@ extension Gateway {
 
     /// Quotes for the symbols this broker has: a multi-broker quote read asks every broker for every symbol, and a
     /// symbol one broker does not quote (another asset class, a pair it does not list) is not that broker's failure.
+    ///
+    /// When the broker refuses the whole batch because of some symbols, and says which (`instruments[i]` details),
+    /// the batch is asked once more without them. When it does not say, each symbol is asked alone, within the
+    /// request's call budget (`CallBudget`): once it is spent, the symbols not yet asked are left unquoted, so a
+    /// request naming many unknown symbols costs a bounded number of calls.
     static func quotes(_ adapter: any BrokerAdapter, _ references: [InstrumentReference]) async throws -> [Quote] {
         let tradable = references.filter { adapter.capabilities.assetClasses.contains($0.impliedAssetClass) }
         func notQuotedHere(_ error: GatewayError) -> Bool {
@@ -79,12 +84,25 @@ extension Gateway {
         do {
             return tradable.isEmpty ? [] : try await adapter.quotes(tradable)
         } catch let error as GatewayError where notQuotedHere(error) && tradable.count > 1 {
+            let named = Set(error.details.compactMap { Self.instrumentIndex($0.field) })
+            if !named.isEmpty, named.allSatisfy({ $0 < tradable.count }) {
+                let rest = tradable.indices.filter { !named.contains($0) }.map { tradable[$0] }
+                guard !rest.isEmpty else { return [] }
+                do {
+                    return try await adapter.quotes(rest)
+                } catch let error as GatewayError where notQuotedHere(error) {
+                    return []
+                }
+            }
             var quotes: [Quote] = []
             for reference in tradable {
+                if CallBudget.current?.isSpent == true { break }
                 do {
                     quotes += try await adapter.quotes([reference])
                 } catch let error as GatewayError where notQuotedHere(error) {
                     continue
+                } catch where CallBudget.isExhaustion(error) {
+                    break
                 }
             }
             return quotes
@@ -93,4 +111,9 @@ extension Gateway {
         }
     }
 
+    /// `3` for a problem's field `instruments[3]`.
+    static func instrumentIndex(_ field: String) -> Int? {
+        guard field.hasPrefix("instruments["), field.hasSuffix("]") else { return nil }
+        return Int(field.dropFirst("instruments[".count).dropLast())
+    }
 }

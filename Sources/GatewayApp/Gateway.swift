@@ -27,10 +27,15 @@ public struct Gateway: Sendable {
     let defaultReadMaxAge: Duration
     /// `false` only to measure what sharing saves: every read then asks the broker.
     let coalesceReads: Bool
+    /// What one tenant and one key may ask of the gateway.
+    let limits: TenantLimits
+    let requestLimiter: RequestLimiter
+    let fanOutGate: FanOutGate
 
     public init(
         store: some GatewayStore & OrderJournalStore, registry: AdapterRegistry, router: BrokerRouter, logger: Logger,
-        orderSettings: OrderSettings = OrderSettings(), defaultReadMaxAge: Duration = .zero, coalesceReads: Bool = true
+        orderSettings: OrderSettings = OrderSettings(), defaultReadMaxAge: Duration = .zero, coalesceReads: Bool = true,
+        limits: TenantLimits = TenantLimits()
     ) {
         self.store = store
         self.journal = store
@@ -47,6 +52,9 @@ public struct Gateway: Sendable {
         self.reconciliationAttempts = ReconciliationAttempts()
         self.defaultReadMaxAge = defaultReadMaxAge
         self.coalesceReads = coalesceReads
+        self.limits = limits
+        self.requestLimiter = RequestLimiter(limits: limits)
+        self.fanOutGate = FanOutGate(limit: limits.fanOutsInFlight)
     }
 
     /// Where the gateway's metrics go (the broker-call pipeline's factory): `/metrics` reads it.
@@ -134,7 +142,10 @@ public struct Gateway: Sendable {
         let connections = try await connections(tenant: tenant, selection, supporting: operation)
         let gateway = self
         let maxAge = selection.maxAge ?? tenant.readMaxAgeMs.map { .milliseconds($0) } ?? defaultReadMaxAge
-        return await metrics.fanOut(operation: operation) {
+        let callsPerConnection = limits.callsPerConnection
+        // One of the tenant's fan-out slots, waited for no longer than the read itself may take.
+        return try await fanOutGate.run(tenantId: tenant.id, wait: router.overallTimeout) {
+          await metrics.fanOut(operation: operation) {
           await router.fanOutAnswers(connections, describe: { ($0.id, $0.broker) }) { connection in
             if connection.status != .active {
                 throw Self.statusError(connection)
@@ -142,14 +153,24 @@ public struct Gateway: Sendable {
             let call: @Sendable () async throws -> [Item] = {
                 let adapter = try await gateway.adapter(for: connection)
                 return try await BrokerOperationScope.$current.withValue(operation.rawValue) {
-                    try await read(adapter, connection)
+                    try await CallBudget.with(limit: callsPerConnection) { try await read(adapter, connection) }
                 }
             }
             guard let key, gateway.coalesceReads else { return SourceAnswer(items: try await call(), asOf: Date(), served: .fresh) }
             return try await gateway.reads.read(
                 ReadCoalescer.Key(connection: connection.id, read: "\(operation.rawValue)|\(key)"), maxAge: maxAge, call)
           }
+          }
         }
+    }
+
+    /// Admits one API request of a tenant (and of the key it came with) under their rate limits, or fails with 429
+    /// `rate_limited` and the seconds until the next request would be admitted.
+    public func admitRequest(tenant: Tenant, keyId: String?) throws {
+        guard let wait = requestLimiter.admit(tenantId: tenant.id, keyId: keyId) else { return }
+        throw GatewayError(
+            .rateLimited, "too many requests for this tenant or API key; slow down and retry after the time given",
+            retryable: true, retryAfter: max(wait, 0.001))
     }
 
     /// After anything that changes state at the broker: no read of this connection is answered from before it.

@@ -27,6 +27,12 @@ public struct GatewayError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let notSupported = Code("not_supported")
         public static let conflict = Code("conflict")
         public static let internalError = Code("internal")
+        /// A request whose head or body did not arrive in time; HTTP 408.
+        public static let requestTimeout = Code("request_timeout")
+        /// A request line or header section over the server's limit; HTTP 431.
+        public static let headersTooLarge = Code("headers_too_large")
+        /// A method the route does not have; HTTP 405, with `Allow`.
+        public static let methodNotAllowed = Code("method_not_allowed")
 
         /// The HTTP status the unified API answers with.
         public var httpStatus: Int {
@@ -41,9 +47,12 @@ public struct GatewayError: Error, Sendable, Hashable, CustomStringConvertible {
             case .upstreamTimeout: 504
             case .upstreamUnavailable: 503
             case .malformedResponse: 502
-            case .notSupported: 501
+            case .notSupported: 422
             case .conflict: 409
             case .internalError: 500
+            case .requestTimeout: 408
+            case .headersTooLarge: 431
+            case .methodNotAllowed: 405
             default: 502
             }
         }

@@ -51,3 +51,12 @@ struct APIKeySecret {
         (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "f")).contains(byte)
     }
 }
+
+/// What the server may read from a presented API key before the store checks it.
+public enum APIKeyText {
+    /// The key id (`key_<lookup>`) a presented key names, or `nil` when it is not shaped like one of our keys. The id
+    /// is not secret; it keys per-key limits and logs once the key has been checked.
+    public static func keyId(of presented: String) -> String? {
+        APIKeySecret.parse(presented)?.keyId
+    }
+}

@@ -1,5 +1,6 @@
 import Configuration
 import Foundation
+import GatewayAPI
 import GatewayApp
 import GatewayCore
 import GatewayStore
@@ -93,6 +94,39 @@ struct GatewaySettings: Sendable {
             key: ["retries", "max"], kind: .whole(0...5), defaultValue: "2",
             summary: "retries (jittered backoff) of an idempotent broker read after a transient failure; placements and cancels are never retried"),
         SettingKey(
+            key: ["limits", "tenantRequestsPerSecond"], kind: .whole(1...1_000_000), defaultValue: "200",
+            summary: "API requests one tenant may make per second, sustained, across its keys (429 with `Retry-After` beyond)"),
+        SettingKey(
+            key: ["limits", "tenantBurst"], kind: .whole(1...1_000_000), defaultValue: "400",
+            summary: "API requests one tenant may make at once above its sustained rate"),
+        SettingKey(
+            key: ["limits", "keyRequestsPerSecond"], kind: .whole(1...1_000_000), defaultValue: "100",
+            summary: "API requests one API key may make per second, sustained"),
+        SettingKey(
+            key: ["limits", "keyBurst"], kind: .whole(1...1_000_000), defaultValue: "200",
+            summary: "API requests one API key may make at once above its sustained rate"),
+        SettingKey(
+            key: ["limits", "fanOutsInFlight"], kind: .whole(1...100_000), defaultValue: "32",
+            summary: "fan-out reads one tenant may have in flight; more wait for a slot within their deadline, then get 429"),
+        SettingKey(
+            key: ["limits", "callsPerConnection"], kind: .whole(1...1000), defaultValue: "64",
+            summary: "broker calls one read may make on one connection (a quote read of many unknown symbols stops there)"),
+        SettingKey(
+            key: ["server", "headerTimeoutMs"], kind: .whole(100...600_000), defaultValue: "10000",
+            summary: "how long a request's head may take once its first byte has arrived (408 and the connection closed)"),
+        SettingKey(
+            key: ["server", "bodyTimeoutMs"], kind: .whole(100...600_000), defaultValue: "30000",
+            summary: "how long a request's body may take once its head has arrived (408 and the connection closed)"),
+        SettingKey(
+            key: ["server", "idleTimeoutMs"], kind: .whole(100...3_600_000), defaultValue: "60000",
+            summary: "how long a connection may stay open without a request"),
+        SettingKey(
+            key: ["server", "maxConnections"], kind: .whole(1...1_000_000), defaultValue: "1024",
+            summary: "connections open at once; more wait in the kernel's backlog until one closes"),
+        SettingKey(
+            key: ["server", "maxHeaderBytes"], kind: .whole(1024...1_048_576), defaultValue: "16384",
+            summary: "the largest request line or header section (431 beyond)"),
+        SettingKey(
             key: ["otel", "tracesEndpoint"], kind: .text, defaultValue: "(none)",
             summary: "send OpenTelemetry traces (a span per request and per broker call) over OTLP/HTTP to this URL, e.g. `http://127.0.0.1:4318/v1/traces`; none are kept otherwise"),
         SettingKey(
@@ -118,6 +152,10 @@ struct GatewaySettings: Sendable {
     var coalesceReads: Bool
     /// The broker-call pipeline's breaker and retry settings (the rest are its defaults).
     var pipeline: PipelineSettings
+    /// What one tenant and one API key may ask of the gateway.
+    var limits: TenantLimits
+    /// What one HTTP connection may hold.
+    var server: ServerLimits
     /// `nil`: no traces are exported.
     var tracesEndpoint: String?
     /// `nil`: `http://<host>:<port>`.
@@ -213,6 +251,19 @@ struct GatewaySettings: Sendable {
             breakerConsecutiveFailures: try whole(key("breaker", "consecutiveFailures")),
             breakerCoolDown: .milliseconds(try whole(key("breaker", "coolDownMs"))),
             maxRetries: try whole(key("retries", "max")))
+        limits = TenantLimits(
+            tenantRequestsPerSecond: try whole(key("limits", "tenantRequestsPerSecond")),
+            tenantBurst: try whole(key("limits", "tenantBurst")),
+            keyRequestsPerSecond: try whole(key("limits", "keyRequestsPerSecond")),
+            keyBurst: try whole(key("limits", "keyBurst")),
+            fanOutsInFlight: try whole(key("limits", "fanOutsInFlight")),
+            callsPerConnection: try whole(key("limits", "callsPerConnection")))
+        server = ServerLimits(
+            headerTimeout: .milliseconds(try whole(key("server", "headerTimeoutMs"))),
+            idleTimeout: .milliseconds(try whole(key("server", "idleTimeoutMs"))),
+            bodyTimeout: .milliseconds(try whole(key("server", "bodyTimeoutMs"))),
+            maxConnections: try whole(key("server", "maxConnections")),
+            maxHeaderBytes: try whole(key("server", "maxHeaderBytes")))
         let traces = try text(key("otel", "tracesEndpoint"))
         if traces == key("otel", "tracesEndpoint").defaultValue {
             tracesEndpoint = nil

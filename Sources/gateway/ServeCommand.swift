@@ -106,7 +106,7 @@ func buildGateway(
         store: store, registry: registry,
         router: BrokerRouter(perSourceTimeout: settings.sourceTimeout, overallTimeout: settings.requestTimeout),
         logger: logger, orderSettings: settings.orderSettings, defaultReadMaxAge: settings.readMaxAge,
-        coalesceReads: settings.coalesceReads)
+        coalesceReads: settings.coalesceReads, limits: settings.limits)
 
     let sandboxes = settings.sandboxesEnabled ? BuiltInSandbox.all() : []
     let ready = SandboxReadiness(expected: sandboxes.map(\.name))
@@ -125,7 +125,7 @@ func buildGateway(
     let host = settings.host
     var application = try GatewayServer.application(
         gateway: gateway, host: host, port: settings.port, bodies: HTTPBodies(maxBodyBytes: settings.maxBodyBytes),
-        publicURL: settings.publicURL, logger: logger,
+        publicURL: settings.publicURL, limits: settings.server, logger: logger,
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? settings.port
             logger.notice("BrokerGateway is serving", metadata: ["url": .string("http://\(host):\(port)")])

@@ -14,6 +14,7 @@ import NIOCore
 import NIOHTTP1
 import SaxoAdapter
 import Sandbox
+import Synchronization
 import Testing
 import TradeItAdapter
 import TradeOgreAdapter
@@ -26,13 +27,15 @@ struct Loopback: Sendable {
     let tenant: Tenant
     /// The gateway's store, for checking what it wrote (the gateway keeps its own private).
     let store: SQLiteStore
+    /// Every HTTP call the gateway's adapters made to the sandbox.
+    let upstream: CountingTransport
 
     var auth: HTTPFields {
         [.authorization: "Bearer \(apiKey)", .contentType: "application/json", HTTPField.Name("Idempotency-Key")!: UUID().uuidString]
     }
 
     static func with(
-        _ simulator: some SandboxSimulator,
+        _ simulator: some SandboxSimulator, limits: TenantLimits = TenantLimits(),
         _ body: @escaping @Sendable (Loopback, any TestClientProtocol) async throws -> Void
     ) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bg-loop-\(UUID().uuidString)")
@@ -41,14 +44,17 @@ struct Loopback: Sendable {
         try await withSandbox(simulator) { url in
             let logger = Logger(label: "e2e", factory: { _ in SwiftLogNoOpLogHandler() })
             let store = try SQLiteStore(path: directory.appendingPathComponent("gateway.sqlite").path, cipher: .random(), logger: logger)
+            let upstream = CountingTransport(base: HTTPClientTransport(client: HTTPClient.shared))
             let registry = AdapterRegistry(
                 factories: [AlpacaAdapterFactory(), SaxoAdapterFactory(), TradeItAdapterFactory(), TradeOgreAdapterFactory()],
-                transport: HTTPClientTransport(client: HTTPClient.shared), logger: logger)
-            let gateway = Gateway(store: store, registry: registry, router: BrokerRouter(), logger: logger)
+                transport: upstream, logger: logger)
+            let gateway = Gateway(store: store, registry: registry, router: BrokerRouter(), logger: logger, limits: limits)
             let tenant = try await store.createTenant(name: "e2e")
             let key = try await store.issueAPIKey(tenantId: tenant.id, label: "e2e")
             let app = Application(router: try GatewayServer.router(gateway: gateway), logger: logger)
-            let world = Loopback(sandboxURL: url.absoluteString, apiKey: key.plaintext, gateway: gateway, tenant: tenant, store: store)
+            let world = Loopback(
+                sandboxURL: url.absoluteString, apiKey: key.plaintext, gateway: gateway, tenant: tenant, store: store,
+                upstream: upstream)
             try await app.test(.router) { client in try await body(world, client) }
         }
     }
@@ -79,4 +85,21 @@ func rawGET(_ url: String, headers: [(String, String)] = []) async throws -> (st
     let response = try await client.execute(request, timeout: .seconds(10))
     let body = try await response.body.collect(upTo: 1 << 22)
     return (Int(response.status.code), response.headers.first(name: "Location"), Data(body.readableBytesView))
+}
+
+/// Counts the HTTP calls that leave for a broker, then sends them on.
+final class CountingTransport: BrokerTransport {
+    let base: any BrokerTransport
+    private let counter = Mutex(0)
+
+    init(base: any BrokerTransport) {
+        self.base = base
+    }
+
+    var calls: Int { counter.withLock { $0 } }
+
+    func send(_ request: BrokerRequest) async throws -> BrokerResponse {
+        counter.withLock { $0 += 1 }
+        return try await base.send(request)
+    }
 }

@@ -1,4 +1,5 @@
 import Foundation
+import GatewayApp
 import GatewayModel
 import HTTPTypes
 import HummingbirdTesting
@@ -19,6 +20,28 @@ struct TradeOgreEndToEndTests {
             #expect((balances.body.sources.first?["error"] as? [String: Any])?["code"] as? String == "unauthorized")
             let wrongKeys = try await world.call(client, .post, "/v1/connections", json: #"{"broker":"tradeogre","baseURL":"\#(world.sandboxURL)/api/v1","credentials":{"apiKey":"x","apiSecret":"y"}}"#)
             #expect(wrongKeys.status == 422)
+        }
+    }
+
+    @Test func aQuoteReadOfManyUnknownMarketsCostsABoundedNumberOfCalls() async throws {
+        // Twenty pairs TradeOgre does not list, and one it does: each market is one ticker call on this dialect, so
+        // without a bound the read would make twenty-one calls.
+        let unknown = (0..<20).map { "ZZ\($0)/BTC" }
+        try await Loopback.with(TradeOgreSandbox(), limits: TenantLimits(callsPerConnection: 6)) { world, client in
+            let linked = try await world.call(client, .post, "/v1/connections", json: #"{"broker":"tradeogre","baseURL":"\#(world.sandboxURL)/api/v1"}"#)
+            #expect(linked.status == 201)
+            let before = world.upstream.calls
+            let quotes = try await world.call(client, .get, "/v1/quotes?symbols=" + (unknown + ["XMR/BTC"]).joined(separator: ","))
+            #expect(quotes.status == 200)
+            #expect(world.upstream.calls - before <= 6, "the read made \(world.upstream.calls - before) calls")
+            let source = try #require(quotes.body.sources.first)
+            #expect(source["status"] as? String == "error")
+            let error = try #require(source["error"] as? [String: Any])
+            #expect(error["code"] as? String == "rate_limited")
+            #expect((error["message"] as? String)?.contains("limit of 6 calls") == true)
+            // A read within the budget is unaffected.
+            let one = try await world.call(client, .get, "/v1/quotes?symbols=XMR/BTC")
+            #expect(one.body.list.count == 1)
         }
     }
 

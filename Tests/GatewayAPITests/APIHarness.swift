@@ -30,6 +30,7 @@ struct APIHarness {
         pipeline: BrokerPipeline = BrokerPipeline(),
         transport: any BrokerTransport = UnusedTransport(),
         defaultReadMaxAge: Duration = .zero,
+        limits: TenantLimits = TenantLimits(),
         _ body: @escaping @Sendable (APIHarness, any TestClientProtocol) async throws -> T
     ) async throws -> T {
         let directory = existing ?? FileManager.default.temporaryDirectory.appendingPathComponent("bg-api-\(UUID().uuidString)")
@@ -43,7 +44,7 @@ struct APIHarness {
             transport: transport, logger: logger, pipeline: pipeline)
         let gateway = Gateway(
             store: store, registry: registry, router: router, logger: logger, orderSettings: orderSettings,
-            defaultReadMaxAge: defaultReadMaxAge)
+            defaultReadMaxAge: defaultReadMaxAge, limits: limits)
         let tenant = try await store.createTenant(name: "Tenant A")
         let key = try await store.issueAPIKey(tenantId: tenant.id, label: "test")
         let harness = APIHarness(

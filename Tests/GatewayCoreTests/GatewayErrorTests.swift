@@ -7,8 +7,8 @@ struct GatewayErrorTests {
     @Test(arguments: [
         (GatewayError.Code.unauthorized, 401), (.forbidden, 403), (.notFound, 404), (.invalidRequest, 400),
         (.unprocessable, 422), (.rejected, 422), (.insufficientFunds, 422), (.rateLimited, 429),
-        (.upstreamTimeout, 504), (.upstreamUnavailable, 503), (.malformedResponse, 502), (.notSupported, 501),
-        (.conflict, 409), (.payloadTooLarge, 413),
+        (.upstreamTimeout, 504), (.upstreamUnavailable, 503), (.malformedResponse, 502), (.notSupported, 422),
+        (.conflict, 409), (.payloadTooLarge, 413), (.requestTimeout, 408), (.headersTooLarge, 431), (.methodNotAllowed, 405),
     ])
     func codesMapToStatuses(_ code: GatewayError.Code, _ status: Int) {
         #expect(code.httpStatus == status)

@@ -84,16 +84,26 @@ enum QueryValue {
         return value
     }
 
-    /// A comma-separated list of symbols.
+    /// A comma-separated list of symbols, exactly as the document's pattern says: no spaces, no empty entries, each
+    /// 1 to 32 of `A-Z a-z 0-9 . / : _ -`, at most `maxCount`.
     static func symbols(_ value: String?, _ name: String, maxCount: Int = 50) throws -> [String]? {
         guard let text = try string(value, name, maxLength: 2048) else { return nil }
-        let symbols = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
-        if symbols.isEmpty { throw GatewayError.invalid(name, "must name at least one symbol") }
+        let symbols = text.split(separator: ",", omittingEmptySubsequences: false).map(String.init)
         if symbols.count > maxCount { throw GatewayError.invalid(name, "must name at most \(maxCount) symbols") }
-        if let bad = symbols.first(where: { $0.count > 32 || !$0.allSatisfy { $0.isASCII && ($0.isLetter || $0.isNumber || "./-_:".contains($0)) } }) {
-            throw GatewayError.invalid(name, "has an invalid symbol '\(bad.prefix(32))'")
+        if let bad = symbols.first(where: { !isSymbol($0) }) {
+            let shown = bad.isEmpty ? "an empty symbol" : "an invalid symbol '\(bad.prefix(32))'"
+            throw GatewayError.invalid(
+                name, "has \(shown): each symbol is 1 to 32 of A-Z a-z 0-9 . / : _ -, separated by commas without spaces")
         }
         return symbols
+    }
+
+    static func isSymbol(_ text: String) -> Bool {
+        (1...32).contains(text.utf8.count)
+            && text.utf8.allSatisfy { byte in
+                (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) || (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte)
+                    || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) || Array("./:_-".utf8).contains(byte)
+            }
     }
 
     /// Which connections a read goes to.

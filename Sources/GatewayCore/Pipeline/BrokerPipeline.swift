@@ -11,13 +11,14 @@ import Tracing
 /// `AdapterRegistry` wraps the shared transport once per connection with ``transport(wrapping:connection:limits:logger:)``,
 /// so every call of every adapter goes, outermost first, through:
 /// 1. observation: `brokergateway_broker_requests_total` and the duration timer, once per adapter call;
-/// 2. the connection's circuit breaker (outside the retries, so a read that succeeds on a retry counts as a success
+/// 2. the request's call budget (`CallBudget`: how many calls one request may make on one connection);
+/// 3. the connection's circuit breaker (outside the retries, so a read that succeeds on a retry counts as a success
 ///    and an open breaker costs no retries);
-/// 3. retries of idempotent reads (jittered exponential backoff, never past the deadline, never for a write);
-/// 4. the rate limiter (inside the retries, so every attempt takes its own slot and the limiter learns from every
+/// 4. retries of idempotent reads (jittered exponential backoff, never past the deadline, never for a write);
+/// 5. the rate limiter (inside the retries, so every attempt takes its own slot and the limiter learns from every
 ///    answer);
-/// 5. the deadline (each attempt bounded by what is left of the call's timeout, and by cancellation);
-/// 6. upstream recording: the debug log line, `brokergateway_upstream_calls_total` and the health window, once per
+/// 6. the deadline (each attempt bounded by what is left of the call's timeout, and by cancellation);
+/// 7. upstream recording: the debug log line, `brokergateway_upstream_calls_total` and the health window, once per
 ///    attempt that actually leaves for the broker.
 ///
 /// State is per connection (breaker, rate-limit buckets, health window) and lives here, not in the adapter, so it
@@ -87,6 +88,7 @@ public final class BrokerPipeline: Sendable {
         PipelinedTransport(
             middlewares: [
                 ObservationMiddleware(metrics: metrics),
+                CallBudgetMiddleware(),
                 CircuitBreakerMiddleware(connection: state, pipeline: self),
                 RetryMiddleware(settings: settings, metrics: metrics),
                 RateLimitMiddleware(connection: state, pipeline: self),

@@ -248,3 +248,15 @@ struct DeadlineMiddleware: BrokerMiddleware {
         }
     }
 }
+
+/// Spends one unit of the request's `CallBudget` per adapter call (not per retry), and refuses the call before
+/// anything is sent once the budget is spent.
+struct CallBudgetMiddleware: BrokerMiddleware {
+    func intercept(
+        _ request: BrokerRequest, context: BrokerCallContext,
+        next: @Sendable (BrokerRequest, BrokerCallContext) async throws -> BrokerResponse
+    ) async throws -> BrokerResponse {
+        try CallBudget.current?.spend(broker: context.broker)
+        return try await next(request, context)
+    }
+}
