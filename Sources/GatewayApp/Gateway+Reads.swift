@@ -60,9 +60,11 @@ extension Gateway {
     }
 
     /// Each broker's orders, with the ids of their journal entries where the gateway placed them.
+    /// A page of `query.limit` orders may cost a call per order on brokers whose order list lacks the fills (TradeOgre
+    /// reads each open order), so the read's call budget grows by the page size, which the API bounds (500).
     public func orders(tenant: Tenant, _ selection: Selection, _ query: OrderQuery) async throws -> FanOut<Order> {
         let gateway = self
-        return try await fanOut(tenant: tenant, selection, operation: .orders) { adapter, connection in
+        return try await fanOut(tenant: tenant, selection, operation: .orders, extraCalls: query.limit) { adapter, connection in
             try await gateway.journalIds(try await adapter.orders(query), tenant: tenant, connection: connection)
         }
     }

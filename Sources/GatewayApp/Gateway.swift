@@ -135,14 +135,18 @@ public struct Gateway: Sendable {
     /// With a `sharing` key (the read's arguments), identical reads of one connection in flight at once share one
     /// broker call, and an answer as recent as the read's `maxAge` (else the tenant's, else the gateway's default) is
     /// reused. Without one (orders, which are never served stale), every read asks the broker.
+    ///
+    /// Each connection's part may make `limits.callsPerConnection` broker calls, plus `extraCalls` for a read whose
+    /// legitimate cost grows with a bound the API already sets (a page of orders a broker reads one by one).
     public func fanOut<Item: Sendable>(
         tenant: Tenant, _ selection: Selection, operation: BrokerOperation, sharing key: String? = nil,
+        extraCalls: Int = 0,
         _ read: @escaping @Sendable (any BrokerAdapter, ConnectionDescriptor) async throws -> [Item]
     ) async throws -> FanOut<Item> {
         let connections = try await connections(tenant: tenant, selection, supporting: operation)
         let gateway = self
         let maxAge = selection.maxAge ?? tenant.readMaxAgeMs.map { .milliseconds($0) } ?? defaultReadMaxAge
-        let callsPerConnection = limits.callsPerConnection
+        let callsPerConnection = limits.callsPerConnection + max(0, extraCalls)
         // One of the tenant's fan-out slots, waited for no longer than the read itself may take.
         return try await fanOutGate.run(tenantId: tenant.id, wait: router.overallTimeout) {
           await metrics.fanOut(operation: operation) {

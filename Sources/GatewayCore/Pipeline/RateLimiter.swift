@@ -84,7 +84,13 @@ struct RateBucket: Sendable {
     /// our count; one about the same window can only lower it (answers to calls sent before our latest
     /// reservations do not know about them).
     /// A report of a different limit than the one we assumed (the documented prior) also replaces our count.
-    mutating func observe(limit: Int?, remaining reported: Int?, windowEnd reportedEnd: ContinuousClock.Instant?) {
+    ///
+    /// When the report replaces the count (a new limit, another window), the pacing the old count set is dropped
+    /// too: slots taken at the documented prior's spacing (Alpaca's 200 a minute is one every 0.3 s) must not keep
+    /// calls waiting once the broker says its budget is larger.
+    mutating func observe(
+        limit: Int?, remaining reported: Int?, windowEnd reportedEnd: ContinuousClock.Instant?, now: ContinuousClock.Instant
+    ) {
         var replaced = false
         if let limit, limit > 0, limit != self.limit {
             self.limit = limit
@@ -95,12 +101,21 @@ struct RateBucket: Sendable {
         if replaced {
             remaining = left
             if let reportedEnd { windowEnd = reportedEnd }
+            repace(now: now)
         } else if let reportedEnd, reportedEnd > windowEnd + .seconds(1) || reportedEnd < windowEnd - .seconds(1) {
             windowEnd = reportedEnd
             remaining = left
+            repace(now: now)
         } else {
             remaining = min(remaining, left)
         }
+    }
+
+    /// The next slot is no later than one spacing of the budget as it now stands.
+    mutating func repace(now: ContinuousClock.Instant) {
+        guard now < windowEnd else { return }
+        let spacing = now.duration(to: windowEnd) / max(1, remaining - reserve)
+        nextSlot = min(nextSlot, now + spacing)
     }
 
     /// A 429: nothing left until `until`.
@@ -214,7 +229,7 @@ final class ConnectionRateLimiter: Sendable {
                             reportedEnd = now + .boundedSeconds(seconds)
                         }
                     }
-                    bucket.observe(limit: limit, remaining: reportedRemaining, windowEnd: reportedEnd)
+                    bucket.observe(limit: limit, remaining: reportedRemaining, windowEnd: reportedEnd, now: now)
                 }
                 if response.status == 429 {
                     // Only the buckets the 429 is about when the broker says which (Remaining 0); every bucket of the

@@ -15,7 +15,7 @@ struct RateLimiterTests {
         let t0 = ContinuousClock.now
         var bucket = RateBucket(limit: 120, window: .seconds(60), reserveShare: 0, now: t0)
         // The broker says: 2 calls left, and the window ends in one second.
-        bucket.observe(limit: 120, remaining: 2, windowEnd: t0 + .seconds(1))
+        bucket.observe(limit: 120, remaining: 2, windowEnd: t0 + .seconds(1), now: t0)
         #expect(bucket.take(notBefore: t0) == t0)
         #expect(bucket.take(notBefore: t0) == t0 + .milliseconds(500))
         // The budget is spent: the next call waits for the new window, not into a 429.
@@ -32,10 +32,22 @@ struct RateLimiterTests {
         #expect(slots[6] > slots[5] && slots[7] > slots[6])
     }
 
+    @Test func aLearnedLargerLimitDropsThePacingOfThePrior() {
+        let t0 = ContinuousClock.now
+        // Eight calls at once before any answer: the documented prior (200 a minute) spaces them 0.3 s apart.
+        var bucket = RateBucket(limit: 200, window: .seconds(60), reserveShare: 0, now: t0)
+        let early = (0..<8).map { _ in bucket.take(notBefore: t0) }
+        #expect(early.last! > t0 + .seconds(2))
+        // The first answer says the budget is a million a minute: the next call goes at once, not after the prior's
+        // queue of slots.
+        bucket.observe(limit: 1_000_000, remaining: 999_992, windowEnd: t0 + .seconds(50), now: t0 + .milliseconds(10))
+        #expect(bucket.take(notBefore: t0 + .milliseconds(10)) < t0 + .milliseconds(20))
+    }
+
     @Test func theReserveIsKeptBack() {
         let t0 = ContinuousClock.now
         var bucket = RateBucket(limit: 100, window: .seconds(10), reserveShare: 0.05, now: t0)
-        bucket.observe(limit: nil, remaining: 6, windowEnd: t0 + .seconds(10))
+        bucket.observe(limit: nil, remaining: 6, windowEnd: t0 + .seconds(10), now: t0)
         // 6 left, 5 in reserve: one call now, the next in the next window.
         #expect(bucket.take(notBefore: t0) == t0)
         #expect(bucket.take(notBefore: t0) == t0 + .seconds(10))
