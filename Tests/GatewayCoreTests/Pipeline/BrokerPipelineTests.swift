@@ -164,7 +164,7 @@ struct BrokerPipelineTests {
 
     @Test func theCallNeverOutlivesItsTimeout() async throws {
         let broker = ScriptedTransport { _, _ in
-            try await Task.sleep(for: .seconds(30))
+            try await Task.sleep(for: .seconds(120))
             return PipelineFixture.status(200)
         }
         let (transport, _, _) = pipelined(broker, settings: PipelineFixture.settings(maxRetries: 0))
@@ -173,7 +173,8 @@ struct BrokerPipelineTests {
             try await transport.send(PipelineFixture.get(timeout: .milliseconds(100)))
         }
         #expect(error?.code == .upstreamTimeout)
-        #expect(start.duration(to: .now) < .seconds(5))
+        // Far below the broker's 120 s: the margin absorbs a fully loaded 2-core test machine.
+        #expect(start.duration(to: .now) < .seconds(40))
     }
 
     @Test func healthKeepsRecentErrorsNewestFirstAndForgetDropsTheConnection() async throws {

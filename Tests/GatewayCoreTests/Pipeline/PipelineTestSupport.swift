@@ -113,7 +113,8 @@ enum PipelineFixture {
             retryAfterLimit: .seconds(2), rateLimitReserve: reserve, minimumCallTime: .milliseconds(10))
     }
 
-    static func get(_ path: String = "/v2/positions", timeout: Duration = .seconds(5)) -> BrokerRequest {
+    /// A read with a generous timeout by default: retries must fit before it even on a loaded machine.
+    static func get(_ path: String = "/v2/positions", timeout: Duration = .seconds(30)) -> BrokerRequest {
         BrokerRequest(method: .get, url: "https://broker.test" + path, timeout: timeout, loggedPath: path)
     }
 
