@@ -56,6 +56,7 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
@@ -306,7 +307,7 @@ let package = Package(
             name: "ClientTests",
             dependencies: [
                 "BrokerGatewayClient", "GatewayModel", "GatewayCore", "GatewayStore", "GatewayApp", "GatewayAPI",
-                "TradeOgreAdapter", "Sandbox",
+                "GatewayTesting", "TradeOgreAdapter", "Sandbox",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -379,7 +380,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "GatewayModel", "GatewayCore", "GatewayStore", "GatewayApp", "GatewayAPI", "AlpacaAdapter", "SaxoAdapter",
-                "TradeItAdapter", "TradeOgreAdapter", "Sandbox",
+                "TradeItAdapter", "TradeOgreAdapter", "Sandbox", "GatewayTesting",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
