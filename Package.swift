@@ -295,6 +295,18 @@ let package = Package(
             path: "Benchmarks/LoadBenchmark",
             swiftSettings: swiftSettings
         ),
+        // A broker that attacks: an HTTP server on loopback whose every byte a test scripts (hostile headers and
+        // bodies, redirects, slow and half-sent answers). Test support only.
+        .target(
+            name: "HostileBroker",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Tests/HostileBroker",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "GatewayAppTests",
             dependencies: [
@@ -334,7 +346,7 @@ let package = Package(
         .testTarget(
             name: "GatewayCoreTests",
             dependencies: [
-                "GatewayModel", "GatewayCore", "GatewayTesting",
+                "GatewayModel", "GatewayCore", "GatewayTesting", "HostileBroker",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
@@ -380,7 +392,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "GatewayModel", "GatewayCore", "GatewayStore", "GatewayApp", "GatewayAPI", "AlpacaAdapter", "SaxoAdapter",
-                "TradeItAdapter", "TradeOgreAdapter", "Sandbox", "GatewayTesting",
+                "TradeItAdapter", "TradeOgreAdapter", "Sandbox", "GatewayTesting", "HostileBroker",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
