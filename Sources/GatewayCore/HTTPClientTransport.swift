@@ -46,6 +46,10 @@ public struct HTTPClientTransport: BrokerTransport {
                 return try await clients.withClient(key) { client in
                     let response = try await client.execute(
                         outbound, deadline: .now() + .nanoseconds(request.timeout.nanoseconds))
+                    // A declared size over the limit fails before any byte is read (a lie is caught while reading).
+                    if let declared = BrokerNumber.size(response.headers.first(name: "Content-Length")), declared > limit {
+                        throw NIOTooManyBytesError(maxBytes: limit)
+                    }
                     let buffer = try await response.body.collect(upTo: limit)
                     return BrokerResponse(
                         status: Int(response.status.code),
