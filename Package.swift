@@ -58,6 +58,7 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
@@ -301,6 +302,18 @@ let package = Package(
             path: "Benchmarks/LoadBenchmark",
             swiftSettings: swiftSettings
         ),
+        // A broker that attacks: an HTTP server on loopback whose every byte a test scripts (hostile headers and
+        // bodies, redirects, slow and half-sent answers). Test support only.
+        .target(
+            name: "HostileBroker",
+            dependencies: [
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Tests/HostileBroker",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "GatewayAppTests",
             dependencies: [
@@ -313,7 +326,7 @@ let package = Package(
             name: "ClientTests",
             dependencies: [
                 "BrokerGatewayClient", "GatewayModel", "GatewayCore", "GatewayStore", "GatewayApp", "GatewayAPI",
-                "TradeOgreAdapter", "Sandbox",
+                "GatewayTesting", "TradeOgreAdapter", "Sandbox",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -340,7 +353,7 @@ let package = Package(
         .testTarget(
             name: "GatewayCoreTests",
             dependencies: [
-                "GatewayModel", "GatewayCore", "GatewayTesting",
+                "GatewayModel", "GatewayCore", "GatewayTesting", "HostileBroker",
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
@@ -386,7 +399,7 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "GatewayModel", "GatewayCore", "GatewayStore", "GatewayApp", "GatewayAPI", "AlpacaAdapter", "SaxoAdapter",
-                "TradeItAdapter", "TradeOgreAdapter", "Sandbox",
+                "TradeItAdapter", "TradeOgreAdapter", "Sandbox", "GatewayTesting", "HostileBroker",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -14,16 +14,16 @@ import GatewayModel
 /// | 422 | 40010001 `client_order_id must be unique` | `conflict` |
 /// | 422 | 42210000 `… is already in "filled" state` and other state complaints | `conflict` |
 /// | 422, 400 | 42210000 / 40010001 / none: validation (`invalid crypto time_in_force`, `asset "X" not found`) | `unprocessable` |
-/// | 429 | 42910000 | `rate_limited`, `retryAfter` from `Retry-After`, else `X-RateLimit-Reset` (unix seconds) |
+/// | 429 | 42910000 | `rate_limited`, `retryAfter` from `Retry-After` (seconds or HTTP date), else `X-RateLimit-Reset` (unix seconds), read by `BrokerNumber` |
+/// | 3xx | | `malformed_response` (no redirect is followed) |
 /// | 504 | | `upstream_timeout` |
 /// | 5xx | | `upstream_unavailable` |
 /// | other 4xx | | `rejected` |
 /// | 2xx with a body that is not the expected JSON | | `malformed_response` |
 ///
-/// Messages quote Alpaca's own message (which never echoes credentials), cut to a bounded length.
+/// Messages quote Alpaca's own message (which never echoes credentials), without control characters and cut to
+/// `BrokerText.maximumLength`.
 enum AlpacaErrors {
-    static let maximumMessageLength = 300
-
     static func malformed(_ what: String) -> GatewayError {
         GatewayError(.malformedResponse, "Alpaca sent \(what)", broker: .alpaca, retryable: false)
     }
@@ -32,7 +32,7 @@ enum AlpacaErrors {
     static func error(for response: BrokerResponse, now: Date) -> GatewayError {
         let body = try? JSONDecoder().decode(AlpacaErrorBody.self, from: response.body)
         let code = body?.code
-        let text = body?.message.map { String($0.prefix(maximumMessageLength)) }
+        let text = body?.message.map { BrokerText.sanitized($0) }
         let brokerCode = code.map(String.init) ?? text
         func make(_ gatewayCode: GatewayError.Code, _ fallback: String, details: [FieldProblem] = []) -> GatewayError {
             let message = text.map { "Alpaca: \($0)" } ?? fallback
@@ -40,6 +40,8 @@ enum AlpacaErrors {
         }
         let lowered = text?.lowercased() ?? ""
         switch response.status {
+        case 300...399:
+            return .redirect(status: response.status, broker: .alpaca)
         case 401:
             return make(.unauthorized, "Alpaca rejected the credentials (HTTP 401)")
         case 403:
@@ -77,17 +79,11 @@ enum AlpacaErrors {
         }
     }
 
-    /// Seconds to wait: `Retry-After` (seconds), else `X-RateLimit-Reset` (unix seconds) minus now.
+    /// Seconds to wait: `Retry-After` (seconds or an HTTP date), else `X-RateLimit-Reset` (unix seconds) minus now;
+    /// finite and bounded, whatever was sent.
     static func retryAfter(_ response: BrokerResponse, now: Date) -> Double? {
-        if let text = response.header("Retry-After"), let seconds = Double(text.trimmingCharacters(in: .whitespaces)),
-            seconds >= 0
-        {
-            return seconds
-        }
-        if let text = response.header("X-RateLimit-Reset"), let reset = Double(text.trimmingCharacters(in: .whitespaces)) {
-            return max(0, (reset - now.timeIntervalSince1970).rounded(.up))
-        }
-        return nil
+        BrokerNumber.retryAfter(response.header("Retry-After"), now: now)
+            ?? BrokerNumber.resetSeconds(response.header("X-RateLimit-Reset"), kind: .unixSeconds, now: now)
     }
 
     /// A `DecodingError` explained without the payload (which may carry account data).

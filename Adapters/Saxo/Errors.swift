@@ -17,14 +17,14 @@ import GatewayModel
 /// | any | `OrderNotFound` | `not_found` |
 /// | 400 | `InvalidModelState` with `ModelState`, `InvalidRequest`, `InvalidQueryParameters`, `TypeConversionError` | `unprocessable`, one detail per `ModelState` message |
 /// | 400, other 4xx, 200 with `ErrorInfo` | trading rules (`OnWrongSideOfMarket`, `TooFarFromMarket`, `PriceNotInTickSizeIncrements`, `IllegalAmount`, `IllegalInstrumentId`, `MarketClosed`, …) | `rejected`, with a field detail where the code names one |
+/// | 3xx | | `malformed_response` (no redirect is followed) |
 /// | 504 | | `upstream_timeout` |
 /// | 5xx | | `upstream_unavailable` |
 /// | 2xx with a body that is not the expected JSON | | `malformed_response` |
 ///
-/// Messages quote Saxo's own `Message` (which never echoes credentials), cut to a bounded length.
+/// Messages quote Saxo's own `Message` (which never echoes credentials), without control characters and cut to
+/// `BrokerText.maximumLength`; numbers in headers are read by `BrokerNumber`.
 enum SaxoErrors {
-    static let maximumMessageLength = 300
-
     static let insufficientFundsCodes: Set<String> = [
         "InsufficentCash", "InsufficientCash", "WouldExceedMargin", "WouldExceedMarginCeiling", "InsufficientMargin",
     ]
@@ -58,6 +58,8 @@ enum SaxoErrors {
         let body = try? JSONDecoder().decode(SaxoErrorBody.self, from: response.body)
         let info = body?.effective
         switch response.status {
+        case 300...399:
+            return .redirect(status: response.status, broker: .saxo)
         case 401:
             return make(.unauthorized, info, fallback: "Saxo rejected the access token (HTTP 401)")
         case 403:
@@ -107,13 +109,13 @@ enum SaxoErrors {
     static func details(of info: SaxoErrorInfo) -> [FieldProblem] {
         var problems: [FieldProblem] = []
         for (key, messages) in (info.modelState ?? [:]).sorted(by: { $0.key < $1.key }) {
-            let field = canonicalField[key] ?? key
-            for message in messages {
-                problems.append(FieldProblem(field: field, problem: String(message.prefix(maximumMessageLength))))
+            let field = canonicalField[key] ?? BrokerText.sanitized(key, limit: 64)
+            for message in messages.prefix(20) {
+                problems.append(FieldProblem(field: field, problem: BrokerText.sanitized(message)))
             }
         }
         if problems.isEmpty, let code = info.errorCode, let field = fieldOfCode[code] {
-            problems.append(FieldProblem(field: field, problem: String((info.message ?? code).prefix(maximumMessageLength))))
+            problems.append(FieldProblem(field: field, problem: BrokerText.sanitized(info.message ?? code)))
         }
         return problems
     }
@@ -121,35 +123,31 @@ enum SaxoErrors {
     static func make(
         _ code: GatewayError.Code, _ info: SaxoErrorInfo?, fallback: String, details: [FieldProblem] = []
     ) -> GatewayError {
-        let text = info?.message.map { String($0.prefix(maximumMessageLength)) }
+        let text = info?.message.map { BrokerText.sanitized($0) }
         let message = text.map { "Saxo: \($0)" } ?? fallback
-        return GatewayError(code, message, broker: .saxo, details: details, brokerCode: info?.errorCode)
+        return GatewayError(
+            code, message, broker: .saxo, details: details,
+            brokerCode: info?.errorCode.map { BrokerText.sanitized($0, limit: 64) })
     }
 
     /// Seconds to wait: the `Reset` of each `X-RateLimit-{Dimension}-…` whose `Remaining` is 0 (the longest of
     /// them); if none says 0, the longest `Reset`; else `Retry-After`.
-    static func retryAfter(_ response: BrokerResponse) -> Double? {
+    static func retryAfter(_ response: BrokerResponse, now: Date = Date()) -> Double? {
         var resets: [String: Double] = [:]
-        var remaining: [String: Double] = [:]
+        var remaining: [String: Int] = [:]
         for header in response.headers {
             let name = header.name.canonicalName
             guard name.hasPrefix("x-ratelimit-") else { continue }
             let rest = name.dropFirst("x-ratelimit-".count)
-            guard let value = Double(header.value.trimmingCharacters(in: .whitespaces)), value.isFinite else { continue }
-            if rest.hasSuffix("-reset") {
-                resets[String(rest.dropLast("-reset".count))] = value
-            } else if rest.hasSuffix("-remaining") {
-                remaining[String(rest.dropLast("-remaining".count))] = value
+            if rest.hasSuffix("-reset"), let seconds = BrokerNumber.resetSeconds(header.value, kind: .secondsFromNow, now: now) {
+                resets[String(rest.dropLast("-reset".count))] = seconds
+            } else if rest.hasSuffix("-remaining"), let count = BrokerNumber.count(header.value) {
+                remaining[String(rest.dropLast("-remaining".count))] = count
             }
         }
-        let exhausted = resets.filter { remaining[$0.key].map { $0 <= 0 } ?? false }.values
-        if let seconds = exhausted.max() ?? resets.values.max(), seconds >= 0 { return seconds }
-        if let text = response.header("Retry-After"), let seconds = Double(text.trimmingCharacters(in: .whitespaces)),
-            seconds >= 0
-        {
-            return seconds
-        }
-        return nil
+        let exhausted = resets.filter { remaining[$0.key] == 0 }.values
+        if let seconds = exhausted.max() ?? resets.values.max() { return seconds }
+        return BrokerNumber.retryAfter(response.header("Retry-After"), now: now)
     }
 
     /// A `DecodingError` explained without the payload (which may carry account data).

@@ -19,11 +19,14 @@ import GatewayModel
 /// | 800 | BROKER_ACCOUNT_NOT_AVAILABLE | upstream_unavailable (retryable) |
 /// | other | — | upstream_unavailable |
 ///
-/// An answer that is not JSON (or not the envelope) is malformed_response.
+/// An answer that is not JSON (or not the envelope) is malformed_response; so is a 3xx (no redirect is followed). A
+/// 429 is rate_limited with its `Retry-After` (read by `BrokerNumber`). TradeIt's messages are passed on without
+/// control characters and cut to `BrokerText.maximumLength`.
 enum TradeItErrors {
     static func error(code: Int?, shortMessage: String?, longMessages: [String]?) -> GatewayError {
-        let text = [shortMessage, longMessages?.joined(separator: " ")].compactMap { $0 }.filter { !$0.isEmpty }
-            .joined(separator: ": ")
+        let joined = [shortMessage, longMessages?.prefix(10).joined(separator: " ")].compactMap { $0 }
+            .filter { !$0.isEmpty }.joined(separator: ": ")
+        let text = BrokerText.sanitized(joined)
         let message = "TradeIt: " + (text.isEmpty ? "error \(code.map(String.init) ?? "without a code")" : text)
         let brokerCode = code.map(String.init)
         switch code {
@@ -51,7 +54,11 @@ enum TradeItErrors {
             return error(code: envelope.code, shortMessage: envelope.shortMessage, longMessages: envelope.longMessages)
         }
         switch response.status {
-        case 429: return GatewayError(.rateLimited, "TradeIt: too many requests", broker: .tradeit)
+        case 300...399: return .redirect(status: response.status, broker: .tradeit)
+        case 429:
+            return GatewayError(
+                .rateLimited, "TradeIt: too many requests", broker: .tradeit,
+                retryAfter: BrokerNumber.retryAfter(response.header("Retry-After"), now: Date()))
         case 500...: return GatewayError(.upstreamUnavailable, "TradeIt answered HTTP \(response.status)", broker: .tradeit)
         default: return malformed("HTTP \(response.status) for \(path)")
         }
@@ -61,16 +68,8 @@ enum TradeItErrors {
         GatewayError(.malformedResponse, "TradeIt sent an answer that cannot be read: \(what)", broker: .tradeit)
     }
 
+    /// A `DecodingError` explained without the payload.
     static func describe(_ error: any Error) -> String {
-        guard let decoding = error as? DecodingError else { return "\(type(of: error))" }
-        func path(_ context: DecodingError.Context) -> String {
-            context.codingPath.map { $0.intValue.map(String.init) ?? $0.stringValue }.joined(separator: ".")
-        }
-        switch decoding {
-        case .keyNotFound(let key, let context): return "missing \(([path(context)] + [key.stringValue]).filter { !$0.isEmpty }.joined(separator: "."))"
-        case .typeMismatch(_, let context), .valueNotFound(_, let context), .dataCorrupted(let context):
-            return "\(path(context)): \(context.debugDescription)"
-        @unknown default: return "\(error)"
-        }
+        DecodingFailure.describe(error)
     }
 }

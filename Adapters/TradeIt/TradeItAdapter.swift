@@ -132,20 +132,24 @@ public struct TradeItAdapter: LinkingAdapter {
             guard let token = response.token ?? envelope.token, let question = response.securityQuestion else {
                 throw TradeItErrors.malformed("\(what) asked for information without a question or a token")
             }
-            let challenge = Challenge(question: question, options: response.securityQuestionOptions ?? [])
+            // The broker's own text, shown to the user: bounded and without control characters.
+            let challenge = Challenge(
+                question: BrokerText.sanitized(question),
+                options: (response.securityQuestionOptions ?? []).prefix(20).map { BrokerText.sanitized($0, limit: 100) })
             try await context.saveStatus(
-                .challengeRequired, ["question": question, "options": challenge.options.joined(separator: "\n")])
+                .challengeRequired, ["question": challenge.question, "options": challenge.options.joined(separator: "\n")])
             return .challenge(token: token, challenge)
         case "ERROR":
             if envelope.code == 700 { try await markRelinkRequired(envelope) }
             throw tableError(envelope)
         default:
-            throw TradeItErrors.malformed("\(what) answered status \(envelope.status ?? "none")")
+            throw TradeItErrors.malformed("\(what) answered a status the gateway does not know")
         }
     }
 
     func markRelinkRequired(_ envelope: TradeItEnvelope) async throws {
-        let reason = [envelope.shortMessage, envelope.longMessages?.first].compactMap { $0 }.joined(separator: ": ")
+        let reason = BrokerText.sanitized(
+            [envelope.shortMessage, envelope.longMessages?.first].compactMap { $0 }.joined(separator: ": "))
         try await context.saveStatus(.relinkRequired, ["reason": reason.isEmpty ? "TradeIt token invalid or expired" : reason])
     }
 

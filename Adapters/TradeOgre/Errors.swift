@@ -18,7 +18,8 @@ import GatewayModel
 /// | HTTP | body | GatewayError |
 /// |---|---|---|
 /// | 2xx | not the expected JSON | `malformed_response` |
-/// | 429 | any | `rate_limited` (`Retry-After` seconds when sent) |
+/// | 3xx | any | `malformed_response` (no redirect is followed) |
+/// | 429 | any | `rate_limited` (`Retry-After`, seconds or HTTP date, read by `BrokerNumber`) |
 /// | 504 | any | `upstream_timeout` |
 /// | 5xx | any | `upstream_unavailable` |
 /// | other 4xx | a failure body | the text's row above |
@@ -26,17 +27,16 @@ import GatewayModel
 /// | 404 | no failure body | `not_found` |
 /// | other | no failure body | `rejected` |
 ///
-/// `brokerCode` is TradeOgre's text (or the HTTP status). Messages never contain a credential.
+/// `brokerCode` is TradeOgre's text (or the HTTP status). Messages never contain a credential; TradeOgre's text is
+/// passed on without control characters and cut to `BrokerText.maximumLength`.
 enum TradeOgreErrors {
-    static let maximumMessageLength = 300
-
     static func malformed(_ what: String) -> GatewayError {
         GatewayError(.malformedResponse, "TradeOgre sent \(what)", broker: .tradeogre, retryable: false)
     }
 
     /// The error for one of TradeOgre's failure texts.
     static func error(message raw: String) -> GatewayError {
-        let text = String(raw.trimmingCharacters(in: .whitespacesAndNewlines).prefix(maximumMessageLength))
+        let text = BrokerText.sanitized(raw)
         switch text {
         case "Must be authorized":
             return GatewayError(
@@ -59,19 +59,17 @@ enum TradeOgreErrors {
     /// The error for a response whose HTTP status is not 2xx.
     static func error(for response: BrokerResponse) -> GatewayError {
         let failure = try? JSONDecoder().decode(TradeOgreEnvelope.self, from: response.body)
-        let text = failure.flatMap { $0.succeeded == false ? ($0.error ?? "") : nil }
+        let text = failure.flatMap { $0.succeeded == false ? BrokerText.sanitized($0.error ?? "") : nil }
         let status = response.status
         func make(_ code: GatewayError.Code, _ message: String) -> GatewayError {
             GatewayError(code, message, broker: .tradeogre, brokerCode: text ?? String(status))
         }
         switch status {
+        case 300...399:
+            return .redirect(status: status, broker: .tradeogre)
         case 429:
             var error = make(.rateLimited, "TradeOgre: too many requests (HTTP 429)")
-            if let value = response.header("Retry-After"), let seconds = Double(value.trimmingCharacters(in: .whitespaces)),
-                seconds >= 0
-            {
-                error.retryAfter = seconds
-            }
+            error.retryAfter = BrokerNumber.retryAfter(response.header("Retry-After"), now: Date())
             return error
         case 504:
             return make(.upstreamTimeout, "TradeOgre's gateway timed out (HTTP 504)")

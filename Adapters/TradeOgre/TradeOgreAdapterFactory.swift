@@ -12,7 +12,7 @@ public struct TradeOgreAdapterFactory: BrokerAdapterFactory {
     /// account.
     public var credentialKeys: [String] { [] }
     /// None that work: TradeOgre has been offline since 2025. Any TradeOgre-dialect venue's API root (with
-    /// `/api/v1`), or the built-in sandbox `sandbox://tradeogre/api/v1`.
+    /// `/api/v1`), or the built-in sandbox `sandbox://tradeogre` (the registry adds its `/api/v1`).
     public var knownBaseURLs: [String: String] { [:] }
     /// TradeOgre documents no rate limit (ccxt throttles itself to one call per 100 ms, a guess); the pipeline still
     /// honours `Retry-After` on a 429.
@@ -38,7 +38,7 @@ public struct TradeOgreAdapterFactory: BrokerAdapterFactory {
         timeInForce: [.gtc],
         notes: [
             "Credentials are optional: apiKey + apiSecret (HTTP Basic), both or neither. Without them the connection is public: quotes, instruments and candles work; accounts, balances, positions and orders answer unauthorized. Keys are checked against /account/balances when the connection is linked.",
-            "Base URL: the API root including /api/v1. TradeOgre itself has been offline since 2025; use any venue speaking its dialect, or the built-in sandbox://tradeogre/api/v1.",
+            "Base URL: the API root including /api/v1. TradeOgre itself has been offline since 2025; use any venue speaking its dialect, or the built-in sandbox://tradeogre.",
             "Setting marketNaming: base-quote (XMR-BTC, the default) or quote-base (BTC-XMR, TradeOgre's naming before about 2023). Symbols are always BASE/QUOTE (XMR/BTC); brokerKey.market holds the wire name.",
             "One account per key pair, with id 'spot'; its currency is the valuation currency.",
             "Balances: totals from /account/balances, available and held per currency from /account/balance (4 at a time); zero balances are left out unless the setting includeZeroBalances is true.",

@@ -13,7 +13,8 @@ public enum TradeOgreMarketNaming: String, Sendable, Hashable, CaseIterable {
 /// Everything one TradeOgre connection needs, read from its descriptor and credentials.
 ///
 /// The base URL is the API root **including `/api/v1`** (`https://tradeogre.com/api/v1` was TradeOgre's; the exchange
-/// has been offline since 2025, so any venue speaking its dialect, or `sandbox://tradeogre/api/v1`).
+/// has been offline since 2025, so any venue speaking its dialect, or the built-in sandbox `sandbox://tradeogre`, to
+/// which the registry adds `/api/v1`).
 ///
 /// Connection settings (non-secret):
 /// - `marketNaming`: `base-quote` (`XMR-BTC`, default) or `quote-base` (`BTC-XMR`).

@@ -31,8 +31,11 @@ struct RouterBenchmark {
         let store = try SQLiteStore(path: directory.appendingPathComponent("gateway.sqlite").path, cipher: .random(), logger: logger)
         let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(
             connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 128)))
+        // The latency sources listen on loopback: allowed explicitly (the default egress policy refuses loopback).
+        let loopback = EgressPolicy(allowing: ["127.0.0.0/8", "::1"].compactMap(IPRange.init))
         let registry = AdapterRegistry(
-            factories: [LatencyAdapterFactory()], transport: HTTPClientTransport(client: client), logger: logger)
+            factories: [LatencyAdapterFactory()], transport: HTTPClientTransport(policy: loopback), logger: logger,
+            egress: loopback)
         let gateway = Gateway(
             store: store, registry: registry, router: BrokerRouter(perSourceTimeout: .seconds(5), overallTimeout: .seconds(8)),
             logger: logger)

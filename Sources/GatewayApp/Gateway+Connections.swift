@@ -80,17 +80,16 @@ extension Gateway {
             problems.append(FieldProblem(field: "baseURL", problem: "is required (known: \(factory.knownBaseURLs.values.sorted().joined(separator: ", ")))"))
         } else if baseURL.count > 2048 {
             problems.append(FieldProblem(field: "baseURL", problem: "must be at most 2048 characters"))
-        } else if !baseURL.hasPrefix("sandbox://") {
-            if let url = URL(string: baseURL), ["http", "https"].contains(url.scheme?.lowercased() ?? ""), url.host != nil {
-            } else {
-                problems.append(FieldProblem(field: "baseURL", problem: "must be an http(s) URL or sandbox://<broker>"))
-            }
+        } else {
+            // The egress policy's checks that need no name resolution; the transport checks the resolved address.
+            problems += registry.urlProblems(broker: request.broker, baseURL: baseURL)
         }
         let settings = request.settings ?? [:]
         if settings.count > 32 { problems.append(FieldProblem(field: "settings", problem: "must have at most 32 entries")) }
         for (key, value) in settings where key.count > 64 || value.count > 2048 {
             problems.append(FieldProblem(field: "settings.\(key.prefix(64))", problem: "keys are at most 64 and values at most 2048 characters"))
         }
+        problems += registry.urlProblems(settings: settings)
         let credentials = request.credentials ?? [:]
         if credentials.count > 16 { problems.append(FieldProblem(field: "credentials", problem: "must have at most 16 entries")) }
         for (key, value) in credentials where key.count > 64 || value.count > 8192 {

@@ -14,12 +14,14 @@ public final class AdapterRegistry: Sendable {
     /// The chain every adapter's call passes through, and its per-connection health.
     public let pipeline: BrokerPipeline
     let logger: Logger
-    let sandboxBaseURLs: Mutex<[String: String]>
+    /// The policy linking checks a connection's URLs against (the transport applies the same policy at call time).
+    public let egress: EgressPolicy
+    let sandboxes: Mutex<[String: SandboxRegistration]>
     let cache = Mutex<[String: (version: ConnectionDescriptor, adapter: any BrokerAdapter)]>([:])
 
     public init(
         factories: [any BrokerAdapterFactory], transport: any BrokerTransport, logger: Logger,
-        pipeline: BrokerPipeline = BrokerPipeline()
+        pipeline: BrokerPipeline = BrokerPipeline(), egress: EgressPolicy = EgressPolicy()
     ) {
         var byKind: [BrokerKind: any BrokerAdapterFactory] = [:]
         for factory in factories { byKind[factory.kind] = factory }
@@ -27,32 +29,14 @@ public final class AdapterRegistry: Sendable {
         self.transport = transport
         self.pipeline = pipeline
         self.logger = logger
-        self.sandboxBaseURLs = Mutex([:])
+        self.egress = egress
+        self.sandboxes = Mutex([:])
     }
 
     /// The kinds in a stable order.
     public var kinds: [BrokerKind] { factories.keys.sorted() }
 
     public func factory(for kind: BrokerKind) -> (any BrokerAdapterFactory)? { factories[kind] }
-
-    /// Tells the registry where the in-process sandbox of a broker listens, so `sandbox://<name>` base URLs work.
-    public func setSandboxBaseURL(_ url: String, for name: String) {
-        sandboxBaseURLs.withLock { $0[name] = url }
-    }
-
-    /// The URL to call for a configured base URL: `sandbox://alpaca/x` becomes `http://127.0.0.1:PORT/x`.
-    public func resolveBaseURL(_ configured: String) throws -> String {
-        let prefix = "sandbox://"
-        guard configured.hasPrefix(prefix) else { return configured }
-        let rest = configured.dropFirst(prefix.count)
-        let name = rest.split(separator: "/", maxSplits: 1).first.map(String.init) ?? ""
-        let path = rest.dropFirst(name.count)
-        guard let base = sandboxBaseURLs.withLock({ $0[name] }) else {
-            throw GatewayError(
-                .upstreamUnavailable, "the built-in sandbox '\(name)' is not running in this gateway", retryable: false)
-        }
-        return base + path
-    }
 
     /// The adapter for a connection, made on first use.
     public func adapter(
@@ -95,6 +79,10 @@ public final class AdapterRegistry: Sendable {
         guard let factory = factories[connection.broker] else {
             throw GatewayError(.notSupported, "no adapter for broker kind '\(connection.broker)'")
         }
+        let resolved = try resolve(baseURL: connection.baseURL)
+        // Innermost, just above the network: marks each call with the sandbox origin it may reach (none for a
+        // connection to a real broker), so a tenant's own loopback URL never inherits a sandbox's exemption.
+        let transport = SandboxOriginTransport(wrapping: self.transport, sandboxOrigin: resolved.sandboxOrigin)
         var logger = self.logger
         logger[metadataKey: "connection"] = .string(connection.id)
         logger[metadataKey: "broker"] = .string(connection.broker.rawValue)
@@ -104,7 +92,7 @@ public final class AdapterRegistry: Sendable {
             : pipeline.ephemeralTransport(
                 wrapping: transport, broker: connection.broker, limits: factory.rateLimits, logger: logger)
         let context = AdapterContext(
-            connection: connection, baseURL: try resolveBaseURL(connection.baseURL), credentials: credentials,
+            connection: connection, baseURL: resolved.url, credentials: credentials,
             transport: pipelined, logger: logger, saveCredentials: saveCredentials, saveStatus: saveStatus)
         return try factory.makeAdapter(context)
     }

@@ -51,9 +51,13 @@ public enum BrokerURL {
     public static let unreserved = CharacterSet(
         charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
 
-    /// One path segment or query value, percent-encoded.
+    /// One path segment or query value, percent-encoded. `.` and `..` are unreserved but would walk the broker's
+    /// path as a segment (an order id `..` turning `/v2/orders/..` into `/v2/`), so they are encoded too; the
+    /// transport still refuses any URL with such a segment, encoded or not, since servers decode `%2E` before
+    /// normalizing.
     public static func escape(_ text: String) -> String {
-        text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
+        if text == "." || text == ".." { return String(repeating: "%2E", count: text.count) }
+        return text.addingPercentEncoding(withAllowedCharacters: unreserved) ?? text
     }
 
     /// `base + path`, and `?name=value&…` (escaped, in the given order) when there is a query.

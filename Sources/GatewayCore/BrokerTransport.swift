@@ -19,6 +19,11 @@ public struct BrokerRequest: Sendable {
     /// Whether sending the request twice is harmless. Only idempotent requests are retried by the pipeline, so a
     /// placement, modification or cancel is never sent twice by it (some brokers' reads are POSTs: TradeIt).
     public var idempotent: Bool
+    /// The in-process sandbox this call may reach despite the egress policy: set by ``AdapterRegistry`` (and only
+    /// there) on every call of a connection configured as `sandbox://<name>`, to that sandbox's loopback origin.
+    /// The transport lets exactly this origin through, never its `/_sandbox/` admin paths; every other URL, a
+    /// tenant's `http://127.0.0.1:<port>` included, meets the policy.
+    public var sandboxOrigin: EgressOrigin?
 
     public static let defaultTimeout: Duration = .seconds(10)
     public static let defaultMaxResponseBytes = 8 * 1024 * 1024

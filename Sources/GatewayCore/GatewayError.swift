@@ -26,6 +26,8 @@ public struct GatewayError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let malformedResponse = Code("malformed_response")
         public static let notSupported = Code("not_supported")
         public static let conflict = Code("conflict")
+        /// The egress policy refused the broker URL or the address it resolves to; HTTP 403, never retryable.
+        public static let egressRefused = Code("egress_refused")
         public static let internalError = Code("internal")
         /// A request whose head or body did not arrive in time; HTTP 408.
         public static let requestTimeout = Code("request_timeout")
@@ -38,7 +40,7 @@ public struct GatewayError: Error, Sendable, Hashable, CustomStringConvertible {
         public var httpStatus: Int {
             switch self {
             case .unauthorized: 401
-            case .forbidden: 403
+            case .forbidden, .egressRefused: 403
             case .notFound: 404
             case .invalidRequest: 400
             case .payloadTooLarge: 413

@@ -1,35 +1,61 @@
-public import AsyncHTTPClient
+import AsyncHTTPClient
 import Foundation
 import HTTPTypes
 import Logging
 import NIOCore
 import NIOHTTP1
 
-/// `BrokerTransport` over one shared AsyncHTTPClient (pooled connections), with a deadline and a response-size
-/// limit on every call.
+/// `BrokerTransport` over AsyncHTTPClient, and the one place every broker call leaves the process: each call meets
+/// the egress policy on the address it actually connects to, has a deadline and a response-size limit, and never
+/// follows a redirect.
+///
+/// For a host name the transport resolves the name itself (``HostResolver``, off the cooperative pool), checks every
+/// address it resolves to, and sends the call to a checked one through a client pinned to it
+/// (``PinnedClients``, AsyncHTTPClient's `dnsOverride`: TLS still checks the host name's certificate), so the
+/// answer the policy judged is the address connected to, and a name that changes its answer in between (DNS
+/// rebinding) gains nothing. An address literal is checked as it is. A call of a `sandbox://` connection
+/// (``BrokerRequest/sandboxOrigin``) may reach exactly its sandbox's loopback origin, never `/_sandbox/`.
 public struct HTTPClientTransport: BrokerTransport {
-    let client: HTTPClient
+    public let policy: EgressPolicy
+    let clients: PinnedClients
+    let resolver: HostResolver
 
-    public init(client: HTTPClient) {
-        self.client = client
+    /// A transport under `policy`: by default, public unicast addresses only.
+    public init(policy: EgressPolicy = EgressPolicy()) {
+        self.init(policy: policy, clients: .shared, resolver: .shared)
+    }
+
+    init(policy: EgressPolicy, clients: PinnedClients, resolver: HostResolver) {
+        self.policy = policy
+        self.clients = clients
+        self.resolver = resolver
     }
 
     public func send(_ request: BrokerRequest) async throws -> BrokerResponse {
-        var prepared = HTTPClientRequest(url: request.url)
-        prepared.method = HTTPMethod(rawValue: request.method.rawValue)
-        for field in request.headers { prepared.headers.add(name: field.name.rawName, value: field.value) }
-        if let body = request.body { prepared.body = .bytes(ByteBuffer(bytes: body)) }
-        let outbound = prepared
+        let target = try checkedTarget(request)
+        let host = BrokerText.sanitized(target.host, limit: 100)
         let limit = request.maxResponseBytes
-        let host = URL(string: request.url)?.host ?? "broker"
         do {
             return try await withDeadline(request.timeout) {
-                let response = try await client.execute(outbound, deadline: .now() + .nanoseconds(request.timeout.nanoseconds))
-                let buffer = try await response.body.collect(upTo: limit)
-                return BrokerResponse(
-                    status: Int(response.status.code),
-                    headers: HTTPFields(pairs: response.headers.map { (name: $0.name, value: $0.value) }),
-                    body: Data(buffer.readableBytesView))
+                let key = try await destination(target, granted: request.sandboxOrigin == target.origin)
+                var prepared = HTTPClientRequest(url: request.url)
+                prepared.method = HTTPMethod(rawValue: request.method.rawValue)
+                for field in request.headers { prepared.headers.add(name: field.name.rawName, value: field.value) }
+                if let body = request.body { prepared.body = .bytes(ByteBuffer(bytes: body)) }
+                let outbound = prepared
+                return try await clients.withClient(key) { client in
+                    let response = try await client.execute(
+                        outbound, deadline: .now() + .nanoseconds(request.timeout.nanoseconds))
+                    // A declared size over the limit fails before any byte is read (a lie is caught while reading).
+                    if let declared = BrokerNumber.size(response.headers.first(name: "Content-Length")), declared > limit {
+                        throw NIOTooManyBytesError(maxBytes: limit)
+                    }
+                    let buffer = try await response.body.collect(upTo: limit)
+                    return BrokerResponse(
+                        status: Int(response.status.code),
+                        headers: HTTPFields(pairs: response.headers.map { (name: $0.name, value: $0.value) }),
+                        body: Data(buffer.readableBytesView))
+                }
             }
         } catch let error as GatewayError {
             throw error
@@ -49,6 +75,46 @@ public struct HTTPClientTransport: BrokerTransport {
         } catch {
             throw GatewayError(.upstreamUnavailable, "\(host) could not be reached (\(type(of: error)))")
         }
+    }
+
+    /// The checks that need no name resolution: scheme, user-info, an address literal, the path (no `.` or `..`
+    /// segment; no sandbox admin path on a sandbox grant).
+    func checkedTarget(_ request: BrokerRequest) throws -> EgressTarget {
+        let target = try EgressTarget(url: request.url)
+        if target.hasDotSegment {
+            throw GatewayError(
+                .invalidRequest, "a broker URL path may not hold a '.' or '..' segment (\(request.loggedPath))",
+                retryable: false)
+        }
+        if request.sandboxOrigin == target.origin {
+            if target.pathSegments.contains(where: { $0.lowercased() == "_sandbox" }) {
+                throw GatewayError(
+                    .egressRefused, "the egress policy refuses the sandbox's administration paths", retryable: false)
+            }
+            return target
+        }
+        if let address = target.literal, let kind = policy.refusal(for: address) {
+            throw EgressPolicy.refused(host: target.host, kind)
+        }
+        return target
+    }
+
+    /// The client to send through: the literal client for an address literal; else the client pinned to a checked
+    /// address of the name (one that already has a client first, to reuse its connections; else IPv4 first).
+    func destination(_ target: EgressTarget, granted: Bool) async throws -> PinnedClients.Key {
+        if target.literal != nil { return .literal }
+        let addresses = try await resolver.resolve(target.host)
+        if !granted {
+            for address in addresses {
+                if let kind = policy.refusal(for: address) { throw EgressPolicy.refused(host: target.host, kind) }
+            }
+        }
+        let keys = addresses.map { PinnedClients.Key(host: target.host, address: $0.description) }
+        if let reused = keys.first(where: clients.has) { return reused }
+        guard let preferred = zip(addresses, keys).first(where: { $0.0.isIPv4 })?.1 ?? keys.first else {
+            throw GatewayError(.upstreamUnavailable, "\(BrokerText.sanitized(target.host, limit: 100)) has no address")
+        }
+        return preferred
     }
 }
 

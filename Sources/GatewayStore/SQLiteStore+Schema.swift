@@ -156,8 +156,19 @@ extension SQLiteStore {
             try db.execute(sql: "ALTER TABLE tenants ADD COLUMN read_max_age_ms INTEGER")
         }
 
+        // Built-in sandbox connections are `sandbox://<name>` only: the adapter's base path (Saxo's `/sim/openapi`,
+        // TradeOgre's `/api/v1`) now comes with the sandbox's registration, and a `sandbox://` URL with a path is
+        // refused (it reached the sandboxes' `/_sandbox/` admin API). The demo connections were stored with the path.
+        migrator.registerMigration("v4-sandbox-urls-without-path") { db in
+            for (name, path) in [("saxo", "/sim/openapi"), ("tradeogre", "/api/v1")] {
+                try db.execute(
+                    sql: "UPDATE connections SET base_url = ? WHERE base_url IN (?, ?)",
+                    arguments: ["sandbox://\(name)", "sandbox://\(name)\(path)", "sandbox://\(name)\(path)/"])
+            }
+        }
+
         // Released placements and claims across tenants (issue 12).
-        migrator.registerMigration("v4-order-journal-venues") { db in
+        migrator.registerMigration("v5-order-journal-venues") { db in
             try db.execute(
                 sql: """
                     -- sent_at: when the intent was last sent (a released intent is sent again under the same row);

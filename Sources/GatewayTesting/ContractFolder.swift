@@ -94,7 +94,7 @@ public struct ContractFolder: Sendable {
         _ contract: ContractCase, broker: BrokerKind, baseURL: String, authHeaders: [(name: String, value: String)]
     ) async -> ContractResult {
         let target = ContractProviderTarget(baseURL: baseURL, authHeaders: authHeaders)
-        return await ContractProvider(targets: [broker: target], transport: HTTPClientTransport(client: .shared))
+        return await ContractProvider(targets: [broker: target], transport: HTTPClientTransport.loopbackForTests)
             .run(contract)
     }
 }

@@ -16,7 +16,8 @@ struct BuiltInSandbox: Sendable {
     /// What `POST /v1/connections` needs for the demo account (public, documented demo values).
     var demoCredentials: [String: String]
     var demoSettings: [String: String] = [:]
-    /// The path after `sandbox://<name>` that the adapter takes as its base URL.
+    /// The path the adapter takes as its base URL after the sandbox's origin (`/sim/openapi` for Saxo): given to the
+    /// registry with the sandbox, so connections say only `sandbox://<name>`.
     var basePath: String = ""
     /// For brokers that link through a login page: the sandbox's query parameter that logs the demo user in at once.
     var autoLoginQuery: String? = nil

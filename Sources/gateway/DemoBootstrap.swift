@@ -29,7 +29,7 @@ struct DemoBootstrap {
         for sandbox in sandboxes {
             do {
                 let new = NewConnection(
-                    broker: sandbox.broker, displayName: sandbox.displayName, baseURL: "sandbox://\(sandbox.name)\(sandbox.basePath)",
+                    broker: sandbox.broker, displayName: sandbox.displayName, baseURL: "sandbox://\(sandbox.name)",
                     settings: sandbox.demoSettings, credentials: BrokerCredentials(sandbox.demoCredentials))
                 let connection: ConnectionDescriptor
                 if let autoLogin = sandbox.autoLoginQuery {

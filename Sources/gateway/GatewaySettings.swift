@@ -130,6 +130,9 @@ struct GatewaySettings: Sendable {
             key: ["otel", "tracesEndpoint"], kind: .text, defaultValue: "(none)",
             summary: "send OpenTelemetry traces (a span per request and per broker call) over OTLP/HTTP to this URL, e.g. `http://127.0.0.1:4318/v1/traces`; none are kept otherwise"),
         SettingKey(
+            key: ["egress", "allow"], kind: .text, defaultValue: "(none)",
+            summary: "address ranges broker calls may reach despite the egress policy, as CIDR blocks separated by commas (`10.20.0.0/16,fd12::/64`; `127.0.0.0/8,::1` for a broker on this machine); by default only public addresses"),
+        SettingKey(
             key: ["publicUrl"], kind: .text, defaultValue: "http://<host>:<port>",
             summary: "how browsers reach this gateway: the OAuth callback links it hands out start with it (never taken from request headers)"),
         SettingKey(
@@ -160,6 +163,8 @@ struct GatewaySettings: Sendable {
     var tracesEndpoint: String?
     /// `nil`: `http://<host>:<port>`.
     var publicURL: String?
+    /// Where broker calls may go: public addresses, plus the ranges `egress.allow` names.
+    var egress: EgressPolicy
 
     /// The providers in order of precedence: flags, environment, config file.
     static func reader(arguments: [String], environment: [String: String]) async throws -> ConfigReader {
@@ -274,6 +279,20 @@ struct GatewaySettings: Sendable {
                 throw SettingsError("otel.tracesEndpoint (--otel-traces-endpoint, BROKERGATEWAY_OTEL_TRACES_ENDPOINT) must be an http(s) URL such as http://127.0.0.1:4318/v1/traces")
             }
             tracesEndpoint = traces
+        }
+        // A list: the command line splits `a,b` into two values, the environment keeps one string, the file holds
+        // either; all of them are read, never silently dropped for the default.
+        let allowKey = key("egress", "allow")
+        let allow: String
+        if let list = reader.stringArray(forKey: allowKey.configKey) {
+            allow = list.joined(separator: ",")
+        } else {
+            allow = try text(allowKey)
+        }
+        do {
+            egress = allow == allowKey.defaultValue ? EgressPolicy() : try EgressPolicy(allowList: allow)
+        } catch {
+            throw SettingsError("egress.allow (--egress-allow, BROKERGATEWAY_EGRESS_ALLOW): \(error)")
         }
         let publicURL = try text(key("publicUrl"))
         if publicURL == key("publicUrl").defaultValue {

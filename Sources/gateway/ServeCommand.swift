@@ -1,7 +1,6 @@
 import AlpacaAdapter
 import ArgumentParser
 import Configuration
-import AsyncHTTPClient
 import Foundation
 import GatewayAPI
 import GatewayApp
@@ -98,10 +97,11 @@ func buildGateway(
     let store = try SQLiteStore(path: settings.databasePath, cipher: cipher, logger: logger)
     // One registry per gateway: `/metrics` shows it, and nothing else writes to it (no global MetricsSystem).
     let metrics = PrometheusMetricsFactory(registry: PrometheusCollectorRegistry())
+    // One policy for both: linking checks a connection's URLs by it, the transport every call's resolved address.
     let registry = AdapterRegistry(
         factories: BuiltInAdapters.factories,
-        transport: HTTPClientTransport(client: HTTPClient.shared), logger: logger,
-        pipeline: BrokerPipeline(metrics: metrics, settings: settings.pipeline))
+        transport: HTTPClientTransport(policy: settings.egress), logger: logger,
+        pipeline: BrokerPipeline(metrics: metrics, settings: settings.pipeline), egress: settings.egress)
     let gateway = Gateway(
         store: store, registry: registry,
         router: BrokerRouter(perSourceTimeout: settings.sourceTimeout, overallTimeout: settings.requestTimeout),
@@ -112,7 +112,9 @@ func buildGateway(
     let ready = SandboxReadiness(expected: sandboxes.map(\.name))
     var services: [any Service] = sandboxes.map { sandbox in
         SandboxServer(sandbox.simulator, host: "127.0.0.1", port: 0) { url in
-            registry.setSandboxBaseURL(url.absoluteString, for: sandbox.name)
+            // Connections say `sandbox://<name>`; the registry adds the adapter's base path and lets their calls, and
+            // only theirs, reach this loopback origin.
+            registry.registerSandbox(sandbox.name, broker: sandbox.broker, url: url.absoluteString, basePath: sandbox.basePath)
             // Where the in-process sandbox listens, for its `/_sandbox/` admin (fault injection, prices, clock) from
             // outside: loopback only, its demo logins are the public documented ones, and nothing secret is logged.
             logger.notice(

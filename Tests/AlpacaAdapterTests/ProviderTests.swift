@@ -38,7 +38,7 @@ struct SandboxEndToEndTests {
                 credentials: BrokerCredentials([
                     "keyId": AlpacaSandboxAccount.demoKeyID, "secretKey": AlpacaSandboxAccount.demoSecretKey,
                 ]),
-                transport: HTTPClientTransport(client: .shared),
+                transport: HTTPClientTransport.loopbackForTests,
                 logger: Logger(label: "e2e", factory: { _ in SwiftLogNoOpLogHandler() }))
             try await body(try AlpacaAdapterFactory().makeAdapter(context))
         }

@@ -6,6 +6,7 @@ import GatewayApp
 import GatewayCore
 import GatewayModel
 import GatewayStore
+import GatewayTesting
 import Hummingbird
 import HummingbirdTesting
 import Logging
@@ -24,7 +25,8 @@ struct ClientLibraryTests {
             let logger = Logger(label: "client-test", factory: { _ in SwiftLogNoOpLogHandler() })
             let store = try SQLiteStore(path: directory.appendingPathComponent("gateway.sqlite").path, cipher: .random(), logger: logger)
             let registry = AdapterRegistry(
-                factories: [TradeOgreAdapterFactory()], transport: HTTPClientTransport(client: HTTPClient.shared), logger: logger)
+                factories: [TradeOgreAdapterFactory()], transport: HTTPClientTransport.loopbackForTests, logger: logger,
+                egress: .loopbackForTests)
             let gateway = Gateway(store: store, registry: registry, router: BrokerRouter(), logger: logger)
             let tenant = try await store.createTenant(name: "client")
             let key = try await store.issueAPIKey(tenantId: tenant.id, label: "client")

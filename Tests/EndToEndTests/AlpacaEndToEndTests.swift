@@ -6,6 +6,7 @@ import GatewayApp
 import GatewayCore
 import GatewayModel
 import GatewayStore
+import GatewayTesting
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -35,7 +36,8 @@ struct AlpacaEndToEndTests {
             let logger = Logger(label: "e2e", factory: { _ in SwiftLogNoOpLogHandler() })
             let store = try SQLiteStore(path: directory.appendingPathComponent("gateway.sqlite").path, cipher: .random(), logger: logger)
             let registry = AdapterRegistry(
-                factories: [AlpacaAdapterFactory()], transport: HTTPClientTransport(client: HTTPClient.shared), logger: logger)
+                factories: [AlpacaAdapterFactory()], transport: HTTPClientTransport.loopbackForTests, logger: logger,
+                egress: .loopbackForTests)
             let gateway = Gateway(store: store, registry: registry, router: BrokerRouter(), logger: logger)
             let tenant = try await store.createTenant(name: "e2e")
             let key = try await store.issueAPIKey(tenantId: tenant.id, label: "e2e")

@@ -6,6 +6,7 @@ import GatewayApp
 import GatewayCore
 import GatewayModel
 import GatewayStore
+import GatewayTesting
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -38,7 +39,8 @@ struct AlpacaOrderCampaignTests {
             let logger = Logger(label: "campaign", factory: { _ in SwiftLogNoOpLogHandler() })
             let store = try SQLiteStore(path: directory.appendingPathComponent("gateway.sqlite").path, cipher: .random(), logger: logger)
             let registry = AdapterRegistry(
-                factories: [AlpacaAdapterFactory()], transport: HTTPClientTransport(client: HTTPClient.shared), logger: logger)
+                factories: [AlpacaAdapterFactory()], transport: HTTPClientTransport.loopbackForTests, logger: logger,
+                egress: .loopbackForTests)
             let gateway = Gateway(
                 store: store, registry: registry, router: BrokerRouter(), logger: logger,
                 orderSettings: OrderSettings(brokerTimeout: .milliseconds(400), reconcileGrace: 0))

@@ -6,6 +6,7 @@ import GatewayApp
 import GatewayCore
 import GatewayModel
 import GatewayStore
+import GatewayTesting
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -44,10 +45,10 @@ struct Loopback: Sendable {
         try await withSandbox(simulator) { url in
             let logger = Logger(label: "e2e", factory: { _ in SwiftLogNoOpLogHandler() })
             let store = try SQLiteStore(path: directory.appendingPathComponent("gateway.sqlite").path, cipher: .random(), logger: logger)
-            let upstream = CountingTransport(base: HTTPClientTransport(client: HTTPClient.shared))
+            let upstream = CountingTransport(base: HTTPClientTransport.loopbackForTests)
             let registry = AdapterRegistry(
                 factories: [AlpacaAdapterFactory(), SaxoAdapterFactory(), TradeItAdapterFactory(), TradeOgreAdapterFactory()],
-                transport: upstream, logger: logger)
+                transport: upstream, logger: logger, egress: .loopbackForTests)
             let gateway = Gateway(store: store, registry: registry, router: BrokerRouter(), logger: logger, limits: limits)
             let tenant = try await store.createTenant(name: "e2e")
             let key = try await store.issueAPIKey(tenantId: tenant.id, label: "e2e")

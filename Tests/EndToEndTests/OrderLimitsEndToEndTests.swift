@@ -5,6 +5,7 @@ import GatewayApp
 import GatewayCore
 import GatewayModel
 import GatewayStore
+import GatewayTesting
 import HTTPTypes
 import HummingbirdTesting
 import Logging
@@ -140,7 +141,7 @@ struct OrderLimitsEndToEndTests {
             let logger = Logger(label: "shared-account", factory: { _ in SwiftLogNoOpLogHandler() })
             let store = try SQLiteStore(path: directory.appendingPathComponent("gateway.sqlite").path, cipher: .random(), logger: logger)
             let registry = AdapterRegistry(
-                factories: [TradeOgreAdapterFactory()], transport: HTTPClientTransport(client: HTTPClient.shared), logger: logger)
+                factories: [TradeOgreAdapterFactory()], transport: HTTPClientTransport.loopbackForTests, logger: logger, egress: .loopbackForTests)
             let gateway = Gateway(
                 store: store, registry: registry, router: BrokerRouter(), logger: logger,
                 orderSettings: OrderSettings(brokerTimeout: .seconds(2), reconcileGrace: 0))

@@ -5,6 +5,7 @@ import GatewayApp
 import GatewayCore
 import GatewayModel
 import GatewayStore
+import GatewayTesting
 import Logging
 import Sandbox
 import Testing
@@ -40,8 +41,8 @@ struct PipelineWorld: Sendable {
                     path: directory.appendingPathComponent("gateway.sqlite").path, cipher: .random(), logger: logger)
                 let registry = AdapterRegistry(
                     factories: [AlpacaAdapterFactory(), TradeOgreAdapterFactory()],
-                    transport: HTTPClientTransport(client: HTTPClient.shared), logger: logger,
-                    pipeline: BrokerPipeline(settings: settings))
+                    transport: HTTPClientTransport.loopbackForTests, logger: logger,
+                    pipeline: BrokerPipeline(settings: settings), egress: .loopbackForTests)
                 let gateway = Gateway(
                     store: store, registry: registry, router: BrokerRouter(), logger: logger,
                     orderSettings: OrderSettings(brokerTimeout: .seconds(2), reconcileGrace: 0))

@@ -17,8 +17,8 @@ struct PlacementStateMachineTests {
         (GatewayError.Code.upstreamTimeout, PlacementStateMachine.AfterFailure.unknown),
         (.upstreamUnavailable, .unknown), (.malformedResponse, .unknown), (.internalError, .unknown),
         (.rejected, .rejected), (.insufficientFunds, .rejected), (.unprocessable, .rejected), (.forbidden, .rejected),
-        // The broker refused before acting: the key is released, whatever was sent.
-        (.rateLimited, .released), (.unauthorized, .released),
+        // The broker refused before acting, or the egress policy refused its address: the key is released.
+        (.rateLimited, .released), (.unauthorized, .released), (.egressRefused, .released),
     ])
     func failuresAfterAWriteWasSent(_ code: GatewayError.Code, _ expected: PlacementStateMachine.AfterFailure) {
         #expect(PlacementStateMachine.afterFailure(GatewayError(code, "x"), nothingWritten: false) == expected)

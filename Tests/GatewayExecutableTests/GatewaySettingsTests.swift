@@ -4,6 +4,7 @@ import Foundation
 import GatewayApp
 import GatewayCore
 import GatewayStore
+import GatewayTesting
 import NIOCore
 import NIOHTTP1
 @testable import gateway
@@ -28,6 +29,28 @@ struct GatewaySettingsTests {
         #expect(settings.databasePath.hasSuffix("/data/gateway.sqlite"))
         #expect(settings.publicURL == nil)
         #expect(try await self.settings(["--public-url", "https://gw.example.com/"]).publicURL == "https://gw.example.com")
+        #expect(settings.egress == EgressPolicy())
+    }
+
+    @Test func egressAllowTakesCIDRBlocksFromAFlagTheEnvironmentOrTheFile() async throws {
+        let flag = try await settings(["--egress-allow", "127.0.0.0/8, ::1"])
+        #expect(flag.egress.allowed.map(\.description) == ["127.0.0.0/8", "::1/128"])
+        let separate = try await settings(["--egress-allow", "127.0.0.0/8", "--egress-allow", "::1"])
+        #expect(separate.egress.allowed.map(\.description) == ["127.0.0.0/8", "::1/128"])
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bg-egress-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        for (index, json) in [#"{"egress": {"allow": "192.168.7.0/24,fd12::/64"}}"#, #"{"egress": {"allow": ["192.168.7.0/24", "fd12::/64"]}}"#].enumerated() {
+            let file = directory.appendingPathComponent("gateway-\(index).json")
+            try Data(json.utf8).write(to: file)
+            let fromFile = try await settings(["--config-file", file.path])
+            #expect(fromFile.egress.allowed.map(\.description) == ["192.168.7.0/24", "fd12::/64"], "\(json)")
+        }
+        let environment = try await settings(environment: ["BROKERGATEWAY_EGRESS_ALLOW": "10.20.0.0/16"])
+        #expect(environment.egress.allowed.map(\.description) == ["10.20.0.0/16"])
+        let address = try #require(IPAddress("10.20.1.2"))
+        #expect(environment.egress.refusal(for: address) == nil)
+        #expect(try await settings().egress.refusal(for: address) == .private)
     }
 
     @Test func flagsBeatTheEnvironmentWhichBeatsTheFile() async throws {
@@ -56,6 +79,8 @@ struct GatewaySettingsTests {
         ([], ["BROKERGATEWAY_DATABASE_URL": "postgres://db"], "databaseUrl"),
         ([], ["BROKERGATEWAY_CONFIG_FILE": "/nonexistent/gateway.json"], "configFile"),
         (["--public-url", "javascript:alert(1)"], [:], "publicUrl"),
+        (["--egress-allow", "10.0.0.1/8"], [:], "egress.allow"),
+        ([], ["BROKERGATEWAY_EGRESS_ALLOW": "localhost"], "egress.allow"),
     ] as [([String], [String: String], String)])
     func badValuesAreErrorsNamingTheSetting(_ arguments: [String], _ environment: [String: String], _ name: String) async throws {
         do {
@@ -102,7 +127,7 @@ struct BuildGatewayTests {
     func makeGateway(_ directory: URL) throws -> Gateway {
         let logger = Logger(label: "link-test", factory: { _ in SwiftLogNoOpLogHandler() })
         let store = try SQLiteStore(path: directory.appendingPathComponent("gateway.sqlite").path, cipher: .random(), logger: logger)
-        let registry = AdapterRegistry(factories: [], transport: HTTPClientTransport(client: .shared), logger: logger)
+        let registry = AdapterRegistry(factories: [], transport: HTTPClientTransport.loopbackForTests, logger: logger)
         return Gateway(store: store, registry: registry, router: BrokerRouter(), logger: logger)
     }
 
@@ -129,8 +154,19 @@ struct BuildGatewayTests {
             #expect(response.status.code == 200)
             let body = try await response.body.collect(upTo: 1 << 20)
             let json = try JSONSerialization.jsonObject(with: Data(body.readableBytesView)) as? [String: Any]
-            let brokers = Set((json?["sources"] as? [[String: Any]] ?? []).compactMap { $0["broker"] as? String })
+            let sources = json?["sources"] as? [[String: Any]] ?? []
+            let brokers = Set(sources.compactMap { $0["broker"] as? String })
             #expect(brokers == ["alpaca", "saxo", "tradeit", "tradeogre"])
+            // Under the default egress policy (loopback refused), the demo connections reach their in-process
+            // sandboxes through sandbox://<name>, each given its base path by the registry.
+            #expect(sources.allSatisfy { $0["status"] as? String == "ok" }, "\(sources)")
+            var connectionsRequest = HTTPClientRequest(url: "http://127.0.0.1:\(port)/v1/connections")
+            connectionsRequest.headers.add(name: "Authorization", value: "Bearer \(key)")
+            let connections = try await HTTPClient.shared.execute(connectionsRequest, timeout: .seconds(30))
+            let listed = try JSONSerialization.jsonObject(
+                with: Data(try await connections.body.collect(upTo: 1 << 20).readableBytesView)) as? [String: Any]
+            let baseURLs = Set((listed?["data"] as? [[String: Any]] ?? []).compactMap { $0["baseURL"] as? String })
+            #expect(baseURLs == ["sandbox://alpaca", "sandbox://saxo", "sandbox://tradeit", "sandbox://tradeogre"])
             // The data folder and the key in it are this user's alone.
             let folder = try FileManager.default.attributesOfItem(atPath: directory.path)[.posixPermissions] as? Int
             #expect(folder == 0o700)

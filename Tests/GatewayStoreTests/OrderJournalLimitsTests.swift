@@ -206,13 +206,13 @@ struct OrderJournalLimitsTests {
                 CREATE TRIGGER order_broker_ids_never_changed BEFORE UPDATE ON order_broker_ids
                 BEGIN SELECT RAISE(ABORT, 'recorded broker order ids never change'); END;
                 ALTER TABLE orders DROP COLUMN venue; ALTER TABLE orders DROP COLUMN sent_at;
-                DELETE FROM grdb_migrations WHERE identifier = 'v4-order-journal-venues';
+                DELETE FROM grdb_migrations WHERE identifier = 'v5-order-journal-venues';
                 """)
             try first.close()
 
             let second = try SQLiteStore(path: path, cipher: cipher)
             defer { try? second.close() }
-            #expect(try await second.appliedMigrations().last == "v4-order-journal-venues")
+            #expect(try await second.appliedMigrations().last == "v5-order-journal-venues")
             #expect(try await second.journaledOrder(tenantId: b.id, id: theirs.id)?.sentAt == theirs.createdAt)
             #expect(try await second.claimedBrokerOrderIds(
                 tenantId: a.id, connectionId: connectionA.id, accountId: "PA1", since: .distantPast) == ["8000001"])

@@ -13,7 +13,7 @@ struct SchemaTests {
             #expect(!FileManager.default.fileExists(atPath: path))
 
             let first = try SQLiteStore(path: path, cipher: cipher)
-            #expect(try await first.appliedMigrations() == ["v1-initial", "v2-order-journal", "v3-tenant-read-freshness", "v4-order-journal-venues"])
+            #expect(try await first.appliedMigrations() == ["v1-initial", "v2-order-journal", "v3-tenant-read-freshness", "v4-sandbox-urls-without-path", "v5-order-journal-venues"])
             let tables = try await first.fetchRawStrings(
                 "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
             #expect(
@@ -39,7 +39,7 @@ struct SchemaTests {
 
             let second = try SQLiteStore(path: path, cipher: cipher)
             defer { try? second.close() }
-            #expect(try await second.appliedMigrations() == ["v1-initial", "v2-order-journal", "v3-tenant-read-freshness", "v4-order-journal-venues"])
+            #expect(try await second.appliedMigrations() == ["v1-initial", "v2-order-journal", "v3-tenant-read-freshness", "v4-sandbox-urls-without-path", "v5-order-journal-venues"])
             let schemaAfter = try await second.fetchRawStrings("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY name")
             #expect(schemaAfter == schemaBefore)
             #expect(try await second.tenant(id: tenant.id) == tenant)

@@ -43,7 +43,7 @@ struct ProviderTests {
         }
         #expect(exchanges.count >= 4)
         try await withSandbox(recordedIdentitySandbox()) { url in
-            let transport = HTTPClientTransport(client: .shared)
+            let transport = HTTPClientTransport.loopbackForTests
             let basic = "Basic " + Data(
                 "\(SaxoSandboxConfiguration.demoAppKey):\(SaxoSandboxConfiguration.demoAppSecret)".utf8).base64EncodedString()
             for (name, exchange) in exchanges {

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import GatewayCore
 import GatewayModel
+import GatewayTesting
 @testable import SaxoAdapter
 import Sandbox
 import Testing
@@ -26,7 +27,7 @@ struct SandboxEndToEndTests {
         credentials["accessTokenExpiresAt"] = SaxoTimestamp.format(clock.now().addingTimeInterval(TimeInterval(pair.expiresIn)))
         // Through the pipeline, as in production: it writes the call log lines.
         let transport = BrokerPipeline().transport(
-            wrapping: HTTPClientTransport(client: .shared),
+            wrapping: HTTPClientTransport.loopbackForTests,
             connection: ConnectionDescriptor(
                 id: "conn-1", tenantId: "t", broker: .saxo, displayName: "saxo", baseURL: url.absoluteString,
                 createdAt: Date(), updatedAt: Date()),
@@ -169,7 +170,7 @@ struct SandboxEndToEndTests {
             var credentials = Self.appCredentials
             credentials["refreshToken"] = "not-a-refresh-token"
             let adapter = try Fixture.adapter(
-                transport: HTTPClientTransport(client: .shared), credentials: credentials, saved: saved,
+                transport: HTTPClientTransport.loopbackForTests, credentials: credentials, saved: saved,
                 baseURL: url.absoluteString + "/sim/openapi", now: { clock.now() })
             let error = await #expect(throws: GatewayError.self) { try await adapter.validateCredentials() }
             #expect(error?.code == .unauthorized)

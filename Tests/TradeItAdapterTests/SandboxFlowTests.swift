@@ -3,16 +3,12 @@ import Foundation
 import HTTPTypes
 import GatewayCore
 import GatewayModel
+import GatewayTesting
 import Logging
 import Sandbox
 import Synchronization
 import Testing
 import TradeItAdapter
-
-/// Shows redirects instead of following them, so a test can read the login page's `Location`.
-let noRedirectClient = HTTPClient(
-    eventLoopGroup: HTTPClient.defaultEventLoopGroup,
-    configuration: HTTPClient.Configuration(redirectConfiguration: .disallow))
 
 /// Records every request path (and passes it on), so tests can count authentications.
 final class RecordingTransport: BrokerTransport {
@@ -45,7 +41,7 @@ struct TradeItHarness {
             createdAt: Date(), updatedAt: Date())
         let context = AdapterContext(
             connection: connection, baseURL: url, credentials: BrokerCredentials(credentials),
-            transport: transport ?? HTTPClientTransport(client: .shared),
+            transport: transport ?? HTTPClientTransport.loopbackForTests,
             logger: Logger(label: "tradeit-test", factory: { _ in SwiftLogNoOpLogHandler() }),
             saveStatus: { value, detail in status.entries.withLock { $0.append((value, detail)) } })
         return try #require(try TradeItAdapterFactory().makeAdapter(context) as? TradeItAdapter)
@@ -95,7 +91,7 @@ struct SandboxFlowTests {
             try await unlinked.validateCredentials()
             let start = try await unlinked.startLink(callbackURL: callback, relink: false)
             #expect(start.popupURL.contains("/sandbox/login?oAuthTempToken="))
-            let redirect = try await HTTPClientTransport(client: noRedirectClient).send(
+            let redirect = try await HTTPClientTransport.loopbackForTests.send(
                 BrokerRequest(method: .get, url: start.popupURL + "&autoLogin=dummy"))
             let code = try verifier(fromRedirect: redirect, callback: callback)
             let credentials = try await unlinked.completeLink(verifier: code)
@@ -122,7 +118,7 @@ struct SandboxFlowTests {
         try await withTradeIt { h in
             let unlinked = try h.adapter(["apiKey": TradeItSandboxConfiguration.demoAPIKey])
             let start = try await unlinked.startLink(callbackURL: callback, relink: false)
-            let transport = HTTPClientTransport(client: noRedirectClient)
+            let transport = HTTPClientTransport.loopbackForTests
             let page = try await transport.send(BrokerRequest(method: .get, url: start.popupURL))
             #expect(page.status == 200)
             #expect(String(decoding: page.body, as: UTF8.self).contains("<form method=\"post\""))
@@ -143,7 +139,7 @@ struct SandboxFlowTests {
     @Test("a session that expires mid-use is reopened without the caller noticing")
     func sessionExpiry() async throws {
         try await withTradeIt(sessionLifetime: 60) { h in
-            let transport = RecordingTransport(HTTPClientTransport(client: .shared))
+            let transport = RecordingTransport(HTTPClientTransport.loopbackForTests)
             let (adapter, _) = try h.linked(.dummy, transport: transport)
             _ = try await adapter.balances(accountId: nil)
             #expect(transport.count("user/authenticate") == 1)
@@ -158,7 +154,7 @@ struct SandboxFlowTests {
     @Test("concurrent callers share one authentication")
     func singleFlight() async throws {
         try await withTradeIt { h in
-            let transport = RecordingTransport(HTTPClientTransport(client: .shared))
+            let transport = RecordingTransport(HTTPClientTransport.loopbackForTests)
             let (adapter, _) = try h.linked(.dummy, transport: transport)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for _ in 0..<6 { group.addTask { _ = try await adapter.balances(accountId: nil) } }

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import GatewayCore
 import GatewayModel
+import GatewayTesting
 import Logging
 import Sandbox
 import Testing
@@ -22,7 +23,7 @@ func withAdapter(
             id: "conn-e2e", tenantId: "t", broker: .tradeogre, displayName: "sandbox", baseURL: base, settings: settings,
             createdAt: Date(), updatedAt: Date())
         let context = AdapterContext(
-            connection: connection, baseURL: base, credentials: credentials, transport: HTTPClientTransport(client: .shared),
+            connection: connection, baseURL: base, credentials: credentials, transport: HTTPClientTransport.loopbackForTests,
             logger: Logger(label: "e2e", factory: { _ in SwiftLogNoOpLogHandler() }))
         // The adapter's clock is the sandbox's (a manual one), so placement times and order dates agree.
         var configuration = try TradeOgreConfiguration(baseURL: base, settings: settings, credentials: credentials)

@@ -42,7 +42,7 @@ extension OrderStatus {
     // "status": "accepted"
     init(alpaca raw: String) throws {
         guard let status = alpacaOrderStatuses[raw] else {
-            throw AlpacaErrors.malformed("an order status '\(raw)' that the gateway does not know")
+            throw AlpacaErrors.malformed("an order status the gateway does not know")
         }
         self = status
     }
@@ -58,7 +58,7 @@ extension OrderSide {
         case ("buy", _): self = .buy
         case ("sell", "sell_to_open"): self = .sellShort
         case ("sell", _): self = .sell
-        default: throw AlpacaErrors.malformed("an order side '\(raw)' that the gateway does not know")
+        default: throw AlpacaErrors.malformed("an order side the gateway does not know")
         }
     }
 
@@ -76,7 +76,7 @@ extension OrderType {
         case "limit": self = .limit
         case "stop", "trailing_stop": self = .stop
         case "stop_limit": self = .stopLimit
-        default: throw AlpacaErrors.malformed("an order type '\(raw)' that the gateway does not know")
+        default: throw AlpacaErrors.malformed("an order type the gateway does not know")
         }
     }
 
@@ -100,7 +100,7 @@ extension TimeInForce {
         case "gtc": self = .gtc
         case "ioc": self = .ioc
         case "fok": self = .fok
-        default: throw AlpacaErrors.malformed("a time in force '\(raw)' that the gateway does not know")
+        default: throw AlpacaErrors.malformed("a time in force the gateway does not know")
         }
     }
 

@@ -15,7 +15,7 @@ extension Position {
         switch position.side {
         case "long": quantity = magnitude
         case "short": quantity = -magnitude
-        default: throw AlpacaErrors.malformed("a position side '\(position.side)' that the gateway does not know")
+        default: throw AlpacaErrors.malformed("a position side the gateway does not know")
         }
         let instrument = Instrument(
             alpacaSymbol: position.symbol, assetClass: position.assetClass, assetId: position.assetId,

@@ -32,7 +32,7 @@ extension OrderStatus {
     // "Status": "Working", "FilledAmount": 0
     init(saxo raw: String, filledAmount: Decimal) throws {
         guard let status = saxoOrderStatuses[raw] else {
-            throw SaxoErrors.malformed("an order status '\(raw)' that the gateway does not know")
+            throw SaxoErrors.malformed("an order status the gateway does not know")
         }
         self = status == .open && filledAmount > 0 ? .partiallyFilled : status
     }
@@ -44,7 +44,7 @@ extension OrderSide {
         switch raw {
         case "Buy": self = .buy
         case "Sell": self = .sell
-        default: throw SaxoErrors.malformed("an order side '\(raw)' that the gateway does not know")
+        default: throw SaxoErrors.malformed("an order side the gateway does not know")
         }
     }
 
@@ -65,7 +65,7 @@ extension OrderType {
             "TriggerStop", "BreakoutTrigger", "TriggerBreakout":
             self = .stop
         case "StopLimit": self = .stopLimit
-        default: throw SaxoErrors.malformed("an order type '\(raw)' that the gateway does not know")
+        default: throw SaxoErrors.malformed("an order type the gateway does not know")
         }
     }
 
@@ -92,7 +92,7 @@ extension TimeInForce {
         case "GoodTillDate": self = .gtd
         case "ImmediateOrCancel": self = .ioc
         case "FillOrKill": self = .fok
-        default: throw SaxoErrors.malformed("an order duration '\(raw)' that the gateway does not know")
+        default: throw SaxoErrors.malformed("an order duration the gateway does not know")
         }
     }
 

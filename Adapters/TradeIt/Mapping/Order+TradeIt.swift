@@ -15,7 +15,7 @@ extension OrderStatus {
         case "REJECTED": self = .rejected
         case "PENDING_CANCEL": self = .pendingCancel
         case "EXPIRED": self = .expired
-        default: throw TradeItErrors.malformed("unknown order status \(status)")
+        default: throw TradeItErrors.malformed("an order status the gateway does not know")
         }
     }
 }
@@ -36,7 +36,7 @@ extension Order {
             throw GatewayError(.notFound, "TradeIt: no order \(number)", broker: .tradeit, brokerCode: "NOT_FOUND")
         }
         guard let leg = details.orderLegs?.first, let symbol = leg.symbol else {
-            throw TradeItErrors.malformed("order \(number) has no order leg")
+            throw TradeItErrors.malformed("an order without an order leg")
         }
         let isCrypto = symbol.contains("/") || details.orderType?.uppercased() == "CRYPTO"
         let fills = leg.fills ?? []
@@ -67,7 +67,7 @@ extension OrderSide {
         case "SELL", "SELL_OPEN", "SELL_CLOSE": self = .sell
         case "BUY_TO_COVER", "BUYTOCOVER": self = .buyToCover
         case "SELL_SHORT", "SELLSHORT": self = .sellShort
-        default: throw TradeItErrors.malformed("unknown order action \(action)")
+        default: throw TradeItErrors.malformed("an order action the gateway does not know")
         }
     }
 
@@ -90,7 +90,7 @@ extension OrderType {
         case "LIMIT": self = .limit
         case "STOP", "STOP_MARKET", "STOPMARKET", "TRAILING_STOP_DOLLAR", "TRAILING_STOP_PRCT": self = .stop
         case "STOP_LIMIT", "STOPLIMIT": self = .stopLimit
-        default: throw TradeItErrors.malformed("unknown price type \(type)")
+        default: throw TradeItErrors.malformed("a price type the gateway does not know")
         }
     }
 

@@ -14,7 +14,7 @@ enum TradeOgreOrderState {
         switch raw.lowercased() {
         case "buy": return .buy
         case "sell": return .sell
-        default: throw TradeOgreErrors.malformed("an order type '\(raw)' that is neither buy nor sell")
+        default: throw TradeOgreErrors.malformed("an order type that is neither buy nor sell")
         }
     }
 }
@@ -32,7 +32,7 @@ extension Order {
         accountId: String, naming: TradeOgreMarketNaming
     ) throws {
         guard let market = MarketName(wire: detail.market, naming: naming) else {
-            throw TradeOgreErrors.malformed("a market name '\(detail.market)' that is not BASE-QUOTE")
+            throw TradeOgreErrors.malformed("a market name that is not BASE-QUOTE")
         }
         self.init(
             id: uuid, brokerOrderId: uuid, clientOrderId: clientOrderId ?? uuid, connectionId: connectionId,
@@ -51,7 +51,7 @@ extension Order {
     /// open with `quantity` = the remaining quantity and no fills. Reading the order by uuid gives its fills.
     init(tradeOgre open: TradeOgreOpenOrder, connectionId: String, accountId: String, naming: TradeOgreMarketNaming) throws {
         guard let market = MarketName(wire: open.market, naming: naming) else {
-            throw TradeOgreErrors.malformed("a market name '\(open.market)' that is not BASE-QUOTE")
+            throw TradeOgreErrors.malformed("a market name that is not BASE-QUOTE")
         }
         self.init(
             id: open.uuid, brokerOrderId: open.uuid, clientOrderId: open.uuid, connectionId: connectionId,

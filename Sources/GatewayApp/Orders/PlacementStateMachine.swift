@@ -35,9 +35,11 @@ enum PlacementStateMachine {
     }
 
     /// Failures where the broker refused before acting on the order: it rate-limited the call (a broker's 429, or the
-    /// pipeline's own limiter refusing to send) or refused the credentials (401). The broker did nothing, and a
-    /// later attempt (after the wait, after a relink) may succeed, so they release the key rather than burn it.
-    static let refusedBeforeActing: Set<GatewayError.Code> = [.rateLimited, .unauthorized]
+    /// pipeline's own limiter refusing to send) or refused the credentials (401); or the egress policy refused the
+    /// broker's address before any connection was made. Nothing happened at the broker, and a later attempt (after
+    /// the wait, after a relink, after the operator allows the address) may succeed, so they release the key rather
+    /// than burn it.
+    static let refusedBeforeActing: Set<GatewayError.Code> = [.rateLimited, .unauthorized, .egressRefused]
 
     /// Failures after which the broker may have acted: the call was sent and its answer was lost or unreadable.
     static let possiblyActed: Set<GatewayError.Code> = [.upstreamTimeout, .upstreamUnavailable, .malformedResponse, .internalError]

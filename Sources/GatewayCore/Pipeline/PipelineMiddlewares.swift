@@ -164,10 +164,10 @@ struct RetryMiddleware: BrokerMiddleware {
     func retryDelay(for response: BrokerResponse, attempt: Int) -> Duration? {
         switch response.status {
         case 502, 503, 504:
-            let hinted = RetryAfter.seconds(response.headers, now: Date()).map(Duration.boundedSeconds)
+            let hinted = BrokerNumber.retryAfter(response.headers, now: Date()).map(Duration.boundedSeconds)
             return max(backoff(attempt), min(hinted ?? .zero, settings.retryAfterLimit))
         case 429:
-            guard let hinted = RetryAfter.seconds(response.headers, now: Date()).map(Duration.boundedSeconds),
+            guard let hinted = BrokerNumber.retryAfter(response.headers, now: Date()).map(Duration.boundedSeconds),
                 hinted <= settings.retryAfterLimit
             else { return nil }
             return max(hinted, .milliseconds(1))

@@ -9,12 +9,9 @@ import Foundation
 public struct RateLimitRule: Sendable {
     /// Where a broker reports the state of this budget in its answers.
     public struct Headers: Sendable, Hashable {
-        public enum Reset: Sendable, Hashable {
-            /// Unix seconds when the window ends (Alpaca).
-            case unixSeconds
-            /// Seconds from now until the window ends (Saxo).
-            case secondsFromNow
-        }
+        /// Unix seconds when the window ends (Alpaca), or seconds from now until it ends (Saxo): read by
+        /// ``BrokerNumber/resetSeconds(_:kind:now:)``.
+        public typealias Reset = BrokerNumber.ResetKind
 
         public var limit: String
         public var remaining: String

@@ -89,12 +89,20 @@ struct RateBucket: Sendable {
     /// too: slots taken at the documented prior's spacing (Alpaca's 200 a minute is one every 0.3 s) must not keep
     /// calls waiting once the broker says its budget is larger.
     mutating func observe(
-        limit: Int?, remaining reported: Int?, windowEnd reportedEnd: ContinuousClock.Instant?, now: ContinuousClock.Instant
+        limit: Int?, remaining reported: Int?, windowEnd reportedEnd: ContinuousClock.Instant?,
+        now: ContinuousClock.Instant? = nil
     ) {
         var replaced = false
         if let limit, limit > 0, limit != self.limit {
+            // Without a count of its own, the new budget keeps what this window has spent (a broker reporting a
+            // far larger limit must not leave the old count under the new, larger reserve, blocking every call).
+            let spent = max(0, self.limit - remaining)
             self.limit = limit
             replaced = true
+            if reported == nil {
+                remaining = max(0, limit - spent)
+                repace(now: now)
+            }
         }
         guard let reported else { return }
         let left = max(0, reported)
@@ -112,8 +120,8 @@ struct RateBucket: Sendable {
     }
 
     /// The next slot is no later than one spacing of the budget as it now stands.
-    mutating func repace(now: ContinuousClock.Instant) {
-        guard now < windowEnd else { return }
+    mutating func repace(now: ContinuousClock.Instant?) {
+        guard let now, now < windowEnd else { return }
         let spacing = now.duration(to: windowEnd) / max(1, remaining - reserve)
         nextSlot = min(nextSlot, now + spacing)
     }
@@ -201,7 +209,7 @@ final class ConnectionRateLimiter: Sendable {
     /// Learns from an answer's headers; a 429 empties the request's buckets until the reset or `Retry-After`.
     func observe(_ response: BrokerResponse, for request: BrokerRequest, now: ContinuousClock.Instant, wallClock: Date) {
         let keys = keys(for: request)
-        let retryAfter = RetryAfter.seconds(response.headers, now: wallClock)
+        let retryAfter = BrokerNumber.retryAfter(response.headers, now: wallClock)
         guard !keys.isEmpty else {
             if response.status == 429, let retryAfter {
                 let until = now + .boundedSeconds(retryAfter)
@@ -219,10 +227,11 @@ final class ConnectionRateLimiter: Sendable {
                     // Silence about this budget while the broker reports others on the same answer means the budget
                     // does not apply; a later report turns it back on.
                     bucket.unreported = !Self.carries(response.headers, headers) && !reported.isEmpty
-                    let limit = Self.integer(response.headers.value(headers.limit))
-                    reportedRemaining = Self.integer(response.headers.value(headers.remaining))
-                    if let reset = Self.number(response.headers.value(headers.reset)) {
-                        let seconds = headers.resetKind == .unixSeconds ? reset - wallClock.timeIntervalSince1970 : reset
+                    let limit = BrokerNumber.count(response.headers.value(headers.limit))
+                    reportedRemaining = BrokerNumber.count(response.headers.value(headers.remaining))
+                    if let seconds = BrokerNumber.resetSeconds(
+                        response.headers.value(headers.reset), kind: headers.resetKind, now: wallClock)
+                    {
                         // A reset outside (0, two windows] is a clock we cannot trust (a sandbox's simulated
                         // market time): keep our own window.
                         if seconds > 0, seconds <= 2 * rule.window.seconds {
@@ -253,31 +262,6 @@ final class ConnectionRateLimiter: Sendable {
     /// Whether an answer says anything about a budget.
     static func carries(_ fields: HTTPFields, _ headers: RateLimitRule.Headers) -> Bool {
         [headers.limit, headers.remaining, headers.reset].contains { fields.value($0) != nil }
-    }
-
-    /// A header's integer value; `nil` unless it is a plain non-negative number (bounded, never trapping).
-    static func integer(_ text: String?) -> Int? {
-        guard let value = number(text), value >= 0 else { return nil }
-        return Int(exactly: min(value, 1e12).rounded(.down))
-    }
-
-    static func number(_ text: String?) -> Double? {
-        guard let text, let value = Double(text.trimmingCharacters(in: .whitespaces)), value.isFinite else { return nil }
-        return value
-    }
-}
-
-/// `Retry-After`: delay-seconds or an HTTP date, bounded to 0…`GatewayError.maximumRetryAfter`.
-enum RetryAfter {
-    static func seconds(_ headers: HTTPFields, now: Date) -> Double? {
-        guard let text = headers[.retryAfter]?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
-        if let seconds = Double(text) { return GatewayError.saneRetryAfter(seconds) }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = "EEE, dd MMM yyyy HH:mm:ss zzz"
-        guard let date = formatter.date(from: text) else { return nil }
-        return GatewayError.saneRetryAfter(date.timeIntervalSince(now))
     }
 }
 

@@ -118,7 +118,7 @@ enum PipelineFixture {
         BrokerRequest(method: .get, url: "https://broker.test" + path, timeout: timeout, loggedPath: path)
     }
 
-    static func post(_ path: String = "/v2/orders", timeout: Duration = .seconds(5)) -> BrokerRequest {
+    static func post(_ path: String = "/v2/orders", timeout: Duration = .seconds(30)) -> BrokerRequest {
         BrokerRequest(method: .post, url: "https://broker.test" + path, body: Data("{}".utf8), timeout: timeout, loggedPath: path)
     }
 
