@@ -27,10 +27,13 @@ public struct Gateway: Sendable {
     let defaultReadMaxAge: Duration
     /// `false` only to measure what sharing saves: every read then asks the broker.
     let coalesceReads: Bool
+    /// Interactive links, export and import, and the built-in sandboxes' accounts.
+    let linking: LinkSettings
 
     public init(
         store: some GatewayStore & OrderJournalStore, registry: AdapterRegistry, router: BrokerRouter, logger: Logger,
-        orderSettings: OrderSettings = OrderSettings(), defaultReadMaxAge: Duration = .zero, coalesceReads: Bool = true
+        orderSettings: OrderSettings = OrderSettings(), defaultReadMaxAge: Duration = .zero, coalesceReads: Bool = true,
+        linking: LinkSettings = LinkSettings()
     ) {
         self.store = store
         self.journal = store
@@ -47,6 +50,7 @@ public struct Gateway: Sendable {
         self.reconciliationAttempts = ReconciliationAttempts()
         self.defaultReadMaxAge = defaultReadMaxAge
         self.coalesceReads = coalesceReads
+        self.linking = linking
     }
 
     /// Where the gateway's metrics go (the broker-call pipeline's factory): `/metrics` reads it.

@@ -30,6 +30,8 @@ struct APIHarness {
         pipeline: BrokerPipeline = BrokerPipeline(),
         transport: any BrokerTransport = UnusedTransport(),
         defaultReadMaxAge: Duration = .zero,
+        moreFactories: [any BrokerAdapterFactory] = [],
+        linking: LinkSettings = LinkSettings(),
         _ body: @escaping @Sendable (APIHarness, any TestClientProtocol) async throws -> T
     ) async throws -> T {
         let directory = existing ?? FileManager.default.temporaryDirectory.appendingPathComponent("bg-api-\(UUID().uuidString)")
@@ -39,11 +41,11 @@ struct APIHarness {
         let state = brokerState
         let logger = Logger(label: "test")
         let registry = AdapterRegistry(
-            factories: [FakeBrokerFactory(kind: .alpaca, state: state), FakeBrokerFactory(kind: .saxo, state: state)],
+            factories: [FakeBrokerFactory(kind: .alpaca, state: state), FakeBrokerFactory(kind: .saxo, state: state)] + moreFactories,
             transport: transport, logger: logger, pipeline: pipeline)
         let gateway = Gateway(
             store: store, registry: registry, router: router, logger: logger, orderSettings: orderSettings,
-            defaultReadMaxAge: defaultReadMaxAge)
+            defaultReadMaxAge: defaultReadMaxAge, linking: linking)
         let tenant = try await store.createTenant(name: "Tenant A")
         let key = try await store.issueAPIKey(tenantId: tenant.id, label: "test")
         let harness = APIHarness(
