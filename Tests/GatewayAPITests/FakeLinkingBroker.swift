@@ -16,17 +16,23 @@ final class FakeLinkingState: Sendable {
     var completionCount: Int { completions.withLock { $0 } }
 }
 
-/// Holds one verifier exchange at the broker: `entered` says it arrived, `release()` lets it answer.
+/// Holds the first verifier exchange at the broker: `entered` says it arrived, `release()` lets it answer. Any later
+/// exchange goes straight through (so a gateway that let a second one reach the broker fails the test, never hangs).
 final class LinkGate: Sendable {
     let entered: AsyncStream<Void>
     private let arrived: AsyncStream<Void>.Continuation
-    private let state = Mutex<(released: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, nil))
+    private let state = Mutex<(held: Bool, released: Bool, waiter: CheckedContinuation<Void, Never>?)>((false, false, nil))
 
     init() {
         (entered, arrived) = AsyncStream.makeStream(of: Void.self)
     }
 
     func pass() async {
+        let first = state.withLock { state -> Bool in
+            defer { state.held = true }
+            return !state.held
+        }
+        guard first else { return }
         arrived.yield()
         await withCheckedContinuation { continuation in
             let resumeNow = state.withLock { state -> Bool in
