@@ -2,7 +2,7 @@ import AsyncHTTPClient
 import Foundation
 import GatewayApp
 import GatewayCore
-import GatewayStore
+@testable import GatewayStore
 import Logging
 import NIOCore
 import NIOHTTP1
@@ -176,6 +176,38 @@ struct SandboxTenancyTests {
             // The other one still waits for its relink.
             let all = try await call(base, key, .GET, "/v1/positions").body
             #expect(all["partial"] as? Bool == true)
+        }
+    }
+}
+
+extension SandboxTenancyTests {
+    @Test func aDataFolderFromBeforeTheDemoTenantWasRecordedAdoptsTheTenantOfTheDemoKey() async throws {
+        let directory = try temporaryDirectory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let b = TenantKey()
+        try await serve(directory) { base, gateway in
+            let key = try await otherTenant(gateway)
+            b.set(key)
+            let linked = try await call(base, key, .POST, "/v1/connections", json: #"""
+                {"broker":"alpaca","baseURL":"sandbox://alpaca","credentials":\#(Self.demoAlpaca)}
+                """#)
+            #expect(linked.status == 201, "\(linked.body)")
+        }
+        // An older gateway recorded no demo tenant.
+        let store = try SQLiteStore.open(dataDirectory: directory, environment: [:])
+        try await store.executeRaw("DELETE FROM store_meta WHERE key = 'demo_tenant_id'")
+        #expect(try await store.demoTenantId() == nil)
+        try store.close()
+
+        try await serve(directory) { base, gateway in
+            let demo = try demoKey(directory)
+            let demoConnections = try await call(base, demo, .GET, "/v1/connections").body["data"] as? [[String: Any]] ?? []
+            #expect(demoConnections.count == 4)
+            #expect(demoConnections.allSatisfy { $0["status"] as? String == "active" }, "\(demoConnections)")
+            #expect(try await gateway.demoTenant() == gateway.tenant(forAPIKey: demo))
+            let key = try #require(b.value)
+            let theirs = try await call(base, key, .GET, "/v1/connections").body["data"] as? [[String: Any]] ?? []
+            #expect(theirs.map { $0["status"] as? String } == ["relink_required"])
         }
     }
 }

@@ -114,6 +114,20 @@ struct LinkStateTests {
         }
     }
 
+    @Test func aStateIsFoundByItsHashThroughAnIndexNeverAScan() async throws {
+        try await withStore { store, _ in
+            for sql in [
+                "UPDATE link_states SET consumed_at = ? WHERE state_hash = ? AND connection_id = ? AND consumed_at IS NULL AND expires_at > ?",
+                "SELECT tenant_id, connection_id, expires_at, consumed_at FROM link_states WHERE state_hash = ?",
+                "UPDATE link_states SET consumed_at = ? WHERE tenant_id = ? AND connection_id = ? AND consumed_at IS NULL AND expires_at > ?",
+                "DELETE FROM link_states WHERE expires_at < ?",
+            ] {
+                let plan = try await store.queryPlan(sql, arguments: Array(repeating: "x", count: sql.filter { $0 == "?" }.count))
+                #expect(!plan.isEmpty && plan.allSatisfy { !$0.hasPrefix("SCAN") }, "\(sql): \(plan)")
+            }
+        }
+    }
+
     @Test func theDemoTenantIsRecorded() async throws {
         try await withStore { store, _ in
             #expect(try await store.demoTenantId() == nil)
