@@ -2,6 +2,7 @@ public import Foundation
 public import GatewayCore
 public import GatewayModel
 public import GatewayStore
+import Logging
 
 /// What a client asks for when it links a connection (`POST /v1/connections`), before it is checked.
 public struct LinkRequest: Sendable, Hashable {
@@ -55,9 +56,29 @@ extension Gateway {
     }
 
     /// Links a connection from a client's request: checked here, then either proven with its credentials and saved,
-    /// or (brokers that link through a login page) saved as pending with the popup URL to open.
+    /// or (brokers that link through a login page) saved as pending with the popup URL to open. `POST /v1/connections`
+    /// and every connection of an import come this one way.
+    ///
+    /// A connection to a built-in sandbox (`sandbox://<name>`) gets a simulated account of its own, provisioned in
+    /// process, whatever credentials the request carries: those are ignored, so no tenant reaches another's sandbox
+    /// account and the public demo logins never link anyone but the demo tenant.
     public func link(tenant: Tenant, _ request: LinkRequest, callbackBase: String) async throws -> LinkOutcome {
-        let new = try newConnection(request)
+        var new = try newConnection(request)
+        guard let (name, sandbox) = try builtInSandbox(for: new) else {
+            return try await linkChecked(tenant: tenant, new, callbackBase: callbackBase)
+        }
+        try await requireSandboxRoom(tenant: tenant, name: name)
+        new.credentials = try provision(sandbox, name: name)
+        do {
+            return try await linkChecked(tenant: tenant, new, callbackBase: callbackBase)
+        } catch {
+            sandbox.release(new.credentials)
+            throw error
+        }
+    }
+
+    /// The part of `link` after the request's checks: a popup for brokers with a login page, else the proof.
+    private func linkChecked(tenant: Tenant, _ new: NewConnection, callbackBase: String) async throws -> LinkOutcome {
         if try needsInteractiveLink(new) {
             return .pending(try await startLink(tenant: tenant, new, callbackBase: callbackBase))
         }
@@ -112,6 +133,13 @@ extension Gateway {
     }
     /// Links a connection: its credentials are proven against the broker before anything is saved.
     public func link(tenant: Tenant, _ new: NewConnection) async throws -> ConnectionDescriptor {
+        try await proveCredentials(tenant: tenant, new)
+        return try await store.createConnection(tenantId: tenant.id, new)
+    }
+
+    /// The credential proof every link passes: each key the broker needs is there, and the broker accepts them. A
+    /// refusal is a 422 naming `credentials`.
+    func proveCredentials(tenant: Tenant, _ new: NewConnection) async throws {
         guard let factory = registry.factory(for: new.broker) else {
             throw GatewayError.unprocessable([FieldProblem(
                 field: "broker", problem: "must be one of: \(registry.kinds.map(\.rawValue).joined(separator: ", "))")])
@@ -132,14 +160,23 @@ extension Gateway {
                 .unprocessable, "\(new.broker) refused the credentials: \(error.message)", broker: new.broker,
                 retryable: false, details: [FieldProblem(field: "credentials", problem: "were refused by the broker")])
         }
-        return try await store.createConnection(tenantId: tenant.id, new)
     }
 
+    /// Deletes a connection; a built-in sandbox forgets the simulated account it held.
     public func unlink(tenant: Tenant, id: String) async throws {
+        let connection = try await self.connection(tenant: tenant, id: id)
+        var held: (sandbox: SandboxAccounts.Sandbox, credentials: BrokerCredentials)?
+        do {
+            held = try await provisionedSandboxAccount(tenant: tenant, connection)
+        } catch {
+            // An unreadable connection can still be deleted; its simulated account then lives until a restart.
+            logger.warning("a deleted sandbox connection's account is not released", metadata: ["connection": .string(id), "error": .string("\(error)")])
+        }
         guard try await store.deleteConnection(tenantId: tenant.id, id: id) else {
             throw GatewayError(.notFound, "no connection '\(id)'")
         }
         registry.forget(connectionId: id)
+        if let held { held.sandbox.release(held.credentials) }
     }
 
 }

@@ -3,6 +3,7 @@ public import Foundation
 public import GatewayCore
 public import GatewayModel
 public import GatewayStore
+import Logging
 
 /// A link that has started: the connection (status `pending_link`) and where to send the user's browser.
 public struct PendingLink: Codable, Sendable, Hashable {
@@ -19,25 +20,11 @@ public struct AuthenticationReport: Codable, Sendable, Hashable {
     public var error: SourceReport.Failure?
 }
 
-/// An export of a tenant's connections for another gateway: the credentials are sealed with a one-time key that is
-/// returned beside the bundle, never stored.
-public struct ConnectionExport: Codable, Sendable, Hashable {
-    public var bundle: String
-    public var key: String
-    public var count: Int
-}
-
-struct ExportedConnection: Codable {
-    var broker: BrokerKind
-    var displayName: String
-    var baseURL: String
-    var settings: [String: String]
-    var credentials: [String: String]
-}
-
-/// Interactive linking (OAuth popups), security questions, "authenticate all", and moving links between gateways.
+/// Interactive linking (OAuth popups) and its link states, security questions, and "authenticate all".
 extension Gateway {
-    static let linkStateKey = "linkState"
+    /// Where link states were kept before they had a table of their own; a key of that name in stored or imported
+    /// credentials means nothing any more and is dropped.
+    static let legacyLinkStateKey = "linkState"
 
     func linkingAdapter(_ connection: ConnectionDescriptor) async throws -> any LinkingAdapter {
         guard let adapter = try await adapter(for: connection) as? any LinkingAdapter else {
@@ -59,48 +46,53 @@ extension Gateway {
     public func startLink(tenant: Tenant, _ new: NewConnection, callbackBase: String) async throws -> PendingLink {
         var pending = new
         pending.status = .pendingLink
-        let state = RandomIdentifier.hex(byteCount: 16)
-        pending.credentials[Self.linkStateKey] = state
         let connection = try await store.createConnection(tenantId: tenant.id, pending)
         do {
+            let state = try await issueLinkState(tenant: tenant, connectionId: connection.id)
             let adapter = try await linkingAdapter(connection)
             let start = try await withDeadline(router.perSourceTimeout) {
                 try await adapter.startLink(callbackURL: Self.callbackURL(callbackBase, connection.id, state), relink: false)
             }
             return PendingLink(connection: connection, popupURL: start.popupURL)
         } catch {
-            _ = try? await store.deleteConnection(tenantId: tenant.id, id: connection.id)
+            do {
+                _ = try await store.deleteConnection(tenantId: tenant.id, id: connection.id)
+            } catch let cleanup {
+                logger.warning(
+                    "a link that could not start left its pending connection behind",
+                    metadata: ["connection": .string(connection.id), "error": .string("\(cleanup)")])
+            }
             throw error
         }
     }
 
-    /// Starts a token update for an existing link.
-    public func startRelink(tenant: Tenant, id: String, callbackBase: String) async throws -> PendingLink {
+    /// Starts a token update for an existing link, or, for a connection that never finished linking, a new link.
+    /// A connection to a built-in sandbox gets a fresh simulated account instead (see `relinkSandbox`): `.linked`
+    /// at once for brokers that link with credentials, `.pending` with a popup for those with a login page.
+    public func startRelink(tenant: Tenant, id: String, callbackBase: String) async throws -> LinkOutcome {
         let connection = try await self.connection(tenant: tenant, id: id)
-        var credentials = try await store.credentials(tenantId: tenant.id, connectionId: id)
-        let state = RandomIdentifier.hex(byteCount: 16)
-        credentials[Self.linkStateKey] = state
-        try await store.updateCredentials(tenantId: tenant.id, connectionId: id, credentials)
-        registry.evict(connectionId: id)
-        let updated = try await self.connection(tenant: tenant, id: id)
-        let adapter = try await linkingAdapter(updated)
-        let start = try await withDeadline(router.perSourceTimeout) {
-            try await adapter.startLink(callbackURL: Self.callbackURL(callbackBase, connection.id, state), relink: true)
+        if let (name, sandbox) = linking.sandboxes.sandbox(forBaseURL: connection.baseURL), sandbox.broker == connection.broker {
+            return try await relinkSandbox(tenant: tenant, connection, name: name, sandbox: sandbox, callbackBase: callbackBase)
         }
-        return PendingLink(connection: updated, popupURL: start.popupURL)
+        let adapter = try await linkingAdapter(connection)
+        let state = try await issueLinkState(tenant: tenant, connectionId: id)
+        // A link that never completed has no token to update: the user logs in afresh.
+        let relink = connection.status != .pendingLink
+        let start = try await withDeadline(router.perSourceTimeout) {
+            try await adapter.startLink(callbackURL: Self.callbackURL(callbackBase, connection.id, state), relink: relink)
+        }
+        return .pending(PendingLink(connection: connection, popupURL: start.popupURL))
     }
 
     /// Starts a new link for an existing connection from scratch (its earlier link is forgotten): for a broker
     /// that no longer knows the old one, such as a restarted sandbox.
-    public func restartLink(tenant: Tenant, id: String, credentials fresh: BrokerCredentials, callbackBase: String) async throws -> PendingLink {
-        var credentials = fresh
-        let state = RandomIdentifier.hex(byteCount: 16)
-        credentials[Self.linkStateKey] = state
+    public func restartLink(tenant: Tenant, id: String, credentials: BrokerCredentials, callbackBase: String) async throws -> PendingLink {
         try await store.updateCredentials(tenantId: tenant.id, connectionId: id, credentials)
         guard let connection = try await store.updateConnectionStatus(tenantId: tenant.id, connectionId: id, status: .pendingLink, detail: nil) else {
             throw GatewayError(.notFound, "no connection '\(id)'")
         }
         registry.evict(connectionId: id)
+        let state = try await issueLinkState(tenant: tenant, connectionId: id)
         let adapter = try await linkingAdapter(connection)
         let start = try await withDeadline(router.perSourceTimeout) {
             try await adapter.startLink(callbackURL: Self.callbackURL(callbackBase, id, state), relink: false)
@@ -108,36 +100,96 @@ extension Gateway {
         return PendingLink(connection: connection, popupURL: start.popupURL)
     }
 
-    /// Completes a link with the broker's verifier. `state` is required when the browser brings it (the callback),
-    /// and checked against the one issued with the popup.
-    public func completeLink(tenant: Tenant, id: String, verifier: String, state: String?) async throws -> ConnectionDescriptor {
+    /// Completes a link with the broker's verifier, for a client holding the tenant's key (`POST …/{id}/link`): the
+    /// connection's link in progress is spent first, so it completes at most once and never after it expired.
+    public func completeLink(tenant: Tenant, id: String, verifier: String) async throws -> ConnectionDescriptor {
         let connection = try await self.connection(tenant: tenant, id: id)
-        var credentials = try await store.credentials(tenantId: tenant.id, connectionId: id)
-        if let state {
-            guard let expected = credentials[Self.linkStateKey], ConstantTime.equals(expected, state) else {
-                throw GatewayError(.forbidden, "this link callback does not belong to a link in progress")
-            }
+        let outcome = try await store.consumeLinkState(tenantId: tenant.id, connectionId: id, now: linking.now())
+        guard case .consumed = outcome else { throw linkStateError(outcome, connectionId: id, fromCallback: false) }
+        return try await finishLink(tenant: tenant, connection, verifier: verifier)
+    }
+
+    /// Completes a link from the broker's redirect (the OAuth callback), which comes from a browser without an API
+    /// key: the state nonce names the link. It is looked up by its hash and spent in one store operation before the
+    /// broker is called, so of two callbacks with one state exactly one proceeds; an unknown, expired or spent state
+    /// is refused, and the connection stays as it was (`pending_link`, relinkable).
+    public func completeLinkFromCallback(connectionId: String, state: String, verifier: String) async throws -> ConnectionDescriptor {
+        let outcome = try await store.consumeLinkState(
+            connectionId: connectionId, stateHash: Self.linkStateHash(state), now: linking.now())
+        guard case .consumed(let tenantId, _) = outcome else {
+            throw linkStateError(outcome, connectionId: connectionId, fromCallback: true)
         }
+        guard let tenant = try await store.tenant(id: tenantId) else {
+            throw linkStateError(.unknown, connectionId: connectionId, fromCallback: true)
+        }
+        return try await finishLink(tenant: tenant, try await self.connection(tenant: tenant, id: connectionId), verifier: verifier)
+    }
+
+    /// The broker exchanges the verifier for the link's credentials, which replace the stored ones' link part.
+    func finishLink(tenant: Tenant, _ connection: ConnectionDescriptor, verifier: String) async throws -> ConnectionDescriptor {
+        let id = connection.id
         let adapter = try await linkingAdapter(connection)
-        let linked = try await withDeadline(router.perSourceTimeout) { try await adapter.completeLink(verifier: verifier) }
+        let linked: BrokerCredentials
+        do {
+            linked = try await withDeadline(router.perSourceTimeout) { try await adapter.completeLink(verifier: verifier) }
+        } catch let error as GatewayError where error.code == .unauthorized || error.code == .forbidden {
+            throw GatewayError(
+                .unprocessable,
+                "\(connection.broker) refused to complete the link (\(error.message)); start it again with "
+                    + "POST /v1/connections/\(id)/relink",
+                broker: connection.broker, retryable: false,
+                details: [FieldProblem(field: "oAuthVerifier", problem: "was refused by the broker")])
+        }
+        var credentials = try await store.credentials(tenantId: tenant.id, connectionId: id)
         for (key, value) in linked.values { credentials[key] = value }
-        credentials[Self.linkStateKey] = nil
+        credentials[Self.legacyLinkStateKey] = nil
         try await store.updateCredentials(tenantId: tenant.id, connectionId: id, credentials)
         _ = try await store.updateConnectionStatus(tenantId: tenant.id, connectionId: id, status: .active, detail: nil)
         registry.evict(connectionId: id)
-        // Open a session at once, so a security question shows on the connection right away.
-        _ = try? await authenticate(tenant: tenant, id: id)
+        // Open a session at once, so a security question shows on the connection right away. The report is the
+        // connection's own status afterwards; a failure here does not undo the link.
+        _ = try await authenticate(tenant: tenant, id: id)
         return try await self.connection(tenant: tenant, id: id)
     }
 
-    /// The tenant a link callback belongs to (the callback comes from a browser, without an API key).
-    public func tenantForCallback(connectionId: String, state: String) async throws -> Tenant {
-        for tenant in try await store.tenants() {
-            guard try await store.connection(tenantId: tenant.id, id: connectionId) != nil else { continue }
-            let credentials = try await store.credentials(tenantId: tenant.id, connectionId: connectionId)
-            if let expected = credentials[Self.linkStateKey], ConstantTime.equals(expected, state) { return tenant }
+    /// A new state nonce for a link of the connection, replacing any earlier one; only its hash is stored.
+    func issueLinkState(tenant: Tenant, connectionId: String) async throws -> String {
+        let state = RandomIdentifier.hex(byteCount: 16)
+        let now = linking.now()
+        let lifetime = linking.stateLifetime.components
+        let expires = now.addingTimeInterval(TimeInterval(lifetime.seconds) + TimeInterval(lifetime.attoseconds) / 1e18)
+        try await store.recordLinkState(
+            tenantId: tenant.id, connectionId: connectionId, stateHash: Self.linkStateHash(state), expiresAt: expires, now: now)
+        return state
+    }
+
+    static func linkStateHash(_ state: String) -> [UInt8] {
+        Array(SHA256.hash(data: Data(state.utf8)))
+    }
+
+    /// Why a link cannot be completed with this state, as the callback page and `/link` answer it.
+    func linkStateError(_ outcome: LinkStateOutcome, connectionId: String, fromCallback: Bool) -> GatewayError {
+        let relink = "start it again with POST /v1/connections/\(connectionId)/relink"
+        switch outcome {
+        case .expired:
+            let minutes = max(1, Int(linking.stateLifetime.components.seconds / 60))
+            return GatewayError(
+                .conflict, "this link has expired (a link must be completed within \(minutes) minutes): \(relink)",
+                retryable: false, details: [FieldProblem(field: "state", problem: "has expired")])
+        case .alreadyUsed:
+            return GatewayError(
+                .conflict, "this link has already been completed (or is being completed); to link again, \(relink)",
+                retryable: false, details: [FieldProblem(field: "state", problem: "has already been used")])
+        case .unknown, .consumed:
+            if fromCallback {
+                return GatewayError(
+                    .forbidden, "this link callback does not belong to a link in progress", retryable: false,
+                    details: [FieldProblem(field: "state", problem: "is not the state of a link in progress of this connection")])
+            }
+            return GatewayError(
+                .conflict, "connection \(connectionId) has no link in progress: \(relink)", retryable: false,
+                details: [FieldProblem(field: "state", problem: "no link in progress")])
         }
-        throw GatewayError(.forbidden, "this link callback does not belong to a link in progress")
     }
 
     public func authenticate(tenant: Tenant, id: String) async throws -> AuthenticationReport {
@@ -191,46 +243,6 @@ extension Gateway {
         let adapter = try await linkingAdapter(connection)
         let outcome = try await withDeadline(router.perSourceTimeout) { try await adapter.answerChallenge(answer) }
         return Self.report(try await self.connection(tenant: tenant, id: id), outcome)
-    }
-
-    // MARK: Export and import ("manual sync")
-
-    public func exportConnections(tenant: Tenant) async throws -> ConnectionExport {
-        var exported: [ExportedConnection] = []
-        for connection in try await store.connections(tenantId: tenant.id) where connection.status != .pendingLink {
-            var credentials = try await store.credentials(tenantId: tenant.id, connectionId: connection.id).values
-            credentials[Self.linkStateKey] = nil
-            exported.append(ExportedConnection(
-                broker: connection.broker, displayName: connection.displayName, baseURL: connection.baseURL,
-                settings: connection.settings, credentials: credentials))
-        }
-        let key = SymmetricKey(size: .bits256)
-        let sealed = try AES.GCM.seal(try JSONEncoder().encode(exported), using: key, authenticating: Data("brokergateway-export-v1".utf8))
-        guard let combined = sealed.combined else { throw GatewayError(.internalError, "could not seal the export") }
-        let keyData = key.withUnsafeBytes { Data($0) }
-        return ConnectionExport(bundle: combined.base64EncodedString(), key: keyData.base64EncodedString(), count: exported.count)
-    }
-
-    public func importConnections(tenant: Tenant, bundle: String, key: String) async throws -> [ConnectionDescriptor] {
-        guard let bundleData = Data(base64Encoded: bundle), let keyData = Data(base64Encoded: key), keyData.count == 32 else {
-            throw GatewayError.unprocessable([FieldProblem(field: "bundle", problem: "bundle and key must be the base64 an export returned")])
-        }
-        let exported: [ExportedConnection]
-        do {
-            let box = try AES.GCM.SealedBox(combined: bundleData)
-            let plain = try AES.GCM.open(box, using: SymmetricKey(data: keyData), authenticating: Data("brokergateway-export-v1".utf8))
-            exported = try JSONDecoder().decode([ExportedConnection].self, from: plain)
-        } catch {
-            throw GatewayError.unprocessable([FieldProblem(field: "key", problem: "does not open this bundle")])
-        }
-        var imported: [ConnectionDescriptor] = []
-        for connection in exported {
-            guard registry.factory(for: connection.broker) != nil else { continue }
-            imported.append(try await store.createConnection(tenantId: tenant.id, NewConnection(
-                broker: connection.broker, displayName: connection.displayName, baseURL: connection.baseURL,
-                settings: connection.settings, credentials: BrokerCredentials(connection.credentials))))
-        }
-        return imported
     }
 
     // MARK: Helpers

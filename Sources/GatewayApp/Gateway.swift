@@ -31,11 +31,13 @@ public struct Gateway: Sendable {
     let limits: TenantLimits
     let requestLimiter: RequestLimiter
     let fanOutGate: FanOutGate
+    /// Interactive links, export and import, and the built-in sandboxes' accounts.
+    let linking: LinkSettings
 
     public init(
         store: some GatewayStore & OrderJournalStore, registry: AdapterRegistry, router: BrokerRouter, logger: Logger,
         orderSettings: OrderSettings = OrderSettings(), defaultReadMaxAge: Duration = .zero, coalesceReads: Bool = true,
-        limits: TenantLimits = TenantLimits()
+        limits: TenantLimits = TenantLimits(), linking: LinkSettings = LinkSettings()
     ) {
         self.store = store
         self.journal = store
@@ -55,6 +57,7 @@ public struct Gateway: Sendable {
         self.limits = limits
         self.requestLimiter = RequestLimiter(limits: limits)
         self.fanOutGate = FanOutGate(limit: limits.fanOutsInFlight)
+        self.linking = linking
     }
 
     /// Where the gateway's metrics go (the broker-call pipeline's factory): `/metrics` reads it.

@@ -1,3 +1,4 @@
+import Crypto
 public import Foundation
 
 extension CredentialCipher {
@@ -28,8 +29,18 @@ extension CredentialCipher {
         let path = dataDirectory.appending(path: keyFileName).path(percentEncoded: false)
         // A race with another instance creating the file is resolved by reading the winner's file.
         for _ in 0..<3 {
-            if let existing = try MasterKeyFile.existingKey(at: path) { return existing }
-            if let created = try MasterKeyFile.createKey(at: path, directory: directory) { return created }
+            if var contents = try OwnerOnlyKeyFile.existingContents(at: path, name: "the master key file") {
+                defer { for index in contents.indices { contents[index] = 0 } }
+                return try CredentialCipher(
+                    base64Key: String(decoding: contents, as: UTF8.self), source: .keyFile(path: path, created: false),
+                    origin: "the master key file \(path)")
+            }
+            let key = SymmetricKey(size: .bits256)
+            var text = Array(key.withUnsafeBytes { Data($0) }.base64EncodedString().utf8) + [UInt8(ascii: "\n")]
+            defer { for index in text.indices { text[index] = 0 } }
+            if try OwnerOnlyKeyFile.create(at: path, directory: directory, contents: text, name: "the master key file") {
+                return CredentialCipher(key: key, source: .keyFile(path: path, created: true))
+            }
         }
         throw MasterKeyError(.keyFileUnavailable, "the master key file \(path) could not be read or created")
     }

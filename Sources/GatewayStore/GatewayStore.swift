@@ -87,6 +87,25 @@ public protocol GatewayStore: Sendable {
         tenantId: String, connectionId: String, status: ConnectionStatus, detail: [String: String]?
     ) async throws -> ConnectionDescriptor?
 
+    // MARK: Interactive links in progress
+
+    /// Records the state nonce of a link that starts for a connection, by its hash only, replacing any earlier state
+    /// of that connection; rows that expired long ago are purged on the way.
+    /// - Throws: `GatewayError(.notFound)` when the tenant has no such connection.
+    func recordLinkState(tenantId: String, connectionId: String, stateHash: [UInt8], expiresAt: Date, now: Date) async throws
+    /// Spends the live state with this hash if it belongs to `connectionId`, in one write: of any number of
+    /// concurrent callers, exactly one gets `consumed`. Looked up by the hash (the callback has no tenant yet), never
+    /// by scanning tenants; the hash is the capability.
+    func consumeLinkState(connectionId: String, stateHash: [UInt8], now: Date) async throws -> LinkStateOutcome
+    /// Spends the connection's live state (a client completing the link with its API key, without the nonce).
+    func consumeLinkState(tenantId: String, connectionId: String, now: Date) async throws -> LinkStateOutcome
+
+    // MARK: The embedded default's demo tenant
+
+    /// The tenant the first run created for the demo, if it is recorded.
+    func demoTenantId() async throws -> String?
+    func setDemoTenantId(_ id: String) async throws
+
     // MARK: Gateway-side watchlists (for brokers that have none)
     func watchlists(tenantId: String) async throws -> [Watchlist]
     func watchlist(tenantId: String, id: String) async throws -> Watchlist?

@@ -192,6 +192,26 @@ extension SQLiteStore {
                     """)
         }
 
+        // Interactive links in progress, indexed by the state nonce's hash (see SQLiteStore+LinkStates).
+        migrator.registerMigration("v6-link-states") { db in
+            try db.execute(
+                sql: """
+                    -- state_hash: SHA-256 of the nonce the browser brings back to the callback; the nonce itself is
+                    -- never stored. A connection has at most one row (a new link replaces it). consumed_at is set by
+                    -- exactly one completion; a row past expires_at completes nothing.
+                    CREATE TABLE link_states (
+                        state_hash BLOB PRIMARY KEY NOT NULL,
+                        tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+                        connection_id TEXT NOT NULL REFERENCES connections(id) ON DELETE CASCADE,
+                        created_at INTEGER NOT NULL,
+                        expires_at INTEGER NOT NULL,
+                        consumed_at INTEGER
+                    );
+                    CREATE INDEX link_states_connection ON link_states(tenant_id, connection_id);
+                    CREATE INDEX link_states_expiry ON link_states(expires_at);
+                    """)
+        }
+
         return migrator
     }()
 

@@ -129,6 +129,29 @@ extension SQLiteStore {
     }
 }
 
+extension SQLiteStore {
+    // MARK: The demo tenant
+
+    static let demoTenantKey = "demo_tenant_id"
+
+    public func demoTenantId() async throws -> String? {
+        try await read("demoTenantId") { db in
+            try Data.fetchOne(db, sql: "SELECT value FROM store_meta WHERE key = ?", arguments: [Self.demoTenantKey])
+                .map { String(decoding: $0, as: UTF8.self) }
+        }
+    }
+
+    /// - Throws: `GatewayError(.notFound)` for an unknown tenant.
+    public func setDemoTenantId(_ id: String) async throws {
+        try await write("setDemoTenantId") { db in
+            try Self.requireTenant(db, id)
+            try db.execute(
+                sql: "INSERT INTO store_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                arguments: [Self.demoTenantKey, Data(id.utf8)])
+        }
+    }
+}
+
 extension Tenant {
     init(row: Row) throws {
         self.init(

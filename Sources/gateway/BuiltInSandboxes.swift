@@ -1,4 +1,5 @@
 import Foundation
+import GatewayApp
 import GatewayCore
 import GatewayModel
 import Logging
@@ -21,37 +22,76 @@ struct BuiltInSandbox: Sendable {
     var basePath: String = ""
     /// For brokers that link through a login page: the sandbox's query parameter that logs the demo user in at once.
     var autoLoginQuery: String? = nil
+    /// The credential key whose demo value names the public demo login (the demo connections hold it).
+    var demoKey: String
+    /// A simulated account of its own for a tenant's connection, in the simulator's own terms, as the adapter's
+    /// credentials; and how to forget one.
+    var provision: @Sendable () throws -> [String: String]
+    var release: @Sendable ([String: String]) -> Void
 
     static func all() -> [BuiltInSandbox] {
         let market = MarketEngine()
+        let alpaca = AlpacaSandbox(market: market)
+        // Orders take a second to execute, as on SIM outside the busiest hours, so the seed's flow (a market order
+        // changed to limit and back) can be tried by hand.
+        let saxo = SaxoSandbox(configuration: SaxoSandboxConfiguration(executionLatency: 1), market: market)
+        let tradeIt = TradeItSandbox(market: market)
+        let tradeOgre = TradeOgreSandbox(market: market)
         return [
             BuiltInSandbox(
-                name: "alpaca", broker: .alpaca, displayName: "Alpaca sandbox (demo)",
-                simulator: AlpacaSandbox(market: market),
+                name: "alpaca", broker: .alpaca, displayName: "Alpaca sandbox (demo)", simulator: alpaca,
                 demoCredentials: [
                     "keyId": AlpacaSandboxAccount.demoKeyID, "secretKey": AlpacaSandboxAccount.demoSecretKey,
-                ]),
+                ],
+                demoKey: "keyId",
+                provision: {
+                    let account = try alpaca.provisionAccount()
+                    return ["keyId": account.keyID, "secretKey": account.secretKey]
+                },
+                release: { credentials in if let key = credentials["keyId"] { alpaca.releaseAccount(keyID: key) } }),
             BuiltInSandbox(
-                name: "saxo", broker: .saxo, displayName: "Saxo sandbox (demo)",
-                // Orders take a second to execute, as on SIM outside the busiest hours, so the seed's flow (a market
-                // order changed to limit and back) can be tried by hand.
-                simulator: SaxoSandbox(configuration: SaxoSandboxConfiguration(executionLatency: 1), market: market),
+                name: "saxo", broker: .saxo, displayName: "Saxo sandbox (demo)", simulator: saxo,
                 demoCredentials: [
                     "appKey": SaxoSandboxConfiguration.demoAppKey, "appSecret": SaxoSandboxConfiguration.demoAppSecret,
                     "refreshToken": SaxoSandboxConfiguration.demoBootstrapRefreshToken,
                 ],
-                basePath: "/sim/openapi"),
+                basePath: "/sim/openapi",
+                demoKey: "appKey",
+                provision: {
+                    let app = try saxo.provisionApp()
+                    return ["appKey": app.appKey, "appSecret": app.appSecret, "refreshToken": app.refreshToken]
+                },
+                release: { credentials in if let key = credentials["appKey"] { saxo.releaseApp(appKey: key) } }),
             BuiltInSandbox(
-                name: "tradeit", broker: .tradeit, displayName: "TradeIt sandbox: Dummy broker (demo)",
-                simulator: TradeItSandbox(market: market),
+                name: "tradeit", broker: .tradeit, displayName: "TradeIt sandbox: Dummy broker (demo)", simulator: tradeIt,
                 demoCredentials: ["apiKey": TradeItSandboxConfiguration.demoAPIKey],
                 demoSettings: ["brokerShortName": TradeItSandboxConfiguration.dummyBroker],
-                autoLoginQuery: "autoLogin=\(TradeItPersona.dummy.rawValue)"),
+                autoLoginQuery: "autoLogin=\(TradeItPersona.dummy.rawValue)",
+                demoKey: "apiKey",
+                provision: { ["apiKey": try tradeIt.provisionAPIKey()] },
+                release: { credentials in if let key = credentials["apiKey"] { tradeIt.releaseAPIKey(key) } }),
             BuiltInSandbox(
-                name: "tradeogre", broker: .tradeogre, displayName: "TradeOgre sandbox (demo)",
-                simulator: TradeOgreSandbox(market: market),
+                name: "tradeogre", broker: .tradeogre, displayName: "TradeOgre sandbox (demo)", simulator: tradeOgre,
                 demoCredentials: ["apiKey": TradeOgreSandboxAccount.demoAPIKey, "apiSecret": TradeOgreSandboxAccount.demoAPISecret],
-                basePath: "/api/v1"),
+                basePath: "/api/v1",
+                demoKey: "apiKey",
+                provision: {
+                    let account = try tradeOgre.provisionAccount()
+                    return ["apiKey": account.apiKey, "apiSecret": account.apiSecret]
+                },
+                release: { credentials in if let key = credentials["apiKey"] { tradeOgre.releaseAccount(apiKey: key) } }),
         ]
+    }
+
+    /// The sandboxes as the application provisions accounts in them.
+    static func accounts(_ sandboxes: [BuiltInSandbox]) -> SandboxAccounts {
+        var byName: [String: SandboxAccounts.Sandbox] = [:]
+        for sandbox in sandboxes {
+            let (provision, release) = (sandbox.provision, sandbox.release)
+            byName[sandbox.name] = SandboxAccounts.Sandbox(
+                broker: sandbox.broker, demoKey: sandbox.demoKey, demoValue: sandbox.demoCredentials[sandbox.demoKey] ?? "",
+                provision: { BrokerCredentials(try provision()) }, release: { release($0.values) })
+        }
+        return SandboxAccounts(byName)
     }
 }

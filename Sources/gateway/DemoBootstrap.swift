@@ -23,6 +23,8 @@ struct DemoBootstrap {
             return
         }
         let tenant = try await gateway.createTenant(name: "Demo")
+        // Recorded, so that restarts renew this tenant's demo connections and no one else's.
+        try await gateway.markDemoTenant(tenant)
         let key = try await gateway.issueAPIKey(tenant: tenant, label: "demo")
         let keyFile = dataDirectory.appendingPathComponent(Self.keyFileName)
         try writePrivately(key.plaintext + "\n", to: keyFile)
@@ -55,30 +57,55 @@ struct DemoBootstrap {
         FileHandle.standardOutput.write(Data((banner + "\n").utf8))
     }
 
-    /// The in-process sandboxes start empty on every run, so tokens they issued before a restart are unknown to
-    /// them: demo connections get the sandbox's demo credentials again (and link again through the login page
-    /// where the broker links that way). Connections to real brokers are never touched.
+    /// The in-process sandboxes start empty on every run, so the accounts and tokens they held before a restart are
+    /// gone. The demo tenant's demo connections get the sandbox's demo login again (and link again through the login
+    /// page where the broker links that way); every other sandbox connection, of any tenant, becomes
+    /// `relink_required`, and its relink provisions a fresh account. Connections to real brokers are never touched.
     func renewSandboxLinks(sandboxes: [BuiltInSandbox]) async throws {
-        for tenant in try await gateway.tenants() {
-            for connection in try await gateway.connections(tenant: tenant) {
-                guard let sandbox = sandboxes.first(where: { connection.baseURL.hasPrefix("sandbox://\($0.name)") }),
-                    sandbox.broker == connection.broker
-                else { continue }
-                do {
-                    if let autoLogin = sandbox.autoLoginQuery {
-                        let pending = try await gateway.restartLink(
-                            tenant: tenant, id: connection.id, credentials: BrokerCredentials(sandbox.demoCredentials),
-                            callbackBase: "http://127.0.0.1")
-                        _ = try await finishLogin(tenant: tenant, pending, autoLogin: autoLogin)
-                    } else {
-                        try await gateway.replaceCredentials(
-                            tenant: tenant, id: connection.id, BrokerCredentials(sandbox.demoCredentials))
-                    }
-                } catch {
-                    logger.warning("could not renew a sandbox connection", metadata: ["connection": .string(connection.id), "error": .string("\(error)")])
+        let demoTenant = try await recordedDemoTenant()
+        for (tenant, connection) in try await gateway.sandboxConnectionsAfterRestart(demoTenant: demoTenant) {
+            guard let sandbox = sandboxes.first(where: { SandboxAccounts.name(ofBaseURL: connection.baseURL) == $0.name }) else {
+                continue
+            }
+            do {
+                if let autoLogin = sandbox.autoLoginQuery {
+                    let pending = try await gateway.restartLink(
+                        tenant: tenant, id: connection.id, credentials: BrokerCredentials(sandbox.demoCredentials),
+                        callbackBase: "http://127.0.0.1")
+                    _ = try await finishLogin(tenant: tenant, pending, autoLogin: autoLogin)
+                } else {
+                    try await gateway.replaceCredentials(
+                        tenant: tenant, id: connection.id, BrokerCredentials(sandbox.demoCredentials))
                 }
+            } catch {
+                logger.warning("could not renew a sandbox connection", metadata: ["connection": .string(connection.id), "error": .string("\(error)")])
             }
         }
+    }
+
+    /// The demo tenant: as recorded, or, for a data folder from before it was recorded, the tenant whose key is in
+    /// `demo-api-key` (then recorded). Without either, no tenant's sandbox connections are renewed.
+    func recordedDemoTenant() async throws -> Tenant? {
+        if let tenant = try await gateway.demoTenant() { return tenant }
+        guard let key = readDemoKey(), let tenant = try await gateway.tenant(forAPIKey: key) else {
+            logger.notice("no demo tenant is recorded: every sandbox connection needs a relink")
+            return nil
+        }
+        try await gateway.markDemoTenant(tenant)
+        return tenant
+    }
+
+    /// The demo key file's key, read without following a link planted in its place; `nil` when there is none.
+    func readDemoKey() -> String? {
+        let path = dataDirectory.appendingPathComponent(Self.keyFileName).path
+        let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
+        guard descriptor >= 0 else { return nil }
+        defer { close(descriptor) }
+        var buffer = [UInt8](repeating: 0, count: 256)
+        let count = read(descriptor, &buffer, buffer.count)
+        guard count > 0 else { return nil }
+        let key = String(decoding: buffer[0..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
+        return key.isEmpty ? nil : key
     }
 
     /// Links a demo connection the way a user would, through the broker's login page, with the sandbox's
@@ -99,7 +126,7 @@ struct DemoBootstrap {
         else {
             throw GatewayError(.malformedResponse, "the sandbox login page did not redirect with a verifier")
         }
-        return try await gateway.completeLink(tenant: tenant, id: pending.connection.id, verifier: verifier, state: nil)
+        return try await gateway.completeLink(tenant: tenant, id: pending.connection.id, verifier: verifier)
     }
 
     /// Creates the file with mode 0600 from the start, so the key is never readable by others.

@@ -136,6 +136,12 @@ struct GatewaySettings: Sendable {
             key: ["publicUrl"], kind: .text, defaultValue: "http://<host>:<port>",
             summary: "how browsers reach this gateway: the OAuth callback links it hands out start with it (never taken from request headers)"),
         SettingKey(
+            key: ["connections", "linkStateLifetimeSeconds"], kind: .whole(60...86_400), defaultValue: "600",
+            summary: "how long an interactive link (its OAuth state) can be completed after it starts; an expired, unknown or used state is refused and the connection can be relinked"),
+        SettingKey(
+            key: ["connections", "export"], kind: .choice(["on", "off"]), defaultValue: "off",
+            summary: "allow `POST /v1/connections/export` (a tenant's connections with their broker secrets, sealed to the receiving gateway's public key); off answers 403"),
+        SettingKey(
             key: ["configFile"], kind: .text, defaultValue: "(none)",
             summary: "a JSON file with any of these settings, e.g. `{\"port\": 9000, \"orders\": {\"brokerTimeoutMs\": 5000}}`"),
     ]
@@ -165,6 +171,10 @@ struct GatewaySettings: Sendable {
     var publicURL: String?
     /// Where broker calls may go: public addresses, plus the ranges `egress.allow` names.
     var egress: EgressPolicy
+    /// How long a started interactive link can be completed.
+    var linkStateLifetime: Duration
+    /// Whether connections may be exported (sealed) to another gateway.
+    var exportEnabled: Bool
 
     /// The providers in order of precedence: flags, environment, config file.
     static func reader(arguments: [String], environment: [String: String]) async throws -> ConfigReader {
@@ -294,6 +304,8 @@ struct GatewaySettings: Sendable {
         } catch {
             throw SettingsError("egress.allow (--egress-allow, BROKERGATEWAY_EGRESS_ALLOW): \(error)")
         }
+        linkStateLifetime = .seconds(try whole(key("connections", "linkStateLifetimeSeconds")))
+        exportEnabled = try choice(key("connections", "export")) == "on"
         let publicURL = try text(key("publicUrl"))
         if publicURL == key("publicUrl").defaultValue {
             self.publicURL = nil

@@ -90,7 +90,7 @@ func buildGateway(
     settings: GatewaySettings, environment: [String: String], logger: Logger,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) throws -> GatewayProcess {
-    // The data folder holds the master key, the database and the demo key: readable by this user only.
+    // The data folder holds the master key, the transfer key, the database and the demo key: readable by this user only.
     try FileManager.default.createDirectory(
         at: settings.dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
     let cipher = try CredentialCipher.load(environment: environment, dataDirectory: settings.dataDirectory)
@@ -102,13 +102,16 @@ func buildGateway(
         factories: BuiltInAdapters.factories,
         transport: HTTPClientTransport(policy: settings.egress), logger: logger,
         pipeline: BrokerPipeline(metrics: metrics, settings: settings.pipeline), egress: settings.egress)
+    let sandboxes = settings.sandboxesEnabled ? BuiltInSandbox.all() : []
+    let linking = LinkSettings(
+        stateLifetime: settings.linkStateLifetime, exportEnabled: settings.exportEnabled,
+        transferKey: try TransferKey.load(dataDirectory: settings.dataDirectory), sandboxes: BuiltInSandbox.accounts(sandboxes))
     let gateway = Gateway(
         store: store, registry: registry,
         router: BrokerRouter(perSourceTimeout: settings.sourceTimeout, overallTimeout: settings.requestTimeout),
         logger: logger, orderSettings: settings.orderSettings, defaultReadMaxAge: settings.readMaxAge,
-        coalesceReads: settings.coalesceReads, limits: settings.limits)
+        coalesceReads: settings.coalesceReads, limits: settings.limits, linking: linking)
 
-    let sandboxes = settings.sandboxesEnabled ? BuiltInSandbox.all() : []
     let ready = SandboxReadiness(expected: sandboxes.map(\.name))
     var services: [any Service] = sandboxes.map { sandbox in
         SandboxServer(sandbox.simulator, host: "127.0.0.1", port: 0) { url in

@@ -31,6 +31,8 @@ struct APIHarness {
         transport: any BrokerTransport = UnusedTransport(),
         defaultReadMaxAge: Duration = .zero,
         limits: TenantLimits = TenantLimits(),
+        moreFactories: [any BrokerAdapterFactory] = [],
+        linking: LinkSettings = LinkSettings(),
         _ body: @escaping @Sendable (APIHarness, any TestClientProtocol) async throws -> T
     ) async throws -> T {
         let directory = existing ?? FileManager.default.temporaryDirectory.appendingPathComponent("bg-api-\(UUID().uuidString)")
@@ -40,11 +42,11 @@ struct APIHarness {
         let state = brokerState
         let logger = Logger(label: "test")
         let registry = AdapterRegistry(
-            factories: [FakeBrokerFactory(kind: .alpaca, state: state), FakeBrokerFactory(kind: .saxo, state: state)],
+            factories: [FakeBrokerFactory(kind: .alpaca, state: state), FakeBrokerFactory(kind: .saxo, state: state)] + moreFactories,
             transport: transport, logger: logger, pipeline: pipeline)
         let gateway = Gateway(
             store: store, registry: registry, router: router, logger: logger, orderSettings: orderSettings,
-            defaultReadMaxAge: defaultReadMaxAge, limits: limits)
+            defaultReadMaxAge: defaultReadMaxAge, limits: limits, linking: linking)
         let tenant = try await store.createTenant(name: "Tenant A")
         let key = try await store.issueAPIKey(tenantId: tenant.id, label: "test")
         let harness = APIHarness(

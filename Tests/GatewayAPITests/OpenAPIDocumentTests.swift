@@ -116,7 +116,8 @@ struct SpecFirstTests {
         // A body that would otherwise be acceptable, per schema, plus `"stopLoss"`.
         let valid: [String: String] = [
             "LinkConnection": #""broker":"alpaca","credentials":{"token":"good"}"#,
-            "ImportConnections": #""bundle":"x","key":"y""#,
+            "ImportConnections": #""bundle":"x""#,
+            "ExportConnections": #""recipientKey":"k""#,
             "Verifier": #""oAuthVerifier":"v""#,
             "ChallengeAnswer": #""answer":"a""#,
             "OrderRequest": #""connectionId":"c","accountId":"a","symbol":"AAPL","side":"buy","type":"market","quantity":"1""#,

@@ -8,7 +8,7 @@ struct OrderJournalSchemaTests {
     @Test("v2-order-journal adds the journal's tables and indexes")
     func tablesAndIndexes() async throws {
         try await withStore { store, _ in
-            #expect(try await store.appliedMigrations() == ["v1-initial", "v2-order-journal", "v3-tenant-read-freshness", "v4-sandbox-urls-without-path", "v5-order-journal-venues"])
+            #expect(try await store.appliedMigrations() == ["v1-initial", "v2-order-journal", "v3-tenant-read-freshness", "v4-sandbox-urls-without-path", "v5-order-journal-venues", "v6-link-states"])
             let tables = try await store.fetchRawStrings(
                 "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
             #expect(Set(["idempotency_keys", "orders", "order_broker_ids", "order_events"]).isSubset(of: tables))
@@ -69,13 +69,14 @@ struct OrderJournalSchemaTests {
                 DELETE FROM grdb_migrations WHERE identifier = 'v3-tenant-read-freshness';
                 DELETE FROM grdb_migrations WHERE identifier = 'v4-sandbox-urls-without-path';
                 DELETE FROM grdb_migrations WHERE identifier = 'v5-order-journal-venues';
+                DROP TABLE link_states; DELETE FROM grdb_migrations WHERE identifier = 'v6-link-states';
                 """)
             #expect(try await first.appliedMigrations() == ["v1-initial"])
             try first.close()
 
             let second = try SQLiteStore(path: path, cipher: cipher)
             defer { try? second.close() }
-            #expect(try await second.appliedMigrations() == ["v1-initial", "v2-order-journal", "v3-tenant-read-freshness", "v4-sandbox-urls-without-path", "v5-order-journal-venues"])
+            #expect(try await second.appliedMigrations() == ["v1-initial", "v2-order-journal", "v3-tenant-read-freshness", "v4-sandbox-urls-without-path", "v5-order-journal-venues", "v6-link-states"])
             #expect(try await second.connection(tenantId: tenant.id, id: connection.id) == connection)
             let intent = try await journalIntent(in: second, tenantId: tenant.id, connectionId: connection.id)
             #expect(try await second.journaledOrder(tenantId: tenant.id, id: intent.id) == intent)

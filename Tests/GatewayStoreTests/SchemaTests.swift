@@ -13,20 +13,21 @@ struct SchemaTests {
             #expect(!FileManager.default.fileExists(atPath: path))
 
             let first = try SQLiteStore(path: path, cipher: cipher)
-            #expect(try await first.appliedMigrations() == ["v1-initial", "v2-order-journal", "v3-tenant-read-freshness", "v4-sandbox-urls-without-path", "v5-order-journal-venues"])
+            #expect(try await first.appliedMigrations() == ["v1-initial", "v2-order-journal", "v3-tenant-read-freshness", "v4-sandbox-urls-without-path", "v5-order-journal-venues", "v6-link-states"])
             let tables = try await first.fetchRawStrings(
                 "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
             #expect(
                 tables == [
-                    "api_keys", "connections", "grdb_migrations", "idempotency_keys", "order_broker_ids", "order_events",
-                    "orders", "store_meta", "tenants", "watchlists",
+                    "api_keys", "connections", "grdb_migrations", "idempotency_keys", "link_states", "order_broker_ids",
+                    "order_events", "orders", "store_meta", "tenants", "watchlists",
                 ])
             let indexes = try await first.fetchRawStrings(
                 "SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%' ORDER BY name")
             #expect(
                 indexes == [
-                    "api_keys_tenant", "connections_tenant", "order_broker_ids_connection", "order_broker_ids_venue",
-                    "order_broker_ids_venue_order", "orders_connection", "orders_state", "orders_tenant", "watchlists_tenant",
+                    "api_keys_tenant", "connections_tenant", "link_states_connection", "link_states_expiry",
+                    "order_broker_ids_connection", "order_broker_ids_venue", "order_broker_ids_venue_order",
+                    "orders_connection", "orders_state", "orders_tenant", "watchlists_tenant",
                 ])
             let foreignKeys = try await first.fetchRawStrings("PRAGMA foreign_keys")
             #expect(foreignKeys == ["1"])
@@ -39,7 +40,7 @@ struct SchemaTests {
 
             let second = try SQLiteStore(path: path, cipher: cipher)
             defer { try? second.close() }
-            #expect(try await second.appliedMigrations() == ["v1-initial", "v2-order-journal", "v3-tenant-read-freshness", "v4-sandbox-urls-without-path", "v5-order-journal-venues"])
+            #expect(try await second.appliedMigrations() == ["v1-initial", "v2-order-journal", "v3-tenant-read-freshness", "v4-sandbox-urls-without-path", "v5-order-journal-venues", "v6-link-states"])
             let schemaAfter = try await second.fetchRawStrings("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY name")
             #expect(schemaAfter == schemaBefore)
             #expect(try await second.tenant(id: tenant.id) == tenant)

@@ -30,14 +30,21 @@ extension APIHandlers {
 
     func exportConnections(_ input: Operations.ExportConnections.Input) async throws -> Operations.ExportConnections.Output {
         let tenant = try RequestIdentity.requireTenant()
-        return .ok(.init(body: .json(.init(data: try await gateway.exportConnections(tenant: tenant)))))
+        guard case .json(let body) = input.body else { throw APIError.unsupportedBody }
+        let exported = try await gateway.exportConnections(tenant: tenant, recipientKey: body.recipientKey)
+        return .ok(.init(body: .json(.init(data: exported))))
     }
 
     func importConnections(_ input: Operations.ImportConnections.Input) async throws -> Operations.ImportConnections.Output {
         let tenant = try RequestIdentity.requireTenant()
         guard case .json(let body) = input.body else { throw APIError.unsupportedBody }
-        let imported = try await gateway.importConnections(tenant: tenant, bundle: body.bundle, key: body.key)
-        return .created(.init(body: .json(.init(data: imported))))
+        let reports = try await gateway.importConnections(tenant: tenant, bundle: body.bundle, callbackBase: callbackBase)
+        return .ok(.init(body: .json(.init(data: reports))))
+    }
+
+    func getImportKey(_ input: Operations.GetImportKey.Input) async throws -> Operations.GetImportKey.Output {
+        _ = try RequestIdentity.requireTenant()
+        return .ok(.init(body: .json(.init(data: gateway.importKey()))))
     }
 
     func completeLink(_ input: Operations.CompleteLink.Input) async throws -> Operations.CompleteLink.Output {
@@ -46,14 +53,16 @@ extension APIHandlers {
         if body.oAuthVerifier.isEmpty || body.oAuthVerifier.count > 2048 {
             throw GatewayError.unprocessable([FieldProblem(field: "oAuthVerifier", problem: "must be 1 to 2048 characters")])
         }
-        let connection = try await gateway.completeLink(tenant: tenant, id: input.path.id, verifier: body.oAuthVerifier, state: nil)
+        let connection = try await gateway.completeLink(tenant: tenant, id: input.path.id, verifier: body.oAuthVerifier)
         return .ok(.init(body: .json(.init(data: connection))))
     }
 
     func relink(_ input: Operations.Relink.Input) async throws -> Operations.Relink.Output {
         let tenant = try RequestIdentity.requireTenant()
-        let pending = try await gateway.startRelink(tenant: tenant, id: input.path.id, callbackBase: callbackBase)
-        return .ok(.init(body: .json(.init(data: pending))))
+        switch try await gateway.startRelink(tenant: tenant, id: input.path.id, callbackBase: callbackBase) {
+        case .pending(let pending): return .ok(.init(body: .json(.init(data: pending))))
+        case .linked(let connection): return .created(.init(body: .json(.init(data: connection))))
+        }
     }
 
     func authenticateConnection(_ input: Operations.AuthenticateConnection.Input) async throws -> Operations.AuthenticateConnection.Output {
@@ -71,16 +80,15 @@ extension APIHandlers {
         return .ok(.init(body: .json(.init(data: report))))
     }
 
-    /// The broker's login page sends the user's browser here: no API key, the link's state nonce instead.
-    /// The page is static, escaped text that runs and loads nothing.
+    /// The broker's login page sends the user's browser here: no API key, the link's state nonce instead, spent
+    /// before the broker is called. The page is static, escaped text that runs and loads nothing.
     func linkCallback(_ input: Operations.LinkCallback.Input) async throws -> Operations.LinkCallback.Output {
         guard let state = try QueryValue.string(input.query.state, "state"),
             let verifier = try QueryValue.string(input.query.oAuthVerifier, "oAuthVerifier", maxLength: 2048)
         else {
             throw GatewayError.invalid("oAuthVerifier", "and state are required")
         }
-        let tenant = try await gateway.tenantForCallback(connectionId: input.path.id, state: state)
-        let connection = try await gateway.completeLink(tenant: tenant, id: input.path.id, verifier: verifier, state: state)
+        let connection = try await gateway.completeLinkFromCallback(connectionId: input.path.id, state: state, verifier: verifier)
         let html = "<!doctype html><title>Linked</title><p>\(HTMLText.escape(connection.displayName)) is linked "
             + "(status: \(connection.status.rawValue)). You can close this window.</p>"
         // Its Content-Security-Policy and nosniff headers come from SecurityHeadersMiddleware, as on every answer.

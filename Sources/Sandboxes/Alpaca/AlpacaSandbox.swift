@@ -23,12 +23,15 @@ public final class AlpacaSandbox: BrokerSimulator {
     public let faults: FaultInjector
 
     let assets: AlpacaAssets
-    private let keys: [String: (secret: String, account: UUID)]
-    private let tokens: [String: UUID]
     private let state: Mutex<State>
 
     private struct State {
-        var books: [UUID: AlpacaAccountBook]
+        var books: [UUID: AlpacaAccountBook] = [:]
+        /// Key id → its secret and account; the configured accounts' and those opened at run time.
+        var keys: [String: (secret: String, account: UUID)] = [:]
+        var tokens: [String: UUID] = [:]
+        /// Accounts opened by ``provisionAccount()``: the only ones ``releaseAccount(keyID:)`` may forget.
+        var provisioned: Set<UUID> = []
         /// (account, API) → (window start in unix seconds, requests counted in it).
         var rateWindows: [String: (start: Int64, count: Int)] = [:]
     }
@@ -43,31 +46,64 @@ public final class AlpacaSandbox: BrokerSimulator {
         self.faults = faults
         let assets = AlpacaAssets(market: market)
         self.assets = assets
-        var keys: [String: (String, UUID)] = [:]
-        var tokens: [String: UUID] = [:]
-        var books: [UUID: AlpacaAccountBook] = [:]
+        var state = State()
         for account in configuration.accounts {
-            keys[account.keyID] = (account.secretKey, account.id)
-            for token in account.oauthTokens { tokens[token] = account.id }
-            var book = AlpacaAccountBook(
-                id: account.id, accountNumber: account.accountNumber, createdAt: account.createdAt, cash: account.startingCash)
-            for holding in account.positions where holding.quantity > 0 {
-                guard let instrument = assets.resolve(holding.symbol) else { continue }
-                book.positions[instrument.symbol] = AlpacaPosition(
-                    instrument: instrument, qty: holding.quantity, costBasis: holding.quantity * holding.averageEntryPrice,
-                    openedAt: account.createdAt)
-            }
-            for seed in account.watchlists {
-                book.watchlists.append(
-                    AlpacaWatchlist(
-                        id: UUID(), name: seed.name, createdAt: account.createdAt, updatedAt: account.createdAt,
-                        symbols: seed.symbols.compactMap { assets.resolve($0)?.symbol }))
-            }
-            books[account.id] = book
+            Self.open(account, assets: assets, in: &state)
         }
-        self.keys = keys
-        self.tokens = tokens
-        self.state = Mutex(State(books: books))
+        self.state = Mutex(state)
+    }
+
+    /// Adds an account's keys and its book, seeded with its starting cash, positions and watchlists.
+    private static func open(_ account: AlpacaSandboxAccount, assets: AlpacaAssets, in state: inout State) {
+        state.keys[account.keyID] = (account.secretKey, account.id)
+        for token in account.oauthTokens { state.tokens[token] = account.id }
+        var book = AlpacaAccountBook(
+            id: account.id, accountNumber: account.accountNumber, createdAt: account.createdAt, cash: account.startingCash)
+        for holding in account.positions where holding.quantity > 0 {
+            guard let instrument = assets.resolve(holding.symbol) else { continue }
+            book.positions[instrument.symbol] = AlpacaPosition(
+                instrument: instrument, qty: holding.quantity, costBasis: holding.quantity * holding.averageEntryPrice,
+                openedAt: account.createdAt)
+        }
+        for seed in account.watchlists {
+            book.watchlists.append(
+                AlpacaWatchlist(
+                    id: UUID(), name: seed.name, createdAt: account.createdAt, updatedAt: account.createdAt,
+                    symbols: seed.symbols.compactMap { assets.resolve($0)?.symbol }))
+        }
+        state.books[account.id] = book
+    }
+
+    /// Opens a new paper account at run time, as a new Alpaca sign-up gets: its own key pair (`PK…` and a 40-character
+    /// secret) and its own book, starting as ``AlpacaSandboxConfiguration/provisionedTemplate`` does. Nothing of
+    /// another account is visible with its keys.
+    /// - Throws: ``SandboxProvisioningError`` once ``AlpacaSandboxConfiguration/maximumProvisionedAccounts`` are open.
+    public func provisionAccount() throws -> AlpacaSandboxAccount {
+        let template = configuration.provisionedTemplate
+        let account = AlpacaSandboxAccount(
+            id: UUID(), accountNumber: "PA3" + SandboxSecret.upper(9), keyID: "PK" + SandboxSecret.upper(18),
+            secretKey: SandboxSecret.mixed(40), startingCash: template.startingCash, positions: template.positions,
+            watchlists: template.watchlists, createdAt: market.now)
+        let assets = self.assets
+        let limit = configuration.maximumProvisionedAccounts
+        try state.withLock { state in
+            guard state.provisioned.count < limit else { throw SandboxProvisioningError.full("Alpaca", limit: limit) }
+            Self.open(account, assets: assets, in: &state)
+            state.provisioned.insert(account.id)
+        }
+        return account
+    }
+
+    /// Forgets an account ``provisionAccount()`` opened: its keys stop working and its book is gone. The configured
+    /// accounts (the demo's) are never forgotten.
+    public func releaseAccount(keyID: String) {
+        state.withLock { state in
+            guard let account = state.keys[keyID]?.account, state.provisioned.contains(account) else { return }
+            state.keys[keyID] = nil
+            state.books[account] = nil
+            state.provisioned.remove(account)
+            state.rateWindows = state.rateWindows.filter { !$0.key.hasPrefix(account.uuidString) }
+        }
     }
 
     /// The router serving `/v2/...`, `/v1beta3/crypto/...` and the `/_sandbox` admin endpoints.
@@ -96,7 +132,7 @@ public final class AlpacaSandbox: BrokerSimulator {
             guard parts.count == 2 else { return nil }
             let scheme = parts[0].lowercased()
             let value = String(parts[1]).trimmingCharacters(in: .whitespaces)
-            if scheme == "bearer" { return tokens[value] }
+            if scheme == "bearer" { return state.withLock { $0.tokens[value] } }
             if scheme == "basic", let credentials = BasicCredentials(base64: value) {
                 return account(key: credentials.user, secret: credentials.password)
             }
@@ -109,7 +145,7 @@ public final class AlpacaSandbox: BrokerSimulator {
     }
 
     private func account(key: String, secret: String) -> UUID? {
-        guard let entry = keys[key], Secret.equals(entry.secret, secret) else { return nil }
+        guard let entry = state.withLock({ $0.keys[key] }), Secret.equals(entry.secret, secret) else { return nil }
         return entry.account
     }
 

@@ -14,17 +14,26 @@ public struct AlpacaSandboxConfiguration: Sendable {
     /// `filled`). When false the answer says `new`/`accepted` and the fill happens on the account's next request,
     /// as with the real API's asynchronous fills.
     public var fillsOnSubmission: Bool
+    /// How an account opened at run time (``AlpacaSandbox/provisionAccount()``) starts: its cash, positions and
+    /// watchlists (its id, number and keys are its own). The demo account's by default.
+    public var provisionedTemplate: AlpacaSandboxAccount
+    /// How many accounts may be open at run time at once (each lives in memory).
+    public var maximumProvisionedAccounts: Int
 
     public init(
         accounts: [AlpacaSandboxAccount] = [.demo],
         requestsPerMinute: Int = 200,
         marketHours: AlpacaMarketHours = .alwaysOpen,
-        fillsOnSubmission: Bool = true
+        fillsOnSubmission: Bool = true,
+        provisionedTemplate: AlpacaSandboxAccount = .demo,
+        maximumProvisionedAccounts: Int = 10_000
     ) {
         self.accounts = accounts
         self.requestsPerMinute = max(1, requestsPerMinute)
         self.marketHours = marketHours
         self.fillsOnSubmission = fillsOnSubmission
+        self.provisionedTemplate = provisionedTemplate
+        self.maximumProvisionedAccounts = max(0, maximumProvisionedAccounts)
     }
 }
 

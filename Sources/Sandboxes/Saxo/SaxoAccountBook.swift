@@ -76,11 +76,13 @@ struct SaxoAccountBook: Sendable {
     var cash: Decimal
     var orders: [SaxoOrder] = []
     var positions: [SaxoPosition] = []
-    private var nextOrderNumber = 76_300_001
-    private var nextPositionNumber = 212_600_001
+    private var nextOrderNumber: Int
+    private var nextPositionNumber: Int
 
-    init(cash: Decimal) {
+    init(cash: Decimal, firstOrderNumber: Int = 76_300_001, firstPositionNumber: Int = 212_600_001) {
         self.cash = cash
+        self.nextOrderNumber = firstOrderNumber
+        self.nextPositionNumber = firstPositionNumber
     }
 
     mutating func makeOrderID() -> String {

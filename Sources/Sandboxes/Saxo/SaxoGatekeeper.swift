@@ -36,7 +36,7 @@ struct SaxoGatekeeper: RouterMiddleware {
         let group = segments.first?.lowercased() ?? "root"
 
         let day = Timestamp.formatDate(sandbox.market.now)
-        let app = sandbox.count("app|\(day)", limit: configuration.appRequestsPerDay, length: 86_400)
+        let app = sandbox.count("app|\(sandbox.app(ofSession: session) ?? "")|\(day)", limit: configuration.appRequestsPerDay, length: 86_400)
         headers[SaxoHeader.appDayLimit] = String(app.limit)
         headers[SaxoHeader.appDayRemaining] = String(app.remaining)
         headers[SaxoHeader.appDayReset] = String(app.reset)

@@ -5,8 +5,9 @@ import SandboxKit
 
 /// The logon host (`sim.logonvalidation.net`): `GET /authorize` and `POST /token`.
 ///
-/// `/authorize` signs the demo user in and approves the app at once, so a client can read the code from the
-/// `Location` header of the 302 without a browser. Problems that make the redirect URI untrustworthy (unknown
+/// `/authorize` signs the app's user in (the demo user for the demo app, an app's own client for one registered at
+/// run time) and approves the app at once, so a client can read the code from the `Location` header of the 302
+/// without a browser. Problems that make the redirect URI untrustworthy (unknown
 /// `client_id`, unregistered `redirect_uri`) get a 400 page instead of a redirect, as OAuth2 requires.
 struct SaxoLogonRoutes: Sendable {
     let sandbox: SaxoSandbox
@@ -21,7 +22,7 @@ struct SaxoLogonRoutes: Sendable {
     func authorize(_ request: Request) -> Response {
         let query = request.queryParameters
         let configuration = sandbox.configuration
-        guard let clientID = query["client_id"], clientID == configuration.appKey else {
+        guard let clientID = query["client_id"], let owner = sandbox.appOwner(appKey: clientID, secret: nil) else {
             return errorPage("Unknown client_id. The app key is not registered.")
         }
         guard let redirectURI = query["redirect_uri"], configuration.redirectURIs.contains(redirectURI) else {
@@ -39,13 +40,14 @@ struct SaxoLogonRoutes: Sendable {
         case "code":
             let code = sandbox.withTokens { tokens in
                 tokens.issueCode(
-                    redirectURI: redirectURI, challenge: challenge, method: method, now: now, lifetime: configuration.authorizationCodeLifetime)
+                    redirectURI: redirectURI, challenge: challenge, method: method, owner: owner, now: now,
+                    lifetime: configuration.authorizationCodeLifetime)
             }
             return redirect(redirectURI, ["code": code, "state": state])
         case "token":
             // The implicit flow (Saxo's samples use it): the token travels in the fragment, and there is no refresh token.
-            let pair = sandbox.withTokens { $0.startSession(now: now, configuration: configuration) }
-            sandbox.noteLogin(now)
+            let pair = sandbox.withTokens { $0.startSession(owner: owner, now: now, configuration: configuration) }
+            sandbox.noteLogin(now, clientKey: owner.clientKey)
             return redirect(
                 redirectURI,
                 ["access_token": pair.accessToken, "token_type": "Bearer", "expires_in": String(pair.expiresIn), "state": state],
@@ -97,10 +99,10 @@ struct SaxoLogonRoutes: Sendable {
             clientID = credentials.user.removingPercentEncoding ?? credentials.user
             clientSecret = credentials.password.removingPercentEncoding ?? credentials.password
         }
-        guard clientID == configuration.appKey else {
+        guard let clientID, let owner = sandbox.appOwner(appKey: clientID, secret: nil) else {
             return oauthError(.init(status: 401, error: "invalid_client", description: "Unknown client."))
         }
-        if let clientSecret, clientSecret != configuration.appSecret {
+        if let clientSecret, sandbox.appOwner(appKey: clientID, secret: clientSecret) == nil {
             return oauthError(.init(status: 401, error: "invalid_client", description: "Client authentication failed."))
         }
         let authenticated = clientSecret != nil
@@ -114,10 +116,10 @@ struct SaxoLogonRoutes: Sendable {
                 }
                 pair = try sandbox.withTokens { (tokens) throws(SaxoTokenStore.OAuthError) in
                     try tokens.exchange(
-                        code: code, redirectURI: form["redirect_uri"], verifier: form["code_verifier"], clientAuthenticated: authenticated,
-                        now: now, configuration: configuration)
+                        code: code, appKey: clientID, redirectURI: form["redirect_uri"], verifier: form["code_verifier"],
+                        clientAuthenticated: authenticated, now: now, configuration: configuration)
                 }
-                sandbox.noteLogin(now)
+                sandbox.noteLogin(now, clientKey: owner.clientKey)
             case "refresh_token":
                 guard authenticated else {
                     return oauthError(.init(status: 401, error: "invalid_client", description: "Client authentication failed."))
@@ -126,7 +128,7 @@ struct SaxoLogonRoutes: Sendable {
                     return oauthError(.init(status: 400, error: "invalid_request", description: "refresh_token is required."))
                 }
                 pair = try sandbox.withTokens { (tokens) throws(SaxoTokenStore.OAuthError) in
-                    try tokens.refresh(token: refreshToken, now: now, configuration: configuration)
+                    try tokens.refresh(token: refreshToken, appKey: clientID, now: now, configuration: configuration)
                 }
             case "":
                 return oauthError(.init(status: 400, error: "invalid_request", description: "grant_type is required."))

@@ -12,35 +12,34 @@ extension SaxoRoutes {
     static let balanceFieldGroups = ["CalculateCashForTrading", "MarginOverview"]
 
     static func portfolioRoutes(_ sandbox: SaxoSandbox, into routes: inout [Route]) {
-        let client = sandbox.configuration.client
         let me = SaxoRoutes.PortfolioHandlers(sandbox: sandbox)
 
-        routes.append(Route(.get, "port/v1/clients/me") { _ in .json(SaxoWire.client(client)) })
+        routes.append(Route(.get, "port/v1/clients/me") { call in .json(SaxoWire.client(call.client)) })
         routes.append(
             Route(.get, "port/v1/clients/{ClientKey*}") { call in
-                guard call.parameter("ClientKey") == client.clientKey else { throw SaxoAPIError.notFound("Client not found") }
-                return .json(SaxoWire.client(client))
+                guard call.parameter("ClientKey") == call.client.clientKey else { throw SaxoAPIError.notFound("Client not found") }
+                return .json(SaxoWire.client(call.client))
             })
-        routes.append(Route(.get, "port/v1/users/me") { _ in .json(SaxoWire.user(client, lastLogin: sandbox.lastLogin)) })
-        // The UserKey is the `uid` claim of the access token (the demo's UserKey is its ClientKey).
+        routes.append(Route(.get, "port/v1/users/me") { call in .json(SaxoWire.user(call.client, lastLogin: call.lastLogin)) })
+        // The UserKey is the `uid` claim of the access token (a client's UserKey is its ClientKey).
         routes.append(
             Route(.get, "port/v1/users/{UserKey*}") { call in
-                guard call.parameter("UserKey") == client.clientKey else { throw SaxoAPIError.notFound("User not found") }
-                return .json(SaxoWire.user(client, lastLogin: sandbox.lastLogin))
+                guard call.parameter("UserKey") == call.client.clientKey else { throw SaxoAPIError.notFound("User not found") }
+                return .json(SaxoWire.user(call.client, lastLogin: call.lastLogin))
             })
         routes.append(
             Route(.get, "port/v1/accounts/me") { call in
-                .json(try SaxoRoutes.envelope([SaxoWire.account(client)], call, alwaysCount: false))
+                .json(try SaxoRoutes.envelope([SaxoWire.account(call.client)], call, alwaysCount: false))
             })
         routes.append(
             Route(.get, "port/v1/accounts") { call in
-                try SaxoRoutes.checkClientKey(call, client, required: true)
-                return .json(try SaxoRoutes.envelope([SaxoWire.account(client)], call, alwaysCount: false))
+                try SaxoRoutes.checkClientKey(call, call.client, required: true)
+                return .json(try SaxoRoutes.envelope([SaxoWire.account(call.client)], call, alwaysCount: false))
             })
         routes.append(
             Route(.get, "port/v1/accounts/{AccountKey*}") { call in
-                guard call.parameter("AccountKey") == client.accountKey else { throw SaxoAPIError.notFound("Account not found") }
-                return .json(SaxoWire.account(client))
+                guard call.parameter("AccountKey") == call.client.accountKey else { throw SaxoAPIError.notFound("Account not found") }
+                return .json(SaxoWire.account(call.client))
             })
 
         routes.append(Route(.get, "port/v1/balances/me") { call in try me.balance(call, mine: true) })
@@ -62,43 +61,42 @@ extension SaxoRoutes {
 
     struct PortfolioHandlers: Sendable {
         let sandbox: SaxoSandbox
-        var client: SaxoSandboxClient { sandbox.configuration.client }
 
         func balance(_ call: SaxoCall, mine: Bool) throws -> Response {
             if !mine {
-                try SaxoRoutes.checkClientKey(call, client, required: true)
-                try SaxoRoutes.checkAccountKey(call.query["AccountKey"], client)
+                try SaxoRoutes.checkClientKey(call, call.client, required: true)
+                try SaxoRoutes.checkAccountKey(call.query["AccountKey"], call.client)
             }
             let groups = try SaxoRoutes.fieldGroups(call, allowed: SaxoRoutes.balanceFieldGroups, default: [])
-            let currency = client.currency
+            let currency = call.client.currency
             let rate = sandbox.configuration.fxMarginRate
             return .json(
-                try sandbox.withBook { book, env in
+                try sandbox.withBook(call.client.clientKey) { book, env in
                     SaxoWire.balance(book.accountValuation(env: env), currency: currency, marginRate: rate, fieldGroups: groups)
                 })
         }
 
         func netPositions(_ call: SaxoCall, mine: Bool) throws -> Response {
             if !mine {
-                try SaxoRoutes.checkClientKey(call, client, required: true)
-                try SaxoRoutes.checkAccountKey(call.query["AccountKey"], client)
+                try SaxoRoutes.checkClientKey(call, call.client, required: true)
+                try SaxoRoutes.checkAccountKey(call.query["AccountKey"], call.client)
             }
             let groups = try SaxoRoutes.fieldGroups(
                 call, allowed: SaxoRoutes.netPositionFieldGroups, default: ["NetPositionBase", "NetPositionView"])
-            let client = self.client
-            let items = try sandbox.withBook { book, env in
+            let client = call.client
+            let items = try sandbox.withBook(call.client.clientKey) { book, env in
                 book.netPositionValuations(env: env).map { SaxoWire.netPosition($0, client: client, fieldGroups: groups) }
             }
             return .json(try SaxoRoutes.envelope(items, call, alwaysCount: true))
         }
 
         func netPosition(_ call: SaxoCall) throws -> Response {
-            try SaxoRoutes.checkClientKey(call, client, required: true)
+            try SaxoRoutes.checkClientKey(call, call.client, required: true)
             let id = call.parameter("NetPositionId")
             let groups = try SaxoRoutes.fieldGroups(
                 call, allowed: SaxoRoutes.netPositionFieldGroups, default: ["NetPositionBase", "NetPositionView"])
-            let client = self.client
-            let item = try sandbox.withBook { book, env in
+            let client = call.client
+            let item = try sandbox.withBook(call.client.clientKey) { book, env in
                 book.netPositionValuations(env: env).first { $0.instrument.netPositionID.caseInsensitiveCompare(id) == .orderedSame }
                     .map { SaxoWire.netPosition($0, client: client, fieldGroups: groups) }
             }
@@ -108,13 +106,13 @@ extension SaxoRoutes {
 
         func positions(_ call: SaxoCall, mine: Bool) throws -> Response {
             if !mine {
-                try SaxoRoutes.checkClientKey(call, client, required: true)
-                try SaxoRoutes.checkAccountKey(call.query["AccountKey"], client)
+                try SaxoRoutes.checkClientKey(call, call.client, required: true)
+                try SaxoRoutes.checkAccountKey(call.query["AccountKey"], call.client)
             }
             let groups = try SaxoRoutes.fieldGroups(call, allowed: SaxoRoutes.positionFieldGroups, default: ["PositionBase", "PositionView"])
             let netPositionID = call.query["NetPositionId"].flatMap { $0.isEmpty ? nil : $0 }
-            let client = self.client
-            let items = try sandbox.withBook { book, env in
+            let client = call.client
+            let items = try sandbox.withBook(call.client.clientKey) { book, env in
                 book.positions.filter { position in
                     netPositionID.map { position.instrument.netPositionID.caseInsensitiveCompare($0) == .orderedSame } ?? true
                 }.map { SaxoWire.position(book.valuation(of: $0, env: env), client: client, fieldGroups: groups) }
@@ -123,11 +121,11 @@ extension SaxoRoutes {
         }
 
         func position(_ call: SaxoCall) throws -> Response {
-            try SaxoRoutes.checkClientKey(call, client, required: true)
+            try SaxoRoutes.checkClientKey(call, call.client, required: true)
             let id = call.parameter("PositionId")
             let groups = try SaxoRoutes.fieldGroups(call, allowed: SaxoRoutes.positionFieldGroups, default: ["PositionBase", "PositionView"])
-            let client = self.client
-            let item = try sandbox.withBook { book, env in
+            let client = call.client
+            let item = try sandbox.withBook(call.client.clientKey) { book, env in
                 book.positions.first { $0.id == id }.map { SaxoWire.position(book.valuation(of: $0, env: env), client: client, fieldGroups: groups) }
             }
             guard let item else { throw SaxoAPIError.notFound("Position \(id) was not found.") }
@@ -136,15 +134,15 @@ extension SaxoRoutes {
 
         func orders(_ call: SaxoCall, mine: Bool) throws -> Response {
             if !mine {
-                try SaxoRoutes.checkClientKey(call, client, required: true)
-                try SaxoRoutes.checkAccountKey(call.query["AccountKey"], client)
+                try SaxoRoutes.checkClientKey(call, call.client, required: true)
+                try SaxoRoutes.checkAccountKey(call.query["AccountKey"], call.client)
             }
             let groups = try SaxoRoutes.fieldGroups(call, allowed: SaxoRoutes.orderFieldGroups, default: [])
             if let status = call.query["Status"], !status.isEmpty, !["All", "Working"].contains(where: { $0.caseInsensitiveCompare(status) == .orderedSame }) {
                 throw SaxoAPIError.invalidModelState("Status", "The value '\(status)' is not valid for Status.")
             }
-            let client = self.client
-            let items = try sandbox.withBook { book, env in
+            let client = call.client
+            let items = try sandbox.withBook(call.client.clientKey) { book, env in
                 book.orders.map { SaxoWire.order($0, quote: env.quote($0.instrument), client: client, fieldGroups: groups) }
             }
             return .json(try SaxoRoutes.envelope(items, call, alwaysCount: true))
@@ -152,13 +150,13 @@ extension SaxoRoutes {
 
         /// `GET port/v1/orders/{ClientKey}/{OrderId}`: a list envelope, empty once the order has filled or gone.
         func order(_ call: SaxoCall) throws -> Response {
-            guard call.parameter("ClientKey") == client.clientKey else {
+            guard call.parameter("ClientKey") == call.client.clientKey else {
                 throw SaxoAPIError.invalidModelState("ClientKey", "Invalid ClientKey '\(call.parameter("ClientKey"))'.")
             }
             let id = call.parameter("OrderId")
             let groups = try SaxoRoutes.fieldGroups(call, allowed: SaxoRoutes.orderFieldGroups, default: [])
-            let client = self.client
-            let items = try sandbox.withBook { book, env in
+            let client = call.client
+            let items = try sandbox.withBook(call.client.clientKey) { book, env in
                 book.orders.filter { $0.id == id }.map { SaxoWire.order($0, quote: env.quote($0.instrument), client: client, fieldGroups: groups) }
             }
             return .json(try SaxoRoutes.envelope(items, call, alwaysCount: true))
@@ -166,10 +164,10 @@ extension SaxoRoutes {
 
         /// `GET port/v1/orders/{OrderId}/details?ClientKey=`: one object with display and exchange information.
         func orderDetails(_ call: SaxoCall) throws -> Response {
-            try SaxoRoutes.checkClientKey(call, client, required: true)
+            try SaxoRoutes.checkClientKey(call, call.client, required: true)
             let id = call.parameter("OrderId")
-            let client = self.client
-            let item = try sandbox.withBook { book, env in
+            let client = call.client
+            let item = try sandbox.withBook(call.client.clientKey) { book, env in
                 book.order(id).map {
                     SaxoWire.order($0, quote: env.quote($0.instrument), client: client, fieldGroups: ["DisplayAndFormat", "ExchangeInfo"])
                 }

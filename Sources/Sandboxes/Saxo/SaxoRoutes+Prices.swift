@@ -58,7 +58,7 @@ extension SaxoRoutes {
             guard let instrument = sandbox.instruments.find(uic: uic, assetType: assetType) else {
                 throw SaxoAPIError.trading("IllegalInstrumentId", "Instrument ID is invalid")
             }
-            try SaxoRoutes.checkAccountKey(call.query["AccountKey"], sandbox.configuration.client)
+            try SaxoRoutes.checkAccountKey(call.query["AccountKey"], call.client)
             let fieldGroups = groups((call.query["FieldGroups"] ?? "").split(separator: ",").map(String.init), default: ["Quote"])
             return .json(try snapshot(instrument, amount: amount(call), fieldGroups: fieldGroups))
         }
@@ -70,7 +70,7 @@ extension SaxoRoutes {
             let assetType = call.query["AssetType"].flatMap(SaxoAssetType.canonical)
             if assetType == nil { problems.append(("AssetType", ["The AssetType field is required."])) }
             guard problems.isEmpty, let assetType else { throw SaxoAPIError.invalidModelState(problems) }
-            try SaxoRoutes.checkAccountKey(call.query["AccountKey"], sandbox.configuration.client)
+            try SaxoRoutes.checkAccountKey(call.query["AccountKey"], call.client)
             // Saxo answers in the order the Uics were asked for.
             let ordered = (call.query["Uics"] ?? "").split(separator: ",").compactMap { Int($0.trimmingCharacters(in: .whitespaces)) }
             var seen: Set<Int> = []
@@ -159,7 +159,7 @@ extension SaxoRoutes {
             guard fields.problems.isEmpty, let contextID, let referenceID, let instrument else {
                 throw SaxoAPIError.invalidModelState(fields.problems)
             }
-            try SaxoRoutes.checkAccountKey(accountKey, sandbox.configuration.client)
+            try SaxoRoutes.checkAccountKey(accountKey, call.client)
             let snapshot = try snapshot(instrument, amount: amount, fieldGroups: fieldGroups)
             let key = "\(call.session)|\(contextID)|\(referenceID)"
             sandbox.withSubscriptions {

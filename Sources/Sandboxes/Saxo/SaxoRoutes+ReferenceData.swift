@@ -30,10 +30,9 @@ extension SaxoRoutes {
         // Saxo's public OpenAPI has no watchlist resource (WatchlistId only appears as a filter); the seed app calls
         // `ref/v1/watchlists` and `ref/v1/watchlists/{WatchlistId}`, so the sandbox serves a plausible design:
         // a list of `{WatchlistId, Name, InstrumentCount}` and a detail with `Instruments:[{Uic, AssetType, Symbol, Description}]`.
-        let watchlists = sandbox.configuration.client.watchlists
         routes.append(
             Route(.get, "ref/v1/watchlists") { call in
-                let items = watchlists.map { list in
+                let items = call.client.watchlists.map { list in
                     SaxoWire.object([
                         ("InstrumentCount", .int(members(list, instruments).count)),
                         ("Name", .string(list.name)),
@@ -44,7 +43,7 @@ extension SaxoRoutes {
             })
         routes.append(
             Route(.get, "ref/v1/watchlists/{WatchlistId}") { call in
-                guard let list = watchlists.first(where: { $0.id == call.parameter("WatchlistId") }) else {
+                guard let list = call.client.watchlists.first(where: { $0.id == call.parameter("WatchlistId") }) else {
                     throw SaxoAPIError.notFound("Watchlist \(call.parameter("WatchlistId")) was not found.")
                 }
                 let items = members(list, instruments).map { instrument in

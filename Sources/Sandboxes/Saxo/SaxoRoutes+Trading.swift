@@ -24,7 +24,6 @@ extension SaxoRoutes {
 
     struct OrderHandlers: Sendable {
         let sandbox: SaxoSandbox
-        var client: SaxoSandboxClient { sandbox.configuration.client }
 
         /// Runs `body`, nesting any Saxo error in `ErrorInfo` as the order endpoints do.
         private func orderErrors<T>(_ body: () async throws -> T) async throws -> T {
@@ -55,8 +54,8 @@ extension SaxoRoutes {
                 try sandbox.checkDuplicate(fingerprint, requestID: requestID)
                 let request = try SaxoPlaceOrderRequest.parse(
                     json, instruments: sandbox.instruments, requireManualOrder: version >= 2, now: sandbox.market.now)
-                try SaxoRoutes.checkAccountKey(request.accountKey, client)
-                let orderID = try sandbox.withBook { (book, env) throws(SaxoAPIError) in try book.place(request, env: env) }
+                try SaxoRoutes.checkAccountKey(request.accountKey, call.client)
+                let orderID = try sandbox.withBook(call.client.clientKey) { (book, env) throws(SaxoAPIError) in try book.place(request, env: env) }
                 sandbox.rememberOrderRequest(fingerprint, requestID: requestID)
                 return Response.json(
                     SaxoWire.object([("ExternalReference", request.externalReference.map(JSON.string)), ("OrderId", .string(orderID))]))
@@ -71,8 +70,8 @@ extension SaxoRoutes {
                 try sandbox.checkDuplicate(fingerprint, requestID: requestID)
                 let request = try SaxoChangeOrderRequest.parse(
                     json, orderID: orderID, requireManualOrder: orderID == nil, now: sandbox.market.now)
-                try SaxoRoutes.checkAccountKey(request.accountKey, client)
-                let changed = try sandbox.withBook { (book, env) throws(SaxoAPIError) in try book.change(request, env: env) }
+                try SaxoRoutes.checkAccountKey(request.accountKey, call.client)
+                let changed = try sandbox.withBook(call.client.clientKey) { (book, env) throws(SaxoAPIError) in try book.change(request, env: env) }
                 sandbox.rememberOrderRequest(fingerprint, requestID: requestID)
                 return Response.json(["OrderId": .string(changed)])
             }
@@ -85,10 +84,10 @@ extension SaxoRoutes {
                 guard let accountKey = call.query["AccountKey"], !accountKey.isEmpty else {
                     throw SaxoAPIError.invalidModelState("AccountKey", "The AccountKey field is required.")
                 }
-                try SaxoRoutes.checkAccountKey(accountKey, client)
+                try SaxoRoutes.checkAccountKey(accountKey, call.client)
                 let ids = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
                 guard !ids.isEmpty else { throw SaxoAPIError.invalidModelState("OrderIds", "The OrderIds field is required.") }
-                let results: [(String, Bool)] = try sandbox.withBook { book, _ in ids.map { ($0, book.cancel(orderID: $0)) } }
+                let results: [(String, Bool)] = try sandbox.withBook(call.client.clientKey) { book, _ in ids.map { ($0, book.cancel(orderID: $0)) } }
                 let body: JSON = [
                     "Orders": .array(
                         results.map { id, cancelled in
@@ -112,8 +111,8 @@ extension SaxoRoutes {
                 let uic = call.query["Uic"].flatMap { Int($0) }
                 if uic == nil { problems.append(("Uic", ["The Uic field is required."])) }
                 guard problems.isEmpty, let assetType, let uic else { throw SaxoAPIError.invalidModelState(problems) }
-                try SaxoRoutes.checkAccountKey(accountKey, client)
-                let cancelled: [String] = try sandbox.withBook { book, _ in
+                try SaxoRoutes.checkAccountKey(accountKey, call.client)
+                let cancelled: [String] = try sandbox.withBook(call.client.clientKey) { book, _ in
                     let ids = book.orders.filter { $0.instrument.uic == uic && $0.instrument.assetType == assetType }.map(\.id)
                     for id in ids { _ = book.cancel(orderID: id) }
                     return ids
@@ -129,11 +128,11 @@ extension SaxoRoutes {
                 let json = try await call.body()
                 let request = try SaxoPlaceOrderRequest.parse(
                     json, instruments: sandbox.instruments, requireManualOrder: false, now: sandbox.market.now)
-                try SaxoRoutes.checkAccountKey(request.accountKey, client)
+                try SaxoRoutes.checkAccountKey(request.accountKey, call.client)
                 let terms = SaxoOrderTerms(
                     instrument: request.instrument, side: request.side, amount: request.amount, type: request.type, price: request.price,
                     stopLimitPrice: request.stopLimitPrice, trailingStopDistance: request.trailingStopDistance)
-                let body: JSON = try sandbox.withBook { book, env in
+                let body: JSON = try sandbox.withBook(call.client.clientKey) { book, env in
                     let required = book.cashRequired(terms, env: env)
                     let conversion = env.rate(from: request.instrument.market.currency, to: env.accountCurrency) ?? 1
                     var members: [(String, JSON?)] = [

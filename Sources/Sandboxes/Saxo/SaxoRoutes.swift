@@ -8,6 +8,10 @@ struct SaxoCall {
     let context: SandboxRequestContext
     let parameters: [String: String]
     let query: QueryParameters
+    /// The client the session belongs to (whose account every portfolio and trading endpoint reaches).
+    let client: SaxoSandboxClient
+    /// When that client last signed in.
+    let lastLogin: Date
     /// The authenticated session (see ``SaxoTokenStore``).
     var session: String { context.principal ?? "" }
 
@@ -96,8 +100,11 @@ struct SaxoRoutes: Sendable {
             guard let parameters = route.match(path) else { continue }
             pathMatched = true
             guard route.method == request.method else { continue }
+            guard let (client, lastLogin) = sandbox.client(ofSession: context.principal ?? "") else { throw SaxoAPIError.unauthorized }
             return try await route.handler(
-                SaxoCall(request: request, context: context, parameters: parameters, query: request.queryParameters))
+                SaxoCall(
+                    request: request, context: context, parameters: parameters, query: request.queryParameters, client: client,
+                    lastLogin: lastLogin))
         }
         throw SaxoAPIError.forStatus(pathMatched ? 405 : 404)
     }

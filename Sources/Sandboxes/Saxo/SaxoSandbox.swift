@@ -47,14 +47,32 @@ public final class SaxoSandbox: BrokerSimulator {
         var at: Date
     }
 
+    /// One simulated client: who it is, its account, and when it last signed in.
+    struct ClientState: Sendable {
+        var client: SaxoSandboxClient
+        var book: SaxoAccountBook
+        var lastLogin: Date
+    }
+
+    /// An OAuth app the logon host knows, and the client who signs in through it.
+    struct App: Sendable {
+        var secret: String
+        var clientKey: String
+    }
+
     private struct State {
         var tokens: SaxoTokenStore
-        var book: SaxoAccountBook
+        /// By ClientKey: the configured client and those opened at run time.
+        var clients: [String: ClientState]
+        /// By app key (`client_id`).
+        var apps: [String: App]
+        /// Apps opened by ``provisionApp()``: the only ones ``releaseApp(appKey:)`` may forget.
+        var provisionedApps: Set<String> = []
+        var provisionedCount = 0
         var rateWindows: [String: RateWindow] = [:]
         var recentOrderRequests: [RecentOrderRequest] = []
         /// "session|ContextId|ReferenceId" → subscription.
         var subscriptions: [String: SaxoPriceSubscription] = [:]
-        var lastLogin: Date
     }
 
     public init(
@@ -66,10 +84,12 @@ public final class SaxoSandbox: BrokerSimulator {
         self.market = market
         self.faults = faults
         self.instruments = SaxoInstruments(listings: configuration.instruments, market: market)
+        let client = configuration.client
         self.state = Mutex(
             State(
-                tokens: SaxoTokenStore(configuration: configuration), book: SaxoAccountBook(cash: configuration.client.startingCash),
-                lastLogin: market.now))
+                tokens: SaxoTokenStore(configuration: configuration),
+                clients: [client.clientKey: ClientState(client: client, book: SaxoAccountBook(cash: client.startingCash), lastLogin: market.now)],
+                apps: [configuration.appKey: App(secret: configuration.appSecret, clientKey: client.clientKey)]))
     }
 
     /// The router serving `/authorize`, `/token`, `/sim/openapi/...`, `/openapi/...` and the `/_sandbox` admin endpoints.
@@ -86,21 +106,76 @@ public final class SaxoSandbox: BrokerSimulator {
         }
     }
 
-    /// Runs the matching "tick": expires lapsed orders and fills those the market now reaches.
+    /// Runs the matching "tick" for every client: expires lapsed orders and fills those the market now reaches.
     public func evaluate() {
         let env = environment()
-        state.withLock { $0.book.evaluateAll(env: env) }
+        state.withLock { state in
+            for key in state.clients.keys { state.clients[key]?.book.evaluateAll(env: env) }
+        }
     }
 
-    /// A fresh token pair for a new session, without going through `/authorize` (for in-process demos and tests).
+    /// A fresh token pair for a new session of the configured client, without going through `/authorize` (for
+    /// in-process demos and tests).
     public func issueTokens() -> SaxoTokenPair {
         let now = market.now
         let configuration = self.configuration
+        let owner = SaxoTokenStore.Owner(clientKey: configuration.client.clientKey, appKey: configuration.appKey)
         let pair = state.withLock { state in
-            state.lastLogin = now
-            return state.tokens.startSession(now: now, configuration: configuration)
+            state.clients[owner.clientKey]?.lastLogin = now
+            return state.tokens.startSession(owner: owner, now: now, configuration: configuration)
         }
         return SaxoTokenPair(pair)
+    }
+
+    // MARK: Apps and clients opened at run time
+
+    /// Registers a new app at run time, as a new Saxo developer account gets: its own app key and secret, its own
+    /// client (ClientKey, AccountKey and ids of its own) with one account that starts as the configured client's
+    /// did (cash, currency, watchlists), and a refresh token that is never spent (like
+    /// ``SaxoSandboxConfiguration/bootstrapRefreshToken``): `POST /token` with it and the app's Basic credentials
+    /// starts a session of that client. Sessions of one client see nothing of another's account.
+    /// - Throws: ``SandboxProvisioningError`` once ``SaxoSandboxConfiguration/maximumProvisionedApps`` are open.
+    public func provisionApp() throws -> SaxoSandboxApp {
+        let template = configuration.client
+        let now = market.now
+        let limit = configuration.maximumProvisionedApps
+        return try state.withLock { state in
+            guard state.provisionedApps.count < limit else { throw SandboxProvisioningError.full("Saxo", limit: limit) }
+            var clientId = SandboxSecret.digits(8)
+            while state.clients.values.contains(where: { $0.client.clientId == clientId }) { clientId = SandboxSecret.digits(8) }
+            // Base64-looking, with `+`, `/` and `=`, as Saxo's keys are (a client that forgets to encode them fails).
+            let clientKey = SandboxSecret.mixed(11) + "+" + SandboxSecret.mixed(5) + "/" + SandboxSecret.mixed(5) + "=="
+            let client = SaxoSandboxClient(
+                clientId: clientId, clientKey: clientKey, accountId: clientId,
+                accountKey: SandboxSecret.mixed(6) + "/" + SandboxSecret.mixed(6) + "+" + SandboxSecret.mixed(8) + "==",
+                userId: clientId, name: "Sandbox Client \(clientId)", currency: template.currency,
+                startingCash: template.startingCash, createdAt: now, watchlists: template.watchlists)
+            state.provisionedCount += 1
+            // Order and position ids of each client in a range of its own, as Saxo's are unique across clients.
+            let offset = state.provisionedCount * 100_000
+            state.clients[clientKey] = ClientState(
+                client: client,
+                book: SaxoAccountBook(
+                    cash: client.startingCash, firstOrderNumber: 76_300_001 + offset, firstPositionNumber: 212_600_001 + offset),
+                lastLogin: now)
+            let app = SaxoSandboxApp(
+                appKey: SandboxSecret.mixed(32).lowercased(), appSecret: SandboxSecret.mixed(32).lowercased(),
+                refreshToken: RandomID.uuid(), clientKey: clientKey, accountKey: client.accountKey)
+            state.apps[app.appKey] = App(secret: app.appSecret, clientKey: clientKey)
+            state.provisionedApps.insert(app.appKey)
+            state.tokens.addBootstrap(app.refreshToken, owner: SaxoTokenStore.Owner(clientKey: clientKey, appKey: app.appKey))
+            return app
+        }
+    }
+
+    /// Forgets an app ``provisionApp()`` registered, with its client, account, sessions and tokens. The configured
+    /// app and client (the demo's) are never forgotten.
+    public func releaseApp(appKey: String) {
+        state.withLock { state in
+            guard state.provisionedApps.remove(appKey) != nil, let app = state.apps.removeValue(forKey: appKey) else { return }
+            state.clients[app.clientKey] = nil
+            state.tokens.forget(clientKey: app.clientKey)
+        }
     }
 
     // MARK: Internals used by the routes
@@ -109,31 +184,58 @@ public final class SaxoSandbox: BrokerSimulator {
         SaxoTradingEnvironment(market: market, instruments: instruments, configuration: configuration, now: market.now)
     }
 
-    /// Runs `body` on the account book after the lazy tick.
-    func withBook<Result: Sendable>(_ body: (inout SaxoAccountBook, SaxoTradingEnvironment) throws(SaxoAPIError) -> Result)
-        throws(SaxoAPIError) -> Result
-    {
+    /// Runs `body` on the client's account book after the lazy tick; 401 when the client is gone.
+    func withBook<Result: Sendable>(
+        _ clientKey: String, _ body: (inout SaxoAccountBook, SaxoTradingEnvironment) throws(SaxoAPIError) -> Result
+    ) throws(SaxoAPIError) -> Result {
         let env = environment()
         return try state.withLock { (state) throws(SaxoAPIError) -> Result in
-            state.book.evaluateAll(env: env)
-            return try body(&state.book, env)
+            guard var client = state.clients[clientKey] else { throw SaxoAPIError.unauthorized }
+            client.book.evaluateAll(env: env)
+            defer { state.clients[clientKey] = client }
+            return try body(&client.book, env)
         }
     }
 
-    var lastLogin: Date { state.withLock { $0.lastLogin } }
+    /// The client a session belongs to, and when it last signed in.
+    func client(ofSession session: String) -> (client: SaxoSandboxClient, lastLogin: Date)? {
+        state.withLock { state in
+            guard let owner = state.tokens.owner(ofSession: session), let client = state.clients[owner.clientKey] else { return nil }
+            return (client.client, client.lastLogin)
+        }
+    }
+
+    /// The app a session signed in through (its app-day budget is counted per app).
+    func app(ofSession session: String) -> String? {
+        state.withLock { $0.tokens.owner(ofSession: session)?.appKey }
+    }
+
+    /// The client who signs in through an app, if the app key and (when given) its secret are right.
+    func appOwner(appKey: String, secret: String?) -> SaxoTokenStore.Owner? {
+        state.withLock { state in
+            guard let app = state.apps[appKey] else { return nil }
+            if let secret, !Secret.equals(app.secret, secret) { return nil }
+            return SaxoTokenStore.Owner(clientKey: app.clientKey, appKey: appKey)
+        }
+    }
 
     func withTokens<Result: Sendable, Failure: Error>(_ body: (inout SaxoTokenStore) throws(Failure) -> Result) throws(Failure) -> Result {
         try state.withLock { (state) throws(Failure) -> Result in try body(&state.tokens) }
     }
 
-    func noteLogin(_ date: Date) {
-        state.withLock { $0.lastLogin = date }
+    func noteLogin(_ date: Date, clientKey: String) {
+        state.withLock { $0.clients[clientKey]?.lastLogin = date }
     }
 
-    /// The session of a bearer token, if it is valid now.
+    /// The session of a bearer token, if it is valid now and its client is still there.
     func session(forBearer token: String) -> String? {
         let now = market.now
-        return state.withLock { $0.tokens.session(forAccessToken: token, now: now) }
+        return state.withLock { state in
+            guard let session = state.tokens.session(forAccessToken: token, now: now),
+                let owner = state.tokens.owner(ofSession: session), state.clients[owner.clientKey] != nil
+            else { return nil }
+            return session
+        }
     }
 
     /// The outcome of counting one request against a window.
@@ -211,4 +313,15 @@ public struct SaxoTokenPair: Sendable, Hashable {
         self.refreshToken = pair.refreshToken
         self.refreshTokenExpiresIn = pair.refreshTokenExpiresIn
     }
+}
+
+/// An app registered at run time (``SaxoSandbox/provisionApp()``): what a client needs to sign in as its client.
+public struct SaxoSandboxApp: Sendable, Hashable {
+    /// The app key (OAuth2 `client_id`).
+    public var appKey: String
+    public var appSecret: String
+    /// A refresh token that is never spent: `grant_type=refresh_token` with it starts a session of the app's client.
+    public var refreshToken: String
+    public var clientKey: String
+    public var accountKey: String
 }

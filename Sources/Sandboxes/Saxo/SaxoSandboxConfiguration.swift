@@ -50,6 +50,8 @@ public struct SaxoSandboxConfiguration: Sendable {
     public var executionLatency: TimeInterval
     /// Margin required for FX exposure, as a fraction of the exposure in the account currency (0.0333 = 3.33 %).
     public var fxMarginRate: Decimal
+    /// How many apps (each with its own client) may be registered at run time at once (``SaxoSandbox/provisionApp()``).
+    public var maximumProvisionedApps: Int
 
     public init(
         appKey: String = SaxoSandboxConfiguration.demoAppKey,
@@ -67,7 +69,8 @@ public struct SaxoSandboxConfiguration: Sendable {
         appRequestsPerDay: Int = 10_000_000,
         duplicateOrderWindow: TimeInterval = 15,
         executionLatency: TimeInterval = 0,
-        fxMarginRate: Decimal = Decimal(string: "0.0333")!
+        fxMarginRate: Decimal = Decimal(string: "0.0333")!,
+        maximumProvisionedApps: Int = 10_000
     ) {
         self.appKey = appKey
         self.appSecret = appSecret
@@ -85,6 +88,7 @@ public struct SaxoSandboxConfiguration: Sendable {
         self.duplicateOrderWindow = max(0, duplicateOrderWindow)
         self.executionLatency = max(0, executionLatency)
         self.fxMarginRate = max(0, fxMarginRate)
+        self.maximumProvisionedApps = max(0, maximumProvisionedApps)
     }
 
     // MARK: Public demo credentials

@@ -6,13 +6,22 @@ import SandboxKit
 ///
 /// A "session" is what one sign-in starts: the code exchange opens it and every refresh continues it, so rate
 /// limits (counted per session) survive a refresh, as Saxo's do. Refresh tokens rotate: using one spends it.
+/// Every session belongs to one client (whose accounts it reaches) signed in through one app; a code or refresh
+/// token is honoured only for the app it was issued to.
 struct SaxoTokenStore: Sendable {
+    /// Whose a session is: the client signed in, and the app it signed in through.
+    struct Owner: Sendable, Hashable {
+        var clientKey: String
+        var appKey: String
+    }
+
     struct PendingCode: Sendable {
         var redirectURI: String
         var issued: Date
         var expires: Date
         var codeChallenge: String?
         var codeChallengeMethod: String?
+        var owner: Owner
     }
 
     struct AccessGrant: Sendable {
@@ -23,10 +32,12 @@ struct SaxoTokenStore: Sendable {
 
     struct RefreshGrant: Sendable {
         var session: String
-        /// nil: never expires (the bootstrap token).
+        /// nil: never expires (a bootstrap token).
         var expires: Date?
-        /// The bootstrap token is reusable; every other refresh token is spent by its first use.
+        /// A bootstrap token is reusable (each use starts a new session); every other refresh token is spent by its
+        /// first use.
         var reusable: Bool
+        var owner: Owner
     }
 
     /// What `/token` answers.
@@ -47,6 +58,7 @@ struct SaxoTokenStore: Sendable {
     private(set) var codes: [String: PendingCode] = [:]
     private(set) var access: [String: AccessGrant] = [:]
     private(set) var refresh: [String: RefreshGrant] = [:]
+    private(set) var sessions: [String: Owner] = [:]
     private var sessionCounter = 0
     /// Key bytes (SymmetricKey is not Sendable).
     private let signingKey: [UInt8]
@@ -54,32 +66,57 @@ struct SaxoTokenStore: Sendable {
 
     init(configuration: SaxoSandboxConfiguration) {
         signingKey = SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }
+        let demo = Owner(clientKey: configuration.client.clientKey, appKey: configuration.appKey)
         for token in configuration.staticAccessTokens {
             access[token] = AccessGrant(session: "static:" + token, expires: nil)
+            sessions["static:" + token] = demo
         }
         if let token = configuration.bootstrapRefreshToken {
-            refresh[token] = RefreshGrant(session: "", expires: nil, reusable: true)
+            refresh[token] = RefreshGrant(session: "", expires: nil, reusable: true, owner: demo)
         }
+    }
+
+    /// A reusable refresh token for an app opened at run time: each use starts a session of its client.
+    mutating func addBootstrap(_ token: String, owner: Owner) {
+        refresh[token] = RefreshGrant(session: "", expires: nil, reusable: true, owner: owner)
+    }
+
+    /// Forgets every code, session and token of a client (its app was released).
+    mutating func forget(clientKey: String) {
+        codes = codes.filter { $0.value.owner.clientKey != clientKey }
+        refresh = refresh.filter { $0.value.owner.clientKey != clientKey }
+        let gone = Set(sessions.filter { $0.value.clientKey == clientKey }.keys)
+        access = access.filter { !gone.contains($0.value.session) }
+        for session in gone { sessions[session] = nil }
+    }
+
+    /// The client and app a session belongs to.
+    func owner(ofSession session: String) -> Owner? {
+        sessions[session]
     }
 
     // MARK: Authorization codes
 
-    mutating func issueCode(redirectURI: String, challenge: String?, method: String?, now: Date, lifetime: TimeInterval) -> String {
+    mutating func issueCode(
+        redirectURI: String, challenge: String?, method: String?, owner: Owner, now: Date, lifetime: TimeInterval
+    ) -> String {
         purgeIfNeeded(now: now)
         let code = RandomID.uuid()
         codes[code] = PendingCode(
-            redirectURI: redirectURI, issued: now, expires: now.addingTimeInterval(lifetime), codeChallenge: challenge, codeChallengeMethod: method)
+            redirectURI: redirectURI, issued: now, expires: now.addingTimeInterval(lifetime), codeChallenge: challenge,
+            codeChallengeMethod: method, owner: owner)
         return code
     }
 
     /// Exchanges a code (single use) for a new session's token pair.
     /// - Parameter verifier: the PKCE `code_verifier`, when the client authenticated that way.
+    /// - Parameter appKey: the app (`client_id`) asking; a code issued to another app is `invalid_grant`.
     mutating func exchange(
-        code: String, redirectURI: String?, verifier: String?, clientAuthenticated: Bool, now: Date,
+        code: String, appKey: String, redirectURI: String?, verifier: String?, clientAuthenticated: Bool, now: Date,
         configuration: SaxoSandboxConfiguration
     ) throws(OAuthError) -> TokenPair {
         // A code is spent by any attempt, as OAuth2 servers do, so a leaked code cannot be retried.
-        guard let pending = codes.removeValue(forKey: code) else {
+        guard let pending = codes.removeValue(forKey: code), pending.owner.appKey == appKey else {
             throw OAuthError(status: 400, error: "invalid_grant", description: "The authorization code is invalid or has already been used.")
         }
         guard now < pending.expires else {
@@ -102,13 +139,14 @@ struct SaxoTokenStore: Sendable {
         }
         // Saxo counts the token's lifetime from the sign-in, so a code exchanged late yields a smaller (even negative)
         // `expires_in`, as Saxo's own samples warn.
-        return startSession(now: now, issuedAt: pending.issued, configuration: configuration)
+        return startSession(owner: pending.owner, now: now, issuedAt: pending.issued, configuration: configuration)
     }
 
     // MARK: Refresh
 
-    mutating func refresh(token: String, now: Date, configuration: SaxoSandboxConfiguration) throws(OAuthError) -> TokenPair {
-        guard let grant = refresh[token] else {
+    /// - Parameter appKey: the app (`client_id`) asking; a token issued to another app is `invalid_grant`.
+    mutating func refresh(token: String, appKey: String, now: Date, configuration: SaxoSandboxConfiguration) throws(OAuthError) -> TokenPair {
+        guard let grant = refresh[token], grant.owner.appKey == appKey else {
             throw OAuthError(status: 400, error: "invalid_grant", description: "The refresh token is invalid or has already been used.")
         }
         if let expires = grant.expires, now >= expires {
@@ -116,7 +154,7 @@ struct SaxoTokenStore: Sendable {
             throw OAuthError(status: 400, error: "invalid_grant", description: "The refresh token has expired.")
         }
         if grant.reusable {
-            return startSession(now: now, configuration: configuration)
+            return startSession(owner: grant.owner, now: now, configuration: configuration)
         }
         refresh.removeValue(forKey: token)
         return issuePair(session: grant.session, now: now, configuration: configuration)
@@ -132,9 +170,11 @@ struct SaxoTokenStore: Sendable {
     }
 
     /// Issues a pair for a new session without any OAuth exchange (tests and in-process bootstraps).
-    mutating func startSession(now: Date, issuedAt: Date? = nil, configuration: SaxoSandboxConfiguration) -> TokenPair {
+    mutating func startSession(owner: Owner, now: Date, issuedAt: Date? = nil, configuration: SaxoSandboxConfiguration) -> TokenPair {
         sessionCounter += 1
-        return issuePair(session: "session-\(sessionCounter)", now: now, issuedAt: issuedAt ?? now, configuration: configuration)
+        let session = "session-\(sessionCounter)"
+        sessions[session] = owner
+        return issuePair(session: session, now: now, issuedAt: issuedAt ?? now, configuration: configuration)
     }
 
     private mutating func issuePair(session: String, now: Date, issuedAt: Date? = nil, configuration: SaxoSandboxConfiguration) -> TokenPair {
@@ -142,10 +182,11 @@ struct SaxoTokenStore: Sendable {
         let issued = issuedAt ?? now
         let accessExpiry = issued.addingTimeInterval(configuration.accessTokenLifetime)
         let refreshExpiry = issued.addingTimeInterval(configuration.refreshTokenLifetime)
-        let accessToken = makeJWT(session: session, issued: issued, expires: accessExpiry, configuration: configuration)
+        let owner = sessions[session] ?? Owner(clientKey: configuration.client.clientKey, appKey: configuration.appKey)
+        let accessToken = makeJWT(session: session, clientKey: owner.clientKey, issued: issued, expires: accessExpiry)
         let refreshToken = RandomID.uuid()
         access[accessToken] = AccessGrant(session: session, expires: accessExpiry)
-        refresh[refreshToken] = RefreshGrant(session: session, expires: refreshExpiry, reusable: false)
+        refresh[refreshToken] = RefreshGrant(session: session, expires: refreshExpiry, reusable: false, owner: owner)
         return TokenPair(
             accessToken: accessToken, expiresIn: Int(accessExpiry.timeIntervalSince(now).rounded()), refreshToken: refreshToken,
             refreshTokenExpiresIn: Int(refreshExpiry.timeIntervalSince(now).rounded()))
@@ -153,15 +194,15 @@ struct SaxoTokenStore: Sendable {
 
     /// Saxo's access tokens are JWTs; clients read `exp` from them, the UserKey from `uid` and the ClientKey from `cid`
     /// (SaxoBank/openapi-samples-php reads `uid` to call `port/v1/users/{UserKey}`). Signed with a per-sandbox key.
-    private func makeJWT(session: String, issued issuedDate: Date, expires: Date, configuration: SaxoSandboxConfiguration) -> String {
+    private func makeJWT(session: String, clientKey: String, issued issuedDate: Date, expires: Date) -> String {
         let issued = Int64(issuedDate.timeIntervalSince1970.rounded(.down))
         let header: JSON = ["alg": "HS256", "typ": "JWT", "x5t": "sandbox"]
         let payload: JSON = [
             "oaa": "77770",
             "iss": "oa",
             "aid": "109",
-            "uid": .string(configuration.client.clientKey),
-            "cid": .string(configuration.client.clientKey),
+            "uid": .string(clientKey),
+            "cid": .string(clientKey),
             "isa": "False",
             "tid": "2002",
             "sid": .string(session),
@@ -189,5 +230,7 @@ struct SaxoTokenStore: Sendable {
         codes = codes.filter { now < $0.value.expires }
         access = access.filter { $0.value.expires.map { now < $0 } ?? true }
         refresh = refresh.filter { $0.value.expires.map { now < $0 } ?? true }
+        let live = Set(access.values.map(\.session)).union(refresh.values.map(\.session))
+        sessions = sessions.filter { live.contains($0.key) }
     }
 }

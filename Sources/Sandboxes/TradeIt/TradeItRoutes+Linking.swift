@@ -61,7 +61,8 @@ extension TradeItRoutes {
                 return .failure(.brokerAuthentication("The oAuthVerifier is invalid or has expired; please log in again."))
             }
             let user = TradeItSandbox.createUser(
-                verifier.persona, apiKey: apiKey, relinkUserId: verifier.relinkUserId, state: &state)
+                verifier.persona, apiKey: apiKey, relinkUserId: verifier.relinkUserId, configuration: configuration,
+                market: market, state: &state)
             return .success(user)
         }
         let (userId, userToken) = try result.get()

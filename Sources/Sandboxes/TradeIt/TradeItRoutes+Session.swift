@@ -11,7 +11,7 @@ extension TradeItRoutes {
         else { throw TradeItAPIError.parameter("userId and userToken are required.") }
         let now = market.now
         let lifetime = configuration.sessionLifetime
-        let result: Result<(String, TradeItPersona), TradeItAPIError> = sandbox.state.withLock { state in
+        let result: Result<(String, TradeItSandbox.User), TradeItAPIError> = sandbox.state.withLock { state in
             guard let user = state.users[userId], user.userToken == userToken, user.apiKey == apiKey else {
                 return .failure(.tokenExpired)
             }
@@ -22,16 +22,16 @@ extension TradeItRoutes {
             let token = "SBX-SESSION-\(state.next())-\(RandomID.suffix(8))"
             state.sessions[token] = TradeItSandbox.Session(
                 userId: userId, expiresAt: now.addingTimeInterval(lifetime), pendingQuestion: user.persona == .dummySecurity)
-            return .success((token, user.persona))
+            return .success((token, user))
         }
-        let (token, persona) = try result.get()
-        if persona == .dummySecurity { return TradeItWire.question(token: token, message: "Security question") }
-        return authenticated(token: token, persona: persona)
+        let (token, user) = try result.get()
+        if user.persona == .dummySecurity { return TradeItWire.question(token: token, message: "Security question") }
+        return authenticated(token: token, user: user)
     }
 
-    func authenticated(token: String, persona: TradeItPersona) -> JSON {
-        let name = sandbox.state.withLock { $0.books[persona.accountNumber]?.name } ?? persona.accountNumber
-        return TradeItWire.authenticated(token: token, accountNumber: persona.accountNumber, name: name)
+    func authenticated(token: String, user: TradeItSandbox.User) -> JSON {
+        let name = sandbox.state.withLock { $0.books[user.accountNumber]?.name } ?? user.accountNumber
+        return TradeItWire.authenticated(token: token, accountNumber: user.accountNumber, name: name)
     }
 
     func answer(_ body: TradeItFields) throws -> JSON {
@@ -39,7 +39,7 @@ extension TradeItRoutes {
         guard let answer = body.string("securityAnswer") else { throw TradeItAPIError.parameter("securityAnswer is required.") }
         let now = market.now
         let lifetime = configuration.sessionLifetime
-        let persona: TradeItPersona? = sandbox.state.withLock { state in
+        let answered: TradeItSandbox.User? = sandbox.state.withLock { state in
             guard let session = state.sessions[token], session.expiresAt > now, let user = state.users[session.userId] else {
                 return nil
             }
@@ -47,12 +47,12 @@ extension TradeItRoutes {
                 state.sessions[token]?.pendingQuestion = false
                 state.sessions[token]?.expiresAt = now.addingTimeInterval(lifetime)
             }
-            return user.persona
+            return user
         }
-        guard let persona else { throw TradeItAPIError.sessionExpired }
+        guard let answered else { throw TradeItAPIError.sessionExpired }
         let stillPending = sandbox.state.withLock { $0.sessions[token]?.pendingQuestion ?? true }
         if stillPending { return TradeItWire.question(token: token, message: "Incorrect answer, please try again") }
-        return authenticated(token: token, persona: persona)
+        return authenticated(token: token, user: answered)
     }
 
     func keepAlive(_ body: TradeItFields) throws -> JSON {

@@ -16,7 +16,7 @@ extension TradeItRoutes {
             let verifier = self.sandbox.issueVerifier(persona: persona, apiKey: apiKey, relinkUserId: nil)
             return Response.json([
                 "userId": .string(userId), "userToken": .string(userToken), "oAuthVerifier": .string(verifier),
-                "accountNumber": .string(persona.accountNumber),
+                "accountNumber": .string(self.sandbox.accountNumber(apiKey: apiKey, persona: persona)),
             ])
         }
         hooks.post("expireSessions") { _, _ in

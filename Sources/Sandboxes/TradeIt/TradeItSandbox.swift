@@ -36,6 +36,8 @@ public final class TradeItSandbox: BrokerSimulator {
         var userToken: String
         var apiKey: String
         var tokenExpired: Bool
+        /// The persona's account for this API key (see ``TradeItSandbox/accountNumber(apiKey:persona:state:)``).
+        var accountNumber: String
     }
 
     struct Session: Sendable {
@@ -66,6 +68,8 @@ public final class TradeItSandbox: BrokerSimulator {
         var popups: [String: Popup] = [:]
         var verifiers: [String: Verifier] = [:]
         var books: [String: TradeItAccountBook] = [:]
+        /// API keys issued at run time (``provisionAPIKey()``), each with the tag that keeps its accounts apart.
+        var provisionedKeys: [String: String] = [:]
         var counter = 0
 
         mutating func next() -> Int {
@@ -86,16 +90,64 @@ public final class TradeItSandbox: BrokerSimulator {
         self.faults = faults
         var books: [String: TradeItAccountBook] = [:]
         for persona in TradeItPersona.allCases {
-            var book = TradeItAccountBook(
-                accountNumber: persona.accountNumber, name: "Individual Brokerage (\(persona.rawValue))",
-                cash: configuration.startingCash)
-            for holding in configuration.holdings where holding.quantity > 0 && market.instrument(symbol: holding.symbol) != nil {
-                book.holdings[holding.symbol] = TradeItHolding(
-                    quantity: holding.quantity, cost: holding.quantity * holding.averagePrice)
-            }
-            books[persona.accountNumber] = book
+            books[persona.accountNumber] = Self.newBook(
+                accountNumber: persona.accountNumber, persona: persona, configuration: configuration, market: market)
         }
         self.state = Mutex(State(books: books))
+    }
+
+    /// An account as every persona's starts: the configured cash and holdings.
+    static func newBook(
+        accountNumber: String, persona: TradeItPersona, configuration: TradeItSandboxConfiguration, market: MarketEngine
+    ) -> TradeItAccountBook {
+        var book = TradeItAccountBook(
+            accountNumber: accountNumber, name: "Individual Brokerage (\(persona.rawValue))", cash: configuration.startingCash)
+        for holding in configuration.holdings where holding.quantity > 0 && market.instrument(symbol: holding.symbol) != nil {
+            book.holdings[holding.symbol] = TradeItHolding(quantity: holding.quantity, cost: holding.quantity * holding.averagePrice)
+        }
+        return book
+    }
+
+    // MARK: API keys issued at run time
+
+    /// Issues a new API key at run time, as TradeIt issued one per partner app. Users linked through it log in to
+    /// the same `Dummy` personas, but their accounts are the key's own (`SANDBOX-DUMMY-1-<tag>`): nothing of another
+    /// key's accounts, the configured keys' included, is reachable with it.
+    /// - Throws: ``SandboxProvisioningError`` once ``TradeItSandboxConfiguration/maximumProvisionedKeys`` are issued.
+    public func provisionAPIKey() throws -> String {
+        let key = "SBX-TRADEIT-" + SandboxSecret.upper(24)
+        let tag = SandboxSecret.upper(8)
+        let limit = configuration.maximumProvisionedKeys
+        try state.withLock { state in
+            guard state.provisionedKeys.count < limit else { throw SandboxProvisioningError.full("TradeIt", limit: limit) }
+            state.provisionedKeys[key] = tag
+        }
+        return key
+    }
+
+    /// Forgets an API key ``provisionAPIKey()`` issued, with its users, sessions, pending logins and accounts. The
+    /// configured keys (the demo's) are never forgotten.
+    public func releaseAPIKey(_ apiKey: String) {
+        state.withLock { state in
+            guard let tag = state.provisionedKeys.removeValue(forKey: apiKey) else { return }
+            let users = Set(state.users.filter { $0.value.apiKey == apiKey }.keys)
+            for user in users { state.users[user] = nil }
+            state.sessions = state.sessions.filter { !users.contains($0.value.userId) }
+            state.popups = state.popups.filter { $0.value.apiKey != apiKey }
+            state.verifiers = state.verifiers.filter { $0.value.apiKey != apiKey }
+            for persona in TradeItPersona.allCases { state.books[Self.accountNumber(persona, tag: tag)] = nil }
+        }
+    }
+
+    /// The persona's account under an API key: the persona's own number for a configured key, one of the key's
+    /// own for a key issued at run time.
+    static func accountNumber(apiKey: String, persona: TradeItPersona, state: State) -> String {
+        guard let tag = state.provisionedKeys[apiKey] else { return persona.accountNumber }
+        return accountNumber(persona, tag: tag)
+    }
+
+    static func accountNumber(_ persona: TradeItPersona, tag: String) -> String {
+        "\(persona.accountNumber)-\(tag)"
     }
 
     /// The router serving `/api/v2/...`, `/api/v1/...`, the login popup and the `/_sandbox` admin endpoints.
@@ -116,7 +168,15 @@ public final class TradeItSandbox: BrokerSimulator {
     public func link(_ persona: TradeItPersona, apiKey: String = TradeItSandboxConfiguration.demoAPIKey)
         -> (userId: String, userToken: String)
     {
-        state.withLock { state in Self.createUser(persona, apiKey: apiKey, relinkUserId: nil, state: &state) }
+        let (configuration, market) = (self.configuration, self.market)
+        return state.withLock { state in
+            Self.createUser(persona, apiKey: apiKey, relinkUserId: nil, configuration: configuration, market: market, state: &state)
+        }
+    }
+
+    /// The account number a user of `apiKey` logged in as `persona` trades in.
+    public func accountNumber(apiKey: String, persona: TradeItPersona) -> String {
+        state.withLock { Self.accountNumber(apiKey: apiKey, persona: persona, state: $0) }
     }
 
     /// Makes every open session lapse: the next call with any token answers code 600.
@@ -137,27 +197,37 @@ public final class TradeItSandbox: BrokerSimulator {
 
     // MARK: Internals
 
-    static func createUser(_ persona: TradeItPersona, apiKey: String, relinkUserId: String?, state: inout State)
-        -> (userId: String, userToken: String)
-    {
+    static func createUser(
+        _ persona: TradeItPersona, apiKey: String, relinkUserId: String?, configuration: TradeItSandboxConfiguration,
+        market: MarketEngine, state: inout State
+    ) -> (userId: String, userToken: String) {
         let number = state.next()
         let userToken = "SBX-UTOKEN-\(number)-\(RandomID.suffix(8))"
+        let account = accountNumber(apiKey: apiKey, persona: persona, state: state)
+        if state.books[account] == nil {
+            state.books[account] = newBook(accountNumber: account, persona: persona, configuration: configuration, market: market)
+        }
         if let relinkUserId, var user = state.users[relinkUserId] {
             // A token update renews the token of the same user id.
             user.userToken = userToken
             user.tokenExpired = persona == .dummyExpired
             user.persona = persona
+            user.accountNumber = account
             state.users[relinkUserId] = user
             return (relinkUserId, userToken)
         }
         let userId = "SBX-USER-\(number)"
-        state.users[userId] = User(persona: persona, userToken: userToken, apiKey: apiKey, tokenExpired: persona == .dummyExpired)
+        state.users[userId] = User(
+            persona: persona, userToken: userToken, apiKey: apiKey, tokenExpired: persona == .dummyExpired,
+            accountNumber: account)
         return (userId, userToken)
     }
 
     func checkAPIKey(_ apiKey: String?) throws(TradeItAPIError) -> String {
         guard let apiKey, !apiKey.isEmpty else { throw .parameter("apiKey is required.") }
-        guard configuration.apiKeys.contains(apiKey) else { throw .invalidAPIKey }
+        guard configuration.apiKeys.contains(apiKey) || state.withLock({ $0.provisionedKeys[apiKey] != nil }) else {
+            throw .invalidAPIKey
+        }
         return apiKey
     }
 
@@ -174,7 +244,7 @@ public final class TradeItSandbox: BrokerSimulator {
                 return .failure(.sessionExpired)
             }
             state.sessions[token]?.expiresAt = now.addingTimeInterval(lifetime)
-            return .success((session.userId, user.persona.accountNumber))
+            return .success((session.userId, user.accountNumber))
         }
         return try result.get()
     }

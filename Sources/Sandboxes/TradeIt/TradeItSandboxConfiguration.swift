@@ -27,6 +27,8 @@ public struct TradeItSandboxConfiguration: Sendable {
     /// Each persona's account starts with this cash and these holdings.
     public var startingCash: Decimal
     public var holdings: [Holding]
+    /// How many API keys may be issued at run time at once (``TradeItSandbox/provisionAPIKey()``).
+    public var maximumProvisionedKeys: Int
 
     public struct Holding: Sendable, Hashable {
         /// Canonical symbol (`AAPL`, `BTC/USD`).
@@ -49,7 +51,8 @@ public struct TradeItSandboxConfiguration: Sendable {
         positionsPageSize: Int = 20,
         commission: Decimal = Decimal(string: "4.95")!,
         startingCash: Decimal = 50_000,
-        holdings: [Holding] = TradeItSandboxConfiguration.demoHoldings
+        holdings: [Holding] = TradeItSandboxConfiguration.demoHoldings,
+        maximumProvisionedKeys: Int = 10_000
     ) {
         self.apiKeys = apiKeys
         self.sessionLifetime = sessionLifetime
@@ -59,6 +62,7 @@ public struct TradeItSandboxConfiguration: Sendable {
         self.commission = commission
         self.startingCash = startingCash
         self.holdings = holdings
+        self.maximumProvisionedKeys = max(0, maximumProvisionedKeys)
     }
 
     /// `SANDBOX-TRADEIT-API-KEY`.

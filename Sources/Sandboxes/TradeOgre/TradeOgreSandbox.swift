@@ -32,7 +32,8 @@ public final class TradeOgreSandbox: BrokerSimulator {
     /// Listed markets by wire name, in the order `/markets` lists them.
     let listingsByWireName: [String: TradeOgreListing]
     let orderedWireNames: [String]
-    private let secrets: [String: String]
+    /// API key → secret (the configured accounts' and those opened at run time), and which were opened at run time.
+    private let accounts: Mutex<(secrets: [String: String], provisioned: Set<String>)>
     private let state: Mutex<TradeOgreExchange>
 
     public init(
@@ -65,7 +66,7 @@ public final class TradeOgreSandbox: BrokerSimulator {
             secrets[account.apiKey] = account.apiSecret
             exchange.wallets[account.apiKey] = account.balances
         }
-        self.secrets = secrets
+        self.accounts = Mutex((secrets, []))
 
         let now = market.now
         for wireName in byWire.keys.sorted() {
@@ -100,12 +101,48 @@ public final class TradeOgreSandbox: BrokerSimulator {
         state.withLock { exchange in tick(&exchange) }
     }
 
+    // MARK: Accounts opened at run time
+
+    /// Opens a new account at run time with its own API key and secret (HTTP Basic, as TradeOgre's were) and its own
+    /// wallet, funded as ``TradeOgreSandboxConfiguration/provisionedBalances`` says. Its orders and balances are
+    /// its own: another key sees none of them (`Order not found`).
+    /// - Throws: ``SandboxProvisioningError`` once ``TradeOgreSandboxConfiguration/maximumProvisionedAccounts`` are open.
+    public func provisionAccount() throws -> TradeOgreSandboxAccount {
+        let account = TradeOgreSandboxAccount(
+            apiKey: SandboxSecret.mixed(32).lowercased(), apiSecret: SandboxSecret.mixed(32).lowercased(),
+            balances: configuration.provisionedBalances)
+        let limit = configuration.maximumProvisionedAccounts
+        try accounts.withLock { accounts in
+            guard accounts.provisioned.count < limit else { throw SandboxProvisioningError.full("TradeOgre", limit: limit) }
+            accounts.provisioned.insert(account.apiKey)
+        }
+        // The wallet first: the key works only once its wallet is there.
+        state.withLock { $0.wallets[account.apiKey] = account.balances }
+        accounts.withLock { $0.secrets[account.apiKey] = account.apiSecret }
+        return account
+    }
+
+    /// Forgets an account ``provisionAccount()`` opened: its key stops working, its open orders leave the books and
+    /// its wallet is gone. The configured accounts (the demo's) are never forgotten.
+    public func releaseAccount(apiKey: String) {
+        let released = accounts.withLock { accounts -> Bool in
+            guard accounts.provisioned.remove(apiKey) != nil else { return false }
+            accounts.secrets[apiKey] = nil
+            return true
+        }
+        guard released else { return }
+        state.withLock { exchange in
+            exchange.cancelAll(account: apiKey)
+            exchange.wallets[apiKey] = nil
+        }
+    }
+
     // MARK: Internals used by the routes
 
     /// The account key named by `Authorization: Basic base64(key:secret)`, or nil.
     func authenticate(_ headers: HTTPFields) -> String? {
         guard let authorization = headers[.authorization], let credentials = BasicCredentials(authorization: authorization),
-            let expected = secrets[credentials.user], Secret.equals(expected, credentials.password)
+            let expected = accounts.withLock({ $0.secrets[credentials.user] }), Secret.equals(expected, credentials.password)
         else { return nil }
         return credentials.user
     }

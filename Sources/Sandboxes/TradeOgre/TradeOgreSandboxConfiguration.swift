@@ -38,6 +38,10 @@ public struct TradeOgreSandboxConfiguration: Sendable {
     /// Trades written into each market's history when the sandbox starts (one a minute, ending now), so
     /// `/history/{market}` and the 24-hour volume are not empty.
     public var seededTrades: Int
+    /// What an account opened at run time (``TradeOgreSandbox/provisionAccount()``) starts with: the demo's wallet.
+    public var provisionedBalances: [String: Decimal]
+    /// How many accounts may be open at run time at once (each lives in memory).
+    public var maximumProvisionedAccounts: Int
 
     public init(
         accounts: [TradeOgreSandboxAccount] = [.demo],
@@ -46,7 +50,9 @@ public struct TradeOgreSandboxConfiguration: Sendable {
         makerLevels: Int = 5,
         makerLevelSpacing: Decimal = Decimal(string: "0.001")!,
         participantOffsets: [Decimal] = ["-0.06", "-0.03", "0.03", "0.06"].map { Decimal(string: $0)! },
-        seededTrades: Int = 30
+        seededTrades: Int = 30,
+        provisionedBalances: [String: Decimal] = TradeOgreSandboxAccount.demo.balances,
+        maximumProvisionedAccounts: Int = 10_000
     ) {
         self.accounts = accounts
         self.markets = markets
@@ -55,6 +61,8 @@ public struct TradeOgreSandboxConfiguration: Sendable {
         self.makerLevelSpacing = makerLevelSpacing
         self.participantOffsets = participantOffsets
         self.seededTrades = max(0, min(seededTrades, 100))
+        self.provisionedBalances = provisionedBalances
+        self.maximumProvisionedAccounts = max(0, maximumProvisionedAccounts)
     }
 
     /// `BTC/USDT`, `LTC/BTC`, `LTC/USDT`, `XMR/BTC`, `XMR/USDT`.

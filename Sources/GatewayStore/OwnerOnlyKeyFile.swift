@@ -1,4 +1,3 @@
-import Crypto
 import Foundation
 import GatewayCore
 
@@ -10,35 +9,38 @@ import Musl
 import Darwin
 #endif
 
-/// The master key file's I/O, kept apart from `CredentialCipher` (whose `open` would shadow `open(2)`).
-enum MasterKeyFile {
-    /// The key in an existing key file, or `nil` when there is none.
-    static func existingKey(at path: String) throws -> CredentialCipher? {
+/// The I/O of the secret key files in the data folder (`master.key`, `transfer.key`): a regular file, never a symbolic
+/// link, readable by its owner only, created exclusively with mode 0600 and hard-linked into place so it never exists
+/// half-written. Kept apart from `CredentialCipher` (whose `open` would shadow `open(2)`). `name` says which file a
+/// message is about ("the master key file"); no message ever contains key material.
+enum OwnerOnlyKeyFile {
+    /// The contents of an existing key file (at most 4 KiB), or `nil` when there is none. The caller zeroes them.
+    static func existingContents(at path: String, name: String) throws -> [UInt8]? {
         let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC)
         if descriptor < 0 {
             let code = errno
             if code == ENOENT { return nil }
             if code == ELOOP {
-                throw MasterKeyError(.insecureKeyFile, "the master key file \(path) is a symbolic link; use a regular file")
+                throw MasterKeyError(.insecureKeyFile, "\(name) \(path) is a symbolic link; use a regular file")
             }
             throw MasterKeyError(
-                .keyFileUnavailable, "the master key file \(path) cannot be opened: \(String(cString: strerror(code)))")
+                .keyFileUnavailable, "\(name) \(path) cannot be opened: \(String(cString: strerror(code)))")
         }
         defer { _ = close(descriptor) }
 
         // Checked on the open descriptor, so the file cannot be swapped between the check and the read.
         var status = stat()
         guard fstat(descriptor, &status) == 0 else {
-            throw MasterKeyError(.keyFileUnavailable, "the master key file \(path) cannot be inspected")
+            throw MasterKeyError(.keyFileUnavailable, "\(name) \(path) cannot be inspected")
         }
         guard status.st_mode & S_IFMT == S_IFREG else {
-            throw MasterKeyError(.insecureKeyFile, "the master key file \(path) is not a regular file")
+            throw MasterKeyError(.insecureKeyFile, "\(name) \(path) is not a regular file")
         }
         let permissions = status.st_mode & 0o777
         guard permissions & 0o077 == 0 else {
             throw MasterKeyError(
                 .insecureKeyFile,
-                "the master key file \(path) has mode \(String(permissions, radix: 8)), which lets group or others "
+                "\(name) \(path) has mode \(String(permissions, radix: 8)), which lets group or others "
                     + "access it; refusing to use it. Run `chmod 600 \(path)` if it was never exposed, otherwise "
                     + "treat the key as compromised")
         }
@@ -49,21 +51,17 @@ enum MasterKeyFile {
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count < 0 {
                 if errno == EINTR { continue }
-                throw MasterKeyError(.keyFileUnavailable, "the master key file \(path) cannot be read")
+                throw MasterKeyError(.keyFileUnavailable, "\(name) \(path) cannot be read")
             }
             if count == 0 { break }
             contents.append(contentsOf: buffer[0..<count])
         }
-        defer {
-            for index in contents.indices { contents[index] = 0 }
-        }
-        return try CredentialCipher(
-            base64Key: String(decoding: contents, as: UTF8.self), source: .keyFile(path: path, created: false),
-            origin: "the master key file \(path)")
+        for index in buffer.indices { buffer[index] = 0 }
+        return contents
     }
 
-    /// Makes the key file, or returns `nil` when another process made it first.
-    static func createKey(at path: String, directory: String) throws -> CredentialCipher? {
+    /// Makes the key file with `contents`; `false` when another process made it first (read theirs instead).
+    static func create(at path: String, directory: String, contents text: [UInt8], name: String) throws -> Bool {
         do {
             try FileManager.default.createDirectory(
                 atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
@@ -71,39 +69,33 @@ enum MasterKeyFile {
             throw MasterKeyError(.keyFileUnavailable, "the data folder \(directory) cannot be created")
         }
 
-        let key = SymmetricKey(size: .bits256)
-        var text = Array(key.withUnsafeBytes { Data($0) }.base64EncodedString().utf8)
-        text.append(UInt8(ascii: "\n"))
-        defer {
-            for index in text.indices { text[index] = 0 }
-        }
-
-        let temporary = directory + "/.\(CredentialCipher.keyFileName).\(RandomIdentifier.base32(count: 12)).tmp"
-        if let code = try writeNewFile(at: temporary, contents: text, origin: path) {
+        let fileName = URL(fileURLWithPath: path).lastPathComponent
+        let temporary = directory + "/.\(fileName).\(RandomIdentifier.base32(count: 12)).tmp"
+        if let code = try writeNewFile(at: temporary, contents: text, origin: "\(name) \(path)") {
             throw MasterKeyError(
-                .keyFileUnavailable, "the master key file \(path) cannot be created: \(String(cString: strerror(code)))")
+                .keyFileUnavailable, "\(name) \(path) cannot be created: \(String(cString: strerror(code)))")
         }
         defer { _ = unlink(temporary) }
 
         // link(2) never replaces an existing file: exactly one of several racing instances wins.
         if link(temporary, path) == 0 {
             fsyncDirectory(directory)
-            return CredentialCipher(key: key, source: .keyFile(path: path, created: true))
+            return true
         }
         let code = errno
-        if code == EEXIST { return nil }
+        if code == EEXIST { return false }
         guard code == EPERM || code == ENOTSUP || code == EOPNOTSUPP || code == ENOSYS else {
             throw MasterKeyError(
-                .keyFileUnavailable, "the master key file \(path) cannot be created: \(String(cString: strerror(code)))")
+                .keyFileUnavailable, "\(name) \(path) cannot be created: \(String(cString: strerror(code)))")
         }
         // A filesystem without hard links: create the file in place, still exclusively and with mode 0600.
-        if let code = try writeNewFile(at: path, contents: text, origin: path) {
-            if code == EEXIST { return nil }
+        if let code = try writeNewFile(at: path, contents: text, origin: "\(name) \(path)") {
+            if code == EEXIST { return false }
             throw MasterKeyError(
-                .keyFileUnavailable, "the master key file \(path) cannot be created: \(String(cString: strerror(code)))")
+                .keyFileUnavailable, "\(name) \(path) cannot be created: \(String(cString: strerror(code)))")
         }
         fsyncDirectory(directory)
-        return CredentialCipher(key: key, source: .keyFile(path: path, created: true))
+        return true
     }
 
     /// Creates a file that did not exist, readable and writable by its owner only from the first moment.
@@ -117,7 +109,7 @@ enum MasterKeyFile {
             if isOpen { _ = close(descriptor) }
             isOpen = false
             _ = unlink(path)
-            return MasterKeyError(.keyFileUnavailable, "the master key file \(origin) cannot be \(problem)")
+            return MasterKeyError(.keyFileUnavailable, "\(origin) cannot be \(problem)")
         }
         // The umask can only narrow 0600; make it exactly 0600 so the owner can read it back.
         guard fchmod(descriptor, 0o600) == 0 else { throw fail("given mode 0600") }

@@ -1,0 +1,40 @@
+public import Foundation
+
+/// Why a simulator cannot open another account at run time.
+public struct SandboxProvisioningError: Error, Sendable, Hashable, CustomStringConvertible {
+    public var message: String
+
+    package init(_ message: String) {
+        self.message = message
+    }
+
+    package static func full(_ broker: String, limit: Int) -> SandboxProvisioningError {
+        SandboxProvisioningError("the \(broker) sandbox holds \(limit) accounts opened at run time, its most")
+    }
+
+    public var description: String { message }
+}
+
+/// Random credentials in the shapes the real brokers hand out, from the system's CSPRNG.
+package enum SandboxSecret {
+    static let upper = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
+    static let mixed = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
+
+    /// `count` characters of `A–Z0–9`.
+    package static func upper(_ count: Int) -> String {
+        var generator = SystemRandomNumberGenerator()
+        return String((0..<count).map { _ in upper[Int(generator.next(upperBound: UInt(upper.count)))] })
+    }
+
+    /// `count` characters of `A–Za–z0–9`.
+    package static func mixed(_ count: Int) -> String {
+        var generator = SystemRandomNumberGenerator()
+        return String((0..<count).map { _ in mixed[Int(generator.next(upperBound: UInt(mixed.count)))] })
+    }
+
+    /// `count` random decimal digits.
+    package static func digits(_ count: Int) -> String {
+        var generator = SystemRandomNumberGenerator()
+        return String((0..<count).map { _ in Character(String(generator.next(upperBound: UInt(10)))) })
+    }
+}
