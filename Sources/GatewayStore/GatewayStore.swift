@@ -109,6 +109,10 @@ public protocol GatewayStore: Sendable {
     /// devices and sessions); keys bound to the user are revoked. Their journaled orders stay, with their user id.
     /// `false` when the tenant has no such user.
     func deleteUser(tenantId: String, id: String, audit: AuditRecord?) async throws -> Bool
+    /// The tenant's oldest user, made (external id `default`) when the tenant has none: the one user of a tenant
+    /// used as a single account, as every tenant from before users was (migration `v7-tenancy`).
+    /// - Throws: `GatewayError(.notFound)` for an unknown tenant.
+    func defaultUser(tenantId: String) async throws -> User
 
     // MARK: The audit log
 
@@ -118,9 +122,14 @@ public protocol GatewayStore: Sendable {
     func auditEvents(tenantId: String, before: String?, limit: Int) async throws -> [AuditEvent]
 
     // MARK: Connections
-    func createConnection(tenantId: String, _ connection: NewConnection) async throws -> ConnectionDescriptor
-    /// The tenant's connections, oldest first (a stable order for fan-out results).
+    /// - Throws: `GatewayError(.notFound)` for an unknown tenant, or a user that is not the tenant's.
+    func createConnection(tenantId: String, userId: String?, _ connection: NewConnection) async throws
+        -> ConnectionDescriptor
+    /// All the tenant's connections, every user's, oldest first (the operator's status, restarts, reconciliation).
     func connections(tenantId: String) async throws -> [ConnectionDescriptor]
+    /// One user's connections, oldest first (a stable order for fan-out results).
+    func connections(tenantId: String, userId: String) async throws -> [ConnectionDescriptor]
+    /// Any of the tenant's connections by id, whoever's it is: the caller checks `userId` against whom it acts for.
     func connection(tenantId: String, id: String) async throws -> ConnectionDescriptor?
     func deleteConnection(tenantId: String, id: String) async throws -> Bool
     /// The connection's secrets, decrypted.
@@ -150,16 +159,18 @@ public protocol GatewayStore: Sendable {
     func setDemoTenantId(_ id: String) async throws
 
     // MARK: Gateway-side watchlists (for brokers that have none)
-    func watchlists(tenantId: String) async throws -> [Watchlist]
-    func watchlist(tenantId: String, id: String) async throws -> Watchlist?
-    /// Throws `GatewayError.conflict` when the tenant already has a watchlist of that name.
-    func createWatchlist(tenantId: String, name: String, instruments: [Instrument]) async throws -> Watchlist
-    func updateWatchlist(tenantId: String, id: String, name: String?, instruments: [Instrument]?) async throws -> Watchlist?
-    func deleteWatchlist(tenantId: String, id: String) async throws -> Bool
+    // Each is one user's: names are unique per user, and no call reaches another user's list.
+    func watchlists(tenantId: String, userId: String) async throws -> [Watchlist]
+    func watchlist(tenantId: String, userId: String, id: String) async throws -> Watchlist?
+    /// Throws `GatewayError.conflict` when the user already has a watchlist of that name.
+    func createWatchlist(tenantId: String, userId: String, name: String, instruments: [Instrument]) async throws -> Watchlist
+    func updateWatchlist(
+        tenantId: String, userId: String, id: String, name: String?, instruments: [Instrument]?
+    ) async throws -> Watchlist?
+    func deleteWatchlist(tenantId: String, userId: String, id: String) async throws -> Bool
 }
 
-// Transitional (tenancy foundation): the calls of the gateway before users and scopes, until every caller names
-// them. Removed once the application and the server have moved to principals.
+// Shorthands for the operator's and the tests' single-account use of a tenant.
 extension GatewayStore {
     /// A key with every scope, bound to no user.
     public func issueAPIKey(tenantId: String, label: String) async throws -> IssuedAPIKey {
@@ -170,6 +181,14 @@ extension GatewayStore {
     public func tenant(forAPIKey key: String) async throws -> Tenant? {
         guard let found = try await authenticateAPIKey(key), found.tenant.disabledAt == nil else { return nil }
         return found.tenant
+    }
+
+    /// A key with every scope bound to the tenant's default user (see `defaultUser`): a tenant used as a single
+    /// account, the way tenants from before users keep working.
+    public func issueDefaultUserKey(tenantId: String, label: String) async throws -> IssuedAPIKey {
+        let user = try await defaultUser(tenantId: tenantId)
+        return try await issueAPIKey(
+            tenantId: tenantId, label: label, scopes: ["read", "trade", "admin"], userId: user.id, audit: nil)
     }
 
     public func revokeAPIKey(tenantId: String, keyId: String) async throws -> Bool {

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayCore
+import GatewayModel
 import GRDB
 
 extension SQLiteStore {
@@ -115,6 +116,29 @@ extension SQLiteStore {
             try db.execute(sql: "DELETE FROM users WHERE tenant_id = ? AND id = ?", arguments: [tenantId, id])
             if let audit { try Self.insertAudit(db, audit, at: now) }
             return true
+        }
+    }
+
+    public func defaultUser(tenantId: String) async throws -> User {
+        try await write("defaultUser") { db in
+            try Self.requireTenant(db, tenantId)
+            if let oldest = try Row.fetchOne(
+                db, sql: "SELECT \(Self.userColumns) FROM users WHERE tenant_id = ? ORDER BY created_at, id LIMIT 1",
+                arguments: [tenantId]
+            ).map(User.init(row:)) {
+                return oldest
+            }
+            let id = StoreIdentifier.make(StoreIdentifier.user)
+            let now = StoreClock.nowMillis()
+            try db.execute(
+                sql: """
+                    INSERT INTO users (id, tenant_id, external_id, display_name, created_at, updated_at)
+                    VALUES (?, ?, 'default', 'Default user', ?, ?)
+                    """,
+                arguments: [id, tenantId, now, now])
+            return User(
+                id: id, tenantId: tenantId, externalId: "default", displayName: "Default user",
+                createdAt: StoreClock.date(now), updatedAt: StoreClock.date(now))
         }
     }
 

@@ -48,7 +48,7 @@ public struct UserUpdate: Sendable, Hashable {
         case set(String)
         case clear
 
-        var value: String? {
+        public var value: String? {
             if case .set(let value) = self { return value }
             return nil
         }

@@ -1,4 +1,5 @@
 public import GatewayCore
+import GatewayModel
 public import GatewayStore
 
 /// What a credential allows. Which one an operation needs is declared in the OpenAPI document (the scope list of its
@@ -105,8 +106,20 @@ public struct Owner: Sendable, Hashable {
         self.actor = actor
     }
 
+    /// Whether the connection is this user's (of this tenant): every path to a connection by id checks it, so another
+    /// user's connection answers as one that does not exist.
+    public func owns(_ connection: ConnectionDescriptor) -> Bool {
+        connection.tenantId == tenant.id && connection.userId == userId
+    }
+
     /// The operator acting on the data folder (the first run's demo data, `gateway` commands).
     public static func `operator`(tenant: Tenant, userId: String) -> Owner {
         Owner(tenant: tenant, userId: userId, actor: AuditRecord.operatorActor)
     }
 }
+
+// The store's tenancy types under names the generated server can reach (`GatewayStore.User` would name a member of
+// the `GatewayStore` protocol, not the module's type).
+public typealias TenantUser = User
+public typealias TenantAPIKey = APIKeyInfo
+public typealias TenantAuditEvent = AuditEvent
