@@ -41,21 +41,32 @@ struct StoreOptions: ParsableArguments {
 
 /// What an operator command prints: one line per row, fields separated by tabs, so scripts can cut them.
 enum OperatorOutput {
-    static func line(_ fields: String?...) {
-        print(fields.map { $0 ?? "-" }.joined(separator: "\t"))
+    static func line(_ fields: String?...) -> String {
+        fields.map { $0 ?? "-" }.joined(separator: "\t")
     }
 
     static func date(_ date: Date?) -> String? {
         date.map { $0.formatted(.iso8601) }
     }
 
-    /// A store failure said as the command's error, never a stack trace.
-    static func run(_ body: () async throws -> Void) async throws {
+    /// The command's lines, printed; a store failure said as the command's error, never a stack trace.
+    static func run(_ lines: () async throws -> [String]) async throws {
         do {
-            try await body()
+            for line in try await lines() { print(line) }
         } catch let error as GatewayError {
             throw ValidationError("\(error.code.rawValue): \(error.message)")
         }
+    }
+}
+
+/// An operator command: its output as lines, so tests read what it prints.
+protocol OperatorCommand: AsyncParsableCommand {
+    func lines() async throws -> [String]
+}
+
+extension OperatorCommand {
+    func run() async throws {
+        try await OperatorOutput.run { try await lines() }
     }
 }
 
@@ -66,7 +77,7 @@ struct TenantsCommand: AsyncParsableCommand {
         subcommands: [TenantsCreateCommand.self, TenantsListCommand.self, TenantsDisableCommand.self])
 }
 
-struct TenantsCreateCommand: AsyncParsableCommand {
+struct TenantsCreateCommand: OperatorCommand {
     static let configuration = CommandConfiguration(
         commandName: "create",
         abstract: "Create a tenant; prints its id. Then `gateway keys create --tenant <id> --scopes admin,read,trade`.")
@@ -83,33 +94,29 @@ struct TenantsCreateCommand: AsyncParsableCommand {
         }
     }
 
-    func run() async throws {
-        try await OperatorOutput.run {
-            let store = try await store.openStore()
-            let tenant = try await store.createTenant(name: name.trimmingCharacters(in: .whitespaces))
-            try await store.recordAudit(AuditRecord(
-                tenantId: tenant.id, actor: AuditRecord.operatorActor, action: "tenant.created", target: tenant.id))
-            OperatorOutput.line(tenant.id, tenant.name)
-        }
+    func lines() async throws -> [String] {
+        let store = try await store.openStore()
+        let tenant = try await store.createTenant(name: name.trimmingCharacters(in: .whitespaces))
+        try await store.recordAudit(AuditRecord(
+            tenantId: tenant.id, actor: AuditRecord.operatorActor, action: "tenant.created", target: tenant.id))
+        return [OperatorOutput.line(tenant.id, tenant.name)]
     }
 }
 
-struct TenantsListCommand: AsyncParsableCommand {
+struct TenantsListCommand: OperatorCommand {
     static let configuration = CommandConfiguration(
         commandName: "list", abstract: "List the tenants: id, name, created, disabled (or -).")
 
     @OptionGroup var store: StoreOptions
 
-    func run() async throws {
-        try await OperatorOutput.run {
-            for tenant in try await store.openStore().tenants() {
-                OperatorOutput.line(tenant.id, tenant.name, OperatorOutput.date(tenant.createdAt), OperatorOutput.date(tenant.disabledAt))
-            }
+    func lines() async throws -> [String] {
+        try await store.openStore().tenants().map { tenant in
+            OperatorOutput.line(tenant.id, tenant.name, OperatorOutput.date(tenant.createdAt), OperatorOutput.date(tenant.disabledAt))
         }
     }
 }
 
-struct TenantsDisableCommand: AsyncParsableCommand {
+struct TenantsDisableCommand: OperatorCommand {
     static let configuration = CommandConfiguration(
         commandName: "disable", abstract: "Disable a tenant: its keys are refused from the next request on.")
 
@@ -118,16 +125,14 @@ struct TenantsDisableCommand: AsyncParsableCommand {
 
     @OptionGroup var store: StoreOptions
 
-    func run() async throws {
-        try await OperatorOutput.run {
-            guard let tenant = try await store.openStore().disableTenant(
-                id: tenantId,
-                audit: AuditRecord(tenantId: tenantId, actor: AuditRecord.operatorActor, action: "tenant.disabled", target: tenantId))
-            else {
-                throw GatewayError(.notFound, "no tenant '\(tenantId)'")
-            }
-            OperatorOutput.line(tenant.id, tenant.name, OperatorOutput.date(tenant.disabledAt))
+    func lines() async throws -> [String] {
+        guard let tenant = try await store.openStore().disableTenant(
+            id: tenantId,
+            audit: AuditRecord(tenantId: tenantId, actor: AuditRecord.operatorActor, action: "tenant.disabled", target: tenantId))
+        else {
+            throw GatewayError(.notFound, "no tenant '\(tenantId)'")
         }
+        return [OperatorOutput.line(tenant.id, tenant.name, OperatorOutput.date(tenant.disabledAt))]
     }
 }
 
@@ -138,7 +143,7 @@ struct KeysCommand: AsyncParsableCommand {
         subcommands: [KeysCreateCommand.self, KeysListCommand.self, KeysRevokeCommand.self])
 }
 
-struct KeysCreateCommand: AsyncParsableCommand {
+struct KeysCreateCommand: OperatorCommand {
     static let configuration = CommandConfiguration(
         commandName: "create",
         abstract: "Create an API key; prints its id, then the key itself on a line of its own (shown this once).")
@@ -167,23 +172,21 @@ struct KeysCreateCommand: AsyncParsableCommand {
         }
     }
 
-    func run() async throws {
-        try await OperatorOutput.run {
-            let store = try await store.openStore()
-            guard try await store.tenant(id: tenant) != nil else { throw GatewayError(.notFound, "no tenant '\(tenant)'") }
-            let scopes = Scope.parse(scopes.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
-            var detail = ["label": label, "scopes": Scope.text(scopes)]
-            if let user { detail["userId"] = user }
-            let issued = try await store.issueAPIKey(
-                tenantId: tenant, label: label, scopes: scopes.sorted().map(\.rawValue), userId: user,
-                audit: AuditRecord(tenantId: tenant, actor: AuditRecord.operatorActor, action: "key.created", detail: detail))
-            OperatorOutput.line(issued.id, Scope.text(scopes), user)
-            print(issued.plaintext)
-        }
+    func lines() async throws -> [String] {
+        let store = try await store.openStore()
+        guard try await store.tenant(id: tenant) != nil else { throw GatewayError(.notFound, "no tenant '\(tenant)'") }
+        let scopes = Scope.parse(scopes.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
+        var detail = ["label": label, "scopes": Scope.text(scopes)]
+        if let user { detail["userId"] = user }
+        let issued = try await store.issueAPIKey(
+            tenantId: tenant, label: label, scopes: scopes.sorted().map(\.rawValue), userId: user,
+            audit: AuditRecord(tenantId: tenant, actor: AuditRecord.operatorActor, action: "key.created", detail: detail))
+        // The key itself on a line of its own: the one time it is shown.
+        return [OperatorOutput.line(issued.id, Scope.text(scopes), user), issued.plaintext]
     }
 }
 
-struct KeysListCommand: AsyncParsableCommand {
+struct KeysListCommand: OperatorCommand {
     static let configuration = CommandConfiguration(
         commandName: "list", abstract: "List a tenant's keys: id, label, scopes, user (or -), created, revoked (or -).")
 
@@ -192,18 +195,16 @@ struct KeysListCommand: AsyncParsableCommand {
 
     @OptionGroup var store: StoreOptions
 
-    func run() async throws {
-        try await OperatorOutput.run {
-            for key in try await store.openStore().apiKeys(tenantId: tenant) {
-                OperatorOutput.line(
-                    key.id, key.label, key.scopes.joined(separator: ","), key.userId, OperatorOutput.date(key.createdAt),
-                    OperatorOutput.date(key.revokedAt))
-            }
+    func lines() async throws -> [String] {
+        try await store.openStore().apiKeys(tenantId: tenant).map { key in
+            OperatorOutput.line(
+                key.id, key.label, key.scopes.joined(separator: ","), key.userId, OperatorOutput.date(key.createdAt),
+                OperatorOutput.date(key.revokedAt))
         }
     }
 }
 
-struct KeysRevokeCommand: AsyncParsableCommand {
+struct KeysRevokeCommand: OperatorCommand {
     static let configuration = CommandConfiguration(
         commandName: "revoke", abstract: "Revoke a key: refused from the next request on.")
 
@@ -215,13 +216,11 @@ struct KeysRevokeCommand: AsyncParsableCommand {
 
     @OptionGroup var store: StoreOptions
 
-    func run() async throws {
-        try await OperatorOutput.run {
-            let revoked = try await store.openStore().revokeAPIKey(
-                tenantId: tenant, keyId: keyId,
-                audit: AuditRecord(tenantId: tenant, actor: AuditRecord.operatorActor, action: "key.revoked", target: keyId))
-            guard revoked else { throw GatewayError(.notFound, "no live key '\(keyId)' of tenant '\(tenant)'") }
-            OperatorOutput.line(keyId, "revoked")
-        }
+    func lines() async throws -> [String] {
+        let revoked = try await store.openStore().revokeAPIKey(
+            tenantId: tenant, keyId: keyId,
+            audit: AuditRecord(tenantId: tenant, actor: AuditRecord.operatorActor, action: "key.revoked", target: keyId))
+        guard revoked else { throw GatewayError(.notFound, "no live key '\(keyId)' of tenant '\(tenant)'") }
+        return [OperatorOutput.line(keyId, "revoked")]
     }
 }
