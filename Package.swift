@@ -339,6 +339,7 @@ let package = Package(
             name: "GatewayExecutableTests",
             dependencies: [
                 "gateway", "GatewayApp", "GatewayStore", "GatewayCore", "GatewayTesting",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),

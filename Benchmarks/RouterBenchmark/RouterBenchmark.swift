@@ -40,11 +40,12 @@ struct RouterBenchmark {
             store: store, registry: registry, router: BrokerRouter(perSourceTimeout: .seconds(5), overallTimeout: .seconds(8)),
             logger: logger)
         let tenant = try await store.createTenant(name: "bench")
-        let key = try await store.issueAPIKey(tenantId: tenant.id, label: "bench").plaintext
+        let issued = try await store.issueDefaultUserKey(tenantId: tenant.id, label: "bench")
+        let key = issued.plaintext
 
         try await withServers(count: sourceCount, latency: latency, logger: logger) { sourceURLs in
             for url in sourceURLs {
-                _ = try await store.createConnection(tenantId: tenant.id, NewConnection(
+                _ = try await store.createConnection(tenantId: tenant.id, userId: issued.info.userId, NewConnection(
                     broker: BrokerKind("latency"), displayName: "source", baseURL: url, credentials: BrokerCredentials()))
             }
             let app = try GatewayServer.application(gateway: gateway, host: "127.0.0.1", port: 0, logger: logger)

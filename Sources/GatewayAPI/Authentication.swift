@@ -1,43 +1,60 @@
 import Foundation
-import GatewayApp
+public import GatewayApp
 import GatewayCore
 public import GatewayStore
 import HTTPTypes
 import OpenAPIRuntime
 
-/// Who is calling: the tenant an API key belongs to, for the duration of one request.
+/// Who is calling, for the duration of one request: the principal `Authentication` made from the credential.
 public enum RequestIdentity {
-    @TaskLocal public static var tenant: Tenant?
+    @TaskLocal public static var principal: Principal?
 
-    /// The tenant; every operation the document secures runs behind `Authentication`, which sets it.
+    /// The caller's tenant; every operation the document secures runs behind `Authentication`, which sets it.
     static func requireTenant() throws -> Tenant {
-        guard let tenant else { throw APIError.unauthenticated }
-        return tenant
+        try requirePrincipal().tenant
+    }
+
+    static func requirePrincipal() throws -> Principal {
+        guard let principal else { throw APIError.unauthenticated }
+        return principal
+    }
+
+    /// The user a user-scoped operation acts for; 400 naming `X-User-ID` when the request names none.
+    static func requireOwner() throws -> Owner {
+        try requirePrincipal().owner()
     }
 }
 
-/// Admits a request to a secured operation only with a tenant's API key as `Authorization: Bearer <key>`.
-/// Which operations are open comes from the document (`security: []`), not from a list kept here.
+/// Admits a request to a secured operation only with a tenant's API key as `Authorization: Bearer <key>` that has
+/// the scope the operation declares, and settles which user it acts for (`X-User-ID`, or the key's own user).
+/// Which operations are open, which scope each needs and which act for a user all come from the document, not from
+/// lists kept here. The key, its tenant and its user are read from the store on every request.
 struct Authentication: ServerMiddleware {
     let gateway: Gateway
-    let publicOperationIDs: Set<String>
+    let document: OpenAPIDocument
+
+    static let userHeader = HTTPField.Name("X-User-ID")!
 
     func intercept(
         _ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
         next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
-        if publicOperationIDs.contains(operationID) { return try await next(request, body, metadata) }
+        if document.publicOperationIDs.contains(operationID) { return try await next(request, body, metadata) }
+        guard let scope = document.requiredScopes[operationID] else {
+            // The document refuses to load with an operation that declares neither; never reached.
+            throw GatewayError(.forbidden, "this operation declares no scope", retryable: false)
+        }
         guard let header = request.headerFields[.authorization] else { throw APIError.unauthenticated }
         let parts = header.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "bearer", parts[1].utf8.count <= 256 else {
             throw APIError.unauthenticated
         }
         let presented = String(parts[1]).trimmingCharacters(in: .whitespaces)
-        guard let tenant = try await gateway.tenant(forAPIKey: presented) else {
-            throw GatewayError(.unauthorized, "the API key is not valid")
-        }
+        let principal = try await gateway.principal(
+            apiKey: presented, requiredScope: scope, actingFor: request.headerFields[Self.userHeader],
+            userScoped: document.userScopedOperationIDs.contains(operationID))
         // The tenant's and the key's request rates (429 with Retry-After beyond them), before any work is done.
-        try gateway.admitRequest(tenant: tenant, keyId: APIKeyText.keyId(of: presented))
-        return try await RequestIdentity.$tenant.withValue(tenant) { try await next(request, body, metadata) }
+        try gateway.admitRequest(tenant: principal.tenant, keyId: principal.limitKey)
+        return try await RequestIdentity.$principal.withValue(principal) { try await next(request, body, metadata) }
     }
 }

@@ -34,7 +34,7 @@ public enum GatewayServer {
             metricsRegistry: (gateway.metricsFactory as? PrometheusMetricsFactory)?.registry)
         try handlers.registerHandlers(
             on: router, configuration: APIJSON.configuration,
-            middlewares: [Authentication(gateway: gateway, publicOperationIDs: document.publicOperationIDs), DecimalLiterals()])
+            middlewares: [Authentication(gateway: gateway, document: document), DecimalLiterals()])
         return router
     }
 

@@ -1,4 +1,5 @@
 public import Foundation
+public import GatewayApp
 import GatewayCore
 import GatewayModel
 import OpenAPIRuntime
@@ -11,6 +12,10 @@ public struct OpenAPIDocument: Sendable {
     public let data: Data
     /// Operations whose `security` is empty: they answer without an API key.
     public let publicOperationIDs: Set<String>
+    /// The scope each secured operation declares (its security requirement's one scope), by operation id.
+    public let requiredScopes: [String: Scope]
+    /// Operations that act for one of the tenant's users: they declare the `X-User-ID` header.
+    public let userScopedOperationIDs: Set<String>
     let object: OpenAPIObjectContainer
     /// Each operation's query parameters with their schemas (references resolved), by operation id.
     let queryParameters: [String: [QueryParameter]]
@@ -49,6 +54,8 @@ public struct OpenAPIDocument: Sendable {
         }
         let schemas = (root["components"] as? [String: Any])?["schemas"] as? [String: [String: Any]] ?? [:]
         var open: Set<String> = []
+        var scopes: [String: Scope] = [:]
+        var userScoped: Set<String> = []
         var queries: [String: [QueryParameter]] = [:]
         let methods = ["get", "put", "post", "delete", "options", "head", "patch", "trace"]
         pathMethods = paths.map { path, item in
@@ -57,8 +64,12 @@ public struct OpenAPIDocument: Sendable {
         for item in paths.values {
             for case let operation as [String: Any] in item.values {
                 guard let id = operation["operationId"] as? String else { continue }
-                if let security = operation["security"] as? [Any], security.isEmpty { open.insert(id) }
+                switch try Self.declaredScope(operationID: id, operation["security"]) {
+                case nil: open.insert(id)
+                case let scope?: scopes[id] = scope
+                }
                 for case let parameter as [String: Any] in operation["parameters"] as? [Any] ?? [] {
+                    if parameter["$ref"] as? String == Self.userParameterReference { userScoped.insert(id) }
                     guard parameter["in"] as? String == "query", let name = parameter["name"] as? String,
                         var schema = parameter["schema"] as? [String: Any]
                     else { continue }
@@ -77,7 +88,28 @@ public struct OpenAPIDocument: Sendable {
             }
         }
         publicOperationIDs = open
+        requiredScopes = scopes
+        userScopedOperationIDs = userScoped
         queryParameters = queries
+    }
+
+    static let userParameterReference = "#/components/parameters/UserId"
+
+    /// The scope an operation's `security` declares: `nil` for an open operation (`[]`). Anything else than one
+    /// requirement of the `apiKey` scheme naming exactly one known scope makes the document refuse to load, so an
+    /// operation added without a declared scope fails every test rather than being open or all-powerful.
+    static func declaredScope(operationID: String, _ security: Any?) throws -> Scope? {
+        guard let requirements = security as? [Any] else {
+            throw GatewayError(.internalError, "operation \(operationID) declares no security (a scope, or [] for an open operation)")
+        }
+        if requirements.isEmpty { return nil }
+        guard requirements.count == 1, let requirement = requirements[0] as? [String: Any], requirement.count == 1,
+            let names = requirement["apiKey"] as? [String], names.count == 1, let scope = Scope(rawValue: names[0])
+        else {
+            throw GatewayError(
+                .internalError, "operation \(operationID) must declare exactly one scope (read, trade or admin) of the apiKey scheme")
+        }
+        return scope
     }
 
     /// The methods the document has for a request path, or `nil` when it documents no such path.

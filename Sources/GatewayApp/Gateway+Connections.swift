@@ -50,9 +50,9 @@ extension Gateway {
         }
     }
 
-    /// Every connection of the tenant, oldest first.
-    public func connections(tenant: Tenant) async throws -> [ConnectionDescriptor] {
-        try await store.connections(tenantId: tenant.id)
+    /// Every connection of the user, oldest first.
+    public func connections(owner: Owner) async throws -> [ConnectionDescriptor] {
+        try await store.connections(tenantId: owner.tenant.id, userId: owner.userId)
     }
 
     /// Links a connection from a client's request: checked here, then either proven with its credentials and saved,
@@ -62,15 +62,16 @@ extension Gateway {
     /// A connection to a built-in sandbox (`sandbox://<name>`) gets a simulated account of its own, provisioned in
     /// process, whatever credentials the request carries: those are ignored, so no tenant reaches another's sandbox
     /// account and the public demo logins never link anyone but the demo tenant.
-    public func link(tenant: Tenant, _ request: LinkRequest, callbackBase: String) async throws -> LinkOutcome {
+    public func link(owner: Owner, _ request: LinkRequest, callbackBase: String) async throws -> LinkOutcome {
+        let tenant = owner.tenant
         var new = try newConnection(request)
         guard let (name, sandbox) = try builtInSandbox(for: new) else {
-            return try await linkChecked(tenant: tenant, new, callbackBase: callbackBase)
+            return try await linkChecked(owner: owner, new, callbackBase: callbackBase)
         }
         try await requireSandboxRoom(tenant: tenant, name: name)
         new.credentials = try provision(sandbox, name: name)
         do {
-            return try await linkChecked(tenant: tenant, new, callbackBase: callbackBase)
+            return try await linkChecked(owner: owner, new, callbackBase: callbackBase)
         } catch {
             sandbox.release(new.credentials)
             throw error
@@ -78,11 +79,11 @@ extension Gateway {
     }
 
     /// The part of `link` after the request's checks: a popup for brokers with a login page, else the proof.
-    private func linkChecked(tenant: Tenant, _ new: NewConnection, callbackBase: String) async throws -> LinkOutcome {
+    private func linkChecked(owner: Owner, _ new: NewConnection, callbackBase: String) async throws -> LinkOutcome {
         if try needsInteractiveLink(new) {
-            return .pending(try await startLink(tenant: tenant, new, callbackBase: callbackBase))
+            return .pending(try await startLink(owner: owner, new, callbackBase: callbackBase))
         }
-        return .linked(try await link(tenant: tenant, new))
+        return .linked(try await link(owner: owner, new))
     }
 
     /// The checks every link request passes before any broker is called.
@@ -124,7 +125,9 @@ extension Gateway {
 
     /// Gives a connection new credentials and makes it active again, forgetting its cached adapter: for a broker
     /// that forgot the old ones, such as a restarted sandbox.
-    public func replaceCredentials(tenant: Tenant, id: String, _ credentials: BrokerCredentials) async throws {
+    public func replaceCredentials(owner: Owner, id: String, _ credentials: BrokerCredentials) async throws {
+        let tenant = owner.tenant
+        _ = try await connection(owner: owner, id: id)
         try await store.updateCredentials(tenantId: tenant.id, connectionId: id, credentials)
         guard try await store.updateConnectionStatus(tenantId: tenant.id, connectionId: id, status: .active, detail: nil) != nil else {
             throw GatewayError(.notFound, "no connection '\(id)'")
@@ -132,9 +135,12 @@ extension Gateway {
         registry.evict(connectionId: id)
     }
     /// Links a connection: its credentials are proven against the broker before anything is saved.
-    public func link(tenant: Tenant, _ new: NewConnection) async throws -> ConnectionDescriptor {
+    public func link(owner: Owner, _ new: NewConnection) async throws -> ConnectionDescriptor {
+        let tenant = owner.tenant
         try await proveCredentials(tenant: tenant, new)
-        return try await store.createConnection(tenantId: tenant.id, new)
+        let created = try await store.createConnection(tenantId: tenant.id, userId: owner.userId, new)
+        try await audit(owner, "connection.linked", target: created.id, detail: ["broker": created.broker.rawValue])
+        return created
     }
 
     /// The credential proof every link passes: each key the broker needs is there, and the broker accepts them. A
@@ -163,8 +169,9 @@ extension Gateway {
     }
 
     /// Deletes a connection; a built-in sandbox forgets the simulated account it held.
-    public func unlink(tenant: Tenant, id: String) async throws {
-        let connection = try await self.connection(tenant: tenant, id: id)
+    public func unlink(owner: Owner, id: String) async throws {
+        let tenant = owner.tenant
+        let connection = try await self.connection(owner: owner, id: id)
         var held: (sandbox: SandboxAccounts.Sandbox, credentials: BrokerCredentials)?
         do {
             held = try await provisionedSandboxAccount(tenant: tenant, connection)
@@ -177,6 +184,7 @@ extension Gateway {
         }
         registry.forget(connectionId: id)
         if let held { held.sandbox.release(held.credentials) }
+        try await audit(owner, "connection.removed", target: id, detail: ["broker": connection.broker.rawValue])
     }
 
 }

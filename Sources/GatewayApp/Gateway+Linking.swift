@@ -43,10 +43,11 @@ extension Gateway {
     }
 
     /// Starts an OAuth link: the connection is saved as `pending_link`, and the popup URL comes back.
-    public func startLink(tenant: Tenant, _ new: NewConnection, callbackBase: String) async throws -> PendingLink {
+    public func startLink(owner: Owner, _ new: NewConnection, callbackBase: String) async throws -> PendingLink {
+        let tenant = owner.tenant
         var pending = new
         pending.status = .pendingLink
-        let connection = try await store.createConnection(tenantId: tenant.id, pending)
+        let connection = try await store.createConnection(tenantId: tenant.id, userId: owner.userId, pending)
         do {
             let state = try await issueLinkState(tenant: tenant, connectionId: connection.id)
             let adapter = try await linkingAdapter(connection)
@@ -69,10 +70,11 @@ extension Gateway {
     /// Starts a token update for an existing link, or, for a connection that never finished linking, a new link.
     /// A connection to a built-in sandbox gets a fresh simulated account instead (see `relinkSandbox`): `.linked`
     /// at once for brokers that link with credentials, `.pending` with a popup for those with a login page.
-    public func startRelink(tenant: Tenant, id: String, callbackBase: String) async throws -> LinkOutcome {
-        let connection = try await self.connection(tenant: tenant, id: id)
+    public func startRelink(owner: Owner, id: String, callbackBase: String) async throws -> LinkOutcome {
+        let tenant = owner.tenant
+        let connection = try await self.connection(owner: owner, id: id)
         if let (name, sandbox) = linking.sandboxes.sandbox(forBaseURL: connection.baseURL), sandbox.broker == connection.broker {
-            return try await relinkSandbox(tenant: tenant, connection, name: name, sandbox: sandbox, callbackBase: callbackBase)
+            return try await relinkSandbox(owner: owner, connection, name: name, sandbox: sandbox, callbackBase: callbackBase)
         }
         let adapter = try await linkingAdapter(connection)
         let state = try await issueLinkState(tenant: tenant, connectionId: id)
@@ -81,12 +83,15 @@ extension Gateway {
         let start = try await withDeadline(router.perSourceTimeout) {
             try await adapter.startLink(callbackURL: Self.callbackURL(callbackBase, connection.id, state), relink: relink)
         }
+        try await audit(owner, "connection.relink_started", target: id, detail: ["broker": connection.broker.rawValue])
         return .pending(PendingLink(connection: connection, popupURL: start.popupURL))
     }
 
     /// Starts a new link for an existing connection from scratch (its earlier link is forgotten): for a broker
     /// that no longer knows the old one, such as a restarted sandbox.
-    public func restartLink(tenant: Tenant, id: String, credentials: BrokerCredentials, callbackBase: String) async throws -> PendingLink {
+    public func restartLink(owner: Owner, id: String, credentials: BrokerCredentials, callbackBase: String) async throws -> PendingLink {
+        let tenant = owner.tenant
+        _ = try await connection(owner: owner, id: id)
         try await store.updateCredentials(tenantId: tenant.id, connectionId: id, credentials)
         guard let connection = try await store.updateConnectionStatus(tenantId: tenant.id, connectionId: id, status: .pendingLink, detail: nil) else {
             throw GatewayError(.notFound, "no connection '\(id)'")
@@ -102,11 +107,12 @@ extension Gateway {
 
     /// Completes a link with the broker's verifier, for a client holding the tenant's key (`POST …/{id}/link`): the
     /// connection's link in progress is spent first, so it completes at most once and never after it expired.
-    public func completeLink(tenant: Tenant, id: String, verifier: String) async throws -> ConnectionDescriptor {
-        let connection = try await self.connection(tenant: tenant, id: id)
+    public func completeLink(owner: Owner, id: String, verifier: String) async throws -> ConnectionDescriptor {
+        let tenant = owner.tenant
+        let connection = try await self.connection(owner: owner, id: id)
         let outcome = try await store.consumeLinkState(tenantId: tenant.id, connectionId: id, now: linking.now())
         guard case .consumed = outcome else { throw linkStateError(outcome, connectionId: id, fromCallback: false) }
-        return try await finishLink(tenant: tenant, connection, verifier: verifier)
+        return try await finishLink(owner: owner, connection, verifier: verifier)
     }
 
     /// Completes a link from the broker's redirect (the OAuth callback), which comes from a browser without an API
@@ -119,14 +125,19 @@ extension Gateway {
         guard case .consumed(let tenantId, _) = outcome else {
             throw linkStateError(outcome, connectionId: connectionId, fromCallback: true)
         }
-        guard let tenant = try await store.tenant(id: tenantId) else {
+        guard let tenant = try await store.tenant(id: tenantId),
+            let connection = try await store.connection(tenantId: tenantId, id: connectionId), let userId = connection.userId
+        else {
             throw linkStateError(.unknown, connectionId: connectionId, fromCallback: true)
         }
-        return try await finishLink(tenant: tenant, try await self.connection(tenant: tenant, id: connectionId), verifier: verifier)
+        // The browser acts for the user who started the link: the state nonce is that user's capability.
+        let owner = Owner(tenant: tenant, userId: userId, actor: userId)
+        return try await finishLink(owner: owner, connection, verifier: verifier)
     }
 
     /// The broker exchanges the verifier for the link's credentials, which replace the stored ones' link part.
-    func finishLink(tenant: Tenant, _ connection: ConnectionDescriptor, verifier: String) async throws -> ConnectionDescriptor {
+    func finishLink(owner: Owner, _ connection: ConnectionDescriptor, verifier: String) async throws -> ConnectionDescriptor {
+        let tenant = owner.tenant
         let id = connection.id
         let adapter = try await linkingAdapter(connection)
         let linked: BrokerCredentials
@@ -148,8 +159,9 @@ extension Gateway {
         registry.evict(connectionId: id)
         // Open a session at once, so a security question shows on the connection right away. The report is the
         // connection's own status afterwards; a failure here does not undo the link.
-        _ = try await authenticate(tenant: tenant, id: id)
-        return try await self.connection(tenant: tenant, id: id)
+        _ = try await authenticate(owner: owner, id: id)
+        try await audit(owner, "connection.linked", target: id, detail: ["broker": connection.broker.rawValue])
+        return try await self.connection(owner: owner, id: id)
     }
 
     /// A new state nonce for a link of the connection, replacing any earlier one; only its hash is stored.
@@ -192,8 +204,8 @@ extension Gateway {
         }
     }
 
-    public func authenticate(tenant: Tenant, id: String) async throws -> AuthenticationReport {
-        let connection = try await self.connection(tenant: tenant, id: id)
+    public func authenticate(owner: Owner, id: String) async throws -> AuthenticationReport {
+        let connection = try await self.connection(owner: owner, id: id)
         return await authenticate(connection)
     }
 
@@ -220,9 +232,10 @@ extension Gateway {
     }
 
     /// Authenticates every interactively linked connection of the tenant at once, and reports each one.
-    public func authenticateAll(tenant: Tenant) async throws -> [AuthenticationReport] {
+    public func authenticateAll(owner: Owner) async throws -> [AuthenticationReport] {
+        let tenant = owner.tenant
         var connections: [ConnectionDescriptor] = []
-        for connection in try await store.connections(tenantId: tenant.id) {
+        for connection in try await store.connections(tenantId: tenant.id, userId: owner.userId) {
             if (try? await adapter(for: connection)) is any LinkingAdapter { connections.append(connection) }
         }
         return await withTaskGroup(of: (Int, AuthenticationReport).self) { group in
@@ -235,14 +248,14 @@ extension Gateway {
         }
     }
 
-    public func answerChallenge(tenant: Tenant, id: String, answer: String) async throws -> AuthenticationReport {
-        let connection = try await self.connection(tenant: tenant, id: id)
+    public func answerChallenge(owner: Owner, id: String, answer: String) async throws -> AuthenticationReport {
+        let connection = try await self.connection(owner: owner, id: id)
         guard connection.status == .challengeRequired else {
             throw GatewayError(.conflict, "connection \(id) has no question waiting (status \(connection.status.rawValue))", retryable: false)
         }
         let adapter = try await linkingAdapter(connection)
         let outcome = try await withDeadline(router.perSourceTimeout) { try await adapter.answerChallenge(answer) }
-        return Self.report(try await self.connection(tenant: tenant, id: id), outcome)
+        return Self.report(try await self.connection(owner: owner, id: id), outcome)
     }
 
     // MARK: Helpers

@@ -5,35 +5,35 @@ public import GatewayStore
 
 /// The fan-out reads: each asks every selected connection at once and answers with what arrived in time.
 extension Gateway {
-    public func clients(tenant: Tenant, _ selection: Selection) async throws -> FanOut<Client> {
-        try await fanOut(tenant: tenant, selection, operation: .clients, sharing: "") { adapter, _ in try await adapter.clients() }
+    public func clients(owner: Owner, _ selection: Selection) async throws -> FanOut<Client> {
+        try await fanOut(owner: owner, selection, operation: .clients, sharing: "") { adapter, _ in try await adapter.clients() }
     }
 
-    public func accounts(tenant: Tenant, _ selection: Selection) async throws -> FanOut<Account> {
+    public func accounts(owner: Owner, _ selection: Selection) async throws -> FanOut<Account> {
         let account = selection.accountId
-        return try await fanOut(tenant: tenant, selection, operation: .accounts, sharing: account ?? "*") { adapter, _ in
+        return try await fanOut(owner: owner, selection, operation: .accounts, sharing: account ?? "*") { adapter, _ in
             try await adapter.accounts().filter { account == nil || $0.id == account }
         }
     }
 
-    public func balances(tenant: Tenant, _ selection: Selection) async throws -> FanOut<Balance> {
+    public func balances(owner: Owner, _ selection: Selection) async throws -> FanOut<Balance> {
         let account = selection.accountId
-        return try await fanOut(tenant: tenant, selection, operation: .balances, sharing: account ?? "*") { adapter, _ in
+        return try await fanOut(owner: owner, selection, operation: .balances, sharing: account ?? "*") { adapter, _ in
             try await adapter.balances(accountId: account).filter { account == nil || $0.accountId == account }
         }
     }
 
-    public func positions(tenant: Tenant, _ selection: Selection) async throws -> FanOut<Position> {
+    public func positions(owner: Owner, _ selection: Selection) async throws -> FanOut<Position> {
         let account = selection.accountId
-        return try await fanOut(tenant: tenant, selection, operation: .positions, sharing: account ?? "*") { adapter, _ in
+        return try await fanOut(owner: owner, selection, operation: .positions, sharing: account ?? "*") { adapter, _ in
             try await adapter.positions(accountId: account).filter { account == nil || $0.accountId == account }
         }
     }
 
-    public func quotes(tenant: Tenant, _ selection: Selection, symbols: [String], assetClass: AssetClass?) async throws -> FanOut<Quote> {
+    public func quotes(owner: Owner, _ selection: Selection, symbols: [String], assetClass: AssetClass?) async throws -> FanOut<Quote> {
         let references = symbols.map { InstrumentReference(symbol: $0, assetClass: assetClass) }
         let key = "\(assetClass?.rawValue ?? "*")|\(symbols.joined(separator: ","))"
-        return try await fanOut(tenant: tenant, selection, operation: .quotes, sharing: key) { adapter, connection in
+        return try await fanOut(owner: owner, selection, operation: .quotes, sharing: key) { adapter, connection in
             try await Self.quotes(adapter, references).map { quote in
                 var quote = quote
                 quote.connectionId = connection.id
@@ -43,18 +43,18 @@ extension Gateway {
     }
 
     public func candles(
-        tenant: Tenant, _ selection: Selection, instrument: InstrumentReference, interval: CandleInterval, count: Int
+        owner: Owner, _ selection: Selection, instrument: InstrumentReference, interval: CandleInterval, count: Int
     ) async throws -> FanOut<CandleSeries> {
         let key = "\(instrument.assetClass?.rawValue ?? "*")|\(instrument.symbol)|\(interval.rawValue)|\(count)"
-        return try await fanOut(tenant: tenant, selection, operation: .candles, sharing: key) { adapter, connection in
+        return try await fanOut(owner: owner, selection, operation: .candles, sharing: key) { adapter, connection in
             var series = try await adapter.candles(instrument, interval: interval, count: count)
             series.connectionId = connection.id
             return [series]
         }
     }
 
-    public func instruments(tenant: Tenant, _ selection: Selection, matching text: String, assetClass: AssetClass?) async throws -> FanOut<Instrument> {
-        try await fanOut(tenant: tenant, selection, operation: .searchInstruments, sharing: "\(assetClass?.rawValue ?? "*")|\(text)") { adapter, _ in
+    public func instruments(owner: Owner, _ selection: Selection, matching text: String, assetClass: AssetClass?) async throws -> FanOut<Instrument> {
+        try await fanOut(owner: owner, selection, operation: .searchInstruments, sharing: "\(assetClass?.rawValue ?? "*")|\(text)") { adapter, _ in
             try await adapter.searchInstruments(text, assetClass: assetClass)
         }
     }
@@ -62,9 +62,10 @@ extension Gateway {
     /// Each broker's orders, with the ids of their journal entries where the gateway placed them.
     /// A page of `query.limit` orders may cost a call per order on brokers whose order list lacks the fills (TradeOgre
     /// reads each open order), so the read's call budget grows by the page size, which the API bounds (500).
-    public func orders(tenant: Tenant, _ selection: Selection, _ query: OrderQuery) async throws -> FanOut<Order> {
+    public func orders(owner: Owner, _ selection: Selection, _ query: OrderQuery) async throws -> FanOut<Order> {
+        let tenant = owner.tenant
         let gateway = self
-        return try await fanOut(tenant: tenant, selection, operation: .orders, extraCalls: query.limit) { adapter, connection in
+        return try await fanOut(owner: owner, selection, operation: .orders, extraCalls: query.limit) { adapter, connection in
             try await gateway.journalIds(try await adapter.orders(query), tenant: tenant, connection: connection)
         }
     }

@@ -58,9 +58,10 @@ extension Gateway {
     /// Relinking a sandbox connection gives it a fresh simulated account (the old one is forgotten): proven and
     /// active at once for brokers that link with credentials, a new login popup for those with a login page.
     func relinkSandbox(
-        tenant: Tenant, _ connection: ConnectionDescriptor, name: String, sandbox: SandboxAccounts.Sandbox,
+        owner: Owner, _ connection: ConnectionDescriptor, name: String, sandbox: SandboxAccounts.Sandbox,
         callbackBase: String
     ) async throws -> LinkOutcome {
+        let tenant = owner.tenant
         let held = try await provisionedSandboxAccount(tenant: tenant, connection)
         let fresh = try provision(sandbox, name: name)
         let new = NewConnection(
@@ -69,11 +70,11 @@ extension Gateway {
         let outcome: LinkOutcome
         do {
             if try needsInteractiveLink(new) {
-                outcome = .pending(try await restartLink(tenant: tenant, id: connection.id, credentials: fresh, callbackBase: callbackBase))
+                outcome = .pending(try await restartLink(owner: owner, id: connection.id, credentials: fresh, callbackBase: callbackBase))
             } else {
                 try await proveCredentials(tenant: tenant, new)
-                try await replaceCredentials(tenant: tenant, id: connection.id, fresh)
-                outcome = .linked(try await self.connection(tenant: tenant, id: connection.id))
+                try await replaceCredentials(owner: owner, id: connection.id, fresh)
+                outcome = .linked(try await self.connection(owner: owner, id: connection.id))
             }
         } catch {
             sandbox.release(fresh)

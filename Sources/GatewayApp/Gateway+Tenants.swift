@@ -27,8 +27,14 @@ extension Gateway {
         return updated
     }
 
-    /// A new API key for the tenant; its plaintext exists only in the answer.
-    public func issueAPIKey(tenant: Tenant, label: String) async throws -> IssuedAPIKey {
-        try await store.issueAPIKey(tenantId: tenant.id, label: label)
+    /// A new API key with every scope for the tenant's default user (see `GatewayStore.defaultUser`); its plaintext
+    /// exists only in the answer.
+    public func issueDefaultUserKey(tenant: Tenant, label: String) async throws -> IssuedAPIKey {
+        try await store.issueDefaultUserKey(tenantId: tenant.id, label: label)
+    }
+
+    /// The operator acting for the tenant's default user, made when the tenant has none.
+    public func defaultOwner(_ tenant: Tenant) async throws -> Owner {
+        Owner.operator(tenant: tenant, userId: try await store.defaultUser(tenantId: tenant.id).id)
     }
 }

@@ -90,7 +90,8 @@ extension Gateway {
     }
 
     /// Seals the tenant's linked connections (pending links are left out) to the receiving gateway's public key.
-    public func exportConnections(tenant: Tenant, recipientKey: String) async throws -> ConnectionExport {
+    public func exportConnections(owner: Owner, recipientKey: String) async throws -> ConnectionExport {
+        let tenant = owner.tenant
         try authorizeExport(tenant: tenant)
         guard let recipient = TransferKey.recipient(base64: recipientKey) else {
             throw GatewayError.unprocessable([FieldProblem(
@@ -98,7 +99,8 @@ extension Gateway {
                 problem: "must be the receiving gateway's public key (base64 of 32 bytes, from its GET /v1/connections/import-key)")])
         }
         var exported: [ExportedConnection] = []
-        for connection in try await store.connections(tenantId: tenant.id) where connection.status != .pendingLink {
+        for connection in try await store.connections(tenantId: tenant.id, userId: owner.userId)
+        where connection.status != .pendingLink {
             var credentials = try await store.credentials(tenantId: tenant.id, connectionId: connection.id).values
             credentials[Self.legacyLinkStateKey] = nil
             exported.append(ExportedConnection(
@@ -112,6 +114,7 @@ extension Gateway {
         } catch {
             throw GatewayError.unprocessable([FieldProblem(field: "recipientKey", problem: "cannot be sealed to")])
         }
+        try await audit(owner, "connections.exported", target: nil, detail: ["count": String(exported.count)])
         return ConnectionExport(
             bundle: sealed.base64EncodedString(), recipientKey: Data(recipient).base64EncodedString(),
             suite: TransferKey.suiteName, count: exported.count)
@@ -120,7 +123,7 @@ extension Gateway {
     /// Opens a bundle sealed to this gateway and links each connection exactly as `POST /v1/connections` does (its
     /// checks, its credential proof, a fresh account for a built-in sandbox), never from the bundle's say-so: no
     /// link state is carried over and nothing becomes `active` without the proof. Reports each connection.
-    public func importConnections(tenant: Tenant, bundle: String, callbackBase: String) async throws -> [ImportReport] {
+    public func importConnections(owner: Owner, bundle: String, callbackBase: String) async throws -> [ImportReport] {
         let key = linking.transferKey
         guard let sealed = Data(base64Encoded: bundle) else {
             throw GatewayError.unprocessable([FieldProblem(field: "bundle", problem: "must be the base64 an export returned")])
@@ -151,7 +154,7 @@ extension Gateway {
                 settings: entry.settings, credentials: credentials)
             var report = ImportReport(index: index, broker: entry.broker, displayName: entry.displayName, outcome: .refused)
             do {
-                switch try await link(tenant: tenant, request, callbackBase: callbackBase) {
+                switch try await link(owner: owner, request, callbackBase: callbackBase) {
                 case .linked(let connection):
                     report.outcome = .linked
                     report.connection = connection

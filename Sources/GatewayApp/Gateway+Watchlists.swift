@@ -53,37 +53,40 @@ extension Gateway {
     }
 
     /// The gateway's own watchlists first, then each broker's, with a source line per broker.
-    public func watchlists(tenant: Tenant, _ selection: Selection) async throws -> FanOut<Watchlist> {
+    public func watchlists(owner: Owner, _ selection: Selection) async throws -> FanOut<Watchlist> {
+        let tenant = owner.tenant
         let gateway = self
-        var result: FanOut<Watchlist> = try await fanOut(tenant: tenant, selection, operation: .watchlists, sharing: "") { adapter, connection -> [Watchlist] in
+        var result: FanOut<Watchlist> = try await fanOut(owner: owner, selection, operation: .watchlists, sharing: "") { adapter, connection -> [Watchlist] in
             guard adapter.capabilities.support(for: .watchlists) == .supported else { return [] }
             return try await adapter.watchlists().map { gateway.gatewayWatchlist($0, connection: connection) }
         }
         if selection.connectionId == nil, selection.broker == nil {
-            result.data.insert(contentsOf: try await store.watchlists(tenantId: tenant.id), at: 0)
+            result.data.insert(contentsOf: try await store.watchlists(tenantId: tenant.id, userId: owner.userId), at: 0)
         }
         return result
     }
 
-    public func watchlist(tenant: Tenant, id: String) async throws -> Watchlist {
-        if let (connection, adapter, brokerId) = try await brokerWatchlistTarget(tenant: tenant, id: id) {
+    public func watchlist(owner: Owner, id: String) async throws -> Watchlist {
+        let tenant = owner.tenant
+        if let (connection, adapter, brokerId) = try await brokerWatchlistTarget(owner: owner, id: id) {
             let lists = try await withDeadline(router.perSourceTimeout) { try await adapter.watchlists() }
             guard let found = lists.first(where: { $0.id == brokerId }) else { throw GatewayError(.notFound, "no watchlist '\(id)'") }
             return gatewayWatchlist(found, connection: connection)
         }
-        guard let watchlist = try await store.watchlist(tenantId: tenant.id, id: id) else {
+        guard let watchlist = try await store.watchlist(tenantId: tenant.id, userId: owner.userId, id: id) else {
             throw GatewayError(.notFound, "no watchlist '\(id)'")
         }
         return watchlist
     }
 
-    public func createWatchlist(tenant: Tenant, _ input: WatchlistInput) async throws -> Watchlist {
+    public func createWatchlist(owner: Owner, _ input: WatchlistInput) async throws -> Watchlist {
+        let tenant = owner.tenant
         let problems = input.problems(creating: true)
         if !problems.isEmpty { throw GatewayError.unprocessable(problems) }
         let name = input.name ?? ""
         let instruments = input.instruments ?? []
         if let connectionId = input.connectionId {
-            let connection = try await activeConnection(tenant: tenant, id: connectionId, field: "connectionId")
+            let connection = try await activeConnection(owner: owner, id: connectionId, field: "connectionId")
             let adapter = try await adapter(for: connection)
             guard adapter.capabilities.support(for: .createWatchlist) == .supported else {
                 throw GatewayError.notSupported("watchlists", broker: connection.broker)
@@ -92,13 +95,14 @@ extension Gateway {
             let created = try await withDeadline(router.perSourceTimeout) { try await adapter.createWatchlist(name: name, instruments: instruments) }
             return gatewayWatchlist(created, connection: connection)
         }
-        return try await store.createWatchlist(tenantId: tenant.id, name: name, instruments: instruments.map(Self.instrument))
+        return try await store.createWatchlist(tenantId: tenant.id, userId: owner.userId, name: name, instruments: instruments.map(Self.instrument))
     }
 
-    public func updateWatchlist(tenant: Tenant, id: String, _ input: WatchlistInput) async throws -> Watchlist {
+    public func updateWatchlist(owner: Owner, id: String, _ input: WatchlistInput) async throws -> Watchlist {
+        let tenant = owner.tenant
         let problems = input.problems(creating: false)
         if !problems.isEmpty { throw GatewayError.unprocessable(problems) }
-        if let (connection, adapter, brokerId) = try await brokerWatchlistTarget(tenant: tenant, id: id) {
+        if let (connection, adapter, brokerId) = try await brokerWatchlistTarget(owner: owner, id: id) {
             defer { invalidateReads(connection: connection.id) }
             let updated = try await withDeadline(router.perSourceTimeout) {
                 try await adapter.updateWatchlist(id: brokerId, name: input.name, instruments: input.instruments)
@@ -106,28 +110,30 @@ extension Gateway {
             return gatewayWatchlist(updated, connection: connection)
         }
         guard let updated = try await store.updateWatchlist(
-            tenantId: tenant.id, id: id, name: input.name, instruments: input.instruments?.map(Self.instrument))
+            tenantId: tenant.id, userId: owner.userId, id: id, name: input.name, instruments: input.instruments?.map(Self.instrument))
         else {
             throw GatewayError(.notFound, "no watchlist '\(id)'")
         }
         return updated
     }
 
-    public func deleteWatchlist(tenant: Tenant, id: String) async throws {
-        if let (connection, adapter, brokerId) = try await brokerWatchlistTarget(tenant: tenant, id: id) {
+    public func deleteWatchlist(owner: Owner, id: String) async throws {
+        let tenant = owner.tenant
+        if let (connection, adapter, brokerId) = try await brokerWatchlistTarget(owner: owner, id: id) {
             defer { invalidateReads(connection: connection.id) }
             try await withDeadline(router.perSourceTimeout) { try await adapter.deleteWatchlist(id: brokerId) }
             return
         }
-        guard try await store.deleteWatchlist(tenantId: tenant.id, id: id) else {
+        guard try await store.deleteWatchlist(tenantId: tenant.id, userId: owner.userId, id: id) else {
             throw GatewayError(.notFound, "no watchlist '\(id)'")
         }
     }
 
-    func brokerWatchlistTarget(tenant: Tenant, id: String) async throws -> (ConnectionDescriptor, any BrokerAdapter, String)? {
+    func brokerWatchlistTarget(owner: Owner, id: String) async throws -> (ConnectionDescriptor, any BrokerAdapter, String)? {
+        let tenant = owner.tenant
         guard id.hasPrefix(Self.brokerWatchlistPrefix) else { return nil }
         guard let (connectionId, brokerId) = OpaqueID.parse(id, prefix: Self.brokerWatchlistPrefix),
-            let connection = try await store.connection(tenantId: tenant.id, id: connectionId)
+            let connection = try await store.connection(tenantId: tenant.id, id: connectionId), owner.owns(connection)
         else { throw GatewayError(.notFound, "no watchlist '\(id)'") }
         if connection.status != .active { throw Self.statusError(connection) }
         return (connection, try await adapter(for: connection), brokerId)

@@ -102,8 +102,9 @@ public struct Gateway: Sendable {
             })
     }
 
-    public func connection(tenant: Tenant, id: String) async throws -> ConnectionDescriptor {
-        guard let connection = try await store.connection(tenantId: tenant.id, id: id) else {
+    /// One of the owner's connections. Another user's connection is not found, the same as one that does not exist.
+    public func connection(owner: Owner, id: String) async throws -> ConnectionDescriptor {
+        guard let connection = try await store.connection(tenantId: owner.tenant.id, id: id), owner.owns(connection) else {
             throw GatewayError(.notFound, "no connection '\(id)'")
         }
         return connection
@@ -111,10 +112,10 @@ public struct Gateway: Sendable {
 
     /// The tenant's connections that a read should reach, oldest first. A named connection that does not exist is
     /// a 404, so a typo never looks like an empty portfolio.
-    public func connections(tenant: Tenant, _ selection: Selection, supporting operation: BrokerOperation? = nil)
+    public func connections(owner: Owner, _ selection: Selection, supporting operation: BrokerOperation? = nil)
         async throws -> [ConnectionDescriptor]
     {
-        var connections = try await store.connections(tenantId: tenant.id)
+        var connections = try await store.connections(tenantId: owner.tenant.id, userId: owner.userId)
         if let id = selection.connectionId {
             connections = connections.filter { $0.id == id }
             if connections.isEmpty { throw GatewayError(.notFound, "no connection '\(id)'") }
@@ -142,11 +143,12 @@ public struct Gateway: Sendable {
     /// Each connection's part may make `limits.callsPerConnection` broker calls, plus `extraCalls` for a read whose
     /// legitimate cost grows with a bound the API already sets (a page of orders a broker reads one by one).
     public func fanOut<Item: Sendable>(
-        tenant: Tenant, _ selection: Selection, operation: BrokerOperation, sharing key: String? = nil,
+        owner: Owner, _ selection: Selection, operation: BrokerOperation, sharing key: String? = nil,
         extraCalls: Int = 0,
         _ read: @escaping @Sendable (any BrokerAdapter, ConnectionDescriptor) async throws -> [Item]
     ) async throws -> FanOut<Item> {
-        let connections = try await connections(tenant: tenant, selection, supporting: operation)
+        let tenant = owner.tenant
+        let connections = try await connections(owner: owner, selection, supporting: operation)
         let gateway = self
         let maxAge = selection.maxAge ?? tenant.readMaxAgeMs.map { .milliseconds($0) } ?? defaultReadMaxAge
         let callsPerConnection = limits.callsPerConnection + max(0, extraCalls)
@@ -205,9 +207,9 @@ public struct Gateway: Sendable {
         if support == .unsupported { throw GatewayError.notSupported(operation.rawValue, broker: connection.broker) }
     }
 
-    func activeConnection(tenant: Tenant, id: String, field: String) async throws -> ConnectionDescriptor {
-        guard let connection = try await store.connection(tenantId: tenant.id, id: id) else {
-            throw GatewayError.unprocessable([FieldProblem(field: field, problem: "names no connection of this tenant")])
+    func activeConnection(owner: Owner, id: String, field: String) async throws -> ConnectionDescriptor {
+        guard let connection = try await store.connection(tenantId: owner.tenant.id, id: id), owner.owns(connection) else {
+            throw GatewayError.unprocessable([FieldProblem(field: field, problem: "names no connection of this user")])
         }
         if connection.status != .active { throw Self.statusError(connection) }
         return connection

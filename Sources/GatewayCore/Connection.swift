@@ -17,6 +17,8 @@ public enum ConnectionStatus: String, WireEnum {
 public struct ConnectionDescriptor: Codable, Sendable, Hashable {
     public var id: String
     public var tenantId: String
+    /// The tenant's user the connection belongs to (`usr_…`): only requests acting for that user reach it.
+    public var userId: String?
     public var broker: BrokerKind
     public var displayName: String
     /// The broker's base URL (`https://paper-api.alpaca.markets`), or `sandbox://<broker>` for the built-in sandbox.
@@ -30,12 +32,13 @@ public struct ConnectionDescriptor: Codable, Sendable, Hashable {
     public var updatedAt: Date
 
     public init(
-        id: String, tenantId: String, broker: BrokerKind, displayName: String, baseURL: String,
+        id: String, tenantId: String, userId: String? = nil, broker: BrokerKind, displayName: String, baseURL: String,
         settings: [String: String] = [:], status: ConnectionStatus = .active, statusDetail: [String: String]? = nil,
         createdAt: Date, updatedAt: Date
     ) {
         self.id = id
         self.tenantId = tenantId
+        self.userId = userId
         self.broker = broker
         self.displayName = displayName
         self.baseURL = baseURL

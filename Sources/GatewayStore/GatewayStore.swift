@@ -10,12 +10,15 @@ public struct Tenant: Codable, Sendable, Hashable {
     /// How old an answer the tenant's reads accept by default (`maxAgeMs` of a read overrides it); `nil` leaves it to
     /// the gateway's default.
     public var readMaxAgeMs: Int?
+    /// When the operator disabled the tenant: its keys and sessions are refused from the next request on.
+    public var disabledAt: Date?
 
-    public init(id: String, name: String, createdAt: Date, readMaxAgeMs: Int? = nil) {
+    public init(id: String, name: String, createdAt: Date, readMaxAgeMs: Int? = nil, disabledAt: Date? = nil) {
         self.id = id
         self.name = name
         self.createdAt = createdAt
         self.readMaxAgeMs = readMaxAgeMs
+        self.disabledAt = disabledAt
     }
 }
 
@@ -24,11 +27,14 @@ public struct IssuedAPIKey: Sendable {
     public var id: String
     public var tenantId: String
     public var plaintext: String
+    /// The key as listed from now on (without its secret).
+    public var info: APIKeyInfo
 
-    public init(id: String, tenantId: String, plaintext: String) {
+    public init(id: String, tenantId: String, plaintext: String, info: APIKeyInfo) {
         self.id = id
         self.tenantId = tenantId
         self.plaintext = plaintext
+        self.info = info
     }
 }
 
@@ -68,16 +74,62 @@ public protocol GatewayStore: Sendable {
     func migrationsApplied() async throws -> Bool
     /// Sets (or with `nil` clears) the tenant's default read freshness; `nil` when there is no such tenant.
     func setReadMaxAge(tenantId: String, milliseconds: Int?) async throws -> Tenant?
-    /// Issues a new key for a tenant. The plaintext is returned once; only a hash is kept.
-    func issueAPIKey(tenantId: String, label: String) async throws -> IssuedAPIKey
-    /// The tenant a presented key belongs to, compared in constant time; `nil` for an unknown or revoked key.
-    func tenant(forAPIKey key: String) async throws -> Tenant?
-    func revokeAPIKey(tenantId: String, keyId: String) async throws -> Bool
+    /// Marks the tenant disabled (its keys and sessions are refused from the next request on); the tenant as stored
+    /// then, or `nil` when there is no such tenant. Disabling a disabled tenant keeps its first `disabledAt`.
+    func disableTenant(id: String, audit: AuditRecord?) async throws -> Tenant?
+    /// Issues a new key for a tenant with its scopes (stored names) and, for a bound key, its user. The plaintext is
+    /// returned once; only a hash is kept. `audit` is written in the same transaction.
+    /// - Throws: `GatewayError(.notFound)` for an unknown tenant, or a user that is not the tenant's.
+    func issueAPIKey(tenantId: String, label: String, scopes: [String], userId: String?, audit: AuditRecord?) async throws
+        -> IssuedAPIKey
+    /// The live key a presented key is, with its tenant as stored now, compared in constant time; `nil` for an
+    /// unknown or revoked key, or one bound to a user that no longer exists.
+    func authenticateAPIKey(_ key: String) async throws -> AuthenticatedAPIKey?
+    /// A tenant's keys, oldest first, revoked ones included; never their secrets.
+    func apiKeys(tenantId: String) async throws -> [APIKeyInfo]
+    func apiKey(tenantId: String, id: String) async throws -> APIKeyInfo?
+    /// Revokes a tenant's live key; `false` when it has no such key or it is already revoked. `audit` is written in
+    /// the same transaction, only when the key is revoked.
+    func revokeAPIKey(tenantId: String, keyId: String, audit: AuditRecord?) async throws -> Bool
+
+    // MARK: Users
+
+    /// - Throws: `GatewayError(.conflict)` when the tenant already has a user with that external id or email;
+    ///   `.notFound` for an unknown tenant.
+    func createUser(tenantId: String, _ user: NewUser, audit: AuditRecord?) async throws -> User
+    /// The tenant's users, oldest first: at most `limit`, after the user `after` (a cursor), optionally only the one
+    /// with an external id or an email.
+    func users(tenantId: String, after: String?, limit: Int, externalId: String?, email: String?) async throws -> [User]
+    func user(tenantId: String, id: String) async throws -> User?
+    /// `nil` when the tenant has no such user.
+    /// - Throws: `GatewayError(.conflict)` for an external id or email another user of the tenant has.
+    func updateUser(tenantId: String, id: String, _ update: UserUpdate) async throws -> User?
+    /// Deletes the user and, at once and in the same transaction, their connections (with their sealed credentials
+    /// and link states) and gateway watchlists (and whatever else references the user with a cascade, such as
+    /// devices and sessions); keys bound to the user are revoked. Their journaled orders stay, with their user id.
+    /// `false` when the tenant has no such user.
+    func deleteUser(tenantId: String, id: String, audit: AuditRecord?) async throws -> Bool
+    /// The tenant's oldest user, made (external id `default`) when the tenant has none: the one user of a tenant
+    /// used as a single account, as every tenant from before users was (migration `v7-tenancy`).
+    /// - Throws: `GatewayError(.notFound)` for an unknown tenant.
+    func defaultUser(tenantId: String) async throws -> User
+
+    // MARK: The audit log
+
+    func recordAudit(_ record: AuditRecord) async throws
+    /// The tenant's events, newest first: at most `limit`, older than the event `before` (a cursor) when given.
+    /// - Throws: `GatewayError(.notFound)` when `before` names no event of the tenant.
+    func auditEvents(tenantId: String, before: String?, limit: Int) async throws -> [AuditEvent]
 
     // MARK: Connections
-    func createConnection(tenantId: String, _ connection: NewConnection) async throws -> ConnectionDescriptor
-    /// The tenant's connections, oldest first (a stable order for fan-out results).
+    /// - Throws: `GatewayError(.notFound)` for an unknown tenant, or a user that is not the tenant's.
+    func createConnection(tenantId: String, userId: String?, _ connection: NewConnection) async throws
+        -> ConnectionDescriptor
+    /// All the tenant's connections, every user's, oldest first (the operator's status, restarts, reconciliation).
     func connections(tenantId: String) async throws -> [ConnectionDescriptor]
+    /// One user's connections, oldest first (a stable order for fan-out results).
+    func connections(tenantId: String, userId: String) async throws -> [ConnectionDescriptor]
+    /// Any of the tenant's connections by id, whoever's it is: the caller checks `userId` against whom it acts for.
     func connection(tenantId: String, id: String) async throws -> ConnectionDescriptor?
     func deleteConnection(tenantId: String, id: String) async throws -> Bool
     /// The connection's secrets, decrypted.
@@ -107,10 +159,39 @@ public protocol GatewayStore: Sendable {
     func setDemoTenantId(_ id: String) async throws
 
     // MARK: Gateway-side watchlists (for brokers that have none)
-    func watchlists(tenantId: String) async throws -> [Watchlist]
-    func watchlist(tenantId: String, id: String) async throws -> Watchlist?
-    /// Throws `GatewayError.conflict` when the tenant already has a watchlist of that name.
-    func createWatchlist(tenantId: String, name: String, instruments: [Instrument]) async throws -> Watchlist
-    func updateWatchlist(tenantId: String, id: String, name: String?, instruments: [Instrument]?) async throws -> Watchlist?
-    func deleteWatchlist(tenantId: String, id: String) async throws -> Bool
+    // Each is one user's: names are unique per user, and no call reaches another user's list.
+    func watchlists(tenantId: String, userId: String) async throws -> [Watchlist]
+    func watchlist(tenantId: String, userId: String, id: String) async throws -> Watchlist?
+    /// Throws `GatewayError.conflict` when the user already has a watchlist of that name.
+    func createWatchlist(tenantId: String, userId: String, name: String, instruments: [Instrument]) async throws -> Watchlist
+    func updateWatchlist(
+        tenantId: String, userId: String, id: String, name: String?, instruments: [Instrument]?
+    ) async throws -> Watchlist?
+    func deleteWatchlist(tenantId: String, userId: String, id: String) async throws -> Bool
+}
+
+// Shorthands for the operator's and the tests' single-account use of a tenant.
+extension GatewayStore {
+    /// A key with every scope, bound to no user.
+    public func issueAPIKey(tenantId: String, label: String) async throws -> IssuedAPIKey {
+        try await issueAPIKey(tenantId: tenantId, label: label, scopes: ["read", "trade", "admin"], userId: nil, audit: nil)
+    }
+
+    /// The tenant of a live key, unless the tenant is disabled.
+    public func tenant(forAPIKey key: String) async throws -> Tenant? {
+        guard let found = try await authenticateAPIKey(key), found.tenant.disabledAt == nil else { return nil }
+        return found.tenant
+    }
+
+    /// A key with every scope bound to the tenant's default user (see `defaultUser`): a tenant used as a single
+    /// account, the way tenants from before users keep working.
+    public func issueDefaultUserKey(tenantId: String, label: String) async throws -> IssuedAPIKey {
+        let user = try await defaultUser(tenantId: tenantId)
+        return try await issueAPIKey(
+            tenantId: tenantId, label: label, scopes: ["read", "trade", "admin"], userId: user.id, audit: nil)
+    }
+
+    public func revokeAPIKey(tenantId: String, keyId: String) async throws -> Bool {
+        try await revokeAPIKey(tenantId: tenantId, keyId: keyId, audit: nil)
+    }
 }

@@ -41,12 +41,17 @@ public struct JournaledOrder: Codable, Sendable, Hashable {
     /// When the intent was last sent to the broker: `createdAt`, or later when a released intent was sent again.
     /// Reconciliation looks for the order from then on.
     public var sentAt: Date
+    /// The user whose connection placed it, as the journal records it from the connection when the intent is
+    /// written (never from the caller). Kept when the user is deleted: then only a tenant admin reads the order.
+    public var userId: String?
+    /// The broker of the connection that placed it, as the journal recorded it then (it outlives the connection).
+    public var broker: BrokerKind?
 
     public init(
         id: String, tenantId: String, connectionId: String, accountId: String, clientOrderId: String,
         request: OrderRequest, state: JournalState, brokerOrderId: String? = nil, order: Order? = nil,
         error: GatewayError.Code? = nil, errorMessage: String? = nil, createdAt: Date, updatedAt: Date,
-        sentAt: Date? = nil
+        sentAt: Date? = nil, userId: String? = nil, broker: BrokerKind? = nil
     ) {
         self.id = id
         self.tenantId = tenantId
@@ -62,6 +67,8 @@ public struct JournaledOrder: Codable, Sendable, Hashable {
         self.createdAt = createdAt
         self.updatedAt = updatedAt
         self.sentAt = sentAt ?? createdAt
+        self.userId = userId
+        self.broker = broker
     }
 }
 
@@ -74,6 +81,9 @@ public struct JournaledOrderReference: Sendable, Hashable {
     public var state: JournalState
     public var createdAt: Date
     public var sentAt: Date
+    /// The user whose connection placed it, as the journal records it from the connection when the intent is
+    /// written (never from the caller). Kept when the user is deleted: then only a tenant admin reads the order.
+    public var userId: String?
 
     public init(id: String, tenantId: String, connectionId: String, state: JournalState, createdAt: Date, sentAt: Date) {
         self.id = id

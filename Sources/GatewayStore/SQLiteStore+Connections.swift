@@ -6,16 +6,19 @@ import Logging
 
 extension SQLiteStore {
     static let connectionColumns =
-        "id, tenant_id, broker, display_name, base_url, settings, status, status_detail, created_at, updated_at"
+        "id, tenant_id, user_id, broker, display_name, base_url, settings, status, status_detail, created_at, updated_at"
 
-    /// Saves a connection with its credentials sealed to the new row.
-    /// - Throws: `GatewayError(.notFound)` for an unknown tenant.
-    public func createConnection(tenantId: String, _ connection: NewConnection) async throws -> ConnectionDescriptor {
+    /// Saves a connection of one of the tenant's users with its credentials sealed to the new row.
+    /// - Throws: `GatewayError(.notFound)` for an unknown tenant, or a user that is not the tenant's.
+    public func createConnection(tenantId: String, userId: String?, _ connection: NewConnection) async throws
+        -> ConnectionDescriptor
+    {
         let id = StoreIdentifier.make(StoreIdentifier.connection)
         let sealed = try cipher.seal(connection.credentials, tenantId: tenantId, connectionId: id)
         let settings = try Self.encodeJSON(connection.settings)
         return try await write("createConnection", conflict: "a connection with this id already exists") { db in
             try Self.requireTenant(db, tenantId)
+            if let userId { try Self.requireUser(db, tenantId: tenantId, userId) }
             // Strictly after the tenant's newest connection, so "oldest first" is also creation order.
             let newest = try Int64.fetchOne(
                 db, sql: "SELECT MAX(created_at) FROM connections WHERE tenant_id = ?", arguments: [tenantId])
@@ -23,16 +26,16 @@ extension SQLiteStore {
             try db.execute(
                 sql: """
                     INSERT INTO connections (
-                        id, tenant_id, broker, display_name, base_url, settings, status, status_detail,
+                        id, tenant_id, user_id, broker, display_name, base_url, settings, status, status_detail,
                         credentials_ciphertext, created_at, updated_at)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)
                     """,
                 arguments: [
-                    id, tenantId, connection.broker.rawValue, connection.displayName, connection.baseURL, settings,
+                    id, tenantId, userId, connection.broker.rawValue, connection.displayName, connection.baseURL, settings,
                     connection.status.rawValue, sealed, now, now,
                 ])
             return ConnectionDescriptor(
-                id: id, tenantId: tenantId, broker: connection.broker, displayName: connection.displayName,
+                id: id, tenantId: tenantId, userId: userId, broker: connection.broker, displayName: connection.displayName,
                 baseURL: connection.baseURL, settings: connection.settings, status: connection.status,
                 statusDetail: nil, createdAt: StoreClock.date(now), updatedAt: StoreClock.date(now))
         }
@@ -45,6 +48,20 @@ extension SQLiteStore {
                 db,
                 sql: "SELECT \(Self.connectionColumns) FROM connections WHERE tenant_id = ? ORDER BY created_at, id",
                 arguments: [tenantId]
+            ).map(ConnectionDescriptor.init(row:))
+        }
+    }
+
+    /// One user's connections, oldest first.
+    public func connections(tenantId: String, userId: String) async throws -> [ConnectionDescriptor] {
+        try await read("userConnections") { db in
+            try Row.fetchAll(
+                db,
+                sql: """
+                    SELECT \(Self.connectionColumns) FROM connections WHERE tenant_id = ? AND user_id = ?
+                    ORDER BY created_at, id
+                    """,
+                arguments: [tenantId, userId]
             ).map(ConnectionDescriptor.init(row:))
         }
     }
@@ -157,7 +174,7 @@ extension ConnectionDescriptor {
         }
         let detail = try row.decode(String?.self, forColumn: "status_detail")
         self.init(
-            id: id, tenantId: try row.decode(forColumn: "tenant_id"),
+            id: id, tenantId: try row.decode(forColumn: "tenant_id"), userId: try row.decode(String?.self, forColumn: "user_id"),
             broker: BrokerKind(try row.decode(String.self, forColumn: "broker")),
             displayName: try row.decode(forColumn: "display_name"), baseURL: try row.decode(forColumn: "base_url"),
             settings: try SQLiteStore.decodeJSON(

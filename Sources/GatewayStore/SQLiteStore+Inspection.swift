@@ -57,3 +57,16 @@ final class WriteLockHolder: Sendable {
         finished.wait()
     }
 }
+
+extension SQLiteStore {
+    /// A database file as an older release left it: migrated only up to `migration`, then `statements` run on it
+    /// (rows of that time). For the tests of later migrations.
+    static func makeOlderDatabase(path: String, upTo migration: String, statements: [String]) throws {
+        let queue = try DatabaseQueue(path: path)
+        try migrator.migrate(queue, upTo: migration)
+        try queue.write { db in
+            for statement in statements { try db.execute(sql: statement) }
+        }
+        try queue.close()
+    }
+}

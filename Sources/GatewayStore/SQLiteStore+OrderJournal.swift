@@ -90,16 +90,17 @@ extension SQLiteStore: OrderJournalStore {
             // The venue comes from the connection as it is now (NULL if it is gone): where this order is sent.
             try db.execute(
                 sql: """
-                    INSERT INTO orders (\(Self.journaledOrderInsertColumns), venue)
+                    INSERT INTO orders (\(Self.journaledOrderInsertColumns), venue, user_id)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?,
                         (SELECT \(Self.venueOfConnection("c", account: "?")) FROM connections c
-                         WHERE c.tenant_id = ? AND c.id = ?))
+                         WHERE c.tenant_id = ? AND c.id = ?),
+                        (SELECT c.user_id FROM connections c WHERE c.tenant_id = ? AND c.id = ?))
                     """,
                 arguments: [
                     row.id, row.tenantId, row.connectionId, row.accountId, row.clientOrderId, row.request, row.state,
                     row.brokerOrderId, row.order, row.errorCode, row.errorMessage, row.createdAt,
                     max(row.updatedAt, row.createdAt), max(row.sentAt, row.createdAt), row.accountId, row.tenantId,
-                    row.connectionId,
+                    row.connectionId, row.tenantId, row.connectionId,
                 ])
             if let brokerOrderId = row.brokerOrderId {
                 try Self.recordBrokerOrderId(
@@ -316,7 +317,8 @@ extension SQLiteStore: OrderJournalStore {
     /// The columns a `JournaledOrder` is read from (`sent_at` is NULL in rows from before it existed).
     static let journaledOrderColumns = """
         id, tenant_id, connection_id, account_id, client_order_id, request, state, broker_order_id, "order", \
-        error_code, error_message, created_at, updated_at, COALESCE(sent_at, created_at) AS sent_at
+        error_code, error_message, created_at, updated_at, COALESCE(sent_at, created_at) AS sent_at, user_id, \
+        CASE WHEN instr(venue, char(10)) > 1 THEN substr(venue, 1, instr(venue, char(10)) - 1) END AS venue_broker
         """
 
     static let journaledOrderInsertColumns = """
@@ -443,6 +445,9 @@ extension JournaledOrder {
         guard let state = JournalState(rawValue: stateText) else {
             throw GatewayError(.internalError, "journaled order \(id) has an unknown stored state")
         }
+        let userId = try row.decode(String?.self, forColumn: "user_id")
+        let brokerName = try row.decode(String?.self, forColumn: "venue_broker")
+        let broker: BrokerKind? = brokerName.map { BrokerKind($0) }
         self.init(
             id: id, tenantId: try row.decode(forColumn: "tenant_id"),
             connectionId: try row.decode(forColumn: "connection_id"), accountId: try row.decode(forColumn: "account_id"),
@@ -456,7 +461,8 @@ extension JournaledOrder {
             errorMessage: try row.decode(String?.self, forColumn: "error_message"),
             createdAt: StoreClock.date(try row.decode(forColumn: "created_at")),
             updatedAt: StoreClock.date(try row.decode(forColumn: "updated_at")),
-            sentAt: StoreClock.date(try row.decode(forColumn: "sent_at")))
+            sentAt: StoreClock.date(try row.decode(forColumn: "sent_at")),
+            userId: userId, broker: broker)
     }
 }
 

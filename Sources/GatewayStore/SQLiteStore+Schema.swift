@@ -1,3 +1,4 @@
+import Foundation
 import GRDB
 
 extension SQLiteStore {
@@ -209,6 +210,131 @@ extension SQLiteStore {
                     );
                     CREATE INDEX link_states_connection ON link_states(tenant_id, connection_id);
                     CREATE INDEX link_states_expiry ON link_states(expires_at);
+                    """)
+        }
+
+        // Tenancy (issue 13): users inside tenants own connections, watchlists and orders; API keys get scopes and may
+        // be bound to a user; tenants can be disabled; an audit log per tenant.
+        migrator.registerMigration("v7-tenancy") { db in
+            try db.execute(
+                sql: """
+                    -- An end user inside a tenant. external_id: the app's own id for the user; email: lower-cased.
+                    -- Both unique per tenant where set. password_hash (a PHC string), failed_logins and locked_until
+                    -- are the end-user sessions' (NULL, 0, NULL until a password is set).
+                    CREATE TABLE users (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+                        external_id TEXT,
+                        email TEXT,
+                        display_name TEXT,
+                        password_hash TEXT,
+                        failed_logins INTEGER NOT NULL DEFAULT 0,
+                        locked_until INTEGER,
+                        created_at INTEGER NOT NULL,
+                        updated_at INTEGER NOT NULL,
+                        UNIQUE (tenant_id, id)
+                    );
+                    CREATE INDEX users_tenant ON users(tenant_id, created_at, id);
+                    CREATE UNIQUE INDEX users_external_id ON users(tenant_id, external_id) WHERE external_id IS NOT NULL;
+                    CREATE UNIQUE INDEX users_email ON users(tenant_id, email) WHERE email IS NOT NULL;
+
+                    -- A user's connections (and so their sealed credentials and link states) and gateway watchlists (below)
+                    -- go with the user. The journal keeps user_id without a reference: orders moved money, so their rows
+                    -- outlive the user (readable by a tenant admin only).
+                    ALTER TABLE connections ADD COLUMN user_id TEXT REFERENCES users(id) ON DELETE CASCADE;
+                    CREATE INDEX connections_user ON connections(tenant_id, user_id, created_at, id);
+                    ALTER TABLE orders ADD COLUMN user_id TEXT;
+
+                    -- scopes: comma-separated (read, trade, admin); '' grants nothing. user_id: a key bound to one
+                    -- user acts for that user only. Not a reference: a deleted user's keys are revoked, and kept.
+                    ALTER TABLE api_keys ADD COLUMN scopes TEXT NOT NULL DEFAULT '';
+                    ALTER TABLE api_keys ADD COLUMN user_id TEXT;
+
+                    -- A disabled tenant's keys (and sessions) are refused on their next request.
+                    ALTER TABLE tenants ADD COLUMN disabled_at INTEGER;
+
+                    -- What happened in a tenant, newest last (sequence). actor: a key id, a user id or 'operator'.
+                    -- detail: a JSON object of safe fields only, never a secret, a password, a token or credentials.
+                    CREATE TABLE audit_events (
+                        sequence INTEGER PRIMARY KEY AUTOINCREMENT,
+                        id TEXT NOT NULL UNIQUE,
+                        tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+                        at INTEGER NOT NULL,
+                        actor TEXT NOT NULL,
+                        action TEXT NOT NULL,
+                        target TEXT,
+                        outcome TEXT NOT NULL,
+                        detail TEXT NOT NULL DEFAULT '{}'
+                    );
+                    CREATE INDEX audit_events_tenant ON audit_events(tenant_id, sequence);
+                    """)
+            // Every tenant so far gets one user that owns everything it had, and every key is bound to it with all
+            // three scopes: the demo key keeps showing the demo data, and older databases keep working.
+            let demoTenant = try Data.fetchOne(
+                db, sql: "SELECT value FROM store_meta WHERE key = ?", arguments: [SQLiteStore.demoTenantKey]
+            ).map { String(decoding: $0, as: UTF8.self) }
+            let now = StoreClock.nowMillis()
+            for tenantId in try String.fetchAll(db, sql: "SELECT id FROM tenants ORDER BY created_at, id") {
+                let userId = StoreIdentifier.make(StoreIdentifier.user)
+                let isDemo = tenantId == demoTenant
+                try db.execute(
+                    sql: """
+                        INSERT INTO users (id, tenant_id, external_id, display_name, created_at, updated_at)
+                        VALUES (?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [userId, tenantId, isDemo ? "demo" : "default", isDemo ? "Demo user" : "Default user", now, now])
+                for table in ["connections", "orders"] {
+                    try db.execute(sql: "UPDATE \(table) SET user_id = ? WHERE tenant_id = ?", arguments: [userId, tenantId])
+                }
+                try db.execute(
+                    sql: "UPDATE api_keys SET user_id = ?, scopes = ? WHERE tenant_id = ?",
+                    arguments: [userId, SQLiteStore.allScopesText, tenantId])
+            }
+            // Watchlist names become unique per user (they were per tenant), which takes a new table; its user is a
+            // user of its tenant by a composite reference.
+            try db.execute(
+                sql: """
+                    CREATE TABLE watchlists_by_user (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+                        user_id TEXT,
+                        name TEXT NOT NULL,
+                        instruments TEXT NOT NULL DEFAULT '[]',
+                        created_at INTEGER NOT NULL,
+                        updated_at INTEGER NOT NULL,
+                        UNIQUE (tenant_id, user_id, name),
+                        FOREIGN KEY (tenant_id, user_id) REFERENCES users(tenant_id, id) ON DELETE CASCADE
+                    );
+                    INSERT INTO watchlists_by_user (id, tenant_id, user_id, name, instruments, created_at, updated_at)
+                    SELECT w.id, w.tenant_id, (SELECT u.id FROM users u WHERE u.tenant_id = w.tenant_id), w.name,
+                        w.instruments, w.created_at, w.updated_at
+                    FROM watchlists w;
+                    DROP TABLE watchlists;
+                    ALTER TABLE watchlists_by_user RENAME TO watchlists;
+                    CREATE INDEX watchlists_tenant ON watchlists(tenant_id, created_at, id);
+                    CREATE INDEX watchlists_user ON watchlists(tenant_id, user_id, created_at, id);
+                    """)
+            try db.execute(
+                sql: """
+                    -- Whatever writes a row, its user is one of its tenant's.
+                    CREATE TRIGGER connections_user_of_tenant BEFORE INSERT ON connections
+                    WHEN NEW.user_id IS NOT NULL
+                        AND NOT EXISTS (SELECT 1 FROM users WHERE id = NEW.user_id AND tenant_id = NEW.tenant_id)
+                    BEGIN SELECT RAISE(ABORT, 'a connection belongs to a user of its tenant'); END;
+                    CREATE TRIGGER orders_user_of_tenant BEFORE INSERT ON orders
+                    WHEN NEW.user_id IS NOT NULL
+                        AND NOT EXISTS (SELECT 1 FROM users WHERE id = NEW.user_id AND tenant_id = NEW.tenant_id)
+                    BEGIN SELECT RAISE(ABORT, 'an order belongs to a user of its tenant'); END;
+                    CREATE TRIGGER api_keys_user_of_tenant BEFORE INSERT ON api_keys
+                    WHEN NEW.user_id IS NOT NULL
+                        AND NOT EXISTS (SELECT 1 FROM users WHERE id = NEW.user_id AND tenant_id = NEW.tenant_id)
+                    BEGIN SELECT RAISE(ABORT, 'a key is bound to a user of its tenant'); END;
+                    CREATE TRIGGER connections_user_never_changes BEFORE UPDATE OF user_id, tenant_id ON connections
+                    BEGIN SELECT RAISE(ABORT, 'a connection never changes its user'); END;
+                    CREATE TRIGGER watchlists_user_never_changes BEFORE UPDATE OF user_id, tenant_id ON watchlists
+                    BEGIN SELECT RAISE(ABORT, 'a watchlist never changes its user'); END;
+                    CREATE TRIGGER orders_user_never_changes BEFORE UPDATE OF user_id, tenant_id ON orders
+                    BEGIN SELECT RAISE(ABORT, 'an order never changes its user'); END;
                     """)
         }
 

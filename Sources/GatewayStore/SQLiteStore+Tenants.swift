@@ -16,9 +16,11 @@ extension SQLiteStore {
         return tenant
     }
 
+    static let tenantColumns = "id, name, created_at, read_max_age_ms, disabled_at"
+
     public func tenant(id: String) async throws -> Tenant? {
         try await read("tenant") { db in
-            try Row.fetchOne(db, sql: "SELECT id, name, created_at, read_max_age_ms FROM tenants WHERE id = ?", arguments: [id])
+            try Row.fetchOne(db, sql: "SELECT \(Self.tenantColumns) FROM tenants WHERE id = ?", arguments: [id])
                 .map(Tenant.init(row:))
         }
     }
@@ -26,7 +28,7 @@ extension SQLiteStore {
     /// All tenants, oldest first.
     public func tenants() async throws -> [Tenant] {
         try await read("tenants") { db in
-            try Row.fetchAll(db, sql: "SELECT id, name, created_at, read_max_age_ms FROM tenants ORDER BY created_at, id")
+            try Row.fetchAll(db, sql: "SELECT \(Self.tenantColumns) FROM tenants ORDER BY created_at, id")
                 .map(Tenant.init(row:))
         }
     }
@@ -36,16 +38,32 @@ extension SQLiteStore {
             try db.execute(
                 sql: "UPDATE tenants SET read_max_age_ms = ? WHERE id = ?", arguments: [milliseconds, tenantId])
             return try Row.fetchOne(
-                db, sql: "SELECT id, name, created_at, read_max_age_ms FROM tenants WHERE id = ?", arguments: [tenantId]
+                db, sql: "SELECT \(Self.tenantColumns) FROM tenants WHERE id = ?", arguments: [tenantId]
             ).map(Tenant.init(row:))
+        }
+    }
+
+    public func disableTenant(id: String, audit: AuditRecord?) async throws -> Tenant? {
+        let now = StoreClock.nowMillis()
+        return try await write("disableTenant") { db in
+            try db.execute(
+                sql: "UPDATE tenants SET disabled_at = ? WHERE id = ? AND disabled_at IS NULL", arguments: [now, id])
+            if db.changesCount > 0, let audit { try Self.insertAudit(db, audit, at: now) }
+            return try Row.fetchOne(db, sql: "SELECT \(Self.tenantColumns) FROM tenants WHERE id = ?", arguments: [id])
+                .map(Tenant.init(row:))
         }
     }
 
     // MARK: API keys
 
+    /// Every scope a key of the migration's time had: `admin,read,trade`.
+    static let allScopesText = "read,trade,admin"
+
     /// Issues a key `bgw_<lookup>_<secret>`; only the SHA-256 of the secret is stored.
-    /// - Throws: `GatewayError(.notFound)` for an unknown tenant.
-    public func issueAPIKey(tenantId: String, label: String) async throws -> IssuedAPIKey {
+    public func issueAPIKey(
+        tenantId: String, label: String, scopes: [String], userId: String?, audit: AuditRecord?
+    ) async throws -> IssuedAPIKey {
+        let scopesText = scopes.joined(separator: ",")
         // The lookup part has 60 random bits; a collision is all but impossible, but costs only a retry.
         for _ in 0..<3 {
             let key = APIKeySecret.generate()
@@ -53,11 +71,22 @@ extension SQLiteStore {
             do {
                 try await write("issueAPIKey", conflict: "api key id collision") { db in
                     try Self.requireTenant(db, tenantId)
+                    if let userId { try Self.requireUser(db, tenantId: tenantId, userId) }
                     try db.execute(
-                        sql: "INSERT INTO api_keys (id, tenant_id, label, hash, created_at) VALUES (?, ?, ?, ?, ?)",
-                        arguments: [key.keyId, tenantId, label, Data(key.hash), createdAt])
+                        sql: """
+                            INSERT INTO api_keys (id, tenant_id, label, hash, created_at, scopes, user_id)
+                            VALUES (?, ?, ?, ?, ?, ?, ?)
+                            """,
+                        arguments: [key.keyId, tenantId, label, Data(key.hash), createdAt, scopesText, userId])
+                    if var audit {
+                        audit.target = key.keyId
+                        try Self.insertAudit(db, audit, at: createdAt)
+                    }
                 }
-                return IssuedAPIKey(id: key.keyId, tenantId: tenantId, plaintext: key.plaintext)
+                let info = APIKeyInfo(
+                    id: key.keyId, tenantId: tenantId, label: label, scopes: Self.scopeNames(scopesText), userId: userId,
+                    createdAt: StoreClock.date(createdAt))
+                return IssuedAPIKey(id: key.keyId, tenantId: tenantId, plaintext: key.plaintext, info: info)
             } catch let error as GatewayError where error.code == .conflict {
                 continue
             }
@@ -65,39 +94,48 @@ extension SQLiteStore {
         throw GatewayError(.internalError, "an API key could not be issued")
     }
 
-    /// One indexed query (primary key of `api_keys` joined to `tenants`), then a constant-time comparison of the
-    /// secret's hash. Not cached, so a revocation takes effect on the next request.
-    public func tenant(forAPIKey key: String) async throws -> Tenant? {
+    /// One indexed query (primary key of `api_keys` joined to its tenant and bound user), then a constant-time
+    /// comparison of the secret's hash. Not cached, so a revocation, a disabled tenant or a deleted user takes effect
+    /// on the next request.
+    public func authenticateAPIKey(_ key: String) async throws -> AuthenticatedAPIKey? {
         guard let (keyId, secret) = APIKeySecret.parse(key) else { return nil }
         let presentedHash = APIKeySecret.hash(secret: secret)
-        let found = try await read("tenantForAPIKey") { db -> (hash: [UInt8], tenant: Tenant)? in
-            guard
-                let row = try Row.fetchOne(
-                    db,
-                    sql: Self.apiKeyLookupSQL, arguments: [keyId])
-            else { return nil }
+        let found = try await read("authenticateAPIKey") { db -> (hash: [UInt8], key: AuthenticatedAPIKey)? in
+            guard let row = try Row.fetchOne(db, sql: Self.apiKeyLookupSQL, arguments: [keyId]) else { return nil }
             let hash = try row.decode(Data.self, forColumn: "hash")
-            return (Array(hash), try Tenant(row: row))
+            let tenant = Tenant(
+                id: try row.decode(forColumn: "tenant_id"), name: try row.decode(forColumn: "tenant_name"),
+                createdAt: StoreClock.date(try row.decode(forColumn: "tenant_created_at")),
+                readMaxAgeMs: try row.decode(Int?.self, forColumn: "read_max_age_ms"),
+                disabledAt: try row.decode(Int64?.self, forColumn: "disabled_at").map(StoreClock.date))
+            return (Array(hash), AuthenticatedAPIKey(key: try APIKeyInfo(row: row), tenant: tenant))
         }
         guard let found, ConstantTime.equals(found.hash, presentedHash) else { return nil }
-        return found.tenant
+        return found.key
     }
 
     static let apiKeyLookupSQL = """
-        SELECT k.hash AS hash, t.id AS id, t.name AS name, t.created_at AS created_at,
-            t.read_max_age_ms AS read_max_age_ms
+        SELECT k.hash AS hash, k.id AS id, k.tenant_id AS tenant_id, k.label AS label, k.scopes AS scopes,
+            k.user_id AS user_id, k.created_at AS created_at, k.revoked_at AS revoked_at,
+            t.name AS tenant_name, t.created_at AS tenant_created_at, t.read_max_age_ms AS read_max_age_ms,
+            t.disabled_at AS disabled_at
         FROM api_keys k JOIN tenants t ON t.id = k.tenant_id
-        WHERE k.id = ? AND k.revoked_at IS NULL
+            LEFT JOIN users u ON u.id = k.user_id AND u.tenant_id = k.tenant_id
+        WHERE k.id = ? AND k.revoked_at IS NULL AND (k.user_id IS NULL OR u.id IS NOT NULL)
         """
 
+    static let apiKeyColumns = "id, tenant_id, label, scopes, user_id, created_at, revoked_at"
+
     /// Revokes a tenant's key by id (`key_…`). `false` when the tenant has no such key or it is already revoked.
-    public func revokeAPIKey(tenantId: String, keyId: String) async throws -> Bool {
+    public func revokeAPIKey(tenantId: String, keyId: String, audit: AuditRecord?) async throws -> Bool {
         let now = StoreClock.nowMillis()
         return try await write("revokeAPIKey") { db in
             try db.execute(
                 sql: "UPDATE api_keys SET revoked_at = ? WHERE id = ? AND tenant_id = ? AND revoked_at IS NULL",
                 arguments: [now, keyId, tenantId])
-            return db.changesCount > 0
+            guard db.changesCount > 0 else { return false }
+            if let audit { try Self.insertAudit(db, audit, at: now) }
+            return true
         }
     }
 
@@ -105,20 +143,23 @@ extension SQLiteStore {
     public func apiKeys(tenantId: String) async throws -> [APIKeyInfo] {
         try await read("apiKeys") { db in
             try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT id, tenant_id, label, created_at, revoked_at FROM api_keys
-                    WHERE tenant_id = ? ORDER BY created_at, id
-                    """,
+                db, sql: "SELECT \(Self.apiKeyColumns) FROM api_keys WHERE tenant_id = ? ORDER BY created_at, id",
                 arguments: [tenantId]
-            ).map { row in
-                APIKeyInfo(
-                    id: try row.decode(forColumn: "id"), tenantId: try row.decode(forColumn: "tenant_id"),
-                    label: try row.decode(forColumn: "label"),
-                    createdAt: StoreClock.date(try row.decode(forColumn: "created_at")),
-                    revokedAt: try row.decode(Int64?.self, forColumn: "revoked_at").map(StoreClock.date))
-            }
+            ).map(APIKeyInfo.init(row:))
         }
+    }
+
+    public func apiKey(tenantId: String, id: String) async throws -> APIKeyInfo? {
+        try await read("apiKey") { db in
+            try Row.fetchOne(
+                db, sql: "SELECT \(Self.apiKeyColumns) FROM api_keys WHERE tenant_id = ? AND id = ?",
+                arguments: [tenantId, id]
+            ).map(APIKeyInfo.init(row:))
+        }
+    }
+
+    static func scopeNames(_ text: String) -> [String] {
+        text.split(separator: ",").map(String.init)
     }
 
     /// Throws `notFound` unless the tenant exists: a clearer answer than a foreign-key failure.
@@ -157,6 +198,19 @@ extension Tenant {
         self.init(
             id: try row.decode(forColumn: "id"), name: try row.decode(forColumn: "name"),
             createdAt: StoreClock.date(try row.decode(forColumn: "created_at")),
-            readMaxAgeMs: try row.decode(Int?.self, forColumn: "read_max_age_ms"))
+            readMaxAgeMs: try row.decode(Int?.self, forColumn: "read_max_age_ms"),
+            disabledAt: try row.decode(Int64?.self, forColumn: "disabled_at").map(StoreClock.date))
+    }
+}
+
+extension APIKeyInfo {
+    init(row: Row) throws {
+        self.init(
+            id: try row.decode(forColumn: "id"), tenantId: try row.decode(forColumn: "tenant_id"),
+            label: try row.decode(forColumn: "label"),
+            scopes: SQLiteStore.scopeNames(try row.decode(forColumn: "scopes")),
+            userId: try row.decode(String?.self, forColumn: "user_id"),
+            createdAt: StoreClock.date(try row.decode(forColumn: "created_at")),
+            revokedAt: try row.decode(Int64?.self, forColumn: "revoked_at").map(StoreClock.date))
     }
 }

@@ -8,43 +8,49 @@ extension SQLiteStore {
     /// The longest watchlist name, in characters.
     public static let watchlistNameMaxLength = 100
 
-    /// The tenant's gateway-side watchlists, oldest first.
-    public func watchlists(tenantId: String) async throws -> [Watchlist] {
+    /// The user's gateway-side watchlists, oldest first.
+    public func watchlists(tenantId: String, userId: String) async throws -> [Watchlist] {
         try await read("watchlists") { db in
             try Row.fetchAll(
                 db,
-                sql: "SELECT \(Self.watchlistColumns) FROM watchlists WHERE tenant_id = ? ORDER BY created_at, id",
-                arguments: [tenantId]
+                sql: """
+                    SELECT \(Self.watchlistColumns) FROM watchlists WHERE tenant_id = ? AND user_id = ?
+                    ORDER BY created_at, id
+                    """,
+                arguments: [tenantId, userId]
             ).map(Watchlist.init(row:))
         }
     }
 
-    public func watchlist(tenantId: String, id: String) async throws -> Watchlist? {
+    public func watchlist(tenantId: String, userId: String, id: String) async throws -> Watchlist? {
         try await read("watchlist") { db in
-            try Self.fetchWatchlist(db, tenantId: tenantId, id: id)
+            try Self.fetchWatchlist(db, tenantId: tenantId, userId: userId, id: id)
         }
     }
 
     /// The name is trimmed of surrounding whitespace and must then be 1 to 100 characters; names are unique per
-    /// tenant (compared exactly).
-    /// - Throws: `GatewayError(.invalidRequest)` for a bad name, `.conflict` for a name the tenant already uses,
-    ///   `.notFound` for an unknown tenant.
-    public func createWatchlist(tenantId: String, name: String, instruments: [Instrument]) async throws -> Watchlist {
+    /// user (compared exactly).
+    /// - Throws: `GatewayError(.invalidRequest)` for a bad name, `.conflict` for a name the user already uses,
+    ///   `.notFound` for an unknown tenant or user.
+    public func createWatchlist(
+        tenantId: String, userId: String, name: String, instruments: [Instrument]
+    ) async throws -> Watchlist {
         let name = try Self.validatedWatchlistName(name)
         let instrumentsJSON = try Self.encodeJSON(instruments)
         let id = StoreIdentifier.make(StoreIdentifier.watchlist)
         return try await write("createWatchlist", conflict: Self.watchlistNameConflict(name)) { db in
             try Self.requireTenant(db, tenantId)
-            try Self.requireFreeWatchlistName(db, tenantId: tenantId, name: name, except: nil)
+            try Self.requireUser(db, tenantId: tenantId, userId)
+            try Self.requireFreeWatchlistName(db, tenantId: tenantId, userId: userId, name: name, except: nil)
             let newest = try Int64.fetchOne(
                 db, sql: "SELECT MAX(created_at) FROM watchlists WHERE tenant_id = ?", arguments: [tenantId])
             let now = StoreClock.millis(after: newest)
             try db.execute(
                 sql: """
-                    INSERT INTO watchlists (id, tenant_id, name, instruments, created_at, updated_at)
-                    VALUES (?, ?, ?, ?, ?, ?)
+                    INSERT INTO watchlists (id, tenant_id, user_id, name, instruments, created_at, updated_at)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
                     """,
-                arguments: [id, tenantId, name, instrumentsJSON, now, now])
+                arguments: [id, tenantId, userId, name, instrumentsJSON, now, now])
             return Watchlist(
                 id: id, name: name, instruments: instruments, connectionId: nil, createdAt: StoreClock.date(now),
                 updatedAt: StoreClock.date(now))
@@ -55,39 +61,41 @@ extension SQLiteStore {
     /// watchlist.
     /// - Throws: as `createWatchlist` for the new name (renaming onto another list's name is a `conflict`).
     public func updateWatchlist(
-        tenantId: String, id: String, name: String?, instruments: [Instrument]?
+        tenantId: String, userId: String, id: String, name: String?, instruments: [Instrument]?
     ) async throws -> Watchlist? {
         let name = try name.map(Self.validatedWatchlistName)
         let instrumentsJSON = try instruments.map(Self.encodeJSON)
         let now = StoreClock.nowMillis()
         return try await write("updateWatchlist", conflict: name.map(Self.watchlistNameConflict)) { db in
-            guard try Self.fetchWatchlist(db, tenantId: tenantId, id: id) != nil else { return nil }
+            guard try Self.fetchWatchlist(db, tenantId: tenantId, userId: userId, id: id) != nil else { return nil }
             if let name {
-                try Self.requireFreeWatchlistName(db, tenantId: tenantId, name: name, except: id)
+                try Self.requireFreeWatchlistName(db, tenantId: tenantId, userId: userId, name: name, except: id)
             }
             try db.execute(
                 sql: """
                     UPDATE watchlists
                     SET name = COALESCE(?, name), instruments = COALESCE(?, instruments),
                         updated_at = MAX(?, updated_at + 1)
-                    WHERE tenant_id = ? AND id = ?
+                    WHERE tenant_id = ? AND user_id = ? AND id = ?
                     """,
-                arguments: [name, instrumentsJSON, now, tenantId, id])
-            return try Self.fetchWatchlist(db, tenantId: tenantId, id: id)
+                arguments: [name, instrumentsJSON, now, tenantId, userId, id])
+            return try Self.fetchWatchlist(db, tenantId: tenantId, userId: userId, id: id)
         }
     }
 
-    public func deleteWatchlist(tenantId: String, id: String) async throws -> Bool {
+    public func deleteWatchlist(tenantId: String, userId: String, id: String) async throws -> Bool {
         try await write("deleteWatchlist") { db in
-            try db.execute(sql: "DELETE FROM watchlists WHERE tenant_id = ? AND id = ?", arguments: [tenantId, id])
+            try db.execute(
+                sql: "DELETE FROM watchlists WHERE tenant_id = ? AND user_id = ? AND id = ?",
+                arguments: [tenantId, userId, id])
             return db.changesCount > 0
         }
     }
 
-    static func fetchWatchlist(_ db: Database, tenantId: String, id: String) throws -> Watchlist? {
+    static func fetchWatchlist(_ db: Database, tenantId: String, userId: String, id: String) throws -> Watchlist? {
         try Row.fetchOne(
-            db, sql: "SELECT \(watchlistColumns) FROM watchlists WHERE tenant_id = ? AND id = ?",
-            arguments: [tenantId, id]
+            db, sql: "SELECT \(watchlistColumns) FROM watchlists WHERE tenant_id = ? AND user_id = ? AND id = ?",
+            arguments: [tenantId, userId, id]
         ).map(Watchlist.init(row:))
     }
 
@@ -100,9 +108,12 @@ extension SQLiteStore {
     }
 
     /// Checked before writing for a clear message; the unique index is the backstop against a race.
-    static func requireFreeWatchlistName(_ db: Database, tenantId: String, name: String, except id: String?) throws {
+    static func requireFreeWatchlistName(
+        _ db: Database, tenantId: String, userId: String, name: String, except id: String?
+    ) throws {
         let taken = try String.fetchOne(
-            db, sql: "SELECT id FROM watchlists WHERE tenant_id = ? AND name = ?", arguments: [tenantId, name])
+            db, sql: "SELECT id FROM watchlists WHERE tenant_id = ? AND user_id = ? AND name = ?",
+            arguments: [tenantId, userId, name])
         if let taken, taken != id {
             throw GatewayError(.conflict, watchlistNameConflict(name))
         }

@@ -8,8 +8,9 @@ import Logging
 import NIOCore
 import NIOHTTP1
 
-/// First run on an empty data folder: a demo tenant, its API key (printed once and written to
-/// `<data>/demo-api-key` with mode 0600), and one demo connection to each built-in sandbox.
+/// First run on an empty data folder: a demo tenant with a demo user, an API key bound to that user with every scope
+/// (printed once and written to `<data>/demo-api-key` with mode 0600), and one demo connection of the demo user to
+/// each built-in sandbox.
 struct DemoBootstrap {
     static let keyFileName = "demo-api-key"
 
@@ -25,7 +26,13 @@ struct DemoBootstrap {
         let tenant = try await gateway.createTenant(name: "Demo")
         // Recorded, so that restarts renew this tenant's demo connections and no one else's.
         try await gateway.markDemoTenant(tenant)
-        let key = try await gateway.issueAPIKey(tenant: tenant, label: "demo")
+        let user = try await gateway.createUser(
+            tenant: tenant, actor: AuditRecord.operatorActor,
+            UserInput(externalId: .value("demo"), displayName: .value("Demo user")))
+        let owner = Owner.operator(tenant: tenant, userId: user.id)
+        let key = try await gateway.createKey(
+            tenant: tenant, actor: AuditRecord.operatorActor, creatorScopes: Set(Scope.allCases), label: "demo",
+            scopes: Scope.allCases.map(\.rawValue), userId: user.id)
         let keyFile = dataDirectory.appendingPathComponent(Self.keyFileName)
         try writePrivately(key.plaintext + "\n", to: keyFile)
         for sandbox in sandboxes {
@@ -35,9 +42,9 @@ struct DemoBootstrap {
                     settings: sandbox.demoSettings, credentials: BrokerCredentials(sandbox.demoCredentials))
                 let connection: ConnectionDescriptor
                 if let autoLogin = sandbox.autoLoginQuery {
-                    connection = try await linkThroughLoginPage(tenant: tenant, new, autoLogin: autoLogin)
+                    connection = try await linkThroughLoginPage(owner: owner, new, autoLogin: autoLogin)
                 } else {
-                    connection = try await gateway.link(tenant: tenant, new)
+                    connection = try await gateway.link(owner: owner, new)
                 }
                 logger.info("linked demo connection", metadata: ["connection": .string(connection.id), "broker": .string(sandbox.broker.rawValue)])
             } catch {
@@ -64,18 +71,21 @@ struct DemoBootstrap {
     func renewSandboxLinks(sandboxes: [BuiltInSandbox]) async throws {
         let demoTenant = try await recordedDemoTenant()
         for (tenant, connection) in try await gateway.sandboxConnectionsAfterRestart(demoTenant: demoTenant) {
-            guard let sandbox = sandboxes.first(where: { SandboxAccounts.name(ofBaseURL: connection.baseURL) == $0.name }) else {
+            guard let sandbox = sandboxes.first(where: { SandboxAccounts.name(ofBaseURL: connection.baseURL) == $0.name }),
+                let userId = connection.userId
+            else {
                 continue
             }
+            let owner = Owner.operator(tenant: tenant, userId: userId)
             do {
                 if let autoLogin = sandbox.autoLoginQuery {
                     let pending = try await gateway.restartLink(
-                        tenant: tenant, id: connection.id, credentials: BrokerCredentials(sandbox.demoCredentials),
+                        owner: owner, id: connection.id, credentials: BrokerCredentials(sandbox.demoCredentials),
                         callbackBase: "http://127.0.0.1")
-                    _ = try await finishLogin(tenant: tenant, pending, autoLogin: autoLogin)
+                    _ = try await finishLogin(owner: owner, pending, autoLogin: autoLogin)
                 } else {
                     try await gateway.replaceCredentials(
-                        tenant: tenant, id: connection.id, BrokerCredentials(sandbox.demoCredentials))
+                        owner: owner, id: connection.id, BrokerCredentials(sandbox.demoCredentials))
                 }
             } catch {
                 logger.warning("could not renew a sandbox connection", metadata: ["connection": .string(connection.id), "error": .string("\(error)")])
@@ -110,11 +120,11 @@ struct DemoBootstrap {
 
     /// Links a demo connection the way a user would, through the broker's login page, with the sandbox's
     /// automatic demo login standing in for the person typing: the page redirects to the callback with the verifier.
-    func linkThroughLoginPage(tenant: Tenant, _ new: NewConnection, autoLogin: String) async throws -> ConnectionDescriptor {
-        try await finishLogin(tenant: tenant, try await gateway.startLink(tenant: tenant, new, callbackBase: "http://127.0.0.1"), autoLogin: autoLogin)
+    func linkThroughLoginPage(owner: Owner, _ new: NewConnection, autoLogin: String) async throws -> ConnectionDescriptor {
+        try await finishLogin(owner: owner, try await gateway.startLink(owner: owner, new, callbackBase: "http://127.0.0.1"), autoLogin: autoLogin)
     }
 
-    func finishLogin(tenant: Tenant, _ pending: PendingLink, autoLogin: String) async throws -> ConnectionDescriptor {
+    func finishLogin(owner: Owner, _ pending: PendingLink, autoLogin: String) async throws -> ConnectionDescriptor {
         let separator = pending.popupURL.contains("?") ? "&" : "?"
         var request = HTTPClientRequest(url: pending.popupURL + separator + autoLogin)
         request.method = .GET
@@ -126,7 +136,7 @@ struct DemoBootstrap {
         else {
             throw GatewayError(.malformedResponse, "the sandbox login page did not redirect with a verifier")
         }
-        return try await gateway.completeLink(tenant: tenant, id: pending.connection.id, verifier: verifier)
+        return try await gateway.completeLink(owner: owner, id: pending.connection.id, verifier: verifier)
     }
 
     /// Creates the file with mode 0600 from the start, so the key is never readable by others.

@@ -29,7 +29,7 @@ struct ClientLibraryTests {
                 egress: .loopbackForTests)
             let gateway = Gateway(store: store, registry: registry, router: BrokerRouter(), logger: logger)
             let tenant = try await store.createTenant(name: "client")
-            let key = try await store.issueAPIKey(tenantId: tenant.id, label: "client")
+            let key = try await store.issueDefaultUserKey(tenantId: tenant.id, label: "client")
             let app = Application(router: try GatewayServer.router(gateway: gateway), configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
             try await app.test(.live) { client in
                 let port = try #require(client.port)

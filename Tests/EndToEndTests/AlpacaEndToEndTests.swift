@@ -40,7 +40,7 @@ struct AlpacaEndToEndTests {
                 egress: .loopbackForTests)
             let gateway = Gateway(store: store, registry: registry, router: BrokerRouter(), logger: logger)
             let tenant = try await store.createTenant(name: "e2e")
-            let key = try await store.issueAPIKey(tenantId: tenant.id, label: "e2e")
+            let key = try await store.issueDefaultUserKey(tenantId: tenant.id, label: "e2e")
             let app = Application(router: try GatewayServer.router(gateway: gateway), logger: logger)
             let world = World(sandboxURL: url.absoluteString, apiKey: key.plaintext)
             try await app.test(.router) { client in try await body(world, client) }

@@ -45,7 +45,7 @@ struct AlpacaOrderCampaignTests {
                 store: store, registry: registry, router: BrokerRouter(), logger: logger,
                 orderSettings: OrderSettings(brokerTimeout: .milliseconds(400), reconcileGrace: 0))
             let tenant = try await store.createTenant(name: "campaign")
-            let connection = try await gateway.link(tenant: tenant, NewConnection(
+            let connection = try await gateway.link(owner: try await gateway.defaultOwner(tenant), NewConnection(
                 broker: .alpaca, displayName: "sandbox", baseURL: url.absoluteString,
                 credentials: BrokerCredentials(["keyId": AlpacaSandboxAccount.demoKeyID, "secretKey": AlpacaSandboxAccount.demoSecretKey])))
             let accountId = AlpacaSandboxAccount.demoAccountID.uuidString.lowercased()
@@ -58,7 +58,7 @@ struct AlpacaOrderCampaignTests {
                                 connectionId: connection.id, accountId: accountId, instrument: InstrumentReference(symbol: "AAPL"),
                                 side: .buy, type: .limit, timeInForce: .day, quantity: 1, limitPrice: Decimal(50 + index % 7))
                             do {
-                                _ = try await gateway.placeOrder(tenant: tenant, request, idempotencyKey: "campaign-\(index)")
+                                _ = try await gateway.placeOrder(owner: try await gateway.defaultOwner(tenant), request, idempotencyKey: "campaign-\(index)")
                             } catch is GatewayError {
                                 // Refusals are checked below, through the idempotent answer.
                             }
@@ -72,7 +72,7 @@ struct AlpacaOrderCampaignTests {
                 let request = OrderRequest(
                     connectionId: connection.id, accountId: accountId, instrument: InstrumentReference(symbol: "AAPL"),
                     side: .buy, type: .limit, timeInForce: .day, quantity: 1, limitPrice: Decimal(50 + index % 7))
-                _ = try? await gateway.placeOrder(tenant: tenant, request, idempotencyKey: "campaign-\(index)")
+                _ = try? await gateway.placeOrder(owner: try await gateway.defaultOwner(tenant), request, idempotencyKey: "campaign-\(index)")
             }
             faults.removeAll()
             await gateway.reconcilePending(limit: 1000)
@@ -87,7 +87,7 @@ struct AlpacaOrderCampaignTests {
                 // (nothing reached the broker) sends its order now, once.
                 let answer: PlacementResult
                 do {
-                    answer = try await gateway.placeOrder(tenant: tenant, request, idempotencyKey: "campaign-\(index)")
+                    answer = try await gateway.placeOrder(owner: try await gateway.defaultOwner(tenant), request, idempotencyKey: "campaign-\(index)")
                 } catch let error as GatewayError {
                     // A definite refusal: the broker must not have the order.
                     #expect(error.code == .rejected || error.code == .rateLimited || error.code == .unprocessable, "\(index): \(error)")

@@ -51,7 +51,7 @@ struct Loopback: Sendable {
                 transport: upstream, logger: logger, egress: .loopbackForTests)
             let gateway = Gateway(store: store, registry: registry, router: BrokerRouter(), logger: logger, limits: limits)
             let tenant = try await store.createTenant(name: "e2e")
-            let key = try await store.issueAPIKey(tenantId: tenant.id, label: "e2e")
+            let key = try await store.issueDefaultUserKey(tenantId: tenant.id, label: "e2e")
             let app = Application(router: try GatewayServer.router(gateway: gateway), logger: logger)
             let world = Loopback(
                 sandboxURL: url.absoluteString, apiKey: key.plaintext, gateway: gateway, tenant: tenant, store: store,

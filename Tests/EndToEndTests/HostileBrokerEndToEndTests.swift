@@ -57,8 +57,8 @@ struct HostileBrokerEndToEndTests {
                 orderSettings: OrderSettings(brokerTimeout: .seconds(1)))
             let tenantA = try await store.createTenant(name: "A")
             let tenantB = try await store.createTenant(name: "B")
-            let keyA = try await store.issueAPIKey(tenantId: tenantA.id, label: "a").plaintext
-            let keyB = try await store.issueAPIKey(tenantId: tenantB.id, label: "b").plaintext
+            let keyA = try await store.issueDefaultUserKey(tenantId: tenantA.id, label: "a").plaintext
+            let keyB = try await store.issueDefaultUserKey(tenantId: tenantB.id, label: "b").plaintext
             let app = Application(router: try GatewayServer.router(gateway: gateway), logger: logger)
             let world = World(
                 gateway: gateway, store: store, sandboxURL: url.absoluteString, tenantA: tenantA, keyA: keyA, keyB: keyB)
@@ -137,13 +137,13 @@ struct HostileBrokerEndToEndTests {
                 // Rows that never passed a link check (older releases, an import) are refused when called.
                 let credentials = BrokerCredentials(["keyId": AlpacaSandboxAccount.demoKeyID, "secretKey": AlpacaSandboxAccount.demoSecretKey])
                 let direct = try await world.store.createConnection(
-                    tenantId: world.tenantA.id,
+                    tenantId: world.tenantA.id, userId: try await world.store.defaultUser(tenantId: world.tenantA.id).id,
                     NewConnection(broker: .alpaca, displayName: "direct", baseURL: hostile.url, credentials: credentials))
                 let adminRow = try await world.store.createConnection(
-                    tenantId: world.tenantA.id,
+                    tenantId: world.tenantA.id, userId: try await world.store.defaultUser(tenantId: world.tenantA.id).id,
                     NewConnection(broker: .alpaca, displayName: "admin", baseURL: "sandbox://alpaca/_sandbox/prices?x=", credentials: credentials))
                 let dataRow = try await world.store.createConnection(
-                    tenantId: world.tenantA.id,
+                    tenantId: world.tenantA.id, userId: try await world.store.defaultUser(tenantId: world.tenantA.id).id,
                     NewConnection(
                         broker: .alpaca, displayName: "data", baseURL: "sandbox://alpaca", settings: ["dataBaseURL": hostile.url],
                         credentials: credentials))

@@ -112,18 +112,18 @@ struct OrderLimitsEndToEndTests {
                 instrument: InstrumentReference(symbol: "AAPL"), side: .buy, type: .limit, timeInForce: .day,
                 quantity: 1, limitPrice: 51)
             let refused = await #expect(throws: GatewayError.self) {
-                try await world.gateway.placeOrder(tenant: world.tenant, request, idempotencyKey: "after-401")
+                try await world.gateway.placeOrder(owner: try await world.gateway.defaultOwner(world.tenant), request, idempotencyKey: "after-401")
             }
             #expect(refused?.code == .unauthorized)
-            let placed = try await world.gateway.placeOrder(tenant: world.tenant, request, idempotencyKey: "after-401")
+            let placed = try await world.gateway.placeOrder(owner: try await world.gateway.defaultOwner(world.tenant), request, idempotencyKey: "after-401")
             #expect(placed.outcome == .accepted)
             #expect(!placed.replayed)
-            let events = try await world.gateway.orderEvents(tenant: world.tenant, id: placed.order.id)
+            let events = try await world.gateway.orderEvents(owner: try await world.gateway.defaultOwner(world.tenant), id: placed.order.id)
             #expect(events.map(\.kind) == [.intent, .released, .intent, .accepted])
             #expect(events.map(\.state) == [.submitting, .released, .submitting, .accepted])
             // One order at the broker under the key's client order id.
             let orders = try await world.gateway.orders(
-                tenant: world.tenant, Gateway.Selection(connectionId: world.alpaca.id), OrderQuery(state: .all))
+                owner: try await world.gateway.defaultOwner(world.tenant), Gateway.Selection(connectionId: world.alpaca.id), OrderQuery(state: .all))
             #expect(orders.data.filter { $0.clientOrderId == placed.order.clientOrderId }.count == 1)
         }
     }
@@ -146,7 +146,7 @@ struct OrderLimitsEndToEndTests {
                 store: store, registry: registry, router: BrokerRouter(), logger: logger,
                 orderSettings: OrderSettings(brokerTimeout: .seconds(2), reconcileGrace: 0))
             func link(_ tenant: Tenant) async throws -> ConnectionDescriptor {
-                try await gateway.link(tenant: tenant, NewConnection(
+                try await gateway.link(owner: try await gateway.defaultOwner(tenant), NewConnection(
                     broker: .tradeogre, displayName: "shared", baseURL: url.absoluteString + "/api/v1",
                     credentials: BrokerCredentials([
                         "apiKey": TradeOgreSandboxAccount.demoAPIKey, "apiSecret": TradeOgreSandboxAccount.demoAPISecret,
@@ -162,13 +162,13 @@ struct OrderLimitsEndToEndTests {
                     side: .buy, type: .limit, timeInForce: .gtc, quantity: 1, limitPrice: Decimal(string: "0.0001")!)
             }
 
-            let theirs = try await gateway.placeOrder(tenant: tenantB, request(connectionB), idempotencyKey: "b-1")
+            let theirs = try await gateway.placeOrder(owner: try await gateway.defaultOwner(tenantB), request(connectionB), idempotencyKey: "b-1")
             #expect(theirs.outcome == .accepted)
             let theirBrokerId = try #require(theirs.order.brokerOrderId)
 
             // A's identical order is refused before the sandbox acts, with an answer that leaves the outcome unknown.
             faults.add(FaultRule(.error(status: 503), method: "POST", pathPrefix: "/api/v1/order/buy", count: 1))
-            let mine = try await gateway.placeOrder(tenant: tenantA, request(connectionA), idempotencyKey: "a-1")
+            let mine = try await gateway.placeOrder(owner: try await gateway.defaultOwner(tenantA), request(connectionA), idempotencyKey: "a-1")
             #expect(mine.outcome == .unknown)
             #expect(mine.order.brokerOrderId == nil)
             await gateway.reconcilePending()
@@ -182,7 +182,7 @@ struct OrderLimitsEndToEndTests {
                 tenantId: tenantA.id, connectionId: connectionA.id, accountId: TradeOgreAdapter.accountId, since: .distantPast)
                 == [theirBrokerId])
             // The account has B's order only.
-            let atBroker = try await gateway.orders(tenant: tenantA, Gateway.Selection(), OrderQuery(state: .open))
+            let atBroker = try await gateway.orders(owner: try await gateway.defaultOwner(tenantA), Gateway.Selection(), OrderQuery(state: .open))
             #expect(atBroker.data.compactMap(\.brokerOrderId) == [theirBrokerId])
         }
     }

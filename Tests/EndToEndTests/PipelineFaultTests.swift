@@ -47,12 +47,12 @@ struct PipelineWorld: Sendable {
                     store: store, registry: registry, router: BrokerRouter(), logger: logger,
                     orderSettings: OrderSettings(brokerTimeout: .seconds(2), reconcileGrace: 0))
                 let tenant = try await store.createTenant(name: "pipeline")
-                let alpaca = try await gateway.link(tenant: tenant, NewConnection(
+                let alpaca = try await gateway.link(owner: try await gateway.defaultOwner(tenant), NewConnection(
                     broker: .alpaca, displayName: "alpaca", baseURL: alpacaURL.absoluteString,
                     credentials: BrokerCredentials([
                         "keyId": AlpacaSandboxAccount.demoKeyID, "secretKey": AlpacaSandboxAccount.demoSecretKey,
                     ])))
-                let tradeogre = try await gateway.link(tenant: tenant, NewConnection(
+                let tradeogre = try await gateway.link(owner: try await gateway.defaultOwner(tenant), NewConnection(
                     broker: .tradeogre, displayName: "tradeogre", baseURL: ogreURL.absoluteString + "/api/v1",
                     credentials: BrokerCredentials([
                         "apiKey": TradeOgreSandboxAccount.demoAPIKey, "apiSecret": TradeOgreSandboxAccount.demoAPISecret,
@@ -79,7 +79,7 @@ struct PipelineFaultTests {
             world.alpacaFaults.add(FaultRule(.error(status: 503), pathPrefix: "/v2"))
             // Three reads fail (each after its two retries): the third opens Alpaca's breaker.
             for _ in 0..<3 {
-                let read = try await world.gateway.positions(tenant: world.tenant, Gateway.Selection())
+                let read = try await world.gateway.positions(owner: try await world.gateway.defaultOwner(world.tenant), Gateway.Selection())
                 #expect(world.source(read, world.alpaca)?.status == .error)
                 #expect(world.source(read, world.tradeogre)?.status == .ok)
             }
@@ -88,7 +88,7 @@ struct PipelineFaultTests {
             #expect(world.pipeline.health(connectionId: world.tradeogre.id, broker: .tradeogre).breaker == .closed)
 
             // Open: Alpaca's part fails at once without reaching the sandbox; TradeOgre's still answers.
-            let fast = try await world.gateway.positions(tenant: world.tenant, Gateway.Selection())
+            let fast = try await world.gateway.positions(owner: try await world.gateway.defaultOwner(world.tenant), Gateway.Selection())
             let failure = try #require(world.source(fast, world.alpaca)?.error)
             #expect(failure.code == .upstreamUnavailable)
             #expect(failure.retryable)
@@ -104,7 +104,7 @@ struct PipelineFaultTests {
             // The broker recovers; after the configured cool-down, the half-open probe succeeds and closes it.
             world.alpacaFaults.removeAll()
             try await Task.sleep(for: .milliseconds(600))
-            let recovered = try await world.gateway.positions(tenant: world.tenant, Gateway.Selection())
+            let recovered = try await world.gateway.positions(owner: try await world.gateway.defaultOwner(world.tenant), Gateway.Selection())
             #expect(world.source(recovered, world.alpaca)?.status == .ok)
             #expect(!recovered.partial)
             let health = world.pipeline.health(connectionId: world.alpaca.id, broker: .alpaca)
@@ -118,7 +118,7 @@ struct PipelineFaultTests {
         try await PipelineWorld.with { world in
             world.alpacaFaults.add(FaultRule(.error(status: 503), method: "GET", pathPrefix: "/v2/positions", count: 2))
             let read = try await world.gateway.positions(
-                tenant: world.tenant, Gateway.Selection(connectionId: world.alpaca.id))
+                owner: try await world.gateway.defaultOwner(world.tenant), Gateway.Selection(connectionId: world.alpaca.id))
             #expect(world.source(read, world.alpaca)?.status == .ok)
             #expect(!read.partial)
             #expect(world.alpacaFaults.rules.isEmpty)  // both firings used up
@@ -136,14 +136,14 @@ struct PipelineFaultTests {
                 connectionId: world.alpaca.id, accountId: AlpacaSandboxAccount.demoAccountID.uuidString.lowercased(),
                 instrument: InstrumentReference(symbol: "AAPL"), side: .buy, type: .limit, timeInForce: .day,
                 quantity: 1, limitPrice: 50)
-            _ = try? await world.gateway.placeOrder(tenant: world.tenant, request, idempotencyKey: "one-503")
+            _ = try? await world.gateway.placeOrder(owner: try await world.gateway.defaultOwner(world.tenant), request, idempotencyKey: "one-503")
             #expect(world.alpacaFaults.rules.first { $0.id == placements.id }?.fired == 1)
         }
     }
     @Test func aPlacementWhileTheBreakerIsOpenIsRefusedUnsentAndTheSameKeyPlacesItAfterRecovery() async throws {
         try await PipelineWorld.with { world in
             world.alpacaFaults.add(FaultRule(.error(status: 503), pathPrefix: "/v2"))
-            for _ in 0..<3 { _ = try await world.gateway.positions(tenant: world.tenant, Gateway.Selection(connectionId: world.alpaca.id)) }
+            for _ in 0..<3 { _ = try await world.gateway.positions(owner: try await world.gateway.defaultOwner(world.tenant), Gateway.Selection(connectionId: world.alpaca.id)) }
             #expect(world.pipeline.health(connectionId: world.alpaca.id, broker: .alpaca).breaker == .open)
             let fired = world.alpacaFired
             let request = OrderRequest(
@@ -151,7 +151,7 @@ struct PipelineFaultTests {
                 instrument: InstrumentReference(symbol: "AAPL"), side: .buy, type: .limit, timeInForce: .day,
                 quantity: 1, limitPrice: 50)
             let refused = await #expect(throws: GatewayError.self) {
-                try await world.gateway.placeOrder(tenant: world.tenant, request, idempotencyKey: "breaker-key")
+                try await world.gateway.placeOrder(owner: try await world.gateway.defaultOwner(world.tenant), request, idempotencyKey: "breaker-key")
             }
             #expect(refused?.code == .upstreamUnavailable)
             #expect(refused?.retryable == true)
@@ -161,10 +161,10 @@ struct PipelineFaultTests {
             // Recovered and past the cool-down: the same key places the order once (it was never claimed).
             world.alpacaFaults.removeAll()
             try await Task.sleep(for: .milliseconds(600))
-            let placed = try await world.gateway.placeOrder(tenant: world.tenant, request, idempotencyKey: "breaker-key")
+            let placed = try await world.gateway.placeOrder(owner: try await world.gateway.defaultOwner(world.tenant), request, idempotencyKey: "breaker-key")
             #expect(placed.outcome == .accepted)
             #expect(!placed.replayed)
-            let again = try await world.gateway.placeOrder(tenant: world.tenant, request, idempotencyKey: "breaker-key")
+            let again = try await world.gateway.placeOrder(owner: try await world.gateway.defaultOwner(world.tenant), request, idempotencyKey: "breaker-key")
             #expect(again.replayed)
             #expect(again.order.id == placed.order.id)
         }

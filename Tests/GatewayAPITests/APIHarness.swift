@@ -18,6 +18,8 @@ struct APIHarness {
     let state: FakeBrokerState
     let tenant: Tenant
     let apiKey: String
+    /// The user the harness key is bound to (the tenant's default user).
+    let userId: String
     let directory: URL
 
     static func with<T: Sendable>(
@@ -48,18 +50,21 @@ struct APIHarness {
             store: store, registry: registry, router: router, logger: logger, orderSettings: orderSettings,
             defaultReadMaxAge: defaultReadMaxAge, limits: limits, linking: linking)
         let tenant = try await store.createTenant(name: "Tenant A")
-        let key = try await store.issueAPIKey(tenantId: tenant.id, label: "test")
+        let key = try await store.issueDefaultUserKey(tenantId: tenant.id, label: "test")
         let harness = APIHarness(
-            gateway: gateway, store: store, state: state, tenant: tenant, apiKey: key.plaintext, directory: directory)
+            gateway: gateway, store: store, state: state, tenant: tenant, apiKey: key.plaintext,
+            userId: try #require(key.info.userId), directory: directory)
         let app = Application(router: try GatewayServer.router(gateway: gateway, bodies: bodies), logger: logger)
         return try await app.test(.router) { client in try await body(harness, client) }
     }
 
-    /// Links a fake connection straight through the store (the API path is tested on its own).
+    /// Links a fake connection of the harness user (or of another tenant's default user) straight through the store
+    /// (the API path is tested on its own).
     @discardableResult
     func link(_ broker: BrokerKind, baseURL: String, tenant: Tenant? = nil) async throws -> ConnectionDescriptor {
-        try await store.createConnection(
-            tenantId: (tenant ?? self.tenant).id,
+        let owner = if let tenant { try await store.defaultUser(tenantId: tenant.id).id } else { userId }
+        return try await store.createConnection(
+            tenantId: (tenant ?? self.tenant).id, userId: owner,
             NewConnection(broker: broker, displayName: "\(broker) test", baseURL: baseURL, credentials: BrokerCredentials(["token": "good"])))
     }
 

@@ -124,6 +124,8 @@ struct SpecFirstTests {
             "OrderModification": #""quantity":"2""#,
             "WatchlistInput": #""name":"Tech""#,
             "TenantSettings": #""readMaxAgeMs":1000"#,
+            "UserInput": #""displayName":"Ann""#,
+            "KeyCreate": #""label":"k","scopes":["read"]"#,
         ]
         let operations = try operationsWithBodies()
         try await APIHarness.with { harness, client in

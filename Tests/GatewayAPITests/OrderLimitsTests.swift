@@ -131,7 +131,7 @@ struct OrderLimitsTests {
                 arguments: [harness.tenant.id, poisoned.id])
             // Tenant B's order reached its broker, then the answer and the broker were lost: unknown.
             let tenantB = try await harness.store.createTenant(name: "Tenant B")
-            let keyB = try await harness.store.issueAPIKey(tenantId: tenantB.id, label: "b")
+            let keyB = try await harness.store.issueDefaultUserKey(tenantId: tenantB.id, label: "b")
             let url = "https://tenant-b.fake"
             let connectionB = try await harness.link(.alpaca, baseURL: url, tenant: tenantB)
             harness.state.set(url, FakeBrokerBehaviour(failAfterPlacing: GatewayError(.upstreamTimeout, "late"), unreachableAfterPlacing: true))
@@ -215,7 +215,7 @@ struct OrderLimitsTests {
         let registry = AdapterRegistry(factories: [], transport: UnusedTransport(), logger: logger)
         let gateway = Gateway(store: store, registry: registry, router: BrokerRouter(), logger: logger)
         let tenant = try await store.createTenant(name: "busy")
-        let key = try await store.issueAPIKey(tenantId: tenant.id, label: "busy")
+        let key = try await store.issueDefaultUserKey(tenantId: tenant.id, label: "busy")
         let app = Application(router: try GatewayServer.router(gateway: gateway), logger: logger)
         try await app.test(.router) { client in
             let headers: HTTPFields = [.authorization: "Bearer \(key.plaintext)", .contentType: "application/json"]
@@ -232,7 +232,7 @@ struct OrderLimitsTests {
         // The same through the application: the error a client's retry logic needs.
         let lock = try WriteLockHolder(path: path)
         do {
-            _ = try await gateway.createWatchlist(tenant: tenant, WatchlistInput(name: "Again"))
+            _ = try await gateway.createWatchlist(owner: try await gateway.defaultOwner(tenant), WatchlistInput(name: "Again"))
             Issue.record("the write went through the lock")
         } catch let error as GatewayError {
             #expect(error.code == .upstreamUnavailable)

@@ -26,7 +26,7 @@ struct LiveServer {
         let registry = AdapterRegistry(factories: [], transport: UnusedTransport(), logger: logger)
         let gateway = Gateway(store: store, registry: registry, router: BrokerRouter(), logger: logger)
         let tenant = try await store.createTenant(name: "live")
-        let key = try await store.issueAPIKey(tenantId: tenant.id, label: "live")
+        let key = try await store.issueDefaultUserKey(tenantId: tenant.id, label: "live")
         let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
         let app = try GatewayServer.application(
             gateway: gateway, host: "127.0.0.1", port: 0, limits: limits, logger: logger,

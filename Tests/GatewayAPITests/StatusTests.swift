@@ -33,7 +33,7 @@ struct StatusTests {
             let mine = try await harness.link(.alpaca, baseURL: "https://mine.fake")
             let mySaxo = try await harness.link(.saxo, baseURL: "https://mine-saxo.fake")
             let other = try await harness.store.createTenant(name: "Tenant B")
-            let otherKey = try await harness.store.issueAPIKey(tenantId: other.id, label: "b")
+            let otherKey = try await harness.store.issueDefaultUserKey(tenantId: other.id, label: "b")
             let theirs = try await harness.link(.alpaca, baseURL: "https://theirs.fake", tenant: other)
 
             let response = try await client.call(.get, "/v1/status", headers: harness.auth)
@@ -95,7 +95,7 @@ struct StatusTests {
             #expect(order["since"] as? String != nil)
 
             let other = try await harness.store.createTenant(name: "Tenant B")
-            let otherKey = try await harness.store.issueAPIKey(tenantId: other.id, label: "b")
+            let otherKey = try await harness.store.issueDefaultUserKey(tenantId: other.id, label: "b")
             var otherHeaders = HTTPFields()
             otherHeaders[.authorization] = "Bearer \(otherKey.plaintext)"
             let theirs = try await client.call(.get, "/v1/status", headers: otherHeaders)

@@ -13,7 +13,7 @@ struct TenantLimitsAPITests {
         let limits = TenantLimits(tenantRequestsPerSecond: 1, tenantBurst: 3, keyRequestsPerSecond: 1000, keyBurst: 1000)
         try await APIHarness.with(limits: limits) { harness, client in
             let other = try await harness.store.createTenant(name: "Tenant B")
-            let otherKey = try await harness.store.issueAPIKey(tenantId: other.id, label: "b")
+            let otherKey = try await harness.store.issueDefaultUserKey(tenantId: other.id, label: "b")
             // Twenty requests at once against a burst of three refilled once a second: most find the bucket empty,
             // however slow the machine.
             struct Answer: Sendable {
@@ -53,7 +53,7 @@ struct TenantLimitsAPITests {
     func keyRate() async throws {
         let limits = TenantLimits(tenantRequestsPerSecond: 1000, tenantBurst: 1000, keyRequestsPerSecond: 1, keyBurst: 2)
         try await APIHarness.with(limits: limits) { harness, client in
-            let second = try await harness.store.issueAPIKey(tenantId: harness.tenant.id, label: "second")
+            let second = try await harness.store.issueDefaultUserKey(tenantId: harness.tenant.id, label: "second")
             let auth = harness.auth
             let statuses = try await withThrowingTaskGroup(of: Int.self) { group in
                 for _ in 0..<20 {

@@ -66,7 +66,7 @@ struct SandboxTenancyTests {
     /// A second tenant and its key, made the way an operator does.
     func otherTenant(_ gateway: Gateway) async throws -> String {
         let tenant = try await gateway.createTenant(name: "Tenant B")
-        return try await gateway.issueAPIKey(tenant: tenant, label: "b").plaintext
+        return try await gateway.issueDefaultUserKey(tenant: tenant, label: "b").plaintext
     }
 
     func connection(_ base: String, _ key: String, broker: String) async throws -> [String: Any] {

@@ -80,11 +80,11 @@ struct APIKeyTests {
 
 @Suite("API key lookup cost")
 struct APIKeyLookupPlanTests {
-    @Test("the lookup by key is one search by primary key, never a scan")
+    @Test("the lookup by key is one search by primary key (key, tenant, bound user), never a scan")
     func lookupUsesPrimaryKeys() async throws {
         let store = try SQLiteStore(inMemoryWith: .random())
         let plan = try await store.queryPlan(SQLiteStore.apiKeyLookupSQL, arguments: ["key_x"])
-        #expect(plan.count == 2)
+        #expect(plan.count == 3)
         #expect(plan.allSatisfy { $0.hasPrefix("SEARCH") }, "\(plan)")
         #expect(!plan.contains { $0.contains("SCAN") }, "\(plan)")
     }

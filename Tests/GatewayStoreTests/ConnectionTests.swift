@@ -12,7 +12,7 @@ struct ConnectionTests {
             let tenant = try await store.createTenant(name: "Acme")
             var created: [ConnectionDescriptor] = []
             for index in 0..<8 {
-                created.append(try await store.createConnection(tenantId: tenant.id, sampleConnection("c\(index)")))
+                created.append(try await store.createConnection(tenantId: tenant.id, userId: nil, sampleConnection("c\(index)")))
             }
             let listed = try await store.connections(tenantId: tenant.id)
             #expect(listed == created)
@@ -33,7 +33,7 @@ struct ConnectionTests {
         try await withStore { store, _ in
             let tenant = try await store.createTenant(name: "Acme")
             #expect(tenant.id.hasPrefix("ten_"))
-            let created = try await store.createConnection(tenantId: tenant.id, sampleConnection())
+            let created = try await store.createConnection(tenantId: tenant.id, userId: nil, sampleConnection())
             #expect(created.createdAt == created.updatedAt)
             #expect(created.settings == ["dataBaseURL": "sandbox://alpaca"])
             #expect(try await store.connection(tenantId: tenant.id, id: created.id) == created)
@@ -44,7 +44,7 @@ struct ConnectionTests {
     func updatedAtIncreases() async throws {
         try await withStore { store, _ in
             let tenant = try await store.createTenant(name: "Acme")
-            let created = try await store.createConnection(tenantId: tenant.id, sampleConnection())
+            let created = try await store.createConnection(tenantId: tenant.id, userId: nil, sampleConnection())
             var previous = created.updatedAt
             for round in 0..<5 {
                 try await store.updateCredentials(
@@ -74,7 +74,7 @@ struct ConnectionTests {
     func delete() async throws {
         try await withStore { store, _ in
             let tenant = try await store.createTenant(name: "Acme")
-            let created = try await store.createConnection(tenantId: tenant.id, sampleConnection())
+            let created = try await store.createConnection(tenantId: tenant.id, userId: nil, sampleConnection())
             #expect(try await store.deleteConnection(tenantId: tenant.id, id: created.id))
             #expect(try await store.deleteConnection(tenantId: tenant.id, id: created.id) == false)
             #expect(try await store.connections(tenantId: tenant.id).isEmpty)
@@ -93,7 +93,7 @@ struct ConnectionConcurrencyTests {
             let tenant = try await store.createTenant(name: "Acme")
             let created = try await withThrowingTaskGroup(of: ConnectionDescriptor.self) { group in
                 for index in 0..<20 {
-                    group.addTask { try await store.createConnection(tenantId: tenant.id, sampleConnection("c\(index)")) }
+                    group.addTask { try await store.createConnection(tenantId: tenant.id, userId: nil, sampleConnection("c\(index)")) }
                 }
                 return try await group.reduce(into: []) { $0.append($1) }
             }

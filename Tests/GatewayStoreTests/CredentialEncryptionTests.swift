@@ -13,7 +13,7 @@ struct CredentialEncryptionTests {
             let displayName = "RECOGNISABLE-NAME-\(UUID().uuidString)"
             let tenant = try await store.createTenant(name: "Acme")
             let connection = try await store.createConnection(
-                tenantId: tenant.id, sampleConnection(displayName, credentials: ["apiSecretKey": secret]))
+                tenantId: tenant.id, userId: nil, sampleConnection(displayName, credentials: ["apiSecretKey": secret]))
 
             // While the store is open the row sits in the -wal file; both are read.
             let openFiles = try databaseFileBytes(in: directory)
@@ -43,11 +43,11 @@ struct CredentialEncryptionTests {
             let alice = try await store.createTenant(name: "Alice")
             let bob = try await store.createTenant(name: "Bob")
             let source = try await store.createConnection(
-                tenantId: alice.id, sampleConnection("A1", credentials: ["apiSecretKey": "alice-secret-1"]))
+                tenantId: alice.id, userId: nil, sampleConnection("A1", credentials: ["apiSecretKey": "alice-secret-1"]))
             let sameTenant = try await store.createConnection(
-                tenantId: alice.id, sampleConnection("A2", credentials: ["apiSecretKey": "alice-secret-2"]))
+                tenantId: alice.id, userId: nil, sampleConnection("A2", credentials: ["apiSecretKey": "alice-secret-2"]))
             let otherTenant = try await store.createConnection(
-                tenantId: bob.id, sampleConnection("B1", credentials: ["apiSecretKey": "bob-secret"]))
+                tenantId: bob.id, userId: nil, sampleConnection("B1", credentials: ["apiSecretKey": "bob-secret"]))
 
             for target in [sameTenant, otherTenant] {
                 try await store.executeRaw(

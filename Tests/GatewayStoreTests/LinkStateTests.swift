@@ -16,7 +16,7 @@ struct LinkStateTests {
         let tenant = try await store.createTenant(name: "T")
         var new = sampleConnection()
         new.status = .pendingLink
-        return (tenant, try await store.createConnection(tenantId: tenant.id, new))
+        return (tenant, try await store.createConnection(tenantId: tenant.id, userId: nil, new))
     }
 
     let start = Date(timeIntervalSince1970: 1_800_000_000)
@@ -47,7 +47,7 @@ struct LinkStateTests {
     @Test func aStateOfAnotherConnectionOrAnUnknownOneIsUnknownAndNotSpent() async throws {
         try await withStore { store, _ in
             let (tenant, connection) = try await pending(store)
-            let other = try await store.createConnection(tenantId: tenant.id, sampleConnection("Other"))
+            let other = try await store.createConnection(tenantId: tenant.id, userId: nil, sampleConnection("Other"))
             try await store.recordLinkState(
                 tenantId: tenant.id, connectionId: connection.id, stateHash: hash("s1"), expiresAt: start + 600, now: start)
             #expect(try await store.consumeLinkState(connectionId: other.id, stateHash: hash("s1"), now: start + 1) == .unknown)

@@ -146,7 +146,7 @@ struct OrderJournalLimitsTests {
             let a = try await store.createTenant(name: "A")
             let b = try await store.createTenant(name: "B")
             func connection(_ tenant: Tenant, _ baseURL: String) async throws -> ConnectionDescriptor {
-                try await store.createConnection(tenantId: tenant.id, NewConnection(
+                try await store.createConnection(tenantId: tenant.id, userId: nil, NewConnection(
                     broker: .tradeogre, displayName: "shared", baseURL: baseURL, credentials: BrokerCredentials(["apiKey": "k"])))
             }
             let connectionA = try await connection(a, "https://tradeogre.com/api/v1")
@@ -190,9 +190,9 @@ struct OrderJournalLimitsTests {
             let first = try SQLiteStore(path: path, cipher: cipher)
             let a = try await first.createTenant(name: "A")
             let b = try await first.createTenant(name: "B")
-            let connectionA = try await first.createConnection(tenantId: a.id, NewConnection(
+            let connectionA = try await first.createConnection(tenantId: a.id, userId: nil, NewConnection(
                 broker: .tradeit, displayName: "x", baseURL: "https://ems.tradingticket.com", credentials: BrokerCredentials(["k": "v"])))
-            let connectionB = try await first.createConnection(tenantId: b.id, NewConnection(
+            let connectionB = try await first.createConnection(tenantId: b.id, userId: nil, NewConnection(
                 broker: .tradeit, displayName: "y", baseURL: "https://ems.tradingticket.com/", credentials: BrokerCredentials(["k": "v"])))
             let theirs = try await journalIntent(in: first, tenantId: b.id, connectionId: connectionB.id)
             try await first.updateJournaledOrder(

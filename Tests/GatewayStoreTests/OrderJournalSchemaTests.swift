@@ -1,5 +1,6 @@
 import Foundation
 import GatewayCore
+import GatewayModel
 import Testing
 @testable import GatewayStore
 
@@ -8,7 +9,7 @@ struct OrderJournalSchemaTests {
     @Test("v2-order-journal adds the journal's tables and indexes")
     func tablesAndIndexes() async throws {
         try await withStore { store, _ in
-            #expect(try await store.appliedMigrations() == ["v1-initial", "v2-order-journal", "v3-tenant-read-freshness", "v4-sandbox-urls-without-path", "v5-order-journal-venues", "v6-link-states"])
+            #expect(try await store.appliedMigrations() == ["v1-initial", "v2-order-journal", "v3-tenant-read-freshness", "v4-sandbox-urls-without-path", "v5-order-journal-venues", "v6-link-states", "v7-tenancy"])
             let tables = try await store.fetchRawStrings(
                 "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
             #expect(Set(["idempotency_keys", "orders", "order_broker_ids", "order_events"]).isSubset(of: tables))
@@ -57,27 +58,24 @@ struct OrderJournalSchemaTests {
         try await withTemporaryDirectory { directory in
             let path = databasePath(in: directory)
             let cipher = CredentialCipher.random()
-            let first = try SQLiteStore(path: path, cipher: cipher)
-            let tenant = try await first.createTenant(name: "Acme")
-            let connection = try await first.createConnection(tenantId: tenant.id, sampleConnection())
-            // Back to what v1 made.
-            try await first.executeRaw(
+            // A database as the first release left it: only v1, with a tenant and a connection.
+            try SQLiteStore.makeOlderDatabase(path: path, upTo: "v1-initial", statements: [
+                "INSERT INTO tenants (id, name, created_at) VALUES ('ten_acme', 'Acme', 1)",
                 """
-                DROP TABLE order_events; DROP TABLE order_broker_ids; DROP TABLE orders; DROP TABLE idempotency_keys;
-                DELETE FROM grdb_migrations WHERE identifier = 'v2-order-journal';
-                ALTER TABLE tenants DROP COLUMN read_max_age_ms;
-                DELETE FROM grdb_migrations WHERE identifier = 'v3-tenant-read-freshness';
-                DELETE FROM grdb_migrations WHERE identifier = 'v4-sandbox-urls-without-path';
-                DELETE FROM grdb_migrations WHERE identifier = 'v5-order-journal-venues';
-                DROP TABLE link_states; DELETE FROM grdb_migrations WHERE identifier = 'v6-link-states';
-                """)
-            #expect(try await first.appliedMigrations() == ["v1-initial"])
-            try first.close()
+                INSERT INTO connections (id, tenant_id, broker, display_name, base_url, status, credentials_ciphertext,
+                    created_at, updated_at)
+                VALUES ('conn_acme', 'ten_acme', 'alpaca', 'Paper', 'https://paper-api.alpaca.markets', 'active', X'00', 1, 1)
+                """,
+            ])
 
             let second = try SQLiteStore(path: path, cipher: cipher)
             defer { try? second.close() }
-            #expect(try await second.appliedMigrations() == ["v1-initial", "v2-order-journal", "v3-tenant-read-freshness", "v4-sandbox-urls-without-path", "v5-order-journal-venues", "v6-link-states"])
-            #expect(try await second.connection(tenantId: tenant.id, id: connection.id) == connection)
+            #expect(try await second.appliedMigrations() == ["v1-initial", "v2-order-journal", "v3-tenant-read-freshness", "v4-sandbox-urls-without-path", "v5-order-journal-venues", "v6-link-states", "v7-tenancy"])
+            let tenant = try #require(try await second.tenant(id: "ten_acme"))
+            let connection = try #require(try await second.connection(tenantId: tenant.id, id: "conn_acme"))
+            #expect(connection.displayName == "Paper" && connection.broker == .alpaca)
+            // The tenant's one user, made by v7, owns it.
+            #expect(connection.userId == (try await second.defaultUser(tenantId: tenant.id)).id)
             let intent = try await journalIntent(in: second, tenantId: tenant.id, connectionId: connection.id)
             #expect(try await second.journaledOrder(tenantId: tenant.id, id: intent.id) == intent)
         }

@@ -71,5 +71,15 @@ func journalIntent(
             sampleIntent(tenantId: tenantId, connectionId: connectionId)
         }
     try await store.createOrderIntent(intent, event: intentEvent(at: intent.createdAt))
-    return intent
+    return try await recorded(intent, in: store)
+}
+
+/// The intent as the journal records it: with its connection's user and broker, which the journal takes from the
+/// connection (never from the caller) and keeps after the connection is gone.
+func recorded(_ intent: JournaledOrder, in store: SQLiteStore) async throws -> JournaledOrder {
+    var recorded = intent
+    let connection = try await store.connection(tenantId: intent.tenantId, id: intent.connectionId)
+    recorded.userId = connection?.userId
+    recorded.broker = connection?.broker
+    return recorded
 }

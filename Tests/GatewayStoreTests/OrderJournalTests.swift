@@ -52,7 +52,7 @@ struct OrderJournalTests {
 
             let second = try SQLiteStore(path: path, cipher: cipher)
             defer { try? second.close() }
-            #expect(try await second.appliedMigrations() == ["v1-initial", "v2-order-journal", "v3-tenant-read-freshness", "v4-sandbox-urls-without-path", "v5-order-journal-venues", "v6-link-states"])
+            #expect(try await second.appliedMigrations() == ["v1-initial", "v2-order-journal", "v3-tenant-read-freshness", "v4-sandbox-urls-without-path", "v5-order-journal-venues", "v6-link-states", "v7-tenancy"])
             #expect(try await second.journaledOrder(tenantId: tenant.id, id: pending.id) == pending)
             let reread = try #require(try await second.journaledOrder(tenantId: tenant.id, id: placed.id))
             #expect(reread == done)
@@ -285,7 +285,7 @@ struct OrderJournalTests {
     func outlivesConnection() async throws {
         try await withStore { store, _ in
             let tenant = try await store.createTenant(name: "Acme")
-            let connection = try await store.createConnection(tenantId: tenant.id, sampleConnection())
+            let connection = try await store.createConnection(tenantId: tenant.id, userId: nil, sampleConnection())
             let intent = try await journalIntent(in: store, tenantId: tenant.id, connectionId: connection.id)
             #expect(try await store.deleteConnection(tenantId: tenant.id, id: connection.id))
             #expect(try await store.journaledOrder(tenantId: tenant.id, id: intent.id) == intent)

@@ -25,7 +25,7 @@ struct SandboxURLMigrationTests {
             var ids: [String] = []
             for entry in stored {
                 let connection = try await first.createConnection(
-                    tenantId: tenant.id,
+                    tenantId: tenant.id, userId: nil,
                     NewConnection(
                         broker: entry.broker, displayName: entry.before, baseURL: entry.before,
                         credentials: BrokerCredentials(["k": "v"])))

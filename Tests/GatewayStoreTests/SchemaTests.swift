@@ -13,21 +13,22 @@ struct SchemaTests {
             #expect(!FileManager.default.fileExists(atPath: path))
 
             let first = try SQLiteStore(path: path, cipher: cipher)
-            #expect(try await first.appliedMigrations() == ["v1-initial", "v2-order-journal", "v3-tenant-read-freshness", "v4-sandbox-urls-without-path", "v5-order-journal-venues", "v6-link-states"])
+            #expect(try await first.appliedMigrations() == ["v1-initial", "v2-order-journal", "v3-tenant-read-freshness", "v4-sandbox-urls-without-path", "v5-order-journal-venues", "v6-link-states", "v7-tenancy"])
             let tables = try await first.fetchRawStrings(
                 "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
             #expect(
                 tables == [
-                    "api_keys", "connections", "grdb_migrations", "idempotency_keys", "link_states", "order_broker_ids",
-                    "order_events", "orders", "store_meta", "tenants", "watchlists",
+                    "api_keys", "audit_events", "connections", "grdb_migrations", "idempotency_keys", "link_states",
+                    "order_broker_ids", "order_events", "orders", "store_meta", "tenants", "users", "watchlists",
                 ])
             let indexes = try await first.fetchRawStrings(
                 "SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%' ORDER BY name")
             #expect(
                 indexes == [
-                    "api_keys_tenant", "connections_tenant", "link_states_connection", "link_states_expiry",
-                    "order_broker_ids_connection", "order_broker_ids_venue", "order_broker_ids_venue_order",
-                    "orders_connection", "orders_state", "orders_tenant", "watchlists_tenant",
+                    "api_keys_tenant", "audit_events_tenant", "connections_tenant", "connections_user",
+                    "link_states_connection", "link_states_expiry", "order_broker_ids_connection", "order_broker_ids_venue",
+                    "order_broker_ids_venue_order", "orders_connection", "orders_state", "orders_tenant", "users_email",
+                    "users_external_id", "users_tenant", "watchlists_tenant", "watchlists_user",
                 ])
             let foreignKeys = try await first.fetchRawStrings("PRAGMA foreign_keys")
             #expect(foreignKeys == ["1"])
@@ -40,7 +41,7 @@ struct SchemaTests {
 
             let second = try SQLiteStore(path: path, cipher: cipher)
             defer { try? second.close() }
-            #expect(try await second.appliedMigrations() == ["v1-initial", "v2-order-journal", "v3-tenant-read-freshness", "v4-sandbox-urls-without-path", "v5-order-journal-venues", "v6-link-states"])
+            #expect(try await second.appliedMigrations() == ["v1-initial", "v2-order-journal", "v3-tenant-read-freshness", "v4-sandbox-urls-without-path", "v5-order-journal-venues", "v6-link-states", "v7-tenancy"])
             let schemaAfter = try await second.fetchRawStrings("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY name")
             #expect(schemaAfter == schemaBefore)
             #expect(try await second.tenant(id: tenant.id) == tenant)
@@ -81,7 +82,7 @@ struct SchemaTests {
         let store = try SQLiteStore(inMemoryWith: .random())
         #expect(store.path == nil)
         let tenant = try await store.createTenant(name: "Memory")
-        let connection = try await store.createConnection(tenantId: tenant.id, sampleConnection())
+        let connection = try await store.createConnection(tenantId: tenant.id, userId: nil, sampleConnection())
         #expect(try await store.credentials(tenantId: tenant.id, connectionId: connection.id)["apiSecretKey"] == "s3cret")
     }
 }

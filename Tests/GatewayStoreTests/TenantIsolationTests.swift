@@ -11,8 +11,8 @@ struct TenantIsolationTests {
         try await withStore { store, _ in
             let a = try await store.createTenant(name: "A")
             let b = try await store.createTenant(name: "B")
-            let mine = try await store.createConnection(tenantId: a.id, sampleConnection("A's"))
-            let theirs = try await store.createConnection(tenantId: b.id, sampleConnection("B's"))
+            let mine = try await store.createConnection(tenantId: a.id, userId: nil, sampleConnection("A's"))
+            let theirs = try await store.createConnection(tenantId: b.id, userId: nil, sampleConnection("B's"))
 
             #expect(try await store.connections(tenantId: a.id).map(\.id) == [mine.id])
             #expect(try await store.connection(tenantId: a.id, id: theirs.id) == nil)
@@ -40,16 +40,18 @@ struct TenantIsolationTests {
         try await withStore { store, _ in
             let a = try await store.createTenant(name: "A")
             let b = try await store.createTenant(name: "B")
+            let userA = try await store.createUser(tenantId: a.id, NewUser(), audit: nil)
+            let userB = try await store.createUser(tenantId: b.id, NewUser(), audit: nil)
             let aapl = Instrument(symbol: "AAPL", assetClass: .equity)
-            let theirs = try await store.createWatchlist(tenantId: b.id, name: "Tech", instruments: [aapl])
+            let theirs = try await store.createWatchlist(tenantId: b.id, userId: userB.id, name: "Tech", instruments: [aapl])
             // The same name in another tenant is no conflict.
-            let mine = try await store.createWatchlist(tenantId: a.id, name: "Tech", instruments: [])
+            let mine = try await store.createWatchlist(tenantId: a.id, userId: userA.id, name: "Tech", instruments: [])
 
-            #expect(try await store.watchlists(tenantId: a.id).map(\.id) == [mine.id])
-            #expect(try await store.watchlist(tenantId: a.id, id: theirs.id) == nil)
-            #expect(try await store.updateWatchlist(tenantId: a.id, id: theirs.id, name: "Mine now", instruments: []) == nil)
-            #expect(try await store.deleteWatchlist(tenantId: a.id, id: theirs.id) == false)
-            #expect(try await store.watchlist(tenantId: b.id, id: theirs.id) == theirs)
+            #expect(try await store.watchlists(tenantId: a.id, userId: userA.id).map(\.id) == [mine.id])
+            #expect(try await store.watchlist(tenantId: a.id, userId: userA.id, id: theirs.id) == nil)
+            #expect(try await store.updateWatchlist(tenantId: a.id, userId: userA.id, id: theirs.id, name: "Mine now", instruments: []) == nil)
+            #expect(try await store.deleteWatchlist(tenantId: a.id, userId: userA.id, id: theirs.id) == false)
+            #expect(try await store.watchlist(tenantId: b.id, userId: userB.id, id: theirs.id) == theirs)
         }
     }
 
@@ -57,10 +59,10 @@ struct TenantIsolationTests {
     func unknownTenant() async throws {
         try await withStore { store, _ in
             await expectGatewayError(.notFound) {
-                try await store.createConnection(tenantId: "ten_missing", sampleConnection())
+                try await store.createConnection(tenantId: "ten_missing", userId: nil, sampleConnection())
             }
             await expectGatewayError(.notFound) {
-                try await store.createWatchlist(tenantId: "ten_missing", name: "x", instruments: [])
+                try await store.createWatchlist(tenantId: "ten_missing", userId: "usr_missing", name: "x", instruments: [])
             }
             await expectGatewayError(.notFound) {
                 try await store.issueAPIKey(tenantId: "ten_missing", label: "x")

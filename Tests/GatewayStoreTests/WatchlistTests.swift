@@ -13,32 +13,33 @@ struct WatchlistTests {
     func lifecycle() async throws {
         try await withStore { store, _ in
             let tenant = try await store.createTenant(name: "Acme")
-            let created = try await store.createWatchlist(tenantId: tenant.id, name: "  Core  ", instruments: [Self.aapl])
+            let user = try await store.createUser(tenantId: tenant.id, NewUser(), audit: nil)
+            let created = try await store.createWatchlist(tenantId: tenant.id, userId: user.id, name: "  Core  ", instruments: [Self.aapl])
             #expect(created.id.hasPrefix("wl_"))
             #expect(created.name == "Core")
             #expect(created.connectionId == nil)
-            let fetched = try #require(try await store.watchlist(tenantId: tenant.id, id: created.id))
+            let fetched = try #require(try await store.watchlist(tenantId: tenant.id, userId: user.id, id: created.id))
             #expect(fetched == created)
             #expect(fetched.instruments.first?.brokerKey == Self.aapl.brokerKey)
             #expect(fetched.instruments.first?.exchange == "XNAS")
 
             let renamed = try #require(
-                try await store.updateWatchlist(tenantId: tenant.id, id: created.id, name: "Core holdings", instruments: nil))
+                try await store.updateWatchlist(tenantId: tenant.id, userId: user.id, id: created.id, name: "Core holdings", instruments: nil))
             #expect(renamed.name == "Core holdings")
             #expect(renamed.instruments == [Self.aapl])
             #expect(try #require(renamed.updatedAt) > (try #require(created.updatedAt)))
 
             let refilled = try #require(
-                try await store.updateWatchlist(tenantId: tenant.id, id: created.id, name: nil, instruments: [Self.eurusd, Self.aapl]))
+                try await store.updateWatchlist(tenantId: tenant.id, userId: user.id, id: created.id, name: nil, instruments: [Self.eurusd, Self.aapl]))
             #expect(refilled.name == "Core holdings")
             #expect(refilled.instruments == [Self.eurusd, Self.aapl])
             #expect(refilled.instruments.first?.brokerKey == Self.eurusd.brokerKey)
-            #expect(try await store.watchlists(tenantId: tenant.id) == [refilled])
+            #expect(try await store.watchlists(tenantId: tenant.id, userId: user.id) == [refilled])
 
-            #expect(try await store.deleteWatchlist(tenantId: tenant.id, id: created.id))
-            #expect(try await store.deleteWatchlist(tenantId: tenant.id, id: created.id) == false)
-            #expect(try await store.watchlist(tenantId: tenant.id, id: created.id) == nil)
-            #expect(try await store.updateWatchlist(tenantId: tenant.id, id: created.id, name: "x", instruments: nil) == nil)
+            #expect(try await store.deleteWatchlist(tenantId: tenant.id, userId: user.id, id: created.id))
+            #expect(try await store.deleteWatchlist(tenantId: tenant.id, userId: user.id, id: created.id) == false)
+            #expect(try await store.watchlist(tenantId: tenant.id, userId: user.id, id: created.id) == nil)
+            #expect(try await store.updateWatchlist(tenantId: tenant.id, userId: user.id, id: created.id, name: "x", instruments: nil) == nil)
         }
     }
 
@@ -46,18 +47,19 @@ struct WatchlistTests {
     func nameConflicts() async throws {
         try await withStore { store, _ in
             let tenant = try await store.createTenant(name: "Acme")
-            let tech = try await store.createWatchlist(tenantId: tenant.id, name: "Tech", instruments: [])
-            let fx = try await store.createWatchlist(tenantId: tenant.id, name: "FX", instruments: [])
+            let user = try await store.createUser(tenantId: tenant.id, NewUser(), audit: nil)
+            let tech = try await store.createWatchlist(tenantId: tenant.id, userId: user.id, name: "Tech", instruments: [])
+            let fx = try await store.createWatchlist(tenantId: tenant.id, userId: user.id, name: "FX", instruments: [])
             await expectGatewayError(.conflict) {
-                try await store.createWatchlist(tenantId: tenant.id, name: "Tech", instruments: [Self.aapl])
+                try await store.createWatchlist(tenantId: tenant.id, userId: user.id, name: "Tech", instruments: [Self.aapl])
             }
             await expectGatewayError(.conflict) {
-                try await store.updateWatchlist(tenantId: tenant.id, id: fx.id, name: "Tech", instruments: nil)
+                try await store.updateWatchlist(tenantId: tenant.id, userId: user.id, id: fx.id, name: "Tech", instruments: nil)
             }
             // Keeping its own name is not a conflict.
-            let same = try await store.updateWatchlist(tenantId: tenant.id, id: tech.id, name: "Tech", instruments: [Self.aapl])
+            let same = try await store.updateWatchlist(tenantId: tenant.id, userId: user.id, id: tech.id, name: "Tech", instruments: [Self.aapl])
             #expect(same?.name == "Tech")
-            #expect(try await store.watchlists(tenantId: tenant.id).map(\.name) == ["Tech", "FX"])
+            #expect(try await store.watchlists(tenantId: tenant.id, userId: user.id).map(\.name) == ["Tech", "FX"])
         }
     }
 
@@ -65,15 +67,16 @@ struct WatchlistTests {
     func invalidNames(name: String) async throws {
         try await withStore { store, _ in
             let tenant = try await store.createTenant(name: "Acme")
+            let user = try await store.createUser(tenantId: tenant.id, NewUser(), audit: nil)
             await expectGatewayError(.invalidRequest) {
-                try await store.createWatchlist(tenantId: tenant.id, name: name, instruments: [])
+                try await store.createWatchlist(tenantId: tenant.id, userId: user.id, name: name, instruments: [])
             }
-            let list = try await store.createWatchlist(tenantId: tenant.id, name: "ok", instruments: [])
+            let list = try await store.createWatchlist(tenantId: tenant.id, userId: user.id, name: "ok", instruments: [])
             await expectGatewayError(.invalidRequest) {
-                try await store.updateWatchlist(tenantId: tenant.id, id: list.id, name: name, instruments: nil)
+                try await store.updateWatchlist(tenantId: tenant.id, userId: user.id, id: list.id, name: name, instruments: nil)
             }
             let longest = try await store.createWatchlist(
-                tenantId: tenant.id, name: String(repeating: "é", count: 100), instruments: [])
+                tenantId: tenant.id, userId: user.id, name: String(repeating: "é", count: 100), instruments: [])
             #expect(longest.name.count == 100)
         }
     }
@@ -82,13 +85,14 @@ struct WatchlistTests {
     func stableOrder() async throws {
         try await withStore { store, _ in
             let tenant = try await store.createTenant(name: "Acme")
+            let user = try await store.createUser(tenantId: tenant.id, NewUser(), audit: nil)
             var created: [Watchlist] = []
             for index in 0..<8 {
-                created.append(try await store.createWatchlist(tenantId: tenant.id, name: "list \(index)", instruments: []))
+                created.append(try await store.createWatchlist(tenantId: tenant.id, userId: user.id, name: "list \(index)", instruments: []))
             }
-            #expect(try await store.watchlists(tenantId: tenant.id) == created)
-            _ = try await store.updateWatchlist(tenantId: tenant.id, id: created[0].id, name: "renamed", instruments: nil)
-            #expect(try await store.watchlists(tenantId: tenant.id).map(\.id) == created.map(\.id))
+            #expect(try await store.watchlists(tenantId: tenant.id, userId: user.id) == created)
+            _ = try await store.updateWatchlist(tenantId: tenant.id, userId: user.id, id: created[0].id, name: "renamed", instruments: nil)
+            #expect(try await store.watchlists(tenantId: tenant.id, userId: user.id).map(\.id) == created.map(\.id))
         }
     }
 }

@@ -7,38 +7,38 @@ import OpenAPIRuntime
 
 extension APIHandlers {
     func listConnections(_ input: Operations.ListConnections.Input) async throws -> Operations.ListConnections.Output {
-        let tenant = try RequestIdentity.requireTenant()
-        return .ok(.init(body: .json(.init(data: try await gateway.connections(tenant: tenant)))))
+        let owner = try RequestIdentity.requireOwner()
+        return .ok(.init(body: .json(.init(data: try await gateway.connections(owner: owner)))))
     }
 
     func linkConnection(_ input: Operations.LinkConnection.Input) async throws -> Operations.LinkConnection.Output {
-        let tenant = try RequestIdentity.requireTenant()
+        let owner = try RequestIdentity.requireOwner()
         guard case .json(let body) = input.body else { throw APIError.unsupportedBody }
         let request = LinkRequest(
             broker: body.broker, displayName: body.displayName, baseURL: body.baseURL,
             settings: body.settings?.additionalProperties, credentials: body.credentials?.additionalProperties)
-        switch try await gateway.link(tenant: tenant, request, callbackBase: callbackBase) {
+        switch try await gateway.link(owner: owner, request, callbackBase: callbackBase) {
         case .linked(let connection): return .created(.init(body: .json(.init(data: connection))))
         case .pending(let pending): return .accepted(.init(body: .json(.init(data: pending))))
         }
     }
 
     func authenticateAll(_ input: Operations.AuthenticateAll.Input) async throws -> Operations.AuthenticateAll.Output {
-        let tenant = try RequestIdentity.requireTenant()
-        return .ok(.init(body: .json(.init(data: try await gateway.authenticateAll(tenant: tenant)))))
+        let owner = try RequestIdentity.requireOwner()
+        return .ok(.init(body: .json(.init(data: try await gateway.authenticateAll(owner: owner)))))
     }
 
     func exportConnections(_ input: Operations.ExportConnections.Input) async throws -> Operations.ExportConnections.Output {
-        let tenant = try RequestIdentity.requireTenant()
+        let owner = try RequestIdentity.requireOwner()
         guard case .json(let body) = input.body else { throw APIError.unsupportedBody }
-        let exported = try await gateway.exportConnections(tenant: tenant, recipientKey: body.recipientKey)
+        let exported = try await gateway.exportConnections(owner: owner, recipientKey: body.recipientKey)
         return .ok(.init(body: .json(.init(data: exported))))
     }
 
     func importConnections(_ input: Operations.ImportConnections.Input) async throws -> Operations.ImportConnections.Output {
-        let tenant = try RequestIdentity.requireTenant()
+        let owner = try RequestIdentity.requireOwner()
         guard case .json(let body) = input.body else { throw APIError.unsupportedBody }
-        let reports = try await gateway.importConnections(tenant: tenant, bundle: body.bundle, callbackBase: callbackBase)
+        let reports = try await gateway.importConnections(owner: owner, bundle: body.bundle, callbackBase: callbackBase)
         return .ok(.init(body: .json(.init(data: reports))))
     }
 
@@ -48,35 +48,35 @@ extension APIHandlers {
     }
 
     func completeLink(_ input: Operations.CompleteLink.Input) async throws -> Operations.CompleteLink.Output {
-        let tenant = try RequestIdentity.requireTenant()
+        let owner = try RequestIdentity.requireOwner()
         guard case .json(let body) = input.body else { throw APIError.unsupportedBody }
         if body.oAuthVerifier.isEmpty || body.oAuthVerifier.count > 2048 {
             throw GatewayError.unprocessable([FieldProblem(field: "oAuthVerifier", problem: "must be 1 to 2048 characters")])
         }
-        let connection = try await gateway.completeLink(tenant: tenant, id: input.path.id, verifier: body.oAuthVerifier)
+        let connection = try await gateway.completeLink(owner: owner, id: input.path.id, verifier: body.oAuthVerifier)
         return .ok(.init(body: .json(.init(data: connection))))
     }
 
     func relink(_ input: Operations.Relink.Input) async throws -> Operations.Relink.Output {
-        let tenant = try RequestIdentity.requireTenant()
-        switch try await gateway.startRelink(tenant: tenant, id: input.path.id, callbackBase: callbackBase) {
+        let owner = try RequestIdentity.requireOwner()
+        switch try await gateway.startRelink(owner: owner, id: input.path.id, callbackBase: callbackBase) {
         case .pending(let pending): return .ok(.init(body: .json(.init(data: pending))))
         case .linked(let connection): return .created(.init(body: .json(.init(data: connection))))
         }
     }
 
     func authenticateConnection(_ input: Operations.AuthenticateConnection.Input) async throws -> Operations.AuthenticateConnection.Output {
-        let tenant = try RequestIdentity.requireTenant()
-        return .ok(.init(body: .json(.init(data: try await gateway.authenticate(tenant: tenant, id: input.path.id)))))
+        let owner = try RequestIdentity.requireOwner()
+        return .ok(.init(body: .json(.init(data: try await gateway.authenticate(owner: owner, id: input.path.id)))))
     }
 
     func answerChallenge(_ input: Operations.AnswerChallenge.Input) async throws -> Operations.AnswerChallenge.Output {
-        let tenant = try RequestIdentity.requireTenant()
+        let owner = try RequestIdentity.requireOwner()
         guard case .json(let body) = input.body else { throw APIError.unsupportedBody }
         if body.answer.isEmpty || body.answer.count > 256 {
             throw GatewayError.unprocessable([FieldProblem(field: "answer", problem: "must be 1 to 256 characters")])
         }
-        let report = try await gateway.answerChallenge(tenant: tenant, id: input.path.id, answer: body.answer)
+        let report = try await gateway.answerChallenge(owner: owner, id: input.path.id, answer: body.answer)
         return .ok(.init(body: .json(.init(data: report))))
     }
 
@@ -96,13 +96,13 @@ extension APIHandlers {
     }
 
     func getConnection(_ input: Operations.GetConnection.Input) async throws -> Operations.GetConnection.Output {
-        let tenant = try RequestIdentity.requireTenant()
-        return .ok(.init(body: .json(.init(data: try await gateway.connection(tenant: tenant, id: input.path.id)))))
+        let owner = try RequestIdentity.requireOwner()
+        return .ok(.init(body: .json(.init(data: try await gateway.connection(owner: owner, id: input.path.id)))))
     }
 
     func deleteConnection(_ input: Operations.DeleteConnection.Input) async throws -> Operations.DeleteConnection.Output {
-        let tenant = try RequestIdentity.requireTenant()
-        try await gateway.unlink(tenant: tenant, id: input.path.id)
+        let owner = try RequestIdentity.requireOwner()
+        try await gateway.unlink(owner: owner, id: input.path.id)
         return .noContent(.init())
     }
 

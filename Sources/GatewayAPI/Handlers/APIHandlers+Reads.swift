@@ -8,46 +8,46 @@ import OpenAPIRuntime
 /// The fan-out reads: `{data, sources, partial}` with a status line per connection.
 extension APIHandlers {
     func listClients(_ input: Operations.ListClients.Input) async throws -> Operations.ListClients.Output {
-        let tenant = try RequestIdentity.requireTenant()
+        let owner = try RequestIdentity.requireOwner()
         let q = input.query
-        let r = try await gateway.clients(tenant: tenant, try QueryValue.selection(connection: q.connection, broker: q.broker, account: q.account, maxAgeMs: q.maxAgeMs))
+        let r = try await gateway.clients(owner: owner, try QueryValue.selection(connection: q.connection, broker: q.broker, account: q.account, maxAgeMs: q.maxAgeMs))
         return .ok(.init(body: .json(.init(data: r.data, sources: r.sources, partial: r.partial))))
     }
 
     func listAccounts(_ input: Operations.ListAccounts.Input) async throws -> Operations.ListAccounts.Output {
-        let tenant = try RequestIdentity.requireTenant()
+        let owner = try RequestIdentity.requireOwner()
         let q = input.query
-        let r = try await gateway.accounts(tenant: tenant, try QueryValue.selection(connection: q.connection, broker: q.broker, account: q.account, maxAgeMs: q.maxAgeMs))
+        let r = try await gateway.accounts(owner: owner, try QueryValue.selection(connection: q.connection, broker: q.broker, account: q.account, maxAgeMs: q.maxAgeMs))
         return .ok(.init(body: .json(.init(data: r.data, sources: r.sources, partial: r.partial))))
     }
 
     func listBalances(_ input: Operations.ListBalances.Input) async throws -> Operations.ListBalances.Output {
-        let tenant = try RequestIdentity.requireTenant()
+        let owner = try RequestIdentity.requireOwner()
         let q = input.query
-        let r = try await gateway.balances(tenant: tenant, try QueryValue.selection(connection: q.connection, broker: q.broker, account: q.account, maxAgeMs: q.maxAgeMs))
+        let r = try await gateway.balances(owner: owner, try QueryValue.selection(connection: q.connection, broker: q.broker, account: q.account, maxAgeMs: q.maxAgeMs))
         return .ok(.init(body: .json(.init(data: r.data, sources: r.sources, partial: r.partial))))
     }
 
     func listPositions(_ input: Operations.ListPositions.Input) async throws -> Operations.ListPositions.Output {
-        let tenant = try RequestIdentity.requireTenant()
+        let owner = try RequestIdentity.requireOwner()
         let q = input.query
-        let r = try await gateway.positions(tenant: tenant, try QueryValue.selection(connection: q.connection, broker: q.broker, account: q.account, maxAgeMs: q.maxAgeMs))
+        let r = try await gateway.positions(owner: owner, try QueryValue.selection(connection: q.connection, broker: q.broker, account: q.account, maxAgeMs: q.maxAgeMs))
         return .ok(.init(body: .json(.init(data: r.data, sources: r.sources, partial: r.partial))))
     }
 
     func listQuotes(_ input: Operations.ListQuotes.Input) async throws -> Operations.ListQuotes.Output {
-        let tenant = try RequestIdentity.requireTenant()
+        let owner = try RequestIdentity.requireOwner()
         let q = input.query
         let selection = try QueryValue.selection(connection: q.connection, broker: q.broker, account: q.account, maxAgeMs: q.maxAgeMs)
         guard let symbols = try QueryValue.symbols(q.symbols, "symbols") else {
             throw GatewayError.invalid("symbols", "is required (comma-separated, e.g. AAPL,EUR/USD)")
         }
-        let r = try await gateway.quotes(tenant: tenant, selection, symbols: symbols, assetClass: q.assetClass)
+        let r = try await gateway.quotes(owner: owner, selection, symbols: symbols, assetClass: q.assetClass)
         return .ok(.init(body: .json(.init(data: r.data, sources: r.sources, partial: r.partial))))
     }
 
     func listCandles(_ input: Operations.ListCandles.Input) async throws -> Operations.ListCandles.Output {
-        let tenant = try RequestIdentity.requireTenant()
+        let owner = try RequestIdentity.requireOwner()
         let q = input.query
         let selection = try QueryValue.selection(connection: q.connection, broker: q.broker, account: q.account, maxAgeMs: q.maxAgeMs)
         guard let symbol = try QueryValue.symbols(q.symbol, "symbol", maxCount: 1)?.first else {
@@ -55,20 +55,20 @@ extension APIHandlers {
         }
         let count = try QueryValue.int(q.count, "count", range: 1...1200) ?? 100
         let r = try await gateway.candles(
-            tenant: tenant, selection, instrument: InstrumentReference(symbol: symbol, assetClass: q.assetClass),
+            owner: owner, selection, instrument: InstrumentReference(symbol: symbol, assetClass: q.assetClass),
             interval: q.interval ?? .oneHour, count: count
         )
         return .ok(.init(body: .json(.init(data: r.data, sources: r.sources, partial: r.partial))))
     }
 
     func searchInstruments(_ input: Operations.SearchInstruments.Input) async throws -> Operations.SearchInstruments.Output {
-        let tenant = try RequestIdentity.requireTenant()
+        let owner = try RequestIdentity.requireOwner()
         let q = input.query
         let selection = try QueryValue.selection(connection: q.connection, broker: q.broker, account: q.account, maxAgeMs: q.maxAgeMs)
         guard let text = try QueryValue.string(q.q, "q", maxLength: 64) else {
             throw GatewayError.invalid("q", "is required (a symbol or part of a name)")
         }
-        let r = try await gateway.instruments(tenant: tenant, selection, matching: text, assetClass: q.assetClass)
+        let r = try await gateway.instruments(owner: owner, selection, matching: text, assetClass: q.assetClass)
         return .ok(.init(body: .json(.init(data: r.data, sources: r.sources, partial: r.partial))))
     }
 }

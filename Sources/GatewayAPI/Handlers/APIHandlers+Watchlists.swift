@@ -7,34 +7,34 @@ import OpenAPIRuntime
 
 extension APIHandlers {
     func listWatchlists(_ input: Operations.ListWatchlists.Input) async throws -> Operations.ListWatchlists.Output {
-        let tenant = try RequestIdentity.requireTenant()
+        let owner = try RequestIdentity.requireOwner()
         let q = input.query
-        let r = try await gateway.watchlists(tenant: tenant, try QueryValue.selection(connection: q.connection, broker: q.broker, account: q.account, maxAgeMs: q.maxAgeMs))
+        let r = try await gateway.watchlists(owner: owner, try QueryValue.selection(connection: q.connection, broker: q.broker, account: q.account, maxAgeMs: q.maxAgeMs))
         return .ok(.init(body: .json(.init(data: r.data, sources: r.sources, partial: r.partial))))
     }
 
     func createWatchlist(_ input: Operations.CreateWatchlist.Input) async throws -> Operations.CreateWatchlist.Output {
-        let tenant = try RequestIdentity.requireTenant()
+        let owner = try RequestIdentity.requireOwner()
         guard case .json(let body) = input.body else { throw APIError.unsupportedBody }
-        let created = try await gateway.createWatchlist(tenant: tenant, Self.watchlistInput(body))
+        let created = try await gateway.createWatchlist(owner: owner, Self.watchlistInput(body))
         return .created(.init(body: .json(.init(data: created))))
     }
 
     func getWatchlist(_ input: Operations.GetWatchlist.Input) async throws -> Operations.GetWatchlist.Output {
-        let tenant = try RequestIdentity.requireTenant()
-        return .ok(.init(body: .json(.init(data: try await gateway.watchlist(tenant: tenant, id: input.path.id)))))
+        let owner = try RequestIdentity.requireOwner()
+        return .ok(.init(body: .json(.init(data: try await gateway.watchlist(owner: owner, id: input.path.id)))))
     }
 
     func updateWatchlist(_ input: Operations.UpdateWatchlist.Input) async throws -> Operations.UpdateWatchlist.Output {
-        let tenant = try RequestIdentity.requireTenant()
+        let owner = try RequestIdentity.requireOwner()
         guard case .json(let body) = input.body else { throw APIError.unsupportedBody }
-        let updated = try await gateway.updateWatchlist(tenant: tenant, id: input.path.id, Self.watchlistInput(body))
+        let updated = try await gateway.updateWatchlist(owner: owner, id: input.path.id, Self.watchlistInput(body))
         return .ok(.init(body: .json(.init(data: updated))))
     }
 
     func deleteWatchlist(_ input: Operations.DeleteWatchlist.Input) async throws -> Operations.DeleteWatchlist.Output {
-        let tenant = try RequestIdentity.requireTenant()
-        try await gateway.deleteWatchlist(tenant: tenant, id: input.path.id)
+        let owner = try RequestIdentity.requireOwner()
+        try await gateway.deleteWatchlist(owner: owner, id: input.path.id)
         return .noContent(.init())
     }
 }

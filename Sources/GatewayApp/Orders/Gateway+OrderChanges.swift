@@ -6,10 +6,10 @@ import Logging
 
 /// Changing and cancelling working orders; each change is journaled for orders the gateway placed.
 extension Gateway {
-    public func modifyOrder(tenant: Tenant, id: String, _ modification: OrderModification) async throws -> Order {
+    public func modifyOrder(owner: Owner, id: String, _ modification: OrderModification) async throws -> Order {
         let problems = modification.problems()
         if !problems.isEmpty { throw GatewayError.unprocessable(problems) }
-        let (current, connection, adapter, journaled) = try await orderHandle(tenant: tenant, id: id).parts
+        let (current, connection, adapter, journaled) = try await orderHandle(owner: owner, id: id).parts
         try requireSupport(.modifyOrder, connection)
         guard current.status.isActive, current.status != .unknown else {
             throw GatewayError(.conflict, "the order is \(current.status.rawValue) and cannot be changed", broker: connection.broker, retryable: false)
@@ -43,8 +43,8 @@ extension Gateway {
         }
     }
 
-    public func cancelOrder(tenant: Tenant, id: String) async throws -> Order {
-        let (current, connection, adapter, journaled) = try await orderHandle(tenant: tenant, id: id).parts
+    public func cancelOrder(owner: Owner, id: String) async throws -> Order {
+        let (current, connection, adapter, journaled) = try await orderHandle(owner: owner, id: id).parts
         try requireSupport(.cancelOrder, connection)
         guard current.status.isActive, current.status != .unknown else {
             throw GatewayError(

@@ -8,12 +8,15 @@ import Logging
 extension Gateway {
     /// An order by gateway id: a journaled one (reconciled or refreshed from the broker first), or one the gateway
     /// did not place, by its derived id.
-    public func order(tenant: Tenant, id: String) async throws -> Order {
-        try await orderHandle(tenant: tenant, id: id).order
+    public func order(owner: Owner, id: String) async throws -> Order {
+        try await orderHandle(owner: owner, id: id).order
     }
 
-    func orderHandle(tenant: Tenant, id: String) async throws -> OrderHandle {
+    func orderHandle(owner: Owner, id: String) async throws -> OrderHandle {
+        let tenant = owner.tenant
         if var journaled = try await journal.journaledOrder(tenantId: tenant.id, id: id) {
+            // Another user's order is not found, the same as one that does not exist.
+            guard journaled.userId == owner.userId else { throw GatewayError(.notFound, "no order '\(id)'") }
             guard let connection = try await store.connection(tenantId: tenant.id, id: journaled.connectionId) else {
                 throw GatewayError(.notFound, "the connection of order '\(journaled.id)' was unlinked; its history remains at /v1/orders/\(journaled.id)/events")
             }
@@ -23,7 +26,7 @@ extension Gateway {
             return OrderHandle(order: view(journaled, broker: connection.broker), connection: connection, adapter: adapter, journaled: journaled)
         }
         guard let (connectionId, brokerId) = OpaqueID.parse(id, prefix: Self.orderPrefix),
-            let connection = try await store.connection(tenantId: tenant.id, id: connectionId)
+            let connection = try await store.connection(tenantId: tenant.id, id: connectionId), owner.owns(connection)
         else {
             throw GatewayError(.notFound, "no order '\(id)'")
         }
@@ -31,6 +34,26 @@ extension Gateway {
         let adapter = try await adapter(for: connection)
         let order = try await withDeadline(router.perSourceTimeout) { try await adapter.order(brokerOrderId: brokerId) }
         return OrderHandle(order: gatewayOrder(order, connection: connection), connection: connection, adapter: adapter, journaled: nil)
+    }
+
+    /// A journaled order as the journal last recorded it, whoever's it is (a deleted user's too): what a tenant admin
+    /// reads without acting for a user. Never calls the broker.
+    public func journaledOrderForAdmin(tenant: Tenant, id: String) async throws -> Order {
+        guard let journaled = try await journal.journaledOrder(tenantId: tenant.id, id: id) else {
+            throw GatewayError(.notFound, "no journaled order '\(id)' (an admin reads journaled orders only; name a user with X-User-ID for the rest)")
+        }
+        guard let broker = journaled.broker ?? journaled.order?.broker else {
+            throw GatewayError(.notFound, "journaled order '\(id)' has no recorded broker")
+        }
+        return view(journaled, broker: broker)
+    }
+
+    /// A journaled order's events, whoever's it is: what a tenant admin reads without acting for a user.
+    public func orderEventsForAdmin(tenant: Tenant, id: String) async throws -> [OrderEvent] {
+        guard try await journal.journaledOrder(tenantId: tenant.id, id: id) != nil else {
+            throw GatewayError(.notFound, "no journaled order '\(id)'")
+        }
+        return try await journal.orderEvents(tenantId: tenant.id, orderId: id)
     }
 
     /// Brings a journaled order up to date: reconciles an unknown outcome, or reads the broker's current status.
@@ -81,8 +104,9 @@ extension Gateway {
         return try await journal.journaledOrder(tenantId: updated.tenantId, id: updated.id) ?? updated
     }
 
-    public func orderEvents(tenant: Tenant, id: String) async throws -> [OrderEvent] {
-        guard try await journal.journaledOrder(tenantId: tenant.id, id: id) != nil else {
+    public func orderEvents(owner: Owner, id: String) async throws -> [OrderEvent] {
+        let tenant = owner.tenant
+        guard let journaled = try await journal.journaledOrder(tenantId: tenant.id, id: id), journaled.userId == owner.userId else {
             throw GatewayError(.notFound, "no journaled order '\(id)' (orders placed outside the gateway have no journal)")
         }
         return try await journal.orderEvents(tenantId: tenant.id, orderId: id)

@@ -36,10 +36,11 @@ extension Gateway {
         }
     }
 
-    public func previewOrder(tenant: Tenant, _ request: OrderRequest) async throws -> OrderPreview {
+    public func previewOrder(owner: Owner, _ request: OrderRequest) async throws -> OrderPreview {
+        let tenant = owner.tenant
         let problems = request.problems()
         if !problems.isEmpty { throw GatewayError.unprocessable(problems) }
-        let connection = try await activeConnection(tenant: tenant, id: request.connectionId, field: "connectionId")
+        let connection = try await activeConnection(owner: owner, id: request.connectionId, field: "connectionId")
         try requireSupport(.previewOrder, connection)
         let adapter = try await adapter(for: connection)
         try await validate(request, connection: connection, adapter: adapter)
@@ -53,7 +54,8 @@ extension Gateway {
     }
 
     /// Places an order at most once per idempotency key.
-    public func placeOrder(tenant: Tenant, _ request: OrderRequest, idempotencyKey: String?) async throws -> PlacementResult {
+    public func placeOrder(owner: Owner, _ request: OrderRequest, idempotencyKey: String?) async throws -> PlacementResult {
+        let tenant = owner.tenant
         var problems = request.problems()
         if let idempotencyKey, idempotencyKey.isEmpty || idempotencyKey.count > 128 || !idempotencyKey.allSatisfy({ $0.isASCII && !$0.isWhitespace }) {
             problems.append(FieldProblem(field: "Idempotency-Key", problem: "must be 1 to 128 visible ASCII characters"))
@@ -62,7 +64,7 @@ extension Gateway {
             problems.append(FieldProblem(field: "Idempotency-Key", problem: "is required (or send clientOrderId in the body)"))
         }
         if !problems.isEmpty { throw GatewayError.unprocessable(problems) }
-        let connection = try await activeConnection(tenant: tenant, id: request.connectionId, field: "connectionId")
+        let connection = try await activeConnection(owner: owner, id: request.connectionId, field: "connectionId")
         try requireSupport(.placeOrder, connection)
         if let previewId = request.previewId {
             guard let preview = previews.preview(previewId, tenantId: tenant.id), preview.expiresAt > Date() else {

@@ -1,0 +1,88 @@
+import Foundation
+public import GatewayCore
+import GatewayModel
+public import GatewayStore
+
+/// A tenant's API keys and its audit log, as its admins (`/v1/keys`, `/v1/audit`) and the operator
+/// (`gateway keys …`) manage them.
+extension Gateway {
+    /// The most audit events one page lists.
+    public static let auditPageLimit = 500
+    static let keyLabelMaxLength = 100
+
+    /// Issues a key with the scopes asked for, optionally bound to one of the tenant's users. A key never grants
+    /// more than its creator holds (`creatorScopes`: the creating key's scopes; every scope for the operator). The
+    /// plaintext is in the answer only.
+    /// - Throws: 422 naming `label`, `scopes` or `userId` for what is not right.
+    public func createKey(
+        tenant: Tenant, actor: String, creatorScopes: Set<Scope>, label: String, scopes names: [String], userId: String?
+    ) async throws -> IssuedAPIKey {
+        var problems: [FieldProblem] = []
+        let label = label.trimmingCharacters(in: .whitespaces)
+        if !(1...Self.keyLabelMaxLength).contains(label.count) || label.contains(where: \.isNewline) {
+            problems.append(FieldProblem(field: "label", problem: "must be 1 to \(Self.keyLabelMaxLength) characters on one line"))
+        }
+        let unknown = names.filter { Scope(rawValue: $0) == nil }
+        let scopes = Scope.parse(names)
+        if names.isEmpty {
+            problems.append(FieldProblem(field: "scopes", problem: "must name at least one of: read, trade, admin"))
+        } else if !unknown.isEmpty {
+            problems.append(FieldProblem(
+                field: "scopes", problem: "has unknown scopes (\(unknown.prefix(5).map { BrokerText.sanitized($0, limit: 20) }.joined(separator: ", "))); known: read, trade, admin"))
+        } else if !scopes.isSubset(of: creatorScopes) {
+            problems.append(FieldProblem(
+                field: "scopes", problem: "cannot grant \(Scope.text(scopes.subtracting(creatorScopes))), which the creating key lacks"))
+        }
+        if let userId, try await store.user(tenantId: tenant.id, id: userId) == nil {
+            problems.append(FieldProblem(field: "userId", problem: "names no user of this tenant"))
+        }
+        if !problems.isEmpty { throw GatewayError.unprocessable(problems) }
+        var detail = ["label": label, "scopes": Scope.text(scopes)]
+        if let userId { detail["userId"] = userId }
+        return try await store.issueAPIKey(
+            tenantId: tenant.id, label: label, scopes: scopes.sorted().map(\.rawValue), userId: userId,
+            audit: AuditRecord(tenantId: tenant.id, actor: actor, action: "key.created", detail: detail))
+    }
+
+    /// The tenant's keys, oldest first, revoked ones included; never a secret.
+    public func keys(tenant: Tenant) async throws -> [APIKeyInfo] {
+        try await store.apiKeys(tenantId: tenant.id)
+    }
+
+    /// Revokes a key: refused from the next request on, whatever is cached.
+    public func revokeKey(tenant: Tenant, actor: String, id: String) async throws -> APIKeyInfo {
+        let revoked = try await store.revokeAPIKey(
+            tenantId: tenant.id, keyId: id,
+            audit: AuditRecord(tenantId: tenant.id, actor: actor, action: "key.revoked", target: id))
+        guard let key = try await store.apiKey(tenantId: tenant.id, id: id) else {
+            throw GatewayError(.notFound, "no key '\(id)'")
+        }
+        if !revoked, key.revokedAt == nil { throw GatewayError(.notFound, "no key '\(id)'") }
+        return key
+    }
+
+    /// Newest first, `limit` at a time, older than the event `before`.
+    public func auditEvents(tenant: Tenant, before: String?, limit: Int) async throws -> [AuditEvent] {
+        guard (1...Self.auditPageLimit).contains(limit) else {
+            throw GatewayError.invalid("limit", "must be between 1 and \(Self.auditPageLimit)")
+        }
+        return try await store.auditEvents(tenantId: tenant.id, before: before, limit: limit)
+    }
+
+    /// Records what a user's request did, in the tenant's audit log. The detail holds safe fields only.
+    func audit(_ owner: Owner, _ action: String, target: String?, outcome: AuditRecord.Outcome = .ok, detail: [String: String] = [:]) async throws {
+        try await store.recordAudit(AuditRecord(
+            tenantId: owner.tenant.id, actor: owner.actor, action: action, target: target, outcome: outcome,
+            detail: detail.merging(["userId": owner.userId]) { current, _ in current }))
+    }
+
+    /// Disables a tenant: its keys are refused from the next request on. The operator's command.
+    public func disableTenant(id: String) async throws -> Tenant {
+        guard let tenant = try await store.disableTenant(
+            id: id, audit: AuditRecord(tenantId: id, actor: AuditRecord.operatorActor, action: "tenant.disabled", target: id))
+        else {
+            throw GatewayError(.notFound, "no tenant '\(id)'")
+        }
+        return tenant
+    }
+}

@@ -1,0 +1,232 @@
+import Foundation
+import GatewayAPI
+import GatewayApp
+import GatewayCore
+import GatewayModel
+import GatewayStore
+import HTTPTypes
+import HummingbirdTesting
+import NIOCore
+import Testing
+
+/// Every operation of the OpenAPI document, read from the document (so a new route is walked without anyone adding
+/// it here), asked with each credential that must not reach user A's data: none, a revoked key, another tenant's
+/// key, a key of the same tenant acting for another user, a key bound to A naming another user, and a key without
+/// the operation's scope. Each gets the status the document's error codes say, and no answer ever carries one of
+/// A's resource ids.
+@Suite("Route authorization")
+struct RouteAuthorizationTests {
+    /// One operation of the document.
+    struct Operation: CustomStringConvertible {
+        var id: String
+        var method: HTTPRequest.Method
+        var path: String
+        var scope: Scope?
+        var userScoped: Bool
+        var description: String { "\(method) \(path) (\(id))" }
+        var hasPathId: Bool { path.contains("{id}") }
+    }
+
+    static func operations() throws -> [Operation] {
+        let document = try OpenAPIDocument.bundled()
+        let root = try #require(try JSONSerialization.jsonObject(with: document.data) as? [String: Any])
+        let paths = try #require(root["paths"] as? [String: [String: Any]])
+        var operations: [Operation] = []
+        for (path, item) in paths {
+            for (method, value) in item {
+                guard let operation = value as? [String: Any], let id = operation["operationId"] as? String,
+                    let httpMethod = HTTPRequest.Method(method.uppercased())
+                else { continue }
+                operations.append(Operation(
+                    id: id, method: httpMethod, path: path, scope: document.requiredScopes[id],
+                    userScoped: document.userScopedOperationIDs.contains(id)))
+            }
+        }
+        return operations.sorted { $0.description < $1.description }
+    }
+
+    @Test("every operation is open or declares exactly one scope, and the document refuses one that declares none")
+    func everyOperationDeclaresAScope() throws {
+        let document = try OpenAPIDocument.bundled()
+        for operation in try Self.operations() {
+            #expect(
+                operation.scope != nil || document.publicOperationIDs.contains(operation.id),
+                "\(operation) declares no scope")
+        }
+        // An operation added without `security` (or with two scopes) makes the document refuse to load.
+        for security in ["", #","security": [{"apiKey": ["read", "trade"]}]"#, #","security": [{"apiKey": ["root"]}]"#] {
+            let json = #"{"openapi": "3.1.0", "paths": {"/v1/new": {"get": {"operationId": "newRoute"\#(security), "responses": {}}}}}"#
+            #expect(throws: GatewayError.self) { try OpenAPIDocument(data: Data(json.utf8)) }
+        }
+    }
+
+    /// User A's resources (of the harness user) and the credentials that must not reach them.
+    struct World {
+        var connection: ConnectionDescriptor
+        var watchlist: Watchlist
+        var orderId: String
+        var userA: String
+        var userB: String
+        var keyId: String
+        var revokedKey: String
+        var otherTenantKey: String
+        var unboundAllScopes: String
+        var withoutScope: [Scope: String]
+        var guardedIds: [String] { [connection.id, watchlist.id, orderId] }
+    }
+
+    static func makeWorld(_ harness: APIHarness, _ client: some TestClientProtocol) async throws -> World {
+        let store = harness.store
+        let tenant = harness.tenant
+        let connection = try await harness.link(.alpaca, baseURL: "https://alpaca.example")
+        let watchlist = try await store.createWatchlist(
+            tenantId: tenant.id, userId: harness.userId, name: "A's list", instruments: [])
+        let placed = try await client.call(
+            .post, "/v1/orders", headers: harness.auth,
+            json: #"{"connectionId": "\#(connection.id)", "accountId": "ACC-1", "symbol": "AAPL", "side": "buy", "type": "limit", "quantity": "1", "limitPrice": "10"}"#)
+        #expect(placed.status == 201, "\(placed.body)")
+        let orderId = try #require(placed.body.dataObject["id"] as? String)
+        let userB = try await store.createUser(tenantId: tenant.id, NewUser(externalId: "b"), audit: nil)
+        let all = ["read", "trade", "admin"]
+        let revoked = try await store.issueAPIKey(tenantId: tenant.id, label: "revoked", scopes: all, userId: nil, audit: nil)
+        #expect(try await store.revokeAPIKey(tenantId: tenant.id, keyId: revoked.id))
+        let other = try await store.createTenant(name: "Tenant B")
+        let otherKey = try await store.issueDefaultUserKey(tenantId: other.id, label: "b")
+        let unbound = try await store.issueAPIKey(tenantId: tenant.id, label: "all", scopes: all, userId: nil, audit: nil)
+        var without: [Scope: String] = [:]
+        for scope in Scope.allCases {
+            without[scope] = try await store.issueAPIKey(
+                tenantId: tenant.id, label: "no \(scope)", scopes: all.filter { $0 != scope.rawValue }, userId: nil, audit: nil
+            ).plaintext
+        }
+        let harnessKeyId = try #require(try await store.apiKeys(tenantId: tenant.id).first?.id)
+        return World(
+            connection: connection, watchlist: watchlist, orderId: orderId, userA: harness.userId, userB: userB.id,
+            keyId: harnessKeyId, revokedKey: revoked.plaintext, otherTenantKey: otherKey.plaintext,
+            unboundAllScopes: unbound.plaintext, withoutScope: without)
+    }
+
+    /// The path with `{id}` naming user A's resource of that kind.
+    static func path(_ operation: Operation, _ world: World) -> String {
+        let id: String =
+            if operation.path.hasPrefix("/v1/connections") { world.connection.id }
+            else if operation.path.hasPrefix("/v1/orders") { world.orderId }
+            else if operation.path.hasPrefix("/v1/watchlists") { world.watchlist.id }
+            else if operation.path.hasPrefix("/v1/users") { world.userA }
+            else if operation.path.hasPrefix("/v1/keys") { world.keyId }
+            else { "unknown" }
+        return operation.path.replacingOccurrences(of: "{id}", with: id)
+    }
+
+    /// A body the operation accepts, naming A's resources where it names any, so that what answers is the
+    /// authorization and ownership checks, not the body's.
+    static func body(_ operation: Operation, _ world: World) -> String? {
+        let order = #"{"connectionId": "\#(world.connection.id)", "accountId": "ACC-1", "symbol": "AAPL", "side": "buy", "type": "limit", "quantity": "1", "limitPrice": "10"}"#
+        return switch operation.id {
+        case "placeOrder", "previewOrder": order
+        case "modifyOrder": #"{"quantity": "2"}"#
+        case "linkConnection": #"{"broker": "alpaca", "baseURL": "https://alpaca.example", "credentials": {"token": "good"}}"#
+        case "completeLink": #"{"oAuthVerifier": "verifier"}"#
+        case "answerChallenge": #"{"answer": "blue"}"#
+        case "createWatchlist": #"{"name": "New", "connectionId": "\#(world.connection.id)"}"#
+        case "updateWatchlist": #"{"name": "Renamed"}"#
+        case "putTenantSettings": #"{"readMaxAgeMs": 100}"#
+        case "exportConnections": #"{"recipientKey": "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="}"#
+        case "importConnections": #"{"bundle": "AAAA"}"#
+        case "createUser": #"{"displayName": "New"}"#
+        case "updateUser": #"{"displayName": "Renamed"}"#
+        case "createKey": #"{"label": "new", "scopes": ["read"]}"#
+        default: operation.method == .post || operation.method == .put || operation.method == .patch ? "{}" : nil
+        }
+    }
+
+    static func headers(key: String?, user: String? = nil, idempotency: String) -> HTTPFields {
+        var fields: HTTPFields = [.contentType: "application/json", HTTPField.Name("Idempotency-Key")!: idempotency]
+        if let key { fields[.authorization] = "Bearer \(key)" }
+        if let user { fields[HTTPField.Name("X-User-ID")!] = user }
+        return fields
+    }
+
+    @Test("every route refuses whoever must not reach a user's data, and never answers with that data")
+    func everyRouteWithEveryWrongCredential() async throws {
+        let operations = try Self.operations()
+        #expect(operations.count > 40)
+        try await APIHarness.with { harness, client in
+            let world = try await Self.makeWorld(harness, client)
+            var checked = 0
+            for operation in operations {
+                guard let scope = operation.scope else { continue }
+                let path = Self.path(operation, world)
+                let body = Self.body(operation, world)
+                func ask(_ key: String?, user: String? = nil) async throws -> (status: Int, text: String, code: String?) {
+                    checked += 1
+                    return try await client.execute(
+                        uri: path, method: operation.method,
+                        headers: Self.headers(key: key, user: user, idempotency: UUID().uuidString),
+                        body: body.map { .init(string: $0) }
+                    ) { response in
+                        let text = String(buffer: response.body)
+                        let object = (try? JSONSerialization.jsonObject(with: Data(text.utf8))) as? [String: Any]
+                        return (Int(response.status.code), text, object?.errorCode)
+                    }
+                }
+                // A refusal carries no data (its message may repeat the id the caller sent); an answer carries none
+                // of A's ids.
+                func expectNoneOfA(_ answer: (status: Int, text: String, code: String?), _ who: String) {
+                    if answer.status >= 400 {
+                        let object = (try? JSONSerialization.jsonObject(with: Data(answer.text.utf8))) as? [String: Any]
+                        #expect(object?["data"] == nil && object?["error"] != nil, "\(operation) with \(who): \(answer.text.prefix(300))")
+                        return
+                    }
+                    for id in world.guardedIds {
+                        #expect(!answer.text.contains(id), "\(operation) with \(who) answered with A's \(id): \(answer.text.prefix(300))")
+                    }
+                }
+
+                let anonymous = try await ask(nil)
+                #expect(anonymous.status == 401 && anonymous.code == "unauthorized", "\(operation) without a key: \(anonymous)")
+                let revoked = try await ask(world.revokedKey)
+                #expect(revoked.status == 401 && revoked.code == "unauthorized", "\(operation) with a revoked key: \(revoked)")
+                let missingScope = try await ask(world.withoutScope[scope], user: operation.userScoped ? world.userA : nil)
+                #expect(missingScope.status == 403 && missingScope.code == "forbidden", "\(operation) without '\(scope)': \(missingScope)")
+                for answer in [anonymous, revoked, missingScope] { expectNoneOfA(answer, "a refused key") }
+
+                let otherTenant = try await ask(world.otherTenantKey)
+                if operation.hasPathId {
+                    #expect(otherTenant.status == 404, "\(operation) with another tenant's key: \(otherTenant)")
+                }
+                expectNoneOfA(otherTenant, "another tenant's key")
+                // Naming A with another tenant's key finds no such user.
+                if operation.userScoped {
+                    let otherTenantNamingA = try await ask(world.otherTenantKey, user: world.userA)
+                    #expect(otherTenantNamingA.status == 403, "\(operation) with B's bound key naming A: \(otherTenantNamingA)")
+                    expectNoneOfA(otherTenantNamingA, "another tenant's key naming A")
+                }
+
+                guard operation.userScoped else { continue }
+                // A key of A's tenant acting for user B reaches none of A's data.
+                let otherUser = try await ask(world.unboundAllScopes, user: world.userB)
+                if operation.hasPathId {
+                    #expect(otherUser.status == 404, "\(operation) acting for another user: \(otherUser)")
+                }
+                expectNoneOfA(otherUser, "a key acting for another user")
+                // A key bound to A may not name another user.
+                let boundNamingB = try await ask(harness.apiKey, user: world.userB)
+                #expect(boundNamingB.status == 403 && boundNamingB.code == "forbidden", "\(operation) bound key naming B: \(boundNamingB)")
+                // An unbound key naming a user the tenant does not have: 404.
+                let unknownUser = try await ask(world.unboundAllScopes, user: "usr_00000000000000000000")
+                #expect(unknownUser.status == 404, "\(operation) naming an unknown user: \(unknownUser)")
+                // An unbound key naming no user: 400 naming X-User-ID (an admin reads journaled orders without one).
+                if operation.id != "getOrder" && operation.id != "listOrderEvents" {
+                    let noUser = try await ask(world.unboundAllScopes)
+                    #expect(noUser.status == 400, "\(operation) with an unbound key and no user: \(noUser)")
+                    expectNoneOfA(noUser, "an unbound key without a user")
+                }
+            }
+            #expect(checked > 200)
+            // None of the refused requests changed A's data.
+            #expect(try await harness.store.connections(tenantId: harness.tenant.id, userId: harness.userId).map(\.id) == [world.connection.id])
+            #expect(try await harness.store.watchlist(tenantId: harness.tenant.id, userId: harness.userId, id: world.watchlist.id) == world.watchlist)
+        }
+    }
+}
