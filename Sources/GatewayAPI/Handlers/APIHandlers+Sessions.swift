@@ -16,7 +16,7 @@ extension APIHandlers {
 
     func login(_ input: Operations.Login.Input) async throws -> Operations.Login.Output {
         guard case .json(let body) = input.body else { throw APIError.unsupportedBody }
-        let device = DeviceInput(
+        let device = NewDevice(
             name: body.device.name, type: body.device._type, model: body.device.model, os: body.device.os,
             appVersion: body.device.appVersion, fingerprint: body.device.fingerprint)
         let issued = try await gateway.login(LoginRequest(

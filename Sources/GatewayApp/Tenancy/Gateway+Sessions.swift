@@ -5,24 +5,8 @@ import GatewayModel
 public import GatewayStore
 import JWTKit
 
-/// A device as a login names it.
-public struct DeviceInput: Sendable, Hashable {
-    public var name: String
-    public var type: String
-    public var model: String?
-    public var os: String?
-    public var appVersion: String?
-    public var fingerprint: String?
-
-    public init(name: String, type: String, model: String? = nil, os: String? = nil, appVersion: String? = nil, fingerprint: String? = nil) {
-        self.name = name
-        self.type = type
-        self.model = model
-        self.os = os
-        self.appVersion = appVersion
-        self.fingerprint = fingerprint
-    }
-
+/// A device as a login names it, checked: every text on one line, within its length.
+extension NewDevice {
     func checked() throws -> NewDevice {
         var problems: [FieldProblem] = []
         func text(_ value: String?, _ field: String, required: Bool, max: Int) -> String? {
@@ -53,9 +37,9 @@ public struct LoginRequest: Sendable {
     public var email: String?
     public var password: String?
     public var code: String?
-    public var device: DeviceInput
+    public var device: NewDevice
 
-    public init(tenantId: String, email: String? = nil, password: String? = nil, code: String? = nil, device: DeviceInput) {
+    public init(tenantId: String, email: String? = nil, password: String? = nil, code: String? = nil, device: NewDevice) {
         self.tenantId = tenantId
         self.email = email
         self.password = password
