@@ -1,6 +1,7 @@
 import Foundation
 public import GatewayApp
 import GatewayCore
+import GatewayModel
 public import GatewayStore
 import HTTPTypes
 import OpenAPIRuntime
@@ -34,6 +35,7 @@ struct Authentication: ServerMiddleware {
     let document: OpenAPIDocument
 
     static let userHeader = HTTPField.Name("X-User-ID")!
+    static let deviceHeader = HTTPField.Name("X-Device-ID")!
 
     func intercept(
         _ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
@@ -46,13 +48,33 @@ struct Authentication: ServerMiddleware {
         }
         guard let header = request.headerFields[.authorization] else { throw APIError.unauthenticated }
         let parts = header.split(separator: " ", maxSplits: 1)
-        guard parts.count == 2, parts[0].lowercased() == "bearer", parts[1].utf8.count <= 256 else {
+        guard parts.count == 2, parts[0].lowercased() == "bearer", parts[1].utf8.count <= 2048 else {
             throw APIError.unauthenticated
         }
         let presented = String(parts[1]).trimmingCharacters(in: .whitespaces)
-        let principal = try await gateway.principal(
-            apiKey: presented, requiredScope: scope, actingFor: request.headerFields[Self.userHeader],
-            userScoped: document.userScopedOperationIDs.contains(operationID))
+        let userHeader = request.headerFields[Self.userHeader]
+        let principal: Principal
+        if presented.hasPrefix(APIKeyText.prefix) {
+            principal = try await gateway.principal(
+                apiKey: presented, requiredScope: scope, actingFor: userHeader,
+                userScoped: document.userScopedOperationIDs.contains(operationID))
+            guard document.apiKeyOperationIDs.contains(operationID) else {
+                throw GatewayError(
+                    .forbidden, "this operation is an end user's session's own: call it with an access token", retryable: false)
+            }
+        } else {
+            guard presented.split(separator: ".", omittingEmptySubsequences: false).count == 3 else {
+                throw APIError.unauthenticated
+            }
+            principal = try await gateway.principal(
+                accessToken: presented, requiredScope: scope, actingFor: userHeader,
+                deviceHeader: request.headerFields[Self.deviceHeader])
+            guard document.sessionOperationIDs.contains(operationID) else {
+                throw GatewayError(
+                    .forbidden, "an end user's session cannot do this; it needs a tenant API key with the '\(scope.rawValue)' scope",
+                    retryable: false, details: [FieldProblem(field: "scope", problem: "'\(scope.rawValue)' with a tenant API key")])
+            }
+        }
         // The tenant's and the key's request rates (429 with Retry-After beyond them), before any work is done.
         try gateway.admitRequest(tenant: principal.tenant, keyId: principal.limitKey)
         return try await RequestIdentity.$principal.withValue(principal) { try await next(request, body, metadata) }

@@ -16,6 +16,9 @@ public struct OpenAPIDocument: Sendable {
     public let requiredScopes: [String: Scope]
     /// Operations that act for one of the tenant's users: they declare the `X-User-ID` header.
     public let userScopedOperationIDs: Set<String>
+    /// Which credentials each secured operation takes: tenant API keys (`apiKey`), end users' sessions (`session`).
+    public let apiKeyOperationIDs: Set<String>
+    public let sessionOperationIDs: Set<String>
     let object: OpenAPIObjectContainer
     /// Each operation's query parameters with their schemas (references resolved), by operation id.
     let queryParameters: [String: [QueryParameter]]
@@ -56,6 +59,8 @@ public struct OpenAPIDocument: Sendable {
         var open: Set<String> = []
         var scopes: [String: Scope] = [:]
         var userScoped: Set<String> = []
+        var byKey: Set<String> = []
+        var bySession: Set<String> = []
         var queries: [String: [QueryParameter]] = [:]
         let methods = ["get", "put", "post", "delete", "options", "head", "patch", "trace"]
         pathMethods = paths.map { path, item in
@@ -66,7 +71,10 @@ public struct OpenAPIDocument: Sendable {
                 guard let id = operation["operationId"] as? String else { continue }
                 switch try Self.declaredScope(operationID: id, operation["security"]) {
                 case nil: open.insert(id)
-                case let scope?: scopes[id] = scope
+                case let (scope, schemes)?:
+                    scopes[id] = scope
+                    if schemes.contains("apiKey") { byKey.insert(id) }
+                    if schemes.contains("session") { bySession.insert(id) }
                 }
                 for case let parameter as [String: Any] in operation["parameters"] as? [Any] ?? [] {
                     if parameter["$ref"] as? String == Self.userParameterReference { userScoped.insert(id) }
@@ -90,26 +98,47 @@ public struct OpenAPIDocument: Sendable {
         publicOperationIDs = open
         requiredScopes = scopes
         userScopedOperationIDs = userScoped
+        apiKeyOperationIDs = byKey
+        sessionOperationIDs = bySession
         queryParameters = queries
     }
 
     static let userParameterReference = "#/components/parameters/UserId"
 
-    /// The scope an operation's `security` declares: `nil` for an open operation (`[]`). Anything else than one
-    /// requirement of the `apiKey` scheme naming exactly one known scope makes the document refuse to load, so an
-    /// operation added without a declared scope fails every test rather than being open or all-powerful.
-    static func declaredScope(operationID: String, _ security: Any?) throws -> Scope? {
+    /// The id of the operation at a documented path and method (`GET`, `/v1/orders/{id}`).
+    public func operationID(method: String, path: String) -> String? {
+        guard let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
+            let item = (root["paths"] as? [String: Any])?[path] as? [String: Any],
+            let operation = item[method.lowercased()] as? [String: Any]
+        else { return nil }
+        return operation["operationId"] as? String
+    }
+
+    /// The scope an operation's `security` declares and the schemes that may present it: `nil` for an open operation
+    /// (`[]`). Anything else than one or two requirements, each of one known scheme (`apiKey`, `session`) naming the
+    /// same one known scope, makes the document refuse to load, so an operation added without a declared scope
+    /// fails every test rather than being open or all-powerful.
+    static func declaredScope(operationID: String, _ security: Any?) throws -> (Scope, Set<String>)? {
         guard let requirements = security as? [Any] else {
             throw GatewayError(.internalError, "operation \(operationID) declares no security (a scope, or [] for an open operation)")
         }
         if requirements.isEmpty { return nil }
-        guard requirements.count == 1, let requirement = requirements[0] as? [String: Any], requirement.count == 1,
-            let names = requirement["apiKey"] as? [String], names.count == 1, let scope = Scope(rawValue: names[0])
-        else {
-            throw GatewayError(
-                .internalError, "operation \(operationID) must declare exactly one scope (read, trade or admin) of the apiKey scheme")
+        var scope: Scope?
+        var schemes: Set<String> = []
+        for case let requirement as [String: Any] in requirements {
+            guard requirement.count == 1, let (scheme, value) = requirement.first, ["apiKey", "session"].contains(scheme),
+                !schemes.contains(scheme), let names = value as? [String], names.count == 1,
+                let named = Scope(rawValue: names[0]), scope == nil || scope == named
+            else { break }
+            scope = named
+            schemes.insert(scheme)
         }
-        return scope
+        guard let scope, schemes.count == requirements.count, !(schemes.contains("session") && scope == .admin) else {
+            throw GatewayError(
+                .internalError,
+                "operation \(operationID) must declare exactly one scope (read, trade or admin) for the apiKey and/or session scheme (never admin for a session)")
+        }
+        return (scope, schemes)
     }
 
     /// The methods the document has for a request path, or `nil` when it documents no such path.

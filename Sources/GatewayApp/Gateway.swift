@@ -33,11 +33,15 @@ public struct Gateway: Sendable {
     let fanOutGate: FanOutGate
     /// Interactive links, export and import, and the built-in sandboxes' accounts.
     let linking: LinkSettings
+    /// End users' sessions: signing keys, lifetimes, the device limit, the clock.
+    let sessions: SessionSettings
+    let passwords: PasswordHasher
 
     public init(
         store: some GatewayStore & OrderJournalStore, registry: AdapterRegistry, router: BrokerRouter, logger: Logger,
         orderSettings: OrderSettings = OrderSettings(), defaultReadMaxAge: Duration = .zero, coalesceReads: Bool = true,
-        limits: TenantLimits = TenantLimits(), linking: LinkSettings = LinkSettings()
+        limits: TenantLimits = TenantLimits(), linking: LinkSettings = LinkSettings(),
+        sessions: SessionSettings = SessionSettings()
     ) {
         self.store = store
         self.journal = store
@@ -58,6 +62,8 @@ public struct Gateway: Sendable {
         self.requestLimiter = RequestLimiter(limits: limits)
         self.fanOutGate = FanOutGate(limit: limits.fanOutsInFlight)
         self.linking = linking
+        self.sessions = sessions
+        self.passwords = PasswordHasher(cost: sessions.passwordCost)
     }
 
     /// Where the gateway's metrics go (the broker-call pipeline's factory): `/metrics` reads it.

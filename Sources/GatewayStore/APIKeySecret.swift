@@ -54,6 +54,8 @@ struct APIKeySecret {
 
 /// What the server may read from a presented API key before the store checks it.
 public enum APIKeyText {
+    /// How every tenant API key begins (an end user's access token never does).
+    public static let prefix = APIKeySecret.prefix
     /// The key id (`key_<lookup>`) a presented key names, or `nil` when it is not shaped like one of our keys. The id
     /// is not secret; it keys per-key limits and logs once the key has been checked.
     public static func keyId(of presented: String) -> String? {

@@ -114,6 +114,38 @@ public protocol GatewayStore: Sendable {
     /// - Throws: `GatewayError(.notFound)` for an unknown tenant.
     func defaultUser(tenantId: String) async throws -> User
 
+    // MARK: End-user sessions
+
+    /// Sets (or with `nil` removes) a user's password hash (a PHC string), clearing any lockout. `false` when the
+    /// tenant has no such user.
+    func setPasswordHash(tenantId: String, userId: String, hash: String?, audit: AuditRecord?) async throws -> Bool
+    /// The user with this (lower-cased) email, with their password hash and lockout.
+    func loginCandidate(tenantId: String, email: String) async throws -> LoginCandidate?
+    func recordFailedLogin(
+        tenantId: String, userId: String, threshold: Int, base: Double, maximum: Double, now: Date, audit: AuditRecord?
+    ) async throws -> Date?
+    func recordSuccessfulLogin(tenantId: String, userId: String) async throws
+    func createLoginCode(tenantId: String, userId: String, hash: [UInt8], expiresAt: Date, audit: AuditRecord?) async throws
+    func consumeLoginCode(tenantId: String, hash: [UInt8], now: Date) async throws -> String?
+    func registerDevice(tenantId: String, userId: String, _ device: NewDevice, limit: Int) async throws -> Device
+    func devices(tenantId: String, userId: String) async throws -> [Device]
+    func device(tenantId: String, userId: String, id: String) async throws -> Device?
+    func updateDevice(tenantId: String, userId: String, id: String, name: String?, trusted: Bool?) async throws -> Device?
+    func deleteDevice(tenantId: String, userId: String, id: String, audit: AuditRecord?) async throws -> Bool
+    func createSession(
+        tenantId: String, userId: String, deviceId: String, refreshHash: [UInt8], expiresAt: Date, audit: AuditRecord?
+    ) async throws -> SessionRecord
+    func session(id: String) async throws -> SessionRecord?
+    func liveSessions(tenantId: String, userId: String, deviceId: String?, now: Date) async throws -> [SessionRecord]
+    func rotateRefreshToken(
+        presented: [UInt8], newHash: [UInt8], now: Date, audit: @escaping @Sendable (SessionRecord) -> AuditRecord
+    ) async throws -> RefreshOutcome
+    func revokeSessions(
+        tenantId: String, userId: String, sessionId: String?, deviceId: String?, reason: String, audit: AuditRecord?
+    ) async throws -> Int
+    func extendSession(id: String, expiresAt: Date, now: Date) async throws -> SessionRecord?
+    func touchDevice(id: String, now: Date) async throws
+
     // MARK: The audit log
 
     func recordAudit(_ record: AuditRecord) async throws

@@ -338,6 +338,63 @@ extension SQLiteStore {
                     """)
         }
 
+        // End-user sessions (issue 13): a user's devices, their sessions (one live refresh token each, stored as a
+        // hash; spent ones are kept to detect reuse), and one-time login codes minted by the tenant's backend.
+        migrator.registerMigration("v8-sessions") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE devices (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+                        user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                        name TEXT NOT NULL,
+                        type TEXT NOT NULL,
+                        model TEXT,
+                        os TEXT,
+                        app_version TEXT,
+                        fingerprint TEXT,
+                        trusted INTEGER NOT NULL DEFAULT 0,
+                        created_at INTEGER NOT NULL,
+                        last_seen_at INTEGER NOT NULL
+                    );
+                    CREATE INDEX devices_user ON devices(tenant_id, user_id, created_at, id);
+                    CREATE UNIQUE INDEX devices_fingerprint ON devices(user_id, fingerprint) WHERE fingerprint IS NOT NULL;
+
+                    -- refresh_hash: SHA-256 of the session's one live refresh token. expires_at: the session's absolute
+                    -- end. revoked_at/revoked_reason: logout, device removal, or refresh reuse (the whole family).
+                    CREATE TABLE sessions (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+                        user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                        device_id TEXT NOT NULL REFERENCES devices(id) ON DELETE CASCADE,
+                        refresh_hash BLOB NOT NULL UNIQUE,
+                        created_at INTEGER NOT NULL,
+                        refreshed_at INTEGER NOT NULL,
+                        expires_at INTEGER NOT NULL,
+                        revoked_at INTEGER,
+                        revoked_reason TEXT
+                    );
+                    CREATE INDEX sessions_user ON sessions(tenant_id, user_id, created_at);
+                    CREATE INDEX sessions_device ON sessions(device_id);
+
+                    -- Refresh tokens already exchanged: presenting one again revokes its session.
+                    CREATE TABLE spent_refresh_tokens (
+                        hash BLOB PRIMARY KEY NOT NULL,
+                        session_id TEXT NOT NULL REFERENCES sessions(id) ON DELETE CASCADE,
+                        spent_at INTEGER NOT NULL
+                    );
+
+                    -- hash: SHA-256 of a one-time login code; spent once, before it expires.
+                    CREATE TABLE login_codes (
+                        hash BLOB PRIMARY KEY NOT NULL,
+                        tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+                        user_id TEXT NOT NULL REFERENCES users(id) ON DELETE CASCADE,
+                        expires_at INTEGER NOT NULL,
+                        used_at INTEGER
+                    );
+                    """)
+        }
+
         return migrator
     }()
 

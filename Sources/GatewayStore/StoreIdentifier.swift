@@ -11,6 +11,8 @@ enum StoreIdentifier {
     static let apiKey = "key"
     static let user = "usr"
     static let auditEvent = "aud"
+    static let device = "dev"
+    static let session = "ses"
 
     /// A prefixed id with 20 random base32 characters (100 bits).
     static func make(_ prefix: String) -> String {

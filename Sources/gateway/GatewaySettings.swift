@@ -142,6 +142,12 @@ struct GatewaySettings: Sendable {
             key: ["connections", "export"], kind: .choice(["on", "off"]), defaultValue: "off",
             summary: "allow `POST /v1/connections/export` (a tenant's connections with their broker secrets, sealed to the receiving gateway's public key); off answers 403"),
         SettingKey(
+            key: ["sessions", "accessTokenSeconds"], kind: .whole(60...86_400), defaultValue: "900",
+            summary: "how long an end user's access token lives (`POST /v1/auth/login`, `/v1/auth/refresh`); logout and device removal end it sooner"),
+        SettingKey(
+            key: ["sessions", "maxDevicesPerUser"], kind: .whole(1...1_000), defaultValue: "10",
+            summary: "how many devices one end user may have; a login from one more is a 409 until one is removed"),
+        SettingKey(
             key: ["configFile"], kind: .text, defaultValue: "(none)",
             summary: "a JSON file with any of these settings, e.g. `{\"port\": 9000, \"orders\": {\"brokerTimeoutMs\": 5000}}`"),
     ]
@@ -175,6 +181,9 @@ struct GatewaySettings: Sendable {
     var linkStateLifetime: Duration
     /// Whether connections may be exported (sealed) to another gateway.
     var exportEnabled: Bool
+    /// How long an end user's access token lives.
+    var accessTokenLifetime: Duration
+    var maxDevicesPerUser: Int
 
     /// The providers in order of precedence: flags, environment, config file.
     static func reader(arguments: [String], environment: [String: String]) async throws -> ConfigReader {
@@ -306,6 +315,8 @@ struct GatewaySettings: Sendable {
         }
         linkStateLifetime = .seconds(try whole(key("connections", "linkStateLifetimeSeconds")))
         exportEnabled = try choice(key("connections", "export")) == "on"
+        accessTokenLifetime = .seconds(try whole(key("sessions", "accessTokenSeconds")))
+        maxDevicesPerUser = try whole(key("sessions", "maxDevicesPerUser"))
         let publicURL = try text(key("publicUrl"))
         if publicURL == key("publicUrl").defaultValue {
             self.publicURL = nil

@@ -110,7 +110,10 @@ func buildGateway(
         store: store, registry: registry,
         router: BrokerRouter(perSourceTimeout: settings.sourceTimeout, overallTimeout: settings.requestTimeout),
         logger: logger, orderSettings: settings.orderSettings, defaultReadMaxAge: settings.readMaxAge,
-        coalesceReads: settings.coalesceReads, limits: settings.limits, linking: linking)
+        coalesceReads: settings.coalesceReads, limits: settings.limits, linking: linking,
+        sessions: SessionSettings(
+            signingKeys: try SessionKeyFiles.load(dataDirectory: settings.dataDirectory),
+            accessTokenLifetime: settings.accessTokenLifetime, maxDevicesPerUser: settings.maxDevicesPerUser))
 
     let ready = SandboxReadiness(expected: sandboxes.map(\.name))
     var services: [any Service] = sandboxes.map { sandbox in

@@ -35,6 +35,7 @@ struct APIHarness {
         limits: TenantLimits = TenantLimits(),
         moreFactories: [any BrokerAdapterFactory] = [],
         linking: LinkSettings = LinkSettings(),
+        sessions: SessionSettings = SessionSettings(passwordCost: 10),
         _ body: @escaping @Sendable (APIHarness, any TestClientProtocol) async throws -> T
     ) async throws -> T {
         let directory = existing ?? FileManager.default.temporaryDirectory.appendingPathComponent("bg-api-\(UUID().uuidString)")
@@ -48,7 +49,7 @@ struct APIHarness {
             transport: transport, logger: logger, pipeline: pipeline)
         let gateway = Gateway(
             store: store, registry: registry, router: router, logger: logger, orderSettings: orderSettings,
-            defaultReadMaxAge: defaultReadMaxAge, limits: limits, linking: linking)
+            defaultReadMaxAge: defaultReadMaxAge, limits: limits, linking: linking, sessions: sessions)
         let tenant = try await store.createTenant(name: "Tenant A")
         let key = try await store.issueDefaultUserKey(tenantId: tenant.id, label: "test")
         let harness = APIHarness(

@@ -126,14 +126,30 @@ struct SpecFirstTests {
             "TenantSettings": #""readMaxAgeMs":1000"#,
             "UserInput": #""displayName":"Ann""#,
             "KeyCreate": #""label":"k","scopes":["read"]"#,
+            "LoginRequest": #""tenantId":"ten_x","code":"bgc_x","device":{"name":"n","type":"ios"}"#,
+            "RefreshRequest": #""refreshToken":"bgr_x""#,
+            "DeviceUpdate": #""trusted":true"#,
+            "LogoutDevice": #""deviceId":"dev_x""#,
+            "SessionExtend": #""seconds":3600"#,
+            "PasswordSet": #""password":"long enough password""#,
         ]
         let operations = try operationsWithBodies()
+        let document = try OpenAPIDocument.bundled()
         try await APIHarness.with { harness, client in
+            // Operations only a session may call are asked with an access token.
+            let code = try await client.call(.post, "/v1/users/\(harness.userId)/login-codes", headers: harness.auth)
+            let login = try await client.call(
+                .post, "/v1/auth/login", headers: [.contentType: "application/json"],
+                json: #"{"tenantId":"\#(harness.tenant.id)","code":"\#(code.body.dataObject["code"] as? String ?? "")","device":{"name":"n","type":"ios"}}"#)
+            let accessToken = try #require(login.body.dataObject["accessToken"] as? String)
             for operation in operations {
                 let fields = try #require(valid[operation.schema], "no sample body for \(operation.schema)")
                 let path = operation.path.replacingOccurrences(of: "{id}", with: "x")
+                let id = try #require(document.operationID(method: operation.method, path: operation.path))
+                var headers = harness.auth
+                if !document.apiKeyOperationIDs.contains(id) { headers[.authorization] = "Bearer \(accessToken)" }
                 let response = try await client.call(
-                    .init(rawValue: operation.method)!, path, headers: harness.auth, json: "{\(fields),\"stopLoss\":\"150\"}")
+                    .init(rawValue: operation.method)!, path, headers: headers, json: "{\(fields),\"stopLoss\":\"150\"}")
                 #expect(response.status == 400, "\(operation.method) \(operation.path)")
                 #expect(response.body.detailFields == ["stopLoss"], "\(operation.method) \(operation.path)")
             }

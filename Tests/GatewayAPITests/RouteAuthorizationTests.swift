@@ -54,7 +54,12 @@ struct RouteAuthorizationTests {
                 "\(operation) declares no scope")
         }
         // An operation added without `security` (or with two scopes) makes the document refuse to load.
-        for security in ["", #","security": [{"apiKey": ["read", "trade"]}]"#, #","security": [{"apiKey": ["root"]}]"#] {
+        let refused = [
+            "", #","security": [{"apiKey": ["read", "trade"]}]"#, #","security": [{"apiKey": ["root"]}]"#,
+            #","security": [{"session": ["admin"]}]"#, #","security": [{"apiKey": ["read"]}, {"session": ["trade"]}]"#,
+            #","security": [{"oauth": ["read"]}]"#,
+        ]
+        for security in refused {
             let json = #"{"openapi": "3.1.0", "paths": {"/v1/new": {"get": {"operationId": "newRoute"\#(security), "responses": {}}}}}"#
             #expect(throws: GatewayError.self) { try OpenAPIDocument(data: Data(json.utf8)) }
         }
@@ -65,6 +70,9 @@ struct RouteAuthorizationTests {
         var connection: ConnectionDescriptor
         var watchlist: Watchlist
         var orderId: String
+        var deviceId: String
+        var expiredToken: String
+        var loggedOutToken: String
         var userA: String
         var userB: String
         var keyId: String
@@ -72,10 +80,23 @@ struct RouteAuthorizationTests {
         var otherTenantKey: String
         var unboundAllScopes: String
         var withoutScope: [Scope: String]
-        var guardedIds: [String] { [connection.id, watchlist.id, orderId] }
+        var guardedIds: [String] { [connection.id, watchlist.id, orderId, deviceId] }
     }
 
-    static func makeWorld(_ harness: APIHarness, _ client: some TestClientProtocol) async throws -> World {
+    /// An access token of user A from a login with a one-time code.
+    static func sessionToken(_ harness: APIHarness, _ client: some TestClientProtocol, device: String) async throws -> (token: String, device: String) {
+        let minted = try await client.call(.post, "/v1/users/\(harness.userId)/login-codes", headers: harness.auth)
+        let code = try #require(minted.body.dataObject["code"] as? String, "\(minted.body)")
+        let login = try await client.call(
+            .post, "/v1/auth/login", headers: [.contentType: "application/json"],
+            json: #"{"tenantId":"\#(harness.tenant.id)","code":"\#(code)","device":{"name":"\#(device)","type":"ios","fingerprint":"\#(device)"}}"#)
+        let data = login.body.dataObject
+        return (
+            try #require(data["accessToken"] as? String, "\(login.body)"),
+            try #require((data["device"] as? [String: Any])?["id"] as? String))
+    }
+
+    static func makeWorld(_ harness: APIHarness, _ client: some TestClientProtocol, clock: TestClock) async throws -> World {
         let store = harness.store
         let tenant = harness.tenant
         let connection = try await harness.link(.alpaca, baseURL: "https://alpaca.example")
@@ -100,8 +121,16 @@ struct RouteAuthorizationTests {
             ).plaintext
         }
         let harnessKeyId = try #require(try await store.apiKeys(tenantId: tenant.id).first?.id)
+        // An access token that has expired, and one of a device that logged out.
+        let expired = try await sessionToken(harness, client, device: "old-phone")
+        clock.advance(16 * 60)
+        let loggedOut = try await sessionToken(harness, client, device: "tablet")
+        let logout = try await client.call(
+            .post, "/v1/auth/logout/device", headers: [.authorization: "Bearer \(loggedOut.token)", .contentType: "application/json"], json: "{}")
+        #expect(logout.status == 200, "\(logout.body)")
         return World(
-            connection: connection, watchlist: watchlist, orderId: orderId, userA: harness.userId, userB: userB.id,
+            connection: connection, watchlist: watchlist, orderId: orderId, deviceId: expired.device,
+            expiredToken: expired.token, loggedOutToken: loggedOut.token, userA: harness.userId, userB: userB.id,
             keyId: harnessKeyId, revokedKey: revoked.plaintext, otherTenantKey: otherKey.plaintext,
             unboundAllScopes: unbound.plaintext, withoutScope: without)
     }
@@ -114,6 +143,7 @@ struct RouteAuthorizationTests {
             else if operation.path.hasPrefix("/v1/watchlists") { world.watchlist.id }
             else if operation.path.hasPrefix("/v1/users") { world.userA }
             else if operation.path.hasPrefix("/v1/keys") { world.keyId }
+            else if operation.path.hasPrefix("/v1/devices") { world.deviceId }
             else { "unknown" }
         return operation.path.replacingOccurrences(of: "{id}", with: id)
     }
@@ -136,6 +166,8 @@ struct RouteAuthorizationTests {
         case "createUser": #"{"displayName": "New"}"#
         case "updateUser": #"{"displayName": "Renamed"}"#
         case "createKey": #"{"label": "new", "scopes": ["read"]}"#
+        case "setUserPassword": #"{"password": "a long enough password"}"#
+        case "updateDevice": #"{"name": "Renamed"}"#
         default: operation.method == .post || operation.method == .put || operation.method == .patch ? "{}" : nil
         }
     }
@@ -151,8 +183,9 @@ struct RouteAuthorizationTests {
     func everyRouteWithEveryWrongCredential() async throws {
         let operations = try Self.operations()
         #expect(operations.count > 40)
-        try await APIHarness.with { harness, client in
-            let world = try await Self.makeWorld(harness, client)
+        let clock = TestClock()
+        try await APIHarness.with(sessions: SessionSettings(passwordCost: 10, now: { clock.now() })) { harness, client in
+            let world = try await Self.makeWorld(harness, client, clock: clock)
             var checked = 0
             for operation in operations {
                 guard let scope = operation.scope else { continue }
@@ -187,9 +220,13 @@ struct RouteAuthorizationTests {
                 #expect(anonymous.status == 401 && anonymous.code == "unauthorized", "\(operation) without a key: \(anonymous)")
                 let revoked = try await ask(world.revokedKey)
                 #expect(revoked.status == 401 && revoked.code == "unauthorized", "\(operation) with a revoked key: \(revoked)")
+                let expired = try await ask(world.expiredToken)
+                #expect(expired.status == 401 && expired.code == "unauthorized", "\(operation) with an expired access token: \(expired)")
+                let loggedOut = try await ask(world.loggedOutToken)
+                #expect(loggedOut.status == 401 && loggedOut.code == "unauthorized", "\(operation) with a logged-out device's token: \(loggedOut)")
                 let missingScope = try await ask(world.withoutScope[scope], user: operation.userScoped ? world.userA : nil)
                 #expect(missingScope.status == 403 && missingScope.code == "forbidden", "\(operation) without '\(scope)': \(missingScope)")
-                for answer in [anonymous, revoked, missingScope] { expectNoneOfA(answer, "a refused key") }
+                for answer in [anonymous, revoked, expired, loggedOut, missingScope] { expectNoneOfA(answer, "a refused credential") }
 
                 let otherTenant = try await ask(world.otherTenantKey)
                 if operation.hasPathId {

@@ -13,21 +13,23 @@ struct SchemaTests {
             #expect(!FileManager.default.fileExists(atPath: path))
 
             let first = try SQLiteStore(path: path, cipher: cipher)
-            #expect(try await first.appliedMigrations() == ["v1-initial", "v2-order-journal", "v3-tenant-read-freshness", "v4-sandbox-urls-without-path", "v5-order-journal-venues", "v6-link-states", "v7-tenancy"])
+            #expect(try await first.appliedMigrations() == ["v1-initial", "v2-order-journal", "v3-tenant-read-freshness", "v4-sandbox-urls-without-path", "v5-order-journal-venues", "v6-link-states", "v7-tenancy", "v8-sessions"])
             let tables = try await first.fetchRawStrings(
                 "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
             #expect(
                 tables == [
-                    "api_keys", "audit_events", "connections", "grdb_migrations", "idempotency_keys", "link_states",
-                    "order_broker_ids", "order_events", "orders", "store_meta", "tenants", "users", "watchlists",
+                    "api_keys", "audit_events", "connections", "devices", "grdb_migrations", "idempotency_keys",
+                    "link_states", "login_codes", "order_broker_ids", "order_events", "orders", "sessions",
+                    "spent_refresh_tokens", "store_meta", "tenants", "users", "watchlists",
                 ])
             let indexes = try await first.fetchRawStrings(
                 "SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%' ORDER BY name")
             #expect(
                 indexes == [
                     "api_keys_tenant", "audit_events_tenant", "connections_tenant", "connections_user",
-                    "link_states_connection", "link_states_expiry", "order_broker_ids_connection", "order_broker_ids_venue",
-                    "order_broker_ids_venue_order", "orders_connection", "orders_state", "orders_tenant", "users_email",
+                    "devices_fingerprint", "devices_user", "link_states_connection", "link_states_expiry", "order_broker_ids_connection", "order_broker_ids_venue",
+                    "order_broker_ids_venue_order", "orders_connection", "orders_state", "orders_tenant", "sessions_device",
+                    "sessions_user", "users_email",
                     "users_external_id", "users_tenant", "watchlists_tenant", "watchlists_user",
                 ])
             let foreignKeys = try await first.fetchRawStrings("PRAGMA foreign_keys")
@@ -41,7 +43,7 @@ struct SchemaTests {
 
             let second = try SQLiteStore(path: path, cipher: cipher)
             defer { try? second.close() }
-            #expect(try await second.appliedMigrations() == ["v1-initial", "v2-order-journal", "v3-tenant-read-freshness", "v4-sandbox-urls-without-path", "v5-order-journal-venues", "v6-link-states", "v7-tenancy"])
+            #expect(try await second.appliedMigrations() == ["v1-initial", "v2-order-journal", "v3-tenant-read-freshness", "v4-sandbox-urls-without-path", "v5-order-journal-venues", "v6-link-states", "v7-tenancy", "v8-sessions"])
             let schemaAfter = try await second.fetchRawStrings("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY name")
             #expect(schemaAfter == schemaBefore)
             #expect(try await second.tenant(id: tenant.id) == tenant)

@@ -38,7 +38,7 @@ struct TenancyMigrationTests {
 
             let store = try SQLiteStore(path: path, cipher: .random())
             defer { try? store.close() }
-            #expect(try await store.appliedMigrations().last == "v7-tenancy")
+            #expect(try await store.appliedMigrations().contains("v7-tenancy"))
 
             let demoUsers = try await store.users(tenantId: "ten_demo", after: nil, limit: 10, externalId: nil, email: nil)
             let otherUsers = try await store.users(tenantId: "ten_other", after: nil, limit: 10, externalId: nil, email: nil)

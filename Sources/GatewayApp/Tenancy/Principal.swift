@@ -123,3 +123,5 @@ public struct Owner: Sendable, Hashable {
 public typealias TenantUser = User
 public typealias TenantAPIKey = APIKeyInfo
 public typealias TenantAuditEvent = AuditEvent
+public typealias TenantDevice = Device
+public typealias TenantSession = SessionRecord

@@ -1,0 +1,324 @@
+import Crypto
+public import Foundation
+public import GatewayCore
+import GatewayModel
+public import GatewayStore
+import JWTKit
+
+/// A device as a login names it, checked: every text on one line, within its length.
+extension NewDevice {
+    func checked() throws -> NewDevice {
+        var problems: [FieldProblem] = []
+        func text(_ value: String?, _ field: String, required: Bool, max: Int) -> String? {
+            guard let value else {
+                if required { problems.append(FieldProblem(field: field, problem: "is required")) }
+                return nil
+            }
+            let trimmed = value.trimmingCharacters(in: .whitespaces)
+            if trimmed.isEmpty || trimmed.count > max || trimmed.contains(where: \.isNewline) {
+                problems.append(FieldProblem(field: field, problem: "must be 1 to \(max) characters on one line"))
+            }
+            return trimmed
+        }
+        let device = NewDevice(
+            name: text(name, "device.name", required: true, max: 100) ?? "",
+            type: text(type, "device.type", required: true, max: 32) ?? "",
+            model: text(model, "device.model", required: false, max: 100), os: text(os, "device.os", required: false, max: 100),
+            appVersion: text(appVersion, "device.appVersion", required: false, max: 64),
+            fingerprint: text(fingerprint, "device.fingerprint", required: false, max: 256))
+        if !problems.isEmpty { throw GatewayError.unprocessable(problems) }
+        return device
+    }
+}
+
+/// A login: with the user's email and password, or with a one-time code the tenant's backend minted for them.
+public struct LoginRequest: Sendable {
+    public var tenantId: String
+    public var email: String?
+    public var password: String?
+    public var code: String?
+    public var device: NewDevice
+
+    public init(tenantId: String, email: String? = nil, password: String? = nil, code: String? = nil, device: NewDevice) {
+        self.tenantId = tenantId
+        self.email = email
+        self.password = password
+        self.code = code
+        self.device = device
+    }
+}
+
+/// What a login or a refresh hands the device: a short-lived access token, the session's new refresh token (shown
+/// once), the session and its device.
+public struct IssuedSession: Sendable {
+    public var accessToken: String
+    public var refreshToken: String
+    /// Seconds the access token lives.
+    public var expiresIn: Int
+    public var session: SessionRecord
+    public var device: Device
+}
+
+/// End users' sessions (seed 003): login, refresh with rotation and reuse detection, logout, and the access tokens
+/// every request of a session carries.
+extension Gateway {
+    static let failedLoginThreshold = 5
+    static let lockoutBase = 30.0
+    static let lockoutMaximum = 3600.0
+    static let refreshTokenPrefix = "bgr_"
+    static let loginCodePrefix = "bgc_"
+
+    /// The one answer to every failed login, whatever failed, so it tells nobody which emails exist.
+    static let invalidLogin = GatewayError(.unauthorized, "the login is not valid (email and password, or code)", retryable: false)
+
+    public func login(_ request: LoginRequest) async throws -> IssuedSession {
+        let device = try request.device.checked()
+        let now = sessions.now()
+        guard request.tenantId.hasPrefix("ten_"), request.tenantId.count <= 64,
+            let tenant = try await store.tenant(id: request.tenantId), tenant.disabledAt == nil
+        else {
+            // The same work as a real check, so an unknown tenant answers in the same time.
+            if let password = request.password { try await passwords.verifyNothing(password) }
+            throw Self.invalidLogin
+        }
+        let userId: String
+        switch (request.email, request.password, request.code) {
+        case (let email?, let password?, nil):
+            userId = try await passwordLogin(tenant: tenant, email: email.lowercased(), password: password, now: now)
+        case (nil, nil, let code?):
+            guard code.hasPrefix(Self.loginCodePrefix), code.count <= 128,
+                let found = try await store.consumeLoginCode(tenantId: tenant.id, hash: Self.sha256(code), now: now)
+            else {
+                try await store.recordAudit(AuditRecord(tenantId: tenant.id, actor: "anonymous", action: "login", outcome: .failed, detail: ["method": "code"]))
+                throw Self.invalidLogin
+            }
+            userId = found
+        default:
+            throw GatewayError.unprocessable([FieldProblem(field: "email", problem: "log in with email and password, or with code alone")])
+        }
+        let registered = try await store.registerDevice(tenantId: tenant.id, userId: userId, device, limit: sessions.maxDevicesPerUser)
+        let refresh = Self.newSecret(prefix: Self.refreshTokenPrefix)
+        let session = try await store.createSession(
+            tenantId: tenant.id, userId: userId, deviceId: registered.id, refreshHash: Self.sha256(refresh),
+            expiresAt: now.addingTimeInterval(sessions.sessionLifetime.seconds),
+            audit: AuditRecord(
+                tenantId: tenant.id, actor: userId, action: "login",
+                detail: ["method": request.code == nil ? "password" : "code", "deviceId": registered.id]))
+        return try await issue(session: session, device: registered, refreshToken: refresh, tenant: tenant)
+    }
+
+    private func passwordLogin(tenant: Tenant, email: String, password: String, now: Date) async throws -> String {
+        guard password.count <= PasswordHasher.maximumLength, let candidate = try await store.loginCandidate(tenantId: tenant.id, email: email) else {
+            try await passwords.verifyNothing(String(password.prefix(PasswordHasher.maximumLength)))
+            try await store.recordAudit(AuditRecord(tenantId: tenant.id, actor: "anonymous", action: "login", outcome: .failed, detail: ["method": "password"]))
+            throw Self.invalidLogin
+        }
+        if let lockedUntil = candidate.lockedUntil, lockedUntil > now {
+            throw GatewayError(
+                .rateLimited, "too many failed logins: try again later", retryable: true,
+                retryAfter: max(1, lockedUntil.timeIntervalSince(now).rounded(.up)))
+        }
+        let matches = if let stored = candidate.passwordHash {
+            try await passwords.verify(password, against: stored)
+        } else {
+            try await { try await passwords.verifyNothing(password); return false }()
+        }
+        guard matches else {
+            _ = try await store.recordFailedLogin(
+                tenantId: tenant.id, userId: candidate.user.id, threshold: Self.failedLoginThreshold, base: Self.lockoutBase,
+                maximum: Self.lockoutMaximum, now: now,
+                audit: AuditRecord(tenantId: tenant.id, actor: candidate.user.id, action: "login", target: candidate.user.id, outcome: .failed, detail: ["method": "password"]))
+            throw Self.invalidLogin
+        }
+        try await store.recordSuccessfulLogin(tenantId: tenant.id, userId: candidate.user.id)
+        return candidate.user.id
+    }
+
+    /// Exchanges a refresh token for a new pair. The presented token is spent; presenting it again revokes the
+    /// session (every token of it) and is audited.
+    public func refresh(token: String) async throws -> IssuedSession {
+        guard token.hasPrefix(Self.refreshTokenPrefix), token.count <= 128 else {
+            throw GatewayError(.unauthorized, "the refresh token is not valid", retryable: false)
+        }
+        let fresh = Self.newSecret(prefix: Self.refreshTokenPrefix)
+        let outcome = try await store.rotateRefreshToken(presented: Self.sha256(token), newHash: Self.sha256(fresh), now: sessions.now()) { session in
+            AuditRecord(
+                tenantId: session.tenantId, actor: session.userId, action: "session.refresh_reuse", target: session.id,
+                outcome: .failed, detail: ["deviceId": session.deviceId])
+        }
+        switch outcome {
+        case .rotated(let session):
+            guard let tenant = try await store.tenant(id: session.tenantId), tenant.disabledAt == nil,
+                let device = try await store.device(tenantId: session.tenantId, userId: session.userId, id: session.deviceId)
+            else {
+                throw GatewayError(.unauthorized, "the session has ended", retryable: false)
+            }
+            return try await issue(session: session, device: device, refreshToken: fresh, tenant: tenant)
+        case .reused:
+            throw GatewayError(
+                .unauthorized, "this refresh token was already used: the session is revoked for safety; log in again",
+                retryable: false)
+        case .ended:
+            throw GatewayError(.unauthorized, "the session has ended; log in again", retryable: false)
+        case .unknown:
+            throw GatewayError(.unauthorized, "the refresh token is not valid", retryable: false)
+        }
+    }
+
+    private func issue(session: SessionRecord, device: Device, refreshToken: String, tenant: Tenant) async throws -> IssuedSession {
+        let now = sessions.now()
+        let lifetime = min(sessions.accessTokenLifetime.seconds, max(1, session.expiresAt.timeIntervalSince(now)))
+        let claims = AccessTokenClaims(
+            iss: IssuerClaim(value: sessions.issuer), sub: SubjectClaim(value: session.userId), tid: tenant.id,
+            sid: session.id, did: device.id, scope: "read trade", iat: IssuedAtClaim(value: now),
+            exp: ExpirationClaim(value: now.addingTimeInterval(lifetime)))
+        let token = try await sessions.keyCollection().sign(claims, kid: sessions.signingKid.map { JWKIdentifier(string: $0) })
+        return IssuedSession(accessToken: token, refreshToken: refreshToken, expiresIn: Int(lifetime), session: session, device: device)
+    }
+
+    /// The principal of a request with an end user's access token: signed by one of the gateway's keys, not
+    /// expired, its session live (not logged out, its device not removed) and its tenant not disabled, read from the
+    /// store on every request. A session reads and trades for its own user only.
+    public func principal(accessToken: String, requiredScope: Scope, actingFor header: String?, deviceHeader: String?) async throws -> Principal {
+        let claims: AccessTokenClaims
+        do {
+            claims = try await sessions.keyCollection().verify(accessToken, as: AccessTokenClaims.self)
+        } catch {
+            throw GatewayError(.unauthorized, "the access token is not valid", retryable: false)
+        }
+        let now = sessions.now()
+        guard claims.exp.value > now, claims.iss.value == sessions.issuer else {
+            throw GatewayError(.unauthorized, "the access token has expired: refresh it", retryable: false)
+        }
+        guard let session = try await store.session(id: claims.sid), session.isLive(at: now),
+            session.userId == claims.sub.value, session.tenantId == claims.tid, session.deviceId == claims.did,
+            let tenant = try await store.tenant(id: claims.tid)
+        else {
+            throw GatewayError(.unauthorized, "the session has ended (logged out, its device removed, or expired)", retryable: false)
+        }
+        guard tenant.disabledAt == nil else { throw GatewayError(.forbidden, "the tenant is disabled", retryable: false) }
+        let scopes: Set<Scope> = [.read, .trade]
+        guard scopes.contains(requiredScope) else {
+            throw GatewayError(
+                .forbidden, "an end user's session cannot do this; it needs a tenant API key with the '\(requiredScope.rawValue)' scope",
+                retryable: false, details: [FieldProblem(field: "scope", problem: "'\(requiredScope.rawValue)' is not a session's")])
+        }
+        if let header, header != session.userId {
+            throw GatewayError(
+                .forbidden, "a session acts for its own user only", retryable: false,
+                details: [FieldProblem(field: "X-User-ID", problem: "names another user than the session's")])
+        }
+        if let deviceHeader, deviceHeader != session.deviceId {
+            throw GatewayError(
+                .forbidden, "the access token belongs to another device", retryable: false,
+                details: [FieldProblem(field: "X-Device-ID", problem: "is not the device of this session")])
+        }
+        try await store.touchDevice(id: session.deviceId, now: now)
+        return Principal(tenant: tenant, userId: session.userId, scopes: scopes, credential: .session(id: session.id, deviceId: session.deviceId))
+    }
+
+    // MARK: Logout and the session
+
+    /// The session a request of an end user comes with.
+    func currentSession(_ principal: Principal) throws -> (id: String, deviceId: String, userId: String) {
+        guard case .session(let id, let deviceId) = principal.credential, let userId = principal.userId else {
+            throw GatewayError(.forbidden, "this operation is an end user's session's own: call it with an access token", retryable: false)
+        }
+        return (id, deviceId, userId)
+    }
+
+    /// Logs out: this session (`.session`), every session of one device (`.device`, the current one by default), or
+    /// every session of the user (`.allDevices`). How many were revoked.
+    public enum LogoutScope: Sendable { case session, device(String?), allDevices }
+
+    public func logout(_ principal: Principal, _ scope: LogoutScope) async throws -> Int {
+        let current = try currentSession(principal)
+        let (sessionId, deviceId, reason): (String?, String?, String) =
+            switch scope {
+            case .session: (current.id, nil, "logout")
+            case .device(let device): (nil, device ?? current.deviceId, "device_logout")
+            case .allDevices: (nil, nil, "all_devices_logout")
+            }
+        if let deviceId, try await store.device(tenantId: principal.tenant.id, userId: current.userId, id: deviceId) == nil {
+            throw GatewayError(.notFound, "no device '\(deviceId)'")
+        }
+        return try await store.revokeSessions(
+            tenantId: principal.tenant.id, userId: current.userId, sessionId: sessionId, deviceId: deviceId, reason: reason,
+            audit: AuditRecord(
+                tenantId: principal.tenant.id, actor: current.userId, action: "session.revoked", target: sessionId ?? deviceId,
+                detail: ["reason": reason]))
+    }
+
+    /// This session and every live session of the user.
+    public func sessionOverview(_ principal: Principal) async throws -> (current: SessionRecord, live: [SessionRecord]) {
+        let current = try currentSession(principal)
+        guard let session = try await store.session(id: current.id) else { throw GatewayError(.unauthorized, "the session has ended") }
+        let live = try await store.liveSessions(tenantId: principal.tenant.id, userId: current.userId, deviceId: nil, now: sessions.now())
+        return (session, live)
+    }
+
+    /// Moves the session's end to `seconds` from now (by default the most allowed): at most the session lifetime, or
+    /// the trusted lifetime on a trusted device.
+    public func extendSession(_ principal: Principal, seconds: Int?) async throws -> SessionRecord {
+        let current = try currentSession(principal)
+        let device = try await store.device(tenantId: principal.tenant.id, userId: current.userId, id: current.deviceId)
+        let maximum = (device?.trusted == true ? sessions.trustedSessionLifetime : sessions.sessionLifetime).seconds
+        if let seconds, !(60...Int(maximum)).contains(seconds) {
+            throw GatewayError.unprocessable([FieldProblem(field: "seconds", problem: "must be from 60 to \(Int(maximum)) on this device")])
+        }
+        let now = sessions.now()
+        guard let extended = try await store.extendSession(
+            id: current.id, expiresAt: now.addingTimeInterval(seconds.map(TimeInterval.init) ?? maximum), now: now)
+        else {
+            throw GatewayError(.unauthorized, "the session has ended", retryable: false)
+        }
+        return extended
+    }
+
+    // MARK: Passwords and login codes (a tenant's backend)
+
+    /// Sets a user's password (10 to 256 characters), or with `nil` removes it (then only login codes log them in).
+    public func setPassword(tenant: Tenant, actor: String, userId: String, password: String?) async throws {
+        var hash: String?
+        if let password {
+            guard (PasswordHasher.minimumLength...PasswordHasher.maximumLength).contains(password.count) else {
+                throw GatewayError.unprocessable([FieldProblem(
+                    field: "password", problem: "must be \(PasswordHasher.minimumLength) to \(PasswordHasher.maximumLength) characters")])
+            }
+            hash = try await passwords.hash(password)
+        }
+        guard try await store.setPasswordHash(
+            tenantId: tenant.id, userId: userId, hash: hash,
+            audit: AuditRecord(tenantId: tenant.id, actor: actor, action: password == nil ? "user.password_removed" : "user.password_set", target: userId))
+        else {
+            throw GatewayError(.notFound, "no user '\(userId)'")
+        }
+    }
+
+    /// A one-time login code for one of the tenant's users, for the tenant's backend to hand its own authenticated
+    /// user (so the app need not share passwords): single use, short-lived, stored as a hash.
+    public func mintLoginCode(principal: Principal, userId: String) async throws -> (code: String, expiresAt: Date) {
+        guard try await store.user(tenantId: principal.tenant.id, id: userId) != nil else {
+            throw GatewayError(.notFound, "no user '\(userId)'")
+        }
+        if case .apiKey = principal.credential, let bound = principal.userId, bound != userId {
+            throw GatewayError(
+                .forbidden, "this API key is bound to one user and mints codes for no other", retryable: false,
+                details: [FieldProblem(field: "id", problem: "names another user than the key's")])
+        }
+        let code = Self.newSecret(prefix: Self.loginCodePrefix)
+        let expiresAt = sessions.now().addingTimeInterval(sessions.loginCodeLifetime.seconds)
+        try await store.createLoginCode(
+            tenantId: principal.tenant.id, userId: userId, hash: Self.sha256(code), expiresAt: expiresAt,
+            audit: AuditRecord(tenantId: principal.tenant.id, actor: principal.actor, action: "user.login_code_issued", target: userId))
+        return (code, expiresAt)
+    }
+
+    static func newSecret(prefix: String) -> String {
+        prefix + RandomIdentifier.hex(byteCount: 32)
+    }
+
+    static func sha256(_ text: String) -> [UInt8] {
+        Array(SHA256.hash(data: Data(text.utf8)))
+    }
+}

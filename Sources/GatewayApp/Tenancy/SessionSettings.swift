@@ -1,0 +1,69 @@
+public import Crypto
+public import Foundation
+import JWTKit
+
+/// How end users' sessions work: the keys their access tokens are signed with, how long tokens and sessions live,
+/// how many devices a user may have, and the clock (a test moves it past a token's life without waiting).
+public struct SessionSettings: Sendable {
+    /// The signing keys, oldest first; the last signs, every one verifies. `gateway serve` loads the data folder's
+    /// (`SessionKeyFiles`); by default one key that lives in memory only (tests, throwaway gateways).
+    public var signingKeys: [(kid: String, key: P256.Signing.PrivateKey)]
+    public var accessTokenLifetime: Duration
+    /// A session's life from login; a refresh never reaches past it, an extension moves it.
+    public var sessionLifetime: Duration
+    /// The longest a session of a trusted device may be extended to, from now.
+    public var trustedSessionLifetime: Duration
+    public var maxDevicesPerUser: Int
+    /// How long a one-time login code minted by a tenant's backend can be used.
+    public var loginCodeLifetime: Duration
+    /// scrypt's cost as log2(N) (N = 2^15 by default, r = 8, p = 1): about 32 MiB and a tenth of a second a hash.
+    public var passwordCost: Int
+    public var issuer: String
+    public var now: @Sendable () -> Date
+
+    public init(
+        signingKeys: [(kid: String, key: P256.Signing.PrivateKey)] = [("memory", P256.Signing.PrivateKey())],
+        accessTokenLifetime: Duration = .seconds(15 * 60), sessionLifetime: Duration = .seconds(30 * 86_400),
+        trustedSessionLifetime: Duration = .seconds(90 * 86_400), maxDevicesPerUser: Int = 10,
+        loginCodeLifetime: Duration = .seconds(300), passwordCost: Int = 15, issuer: String = "brokergateway",
+        now: @escaping @Sendable () -> Date = { Date() }
+    ) {
+        self.signingKeys = signingKeys
+        self.accessTokenLifetime = accessTokenLifetime
+        self.sessionLifetime = sessionLifetime
+        self.trustedSessionLifetime = trustedSessionLifetime
+        self.maxDevicesPerUser = maxDevicesPerUser
+        self.loginCodeLifetime = loginCodeLifetime
+        self.passwordCost = passwordCost
+        self.issuer = issuer
+        self.now = now
+    }
+
+    /// The signing keys as jwt-kit's collection: every key verifies (by its `kid`), the newest signs.
+    func keyCollection() async throws -> JWTKeyCollection {
+        let collection = JWTKeyCollection()
+        for (kid, key) in signingKeys {
+            await collection.add(ecdsa: try ES256PrivateKey(backing: key), kid: JWKIdentifier(string: kid))
+        }
+        return collection
+    }
+
+    var signingKid: String? { signingKeys.last?.kid }
+}
+
+/// The claims of an end user's access token. `exp` is checked by the gateway against its own clock.
+struct AccessTokenClaims: JWTPayload {
+    var iss: IssuerClaim
+    var sub: SubjectClaim
+    /// The tenant.
+    var tid: String
+    /// The session.
+    var sid: String
+    /// The device.
+    var did: String
+    var scope: String
+    var iat: IssuedAtClaim
+    var exp: ExpirationClaim
+
+    func verify(using algorithm: some JWTAlgorithm) async throws {}
+}
