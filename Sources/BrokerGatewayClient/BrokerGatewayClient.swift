@@ -19,9 +19,10 @@ public struct BrokerGatewayClient: Sendable {
 
     /// - Parameters:
     ///   - serverURL: The gateway, e.g. `http://127.0.0.1:8080`.
-    ///   - apiKey: A tenant API key, sent as `Authorization: Bearer <key>`.
+    ///   - apiKey: A tenant API key (or an end user's access token), sent as `Authorization: Bearer <key>`.
+    ///   - userId: The user every request acts for (`X-User-ID`), for a key that is not bound to one user.
     ///   - transport: How requests travel; by default AsyncHTTPClient on Linux and URLSession on Apple platforms.
-    public init(serverURL: URL, apiKey: String, transport: (any ClientTransport)? = nil) {
+    public init(serverURL: URL, apiKey: String, actingFor userId: String? = nil, transport: (any ClientTransport)? = nil) {
         #if canImport(OpenAPIURLSession)
         let defaultTransport = URLSessionTransport()
         #else
@@ -31,7 +32,7 @@ public struct BrokerGatewayClient: Sendable {
             serverURL: serverURL,
             configuration: Configuration(dateTranscoder: Timestamps()),
             transport: transport ?? defaultTransport,
-            middlewares: [BearerAuthentication(apiKey: apiKey)])
+            middlewares: [BearerAuthentication(apiKey: apiKey, userId: userId)])
     }
 
     /// Net positions across every linked broker, with a line per broker saying whether it answered.
@@ -143,9 +144,11 @@ public struct BrokerGatewayError: Error, Sendable, CustomStringConvertible {
     }
 }
 
-/// Sends the API key on every request.
+/// Sends the API key on every request, and the user it acts for, unless the request names one itself.
 struct BearerAuthentication: ClientMiddleware {
+    static let userHeader = HTTPField.Name("X-User-ID")!
     let apiKey: String
+    let userId: String?
 
     func intercept(
         _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
@@ -153,6 +156,7 @@ struct BearerAuthentication: ClientMiddleware {
     ) async throws -> (HTTPResponse, HTTPBody?) {
         var request = request
         request.headerFields[.authorization] = "Bearer \(apiKey)"
+        if let userId, request.headerFields[Self.userHeader] == nil { request.headerFields[Self.userHeader] = userId }
         return try await next(request, body, baseURL)
     }
 }

@@ -35,6 +35,7 @@ public struct Gateway: Sendable {
     let linking: LinkSettings
     /// End users' sessions: signing keys, lifetimes, the device limit, the clock.
     let sessions: SessionSettings
+    let sessionKeys: SessionKeyRing
     let passwords: PasswordHasher
 
     public init(
@@ -63,6 +64,7 @@ public struct Gateway: Sendable {
         self.fanOutGate = FanOutGate(limit: limits.fanOutsInFlight)
         self.linking = linking
         self.sessions = sessions
+        self.sessionKeys = SessionKeyRing(sessions.signingKeys)
         self.passwords = PasswordHasher(cost: sessions.passwordCost)
     }
 

@@ -193,71 +193,47 @@ extension SQLiteStore: OrderJournalStore {
 
     /// Across all tenants (for the reconciler): oldest `createdAt` first, then by id.
     public func journaledOrders(in states: [JournalState], limit: Int) async throws -> [JournaledOrder] {
-        let states = Set(states.map(\.rawValue)).sorted()
-        guard !states.isEmpty, limit > 0 else { return [] }
-        return try await read("journaledOrders") { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT \(Self.journaledOrderColumns) FROM orders
-                    WHERE state IN (\(databaseQuestionMarks(count: states.count)))
-                    ORDER BY created_at, id LIMIT ?
-                    """,
-                arguments: StatementArguments(states) + [limit]
-            ).map(JournaledOrder.init(row:))
-        }
+        try await orders("journaledOrders", Self.journaledOrderColumns, tenantId: nil, states, limit, JournaledOrder.init(row:))
     }
 
     /// Across all tenants (for the reconciler): oldest `createdAt` first, then by id; only columns that always read.
     public func journaledOrderReferences(in states: [JournalState], limit: Int) async throws -> [JournaledOrderReference] {
-        let states = Set(states.map(\.rawValue)).sorted()
-        guard !states.isEmpty, limit > 0 else { return [] }
-        return try await read("journaledOrderReferences") { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT \(Self.referenceColumns) FROM orders
-                    WHERE state IN (\(databaseQuestionMarks(count: states.count)))
-                    ORDER BY created_at, id LIMIT ?
-                    """,
-                arguments: StatementArguments(states) + [limit]
-            ).map(JournaledOrderReference.init(row:))
-        }
+        try await orders(
+            "journaledOrderReferences", Self.referenceColumns, tenantId: nil, states, limit, JournaledOrderReference.init(row:))
     }
 
     /// One tenant's orders in the given states, as references: oldest `createdAt` first, then by id.
     public func journaledOrderReferences(
         tenantId: String, in states: [JournalState], limit: Int
     ) async throws -> [JournaledOrderReference] {
-        let states = Set(states.map(\.rawValue)).sorted()
-        guard !states.isEmpty, limit > 0 else { return [] }
-        return try await read("journaledOrderReferencesOfTenant") { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT \(Self.referenceColumns) FROM orders
-                    WHERE tenant_id = ? AND state IN (\(databaseQuestionMarks(count: states.count)))
-                    ORDER BY created_at, id LIMIT ?
-                    """,
-                arguments: [tenantId] + StatementArguments(states) + [limit]
-            ).map(JournaledOrderReference.init(row:))
-        }
+        try await orders(
+            "journaledOrderReferencesOfTenant", Self.referenceColumns, tenantId: tenantId, states, limit,
+            JournaledOrderReference.init(row:))
     }
 
     /// One tenant's orders in the given states: oldest `createdAt` first, then by id.
     public func journaledOrders(tenantId: String, in states: [JournalState], limit: Int) async throws -> [JournaledOrder] {
+        try await orders(
+            "journaledOrdersOfTenant", Self.journaledOrderColumns, tenantId: tenantId, states, limit, JournaledOrder.init(row:))
+    }
+
+    /// The orders in `states` (of one tenant, or of all), oldest `createdAt` first, then by id, read as `columns`.
+    private func orders<Item: Sendable>(
+        _ operation: String, _ columns: String, tenantId: String?, _ states: [JournalState], _ limit: Int,
+        _ decode: @escaping @Sendable (Row) throws -> Item
+    ) async throws -> [Item] {
         let states = Set(states.map(\.rawValue)).sorted()
         guard !states.isEmpty, limit > 0 else { return [] }
-        return try await read("journaledOrdersOfTenant") { db in
+        return try await read(operation) { db in
             try Row.fetchAll(
                 db,
                 sql: """
-                    SELECT \(Self.journaledOrderColumns) FROM orders
-                    WHERE tenant_id = ? AND state IN (\(databaseQuestionMarks(count: states.count)))
+                    SELECT \(columns) FROM orders
+                    WHERE \(tenantId == nil ? "" : "tenant_id = ? AND ")state IN (\(databaseQuestionMarks(count: states.count)))
                     ORDER BY created_at, id LIMIT ?
                     """,
-                arguments: [tenantId] + StatementArguments(states) + [limit]
-            ).map(JournaledOrder.init(row:))
+                arguments: StatementArguments(tenantId.map { [$0] } ?? []) + StatementArguments(states) + [limit]
+            ).map(decode)
         }
     }
 

@@ -17,7 +17,9 @@ import TradeOgreAdapter
 /// The generated client library against a live gateway on a loopback port, with a TradeOgre sandbox behind it.
 @Suite("Client library against a running gateway")
 struct ClientLibraryTests {
-    func withLiveGateway(_ body: @escaping @Sendable (BrokerGatewayClient, String) async throws -> Void) async throws {
+    func withLiveGateway(
+        unbound: Bool = false, _ body: @escaping @Sendable (BrokerGatewayClient, String) async throws -> Void
+    ) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bg-client-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -30,12 +32,43 @@ struct ClientLibraryTests {
             let gateway = Gateway(store: store, registry: registry, router: BrokerRouter(), logger: logger)
             let tenant = try await store.createTenant(name: "client")
             let key = try await store.issueDefaultUserKey(tenantId: tenant.id, label: "client")
+            let user = try await store.defaultUser(tenantId: tenant.id)
+            let unboundKey = try await store.issueAPIKey(
+                tenantId: tenant.id, label: "backend", scopes: ["read", "trade"], userId: nil, audit: nil)
             let app = Application(router: try GatewayServer.router(gateway: gateway), configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
             try await app.test(.live) { client in
                 let port = try #require(client.port)
                 let url = try #require(URL(string: "http://127.0.0.1:\(port)"))
-                try await body(BrokerGatewayClient(serverURL: url, apiKey: key.plaintext), sandboxURL.absoluteString)
+                let client =
+                    unbound
+                    ? BrokerGatewayClient(serverURL: url, apiKey: unboundKey.plaintext, actingFor: user.id)
+                    : BrokerGatewayClient(serverURL: url, apiKey: key.plaintext)
+                try await body(client, sandboxURL.absoluteString)
             }
+        }
+    }
+
+    @Test("a backend's unbound key acts for the user the client names, on every call")
+    func actingForAUser() async throws {
+        try await withLiveGateway(unbound: true) { client, sandboxURL in
+            let linked = try await client.raw.linkConnection(body: .json(.init(
+                broker: .tradeogre, baseURL: sandboxURL + "/api/v1",
+                credentials: .init(additionalProperties: [
+                    "apiKey": TradeOgreSandboxAccount.demoAPIKey, "apiSecret": TradeOgreSandboxAccount.demoAPISecret,
+                ]))))
+            guard case .created(let created) = linked else {
+                Issue.record("linking answered \(linked)")
+                return
+            }
+            let connection = try created.body.json.data
+            #expect(connection.userId != nil)
+            let positions = try await client.positions()
+            #expect(positions.sources.map(\.connection) == [connection.id])
+            // The same key naming another user of the tenant reaches none of it.
+            guard case .ok(let other) = try await client.raw.listConnections(headers: .init(xUserID: "usr_00000000000000000000")) else {
+                return
+            }
+            Issue.record("another user's connections answered: \(other)")
         }
     }
 

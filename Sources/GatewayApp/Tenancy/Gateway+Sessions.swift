@@ -172,7 +172,7 @@ extension Gateway {
             iss: IssuerClaim(value: sessions.issuer), sub: SubjectClaim(value: session.userId), tid: tenant.id,
             sid: session.id, did: device.id, scope: "read trade", iat: IssuedAtClaim(value: now),
             exp: ExpirationClaim(value: now.addingTimeInterval(lifetime)))
-        let token = try await sessions.keyCollection().sign(claims, kid: sessions.signingKid.map { JWKIdentifier(string: $0) })
+        let token = try await sessionKeys.collection().sign(claims, kid: sessions.signingKid.map { JWKIdentifier(string: $0) })
         return IssuedSession(accessToken: token, refreshToken: refreshToken, expiresIn: Int(lifetime), session: session, device: device)
     }
 
@@ -182,7 +182,7 @@ extension Gateway {
     public func principal(accessToken: String, requiredScope: Scope, actingFor header: String?, deviceHeader: String?) async throws -> Principal {
         let claims: AccessTokenClaims
         do {
-            claims = try await sessions.keyCollection().verify(accessToken, as: AccessTokenClaims.self)
+            claims = try await sessionKeys.collection().verify(accessToken, as: AccessTokenClaims.self)
         } catch {
             throw GatewayError(.unauthorized, "the access token is not valid", retryable: false)
         }

@@ -1,6 +1,7 @@
 public import Crypto
 public import Foundation
 import JWTKit
+import Synchronization
 
 /// How end users' sessions work: the keys their access tokens are signed with, how long tokens and sessions live,
 /// how many devices a user may have, and the clock (a test moves it past a token's life without waiting).
@@ -39,16 +40,32 @@ public struct SessionSettings: Sendable {
         self.now = now
     }
 
-    /// The signing keys as jwt-kit's collection: every key verifies (by its `kid`), the newest signs.
-    func keyCollection() async throws -> JWTKeyCollection {
-        let collection = JWTKeyCollection()
-        for (kid, key) in signingKeys {
-            await collection.add(ecdsa: try ES256PrivateKey(backing: key), kid: JWKIdentifier(string: kid))
-        }
-        return collection
+    var signingKid: String? { signingKeys.last?.kid }
+}
+
+/// The signing keys as jwt-kit's collection, built once on first use and shared by every request: every key verifies
+/// (by its `kid`), the newest signs.
+final class SessionKeyRing: Sendable {
+    private let keys: [(kid: String, key: P256.Signing.PrivateKey)]
+    private let built = Mutex<JWTKeyCollection?>(nil)
+
+    init(_ keys: [(kid: String, key: P256.Signing.PrivateKey)]) {
+        self.keys = keys
     }
 
-    var signingKid: String? { signingKeys.last?.kid }
+    func collection() async throws -> JWTKeyCollection {
+        if let ready = built.withLock({ $0 }) { return ready }
+        let collection = JWTKeyCollection()
+        for (kid, key) in keys {
+            await collection.add(ecdsa: try ES256PrivateKey(backing: key), kid: JWKIdentifier(string: kid))
+        }
+        // Two first requests may both build one; the first stored is the one everyone uses from then on.
+        return built.withLock { stored in
+            if let stored { return stored }
+            stored = collection
+            return collection
+        }
+    }
 }
 
 /// The claims of an end user's access token. `exp` is checked by the gateway against its own clock.
