@@ -19,6 +19,8 @@ public struct OpenAPIDocument: Sendable {
     /// Which credentials each secured operation takes: tenant API keys (`apiKey`), end users' sessions (`session`).
     public let apiKeyOperationIDs: Set<String>
     public let sessionOperationIDs: Set<String>
+    /// Each operation's id by `METHOD path` (`GET /v1/orders/{id}`).
+    let operationIDsByRoute: [String: String]
     let object: OpenAPIObjectContainer
     /// Each operation's query parameters with their schemas (references resolved), by operation id.
     let queryParameters: [String: [QueryParameter]]
@@ -66,6 +68,13 @@ public struct OpenAPIDocument: Sendable {
         pathMethods = paths.map { path, item in
             (path.split(separator: "/"), methods.filter { item[$0] != nil }.map { $0.uppercased() })
         }
+        var routes: [String: String] = [:]
+        for (path, item) in paths {
+            for method in methods {
+                if let id = (item[method] as? [String: Any])?["operationId"] as? String { routes["\(method.uppercased()) \(path)"] = id }
+            }
+        }
+        operationIDsByRoute = routes
         for item in paths.values {
             for case let operation as [String: Any] in item.values {
                 guard let id = operation["operationId"] as? String else { continue }
@@ -107,11 +116,7 @@ public struct OpenAPIDocument: Sendable {
 
     /// The id of the operation at a documented path and method (`GET`, `/v1/orders/{id}`).
     public func operationID(method: String, path: String) -> String? {
-        guard let root = try? JSONSerialization.jsonObject(with: data) as? [String: Any],
-            let item = (root["paths"] as? [String: Any])?[path] as? [String: Any],
-            let operation = item[method.lowercased()] as? [String: Any]
-        else { return nil }
-        return operation["operationId"] as? String
+        operationIDsByRoute["\(method.uppercased()) \(path)"]
     }
 
     /// The scope an operation's `security` declares and the schemes that may present it: `nil` for an open operation

@@ -36,6 +36,7 @@ public struct Gateway: Sendable {
     /// End users' sessions: signing keys, lifetimes, the device limit, the clock.
     let sessions: SessionSettings
     let sessionKeys: SessionKeyRing
+    let deviceSeen = DeviceSeenThrottle()
     let passwords: PasswordHasher
 
     public init(

@@ -21,17 +21,16 @@ Exit status 0 when every check passed.
 
 import json
 import os
-import queue
-import re
 import shutil
-import subprocess
 import sys
 import tempfile
 import threading
-import time
 import urllib.error
 import urllib.request
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "PythonSupport"))
+from gateway_process import GatewayProcess  # noqa: E402
 
 from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import expect, sync_playwright
@@ -48,55 +47,6 @@ RECOVERY_TIMEOUT_MS = 120_000
 
 def log(message):
     print(f"[dashboard-test] {message}", flush=True)
-
-
-class Gateway:
-    """The gateway binary as a child process, its log lines read on a thread."""
-
-    def __init__(self, binary, data_dir, extra_args):
-        self.lines = queue.Queue()
-        self.log_lines = []
-        args = [str(binary), "--host", "127.0.0.1", "--port", "0", "--data-dir", str(data_dir), *extra_args]
-        log("starting " + " ".join(args))
-        self.process = subprocess.Popen(
-            args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True, bufsize=1)
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self):
-        for line in self.process.stdout:
-            self.log_lines.append(line.rstrip("\n"))
-            self.lines.put(line)
-        self.lines.put(None)
-
-    def wait_until_serving(self):
-        """The gateway's URL and each sandbox's URL, from the log ("sandbox broker is serving" lines come first)."""
-        sandboxes = {}
-        deadline = time.monotonic() + STARTUP_TIMEOUT_S
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise AssertionError("the gateway did not log 'BrokerGateway is serving' in time")
-            try:
-                line = self.lines.get(timeout=remaining)
-            except queue.Empty:
-                continue
-            if line is None:
-                raise AssertionError("the gateway stopped before serving:\n" + "\n".join(self.log_lines[-40:]))
-            url = re.search(r"\burl=(\S+)", line)
-            if "sandbox broker is serving" in line and url:
-                broker = re.search(r"\bbroker=(\S+)", line)
-                sandboxes[broker.group(1)] = url.group(1)
-            elif "BrokerGateway is serving" in line and url:
-                return url.group(1), sandboxes
-
-    def stop(self):
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
 
 
 def request(method, url, body=None, headers=None, timeout=10):
@@ -157,7 +107,9 @@ def main():
         raise AssertionError(f"no gateway binary at {binary}: run `swift build --product gateway` first")
     SHOTS.mkdir(parents=True, exist_ok=True)
     data_dir = Path(tempfile.mkdtemp(prefix="bg-dashboard-"))
-    gateway = Gateway(binary, data_dir, ["--breaker-cool-down-ms", BREAKER_COOL_DOWN_MS])
+    gateway = GatewayProcess(
+        binary, data_dir, ["--breaker-cool-down-ms", BREAKER_COOL_DOWN_MS], log=log, startup_timeout_s=STARTUP_TIMEOUT_S,
+        stop_timeout_s=20)
     traffic = None
     try:
         base, sandboxes = gateway.wait_until_serving()

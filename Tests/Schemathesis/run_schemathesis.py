@@ -17,16 +17,16 @@ Exit status 0 when every check passed. The report (JUnit XML) goes to .build/sch
 """
 
 import os
-import queue
 import re
 import shutil
 import subprocess
 import sys
 import tempfile
-import threading
-import time
 import xml.etree.ElementTree as ElementTree
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "PythonSupport"))
+from gateway_process import GatewayProcess  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -37,49 +37,6 @@ STARTUP_TIMEOUT_S = 180
 
 def log(message):
     print(f"[schemathesis] {message}", flush=True)
-
-
-class Gateway:
-    """The gateway binary as a child process; its log lines are read on a thread."""
-
-    def __init__(self, binary, data_dir):
-        self.lines = queue.Queue()
-        self.log_lines = []
-        args = [str(binary), "--host", "127.0.0.1", "--port", "0", "--data-dir", str(data_dir)]
-        log("starting " + " ".join(args))
-        self.process = subprocess.Popen(
-            args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, text=True, bufsize=1)
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _read(self):
-        for line in self.process.stdout:
-            self.log_lines.append(line.rstrip("\n"))
-            self.lines.put(line)
-        self.lines.put(None)
-
-    def wait_until_serving(self):
-        deadline = time.monotonic() + STARTUP_TIMEOUT_S
-        while True:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                raise AssertionError("the gateway did not log 'BrokerGateway is serving' in time")
-            line = self.lines.get(timeout=remaining)
-            if line is None:
-                raise AssertionError("the gateway exited before serving:\n" + "\n".join(self.log_lines[-40:]))
-            if "BrokerGateway is serving" in line:
-                match = re.search(r"url=(http://[^\s]+)", line)
-                if not match:
-                    raise AssertionError("no url in: " + line)
-                return match.group(1)
-
-    def stop(self):
-        if self.process.poll() is None:
-            self.process.terminate()
-            try:
-                self.process.wait(timeout=30)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
 
 
 def generated_cases(junit_path, output):
@@ -104,9 +61,9 @@ def main():
     REPORTS.mkdir(parents=True, exist_ok=True)
     junit = REPORTS / "junit.xml"
     data_dir = Path(tempfile.mkdtemp(prefix="bg-schemathesis-"))
-    gateway = Gateway(binary, data_dir)
+    gateway = GatewayProcess(binary, data_dir, log=log, startup_timeout_s=STARTUP_TIMEOUT_S, stop_timeout_s=30)
     try:
-        url = gateway.wait_until_serving()
+        url, _ = gateway.wait_until_serving()
         key = (data_dir / "demo-api-key").read_text().strip()
         log(f"gateway at {url}; running schemathesis (seed {seed}, {max_examples} examples per operation)")
         command = [

@@ -213,7 +213,7 @@ extension Gateway {
                 .forbidden, "the access token belongs to another device", retryable: false,
                 details: [FieldProblem(field: "X-Device-ID", problem: "is not the device of this session")])
         }
-        try await store.touchDevice(id: session.deviceId, now: now)
+        if deviceSeen.due(session.deviceId, now: now) { try await store.touchDevice(id: session.deviceId, now: now) }
         return Principal(tenant: tenant, userId: session.userId, scopes: scopes, credential: .session(id: session.id, deviceId: session.deviceId))
     }
 

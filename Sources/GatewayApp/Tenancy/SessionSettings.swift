@@ -84,3 +84,20 @@ struct AccessTokenClaims: JWTPayload {
 
     func verify(using algorithm: some JWTAlgorithm) async throws {}
 }
+
+/// When this process last marked each device seen: a session's requests write `last_seen_at` at most once a minute
+/// per device, so reads never queue for the database's write lock.
+final class DeviceSeenThrottle: Sendable {
+    static let interval: TimeInterval = 60
+    private let marked = Mutex<[String: Date]>([:])
+
+    /// Whether the device is due to be marked seen now (and, if so, it counts as marked).
+    func due(_ deviceId: String, now: Date) -> Bool {
+        marked.withLock { marked in
+            if let last = marked[deviceId], now.timeIntervalSince(last) < Self.interval { return false }
+            if marked.count > 100_000 { marked.removeAll(keepingCapacity: true) }
+            marked[deviceId] = now
+            return true
+        }
+    }
+}
