@@ -317,6 +317,9 @@ let package = Package(
             path: "Tests/HostileBroker",
             swiftSettings: swiftSettings
         ),
+        // Child processes for tests (the gateway binary, real Python clients) without Foundation's `Process`.
+        .target(name: "CChildProcess", path: "Tests/CChildProcess"),
+        .target(name: "ChildProcess", dependencies: ["CChildProcess"], path: "Tests/ChildProcess", swiftSettings: swiftSettings),
         .testTarget(
             name: "GatewayAppTests",
             dependencies: [
@@ -341,7 +344,7 @@ let package = Package(
         .testTarget(
             name: "GatewayExecutableTests",
             dependencies: [
-                "gateway", "GatewayApp", "GatewayStore", "GatewayCore", "GatewayTesting",
+                "gateway", "GatewayApp", "GatewayStore", "GatewayCore", "GatewayTesting", "ChildProcess",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -371,7 +374,7 @@ let package = Package(
         .testTarget(
             name: "SandboxTests",
             dependencies: [
-                "Sandbox", "SandboxKit", "AlpacaSandbox", "SaxoSandbox", "TradeItSandbox", "TradeOgreSandbox",
+                "Sandbox", "SandboxKit", "AlpacaSandbox", "SaxoSandbox", "TradeItSandbox", "TradeOgreSandbox", "ChildProcess",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

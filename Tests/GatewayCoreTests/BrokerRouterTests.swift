@@ -81,12 +81,16 @@ struct BrokerRouterTests {
     }
 
     @Test func theSourcesRunConcurrently() async {
-        let router = BrokerRouter(perSourceTimeout: .seconds(5), overallTimeout: .seconds(5))
-        let clock = ContinuousClock()
-        let start = clock.now
-        _ = await run(router, (0..<8).map { FakeSource(id: "s\($0)", delay: .seconds(3)) })
-        // Sequential would take 24 s; concurrent takes about 3 s (the margin absorbs a loaded test machine).
-        #expect(clock.now - start < .seconds(15))
+        // Every source waits until all eight have started: run one after another, the first would wait until its
+        // timeout and every source would fail; run together, all answer. No wall clock is involved.
+        let router = BrokerRouter(perSourceTimeout: .seconds(60), overallTimeout: .seconds(60))
+        let barrier = StartBarrier(parties: 8)
+        let result = await router.fanOut((0..<8).map { "s\($0)" }, describe: { ($0, .alpaca) }) { id in
+            await barrier.arriveAndWait()
+            return [id]
+        }
+        #expect(result.sources.allSatisfy { $0.error == nil }, "\(result.sources.compactMap(\.error))")
+        #expect(result.data == (0..<8).map { "s\($0)" })
     }
 
     @Test func cancellingTheCallerCancelsEveryChild() async throws {
@@ -123,5 +127,29 @@ struct BrokerRouterTests {
         struct Weird: Error {}
         let result = await BrokerRouter().fanOut([1], describe: { _ in ("x", .tradeit) }) { (_: Int) -> [Int] in throw Weird() }
         #expect(result.sources.first?.error?.code == .internalError)
+    }
+}
+
+/// Lets tasks through only once `parties` of them have arrived.
+final class StartBarrier: Sendable {
+    private let state: Mutex<(arrived: Int, waiting: [CheckedContinuation<Void, Never>])>
+    private let parties: Int
+
+    init(parties: Int) {
+        self.parties = parties
+        state = Mutex((0, []))
+    }
+
+    func arriveAndWait() async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let released = state.withLock { state -> [CheckedContinuation<Void, Never>] in
+                state.arrived += 1
+                state.waiting.append(continuation)
+                guard state.arrived >= parties else { return [] }
+                defer { state.waiting = [] }
+                return state.waiting
+            }
+            for waiter in released { waiter.resume() }
+        }
     }
 }

@@ -1,10 +1,10 @@
 import AsyncHTTPClient
+import ChildProcess
 import Foundation
 import Hummingbird
 import Logging
 import NIOCore
 import NIOHTTP1
-import Synchronization
 import Testing
 
 /// `--otel-traces-endpoint`: the gateway binary, run as a process of its own (tracing is bootstrapped process-wide,
@@ -78,54 +78,24 @@ struct TracingExportTests {
 
 /// A `gateway` process whose standard error is read as it comes, to learn the URL it serves on.
 final class GatewayProcessUnderTest: Sendable {
-    let process: Process
-    private let lines: AsyncStream<String>
+    let process: ChildProcess
 
     init(binary: URL, arguments: [String]) throws {
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardError = pipe
-        process.standardOutput = FileHandle.nullDevice
-        let (lines, continuation) = AsyncStream.makeStream(of: String.self)
-        let pending = Mutex(Data())
-        pipe.fileHandleForReading.readabilityHandler = { handle in
-            let chunk = handle.availableData
-            if chunk.isEmpty {
-                handle.readabilityHandler = nil
-                continuation.finish()
-                return
-            }
-            let complete = pending.withLock { buffer -> [String] in
-                buffer.append(chunk)
-                var found: [String] = []
-                while let newline = buffer.firstIndex(of: 0x0A) {
-                    found.append(String(decoding: buffer[buffer.startIndex..<newline], as: UTF8.self))
-                    buffer.removeSubrange(buffer.startIndex...newline)
-                }
-                return found
-            }
-            for line in complete { continuation.yield(line) }
-        }
-        try process.run()
-        self.process = process
-        self.lines = lines
+        process = try ChildProcess(
+            executable: binary.path, arguments: arguments, standardOutput: .discard, standardError: .lines)
     }
 
     /// The `url=` of the "BrokerGateway is serving" line, or `nil` if the process ends first.
     func url() async -> String? {
-        for await line in lines where line.contains("BrokerGateway is serving") {
+        for await line in process.lines where line.contains("BrokerGateway is serving") {
             guard let start = line.range(of: "url=")?.upperBound else { continue }
             return String(line[start...].prefix { !$0.isWhitespace })
         }
         return nil
     }
 
+    /// Asks the gateway to shut down (SIGTERM) without waiting; the child is reaped when it ends.
     func stop() {
-        if process.isRunning {
-            process.terminate()
-            process.waitUntilExit()
-        }
+        process.send(SIGTERM)
     }
 }

@@ -1,3 +1,4 @@
+import ChildProcess
 import Foundation
 import Sandbox
 import Testing
@@ -46,42 +47,18 @@ struct ProcessResult: Sendable {
 /// Output goes through a temporary file so a chatty child can never fill a pipe and stall.
 func runProcess(_ executable: String, arguments: [String], timeout: Duration) async throws -> ProcessResult {
     let outputURL = FileManager.default.temporaryDirectory.appendingPathComponent("fidelity-\(UUID().uuidString).log")
-    _ = FileManager.default.createFile(atPath: outputURL.path, contents: nil)
     defer { try? FileManager.default.removeItem(at: outputURL) }
-    let handle = try FileHandle(forWritingTo: outputURL)
-    defer { try? handle.close() }
-
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: executable)
-    process.arguments = arguments
     var environment = ProcessInfo.processInfo.environment
     environment["PYTHONUNBUFFERED"] = "1"
-    process.environment = environment
-    process.standardOutput = handle
-    process.standardError = handle
-
-    let status: Int32 = try await withThrowingTaskGroup(of: Int32?.self) { group in
-        let (exits, continuation) = AsyncStream.makeStream(of: Int32.self)
-        process.terminationHandler = { finished in
-            continuation.yield(finished.terminationStatus)
-            continuation.finish()
-        }
-        try process.run()
-        group.addTask {
-            for await status in exits { return status }
-            return nil
-        }
-        group.addTask {
-            try await Task.sleep(for: timeout)
-            return nil
-        }
-        let first = try await group.next() ?? nil
-        if first == nil, process.isRunning {
-            process.terminate()
-        }
-        group.cancelAll()
-        return first ?? -1
-    }
+    let process = try ChildProcess(
+        executable: executable, arguments: arguments, environment: environment,
+        standardOutput: .file(outputURL.path), standardError: .file(outputURL.path))
+    let termination = await process.termination(within: timeout)
+    if termination == nil { await process.stop(grace: .seconds(5)) }
     let output = (try? String(contentsOf: outputURL, encoding: .utf8)) ?? ""
-    return ProcessResult(status: status, output: status == -1 ? output + "\n(timed out after \(timeout))" : output)
+    switch termination {
+    case .exited(let status)?: return ProcessResult(status: status, output: output)
+    case .signalled(let signal)?: return ProcessResult(status: 128 + signal, output: output + "\n(killed by signal \(signal))")
+    case nil: return ProcessResult(status: -1, output: output + "\n(timed out after \(timeout))")
+    }
 }
