@@ -305,6 +305,19 @@ let package = Package(
             path: "Benchmarks/LoadBenchmark",
             swiftSettings: swiftSettings
         ),
+        // The gateway against the client-side aggregator a user would write instead (ccxt, asyncio.gather).
+        .executableTarget(
+            name: "ReadBenchmark",
+            dependencies: [
+                "ChildProcess",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Benchmarks/ReadBenchmark",
+            exclude: ["ccxt_reads.py"],
+            swiftSettings: swiftSettings
+        ),
         // A broker that attacks: an HTTP server on loopback whose every byte a test scripts (hostile headers and
         // bodies, redirects, slow and half-sent answers). Test support only.
         .target(

@@ -27,7 +27,9 @@ struct SandboxCommand: AsyncParsableCommand {
         let services: [any Service] = sandboxes.enumerated().map { index, sandbox in
             SandboxServer(sandbox.simulator, host: host, port: basePort == 0 ? 0 : basePort + index) { url in
                 let credentials = sandbox.demoCredentials.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
-                print("\(sandbox.name)\t\(url.absoluteString)\tdemo: \(credentials.joined(separator: " "))")
+                // Written through at once: a script reading the URLs from a pipe would otherwise wait for a full buffer.
+                FileHandle.standardOutput.write(Data(
+                    "\(sandbox.name)\t\(url.absoluteString)\tdemo: \(credentials.joined(separator: " "))\n".utf8))
             }
         }
         let group = ServiceGroup(configuration: .init(
