@@ -11,6 +11,7 @@ import PostgresNIO
 /// | 23503 | foreign key violation | `notFound` ("a resource it refers to does not exist") |
 /// | 40001, 40P01, 55P03, 57014 | serialization failure, deadlock, lock timeout, statement timeout | `upstreamUnavailable`, retryable (SQLite's busy) |
 /// | 53xxx, 08xxx, 57P0x | out of resources, connection failures, server shutting down | `upstreamUnavailable`, retryable |
+/// | 28000, 28P01 | login refused | `internalError` saying so (a setting to fix, not a retry) |
 /// | anything else (P0001 from the journal's triggers, 23514 checks) | | `internalError`, logged |
 ///
 /// Connection failures that never reached the server (refused, closed, the pool closed) are `upstreamUnavailable`
@@ -32,6 +33,13 @@ extension PostgresStore {
                     return GatewayError(.notFound, "a resource it refers to does not exist")
                 case "40001", "40P01", "55P03", "57014":
                     return busy(error, operation: operation)
+                case "28000", "28P01":
+                    logger.error(
+                        "database login refused",
+                        metadata: ["database": .string(location), "error": .string(Self.safeDescription(error))])
+                    return GatewayError(
+                        .internalError,
+                        "the gateway's database refused its login: check the user name and password of the database URL")
                 default:
                     if state.hasPrefix("53") || state.hasPrefix("08") || state.hasPrefix("57P0") {
                         return unavailable(error, operation: operation)

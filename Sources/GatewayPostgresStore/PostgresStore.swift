@@ -2,6 +2,7 @@ public import Foundation
 import GatewayCore
 public import GatewayStore
 public import Logging
+import NIOCore
 import PostgresNIO
 
 /// The ``GatewayStore`` and ``OrderJournalStore`` on PostgreSQL, for many gateway instances on one database.
@@ -22,12 +23,15 @@ public final class PostgresStore: GatewayStore, Sendable {
     public let location: String
     /// The schema of the settings, made by the first migration when it does not exist; `nil`: the server's default.
     let schema: String?
+    /// For the start-up probe only. Holds the password: never logged.
+    let settings: PostgresStoreSettings
 
     init(settings: PostgresStoreSettings, cipher: CredentialCipher, logger: Logger) {
         self.cipher = cipher
         self.logger = logger
         self.location = settings.redactedDescription
         self.schema = settings.schema
+        self.settings = settings
         var backgroundLogger = logger
         backgroundLogger.logLevel = max(logger.logLevel, .warning)
         client = PostgresClient(configuration: settings.clientConfiguration, backgroundLogger: backgroundLogger)
@@ -94,9 +98,11 @@ public final class PostgresStore: GatewayStore, Sendable {
     // MARK: Opening
 
     func prepare() async throws {
+        try await probe()
         do {
             try await migrate()
-        } catch let error as GatewayError where error.code == .upstreamUnavailable {
+        } catch let error as GatewayError {
+            // Already said in the store's terms (unreachable, login refused, …) and logged.
             throw error
         } catch {
             logger.error(
@@ -105,6 +111,30 @@ public final class PostgresStore: GatewayStore, Sendable {
             throw GatewayError(.internalError, "the gateway's database cannot be brought up to date")
         }
         try await checkMasterKey()
+    }
+
+    /// Opens one connection outside the pool and closes it. The pool retries a failing connection for up to a
+    /// minute before it fails the operation waiting for it; at start-up a wrong password or an unreachable server
+    /// should stop the gateway at once, with an error that says which.
+    private func probe() async throws {
+        do {
+            var configuration = PostgresConnection.Configuration(
+                host: settings.host, port: settings.port, username: settings.username, password: settings.password,
+                database: settings.database, tls: try settings.connectionTLS)
+            configuration.options.connectTimeout = .milliseconds(settings.connectTimeout.leaseMillis)
+            let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
+            try await connection.close()
+        } catch let error as PSQLError where error.serverInfo != nil {
+            // The server answered and refused (a wrong password, an unknown database): said by SQLSTATE.
+            throw gatewayError(for: error, operation: "connect", conflict: nil)
+        } catch {
+            logger.error(
+                "database unreachable",
+                metadata: ["database": .string(location), "error": .string(Self.safeDescription(error))])
+            throw GatewayError(
+                .upstreamUnavailable, "the gateway's database at \(location) cannot be reached", retryable: true,
+                retryAfter: Self.busyRetryAfter)
+        }
     }
 
     /// The first instance to start stores a value sealed with the master key (one insert, whoever wins the race);

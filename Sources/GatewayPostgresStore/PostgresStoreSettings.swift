@@ -129,6 +129,17 @@ public struct PostgresStoreSettings: Sendable {
         return text.unicodeScalars.allSatisfy { $0.isASCII && ($0 == "_" || CharacterSet.alphanumerics.contains($0)) }
     }
 
+    /// The TLS of a single connection (the start-up probe) for these settings.
+    var connectionTLS: PostgresConnection.Configuration.TLS {
+        get throws {
+            switch tls {
+            case .disable: .disable
+            case .prefer: .prefer(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            case .require: .require(try NIOSSLContext(configuration: .makeClientConfiguration()))
+            }
+        }
+    }
+
     /// The postgres-nio configuration for these settings.
     var clientConfiguration: PostgresClient.Configuration {
         let tls: PostgresClient.Configuration.TLS =
