@@ -30,6 +30,9 @@ let package = Package(
         .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
+        .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
+        // Already built for postgres-nio; named for the PostgreSQL store's TLS settings.
+        .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
         .package(url: "https://github.com/apple/swift-openapi-generator.git", from: "1.14.3"),
         .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
         .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird.git", from: "2.1.0"),
@@ -74,6 +77,24 @@ let package = Package(
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The same store protocols on PostgreSQL (postgres-nio, its built-in pool), for many instances on one
+        // database. Its own target so that SQLite-only users of the libraries do not build it.
+        .target(
+            name: "GatewayPostgresStore",
+            dependencies: [
+                "GatewayModel",
+                "GatewayCore",
+                "GatewayStore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "NIOSSL", package: "swift-nio-ssl"),
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOPosix", package: "swift-nio"),
+                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -260,6 +281,7 @@ let package = Package(
                 "GatewayModel",
                 "GatewayCore",
                 "GatewayStore",
+                "GatewayPostgresStore",
                 "GatewayApp",
                 "GatewayAPI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
@@ -357,7 +379,8 @@ let package = Package(
         .testTarget(
             name: "GatewayExecutableTests",
             dependencies: [
-                "gateway", "GatewayApp", "GatewayStore", "GatewayCore", "GatewayTesting", "ChildProcess",
+                "gateway", "GatewayApp", "GatewayStore", "GatewayPostgresStore", "GatewayCore", "GatewayTesting",
+                "ChildProcess",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -381,7 +404,11 @@ let package = Package(
         ),
         .testTarget(
             name: "GatewayStoreTests",
-            dependencies: ["GatewayModel", "GatewayCore", "GatewayStore"],
+            dependencies: [
+                "GatewayModel", "GatewayCore", "GatewayStore", "GatewayPostgresStore",
+                .product(name: "PostgresNIO", package: "postgres-nio"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
             swiftSettings: swiftSettings
         ),
         .testTarget(

@@ -6,20 +6,20 @@ import GatewayCore
 /// `lookup` is 12 base32 characters; the row's id is `key_<lookup>`, so finding a key is one primary-key lookup.
 /// `secret` is 32 bytes from the system CSPRNG as 64 lowercase hex characters. The store keeps only the SHA-256 of
 /// the secret: the secret has 256 bits of entropy, so a slow password hash would add nothing.
-struct APIKeySecret {
+package struct APIKeySecret {
     static let prefix = "bgw_"
     static let lookupLength = 12
     static let secretByteCount = 32
 
     /// The key's row id, `key_<lookup>`.
-    var keyId: String
+    package var keyId: String
     /// The key as given to the client, once.
-    var plaintext: String
+    package var plaintext: String
     /// What the store keeps.
-    var hash: [UInt8]
+    package var hash: [UInt8]
 
     /// A new random key.
-    static func generate() -> APIKeySecret {
+    package static func generate() -> APIKeySecret {
         let lookup = RandomIdentifier.base32(count: lookupLength)
         let secret = RandomIdentifier.hex(byteCount: secretByteCount)
         return APIKeySecret(
@@ -30,7 +30,7 @@ struct APIKeySecret {
 
     /// The row id and the secret of a presented key, or `nil` when it does not have the shape of one of our keys
     /// (so a malformed header never reaches the database).
-    static func parse(_ presented: String) -> (keyId: String, secret: Substring)? {
+    package static func parse(_ presented: String) -> (keyId: String, secret: Substring)? {
         guard presented.hasPrefix(prefix) else { return nil }
         let rest = presented.dropFirst(prefix.count)
         let lookup = rest.prefix(lookupLength)
@@ -43,7 +43,7 @@ struct APIKeySecret {
         return (StoreIdentifier.apiKey + "_" + lookup, secret)
     }
 
-    static func hash(secret: Substring) -> [UInt8] {
+    package static func hash(secret: Substring) -> [UInt8] {
         Array(SHA256.hash(data: Array(secret.utf8)))
     }
 

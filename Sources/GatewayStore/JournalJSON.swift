@@ -14,12 +14,12 @@ import GatewayCore
 /// Decimals are written in their canonical text and read back by `DecimalText`, which takes the text of every value
 /// `Decimal` holds: a client field's bounds (`DecimalBounds`) are the placement's rules, not the journal's, so a row
 /// the journal wrote always reads back, whatever the bounds were when it was written.
-enum JournalJSON {
+package enum JournalJSON {
     /// The column's JSON, checked to read back before anything is written: a row the journal cannot read would be
     /// lost to its tenant (the reconciler logs and skips it). Only a broker's numbers can fail this (a sum of its fills
     /// that overflows `Decimal` is NaN), so the broker's view (`order`) failing is the broker's malformed answer, and
     /// the request failing is the gateway's own error.
-    static func encode<Value: Codable>(_ value: Value, column: String, orderId: String) throws -> String {
+    package static func encode<Value: Codable>(_ value: Value, column: String, orderId: String) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         encoder.dateEncodingStrategy = .custom { date, encoder in
@@ -44,7 +44,7 @@ enum JournalJSON {
 
     /// - Throws: `GatewayError(.internalError)` naming the order and the column, never the value (which may carry
     ///   account data).
-    static func decode<Value: Decodable>(_ type: Value.Type, _ text: String, column: String, orderId: String) throws -> Value {
+    package static func decode<Value: Decodable>(_ type: Value.Type, _ text: String, column: String, orderId: String) throws -> Value {
         let decoder = JSONDecoder()
         decoder.dateDecodingStrategy = .custom { decoder in
             StoreClock.date(try decoder.singleValueContainer().decode(Int64.self))

@@ -140,13 +140,13 @@ extension SQLiteStore {
         ).map(ConnectionDescriptor.init(row:))
     }
 
-    static func connectionNotFound(_ id: String) -> GatewayError {
+    package static func connectionNotFound(_ id: String) -> GatewayError {
         GatewayError(.notFound, "connection \(id) not found")
     }
 
     // MARK: JSON columns
 
-    static func encodeJSON<Value: Encodable>(_ value: Value) throws -> String {
+    package static func encodeJSON<Value: Encodable>(_ value: Value) throws -> String {
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         do {
@@ -156,7 +156,7 @@ extension SQLiteStore {
         }
     }
 
-    static func decodeJSON<Value: Decodable>(_ type: Value.Type, _ text: String, column: String) throws -> Value {
+    package static func decodeJSON<Value: Decodable>(_ type: Value.Type, _ text: String, column: String) throws -> Value {
         do {
             return try JSONDecoder().decode(type, from: Data(text.utf8))
         } catch {

@@ -8,7 +8,7 @@ import GRDB
 extension SQLiteStore {
     /// How long a spent or expired row is kept so that a late callback hears "already used" or "expired" rather than
     /// "unknown"; older rows are purged whenever a link starts.
-    static let linkStateRetention: Int64 = 24 * 3600 * 1000
+    package static let linkStateRetention: Int64 = 24 * 3600 * 1000
 
     public func recordLinkState(
         tenantId: String, connectionId: String, stateHash: [UInt8], expiresAt: Date, now: Date

@@ -13,7 +13,7 @@ import GRDB
 /// millisecond. Nothing here deletes a journal row; triggers refuse deletes and history rewrites.
 extension SQLiteStore: OrderJournalStore {
     /// The longest retention an idempotency key can be given.
-    static let maximumIdempotencyRetention: TimeInterval = 10 * 366 * 24 * 3600
+    package static let maximumIdempotencyRetention: TimeInterval = 10 * 366 * 24 * 3600
 
     // MARK: Idempotency keys
 
@@ -361,23 +361,23 @@ extension SQLiteStore: OrderJournalStore {
 }
 
 /// A `JournaledOrder` as column values, encoded before the write transaction begins.
-struct JournalRow: Sendable {
-    var id: String
-    var tenantId: String
-    var connectionId: String
-    var accountId: String
-    var clientOrderId: String
-    var request: String
-    var state: String
-    var brokerOrderId: String?
-    var order: String?
-    var errorCode: String?
-    var errorMessage: String?
-    var createdAt: Int64
-    var updatedAt: Int64
-    var sentAt: Int64
+package struct JournalRow: Sendable {
+    package var id: String
+    package var tenantId: String
+    package var connectionId: String
+    package var accountId: String
+    package var clientOrderId: String
+    package var request: String
+    package var state: String
+    package var brokerOrderId: String?
+    package var order: String?
+    package var errorCode: String?
+    package var errorMessage: String?
+    package var createdAt: Int64
+    package var updatedAt: Int64
+    package var sentAt: Int64
 
-    init(_ order: JournaledOrder) throws {
+    package init(_ order: JournaledOrder) throws {
         id = order.id
         tenantId = order.tenantId
         connectionId = order.connectionId
@@ -396,15 +396,15 @@ struct JournalRow: Sendable {
 }
 
 /// An `OrderEvent` as column values (its sequence is the store's to assign).
-struct JournalEventRow: Sendable {
-    var kind: String
-    var state: String
-    var status: String?
-    var brokerOrderId: String?
-    var detail: String?
-    var at: Int64
+package struct JournalEventRow: Sendable {
+    package var kind: String
+    package var state: String
+    package var status: String?
+    package var brokerOrderId: String?
+    package var detail: String?
+    package var at: Int64
 
-    init(_ event: OrderEvent) throws {
+    package init(_ event: OrderEvent) throws {
         kind = event.kind.rawValue
         state = event.state.rawValue
         status = event.status?.rawValue

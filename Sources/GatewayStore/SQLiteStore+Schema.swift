@@ -395,6 +395,21 @@ extension SQLiteStore {
                     """)
         }
 
+        // Named leases (issue 14): which of several processes on one database is the reconciler's leader.
+        migrator.registerMigration("v9-leases") { db in
+            try db.execute(
+                sql: """
+                    -- holder: the instance's own random id; expires_at: milliseconds since 1970. A lease past its expiry
+                    -- is free; see LeaderLeaseStore.
+                    CREATE TABLE leases (
+                        name TEXT PRIMARY KEY NOT NULL,
+                        holder TEXT NOT NULL,
+                        acquired_at INTEGER NOT NULL,
+                        expires_at INTEGER NOT NULL
+                    );
+                    """)
+        }
+
         return migrator
     }()
 

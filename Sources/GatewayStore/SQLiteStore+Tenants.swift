@@ -158,7 +158,7 @@ extension SQLiteStore {
         }
     }
 
-    static func scopeNames(_ text: String) -> [String] {
+    package static func scopeNames(_ text: String) -> [String] {
         text.split(separator: ",").map(String.init)
     }
 
@@ -173,7 +173,7 @@ extension SQLiteStore {
 extension SQLiteStore {
     // MARK: The demo tenant
 
-    static let demoTenantKey = "demo_tenant_id"
+    package static let demoTenantKey = "demo_tenant_id"
 
     public func demoTenantId() async throws -> String? {
         try await read("demoTenantId") { db in

@@ -99,7 +99,7 @@ extension SQLiteStore {
         ).map(Watchlist.init(row:))
     }
 
-    static func validatedWatchlistName(_ name: String) throws -> String {
+    package static func validatedWatchlistName(_ name: String) throws -> String {
         let trimmed = name.trimmingCharacters(in: .whitespacesAndNewlines)
         guard (1...watchlistNameMaxLength).contains(trimmed.count) else {
             throw GatewayError.invalid("name", "must be 1 to \(watchlistNameMaxLength) characters")
@@ -119,7 +119,7 @@ extension SQLiteStore {
         }
     }
 
-    static func watchlistNameConflict(_ name: String) -> String {
+    package static func watchlistNameConflict(_ name: String) -> String {
         "a watchlist named '\(name)' already exists"
     }
 }

@@ -116,12 +116,30 @@ public final class SQLiteStore: GatewayStore {
 
     private func prepare() throws {
         do {
-            try Self.migrator.migrate(writer)
+            try migrate()
         } catch {
             logger.error("cannot migrate the database", metadata: ["error": .string(Self.safeDescription(error))])
             throw GatewayError(.internalError, "the gateway's database cannot be brought up to date")
         }
         try checkMasterKey()
+    }
+
+    /// Applies the migrations the file lacks. Two processes opening a new file at once both read the list of applied
+    /// migrations and then run the first one each lacks, each in its own write transaction: the second then fails
+    /// (its table exists) and rolls back. So a failure is retried for as long as another process has applied more
+    /// migrations meanwhile; one with no such progress is a real failure.
+    private func migrate() throws {
+        var applied = try writer.read { db in try Self.migrator.appliedIdentifiers(db).count }
+        while true {
+            do {
+                try Self.migrator.migrate(writer)
+                return
+            } catch {
+                let now = try writer.read { db in try Self.migrator.appliedIdentifiers(db).count }
+                guard now > applied else { throw error }
+                applied = now
+            }
+        }
     }
 
     /// The first open stores a value sealed with the master key; later opens must be able to unseal it.
@@ -157,7 +175,7 @@ public final class SQLiteStore: GatewayStore {
         }
     }
 
-    static let keyCheckName = "master_key_check"
+    package static let keyCheckName = "master_key_check"
 }
 
 /// `O_EXCL` leaves a file that exists, or that another process creates meanwhile, alone. At file scope because the

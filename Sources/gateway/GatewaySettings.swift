@@ -3,6 +3,7 @@ import Foundation
 import GatewayAPI
 import GatewayApp
 import GatewayCore
+import GatewayPostgresStore
 import GatewayStore
 import Logging
 
@@ -55,7 +56,12 @@ struct GatewaySettings: Sendable {
         SettingKey(key: ["host"], kind: .text, defaultValue: "127.0.0.1", summary: "address to bind"),
         SettingKey(key: ["port"], kind: .whole(0...65535), defaultValue: "8080", summary: "port to bind (`0` picks a free one)"),
         SettingKey(key: ["dataDir"], kind: .text, defaultValue: "data", summary: "data folder: database, master key, demo key"),
-        SettingKey(key: ["databaseUrl"], kind: .text, defaultValue: "<dataDir>/gateway.sqlite", summary: "a SQLite path or `sqlite:///path`"),
+        SettingKey(
+            key: ["databaseUrl"], kind: .text, defaultValue: "<dataDir>/gateway.sqlite",
+            summary: "a SQLite path or `sqlite:///path`; or `postgres://user:password@host:port/database` for many instances on one database, optionally with `?sslmode=` (`disable`, `prefer`, `require`), `connect_timeout=` (seconds), `schema=`, `pool_min=`"),
+        SettingKey(
+            key: ["databasePoolMax"], kind: .whole(1...1000), defaultValue: "20",
+            summary: "PostgreSQL only: connections one instance opens at most (the server sees instances × this; keep it under its `max_connections`)"),
         SettingKey(key: ["sandbox"], kind: .choice(["on", "off"]), defaultValue: "on", summary: "run the sandbox brokers in-process"),
         SettingKey(key: ["sourceTimeoutMs"], kind: .whole(10...120_000), defaultValue: "5000", summary: "how long one broker may take in a fan-out read"),
         SettingKey(key: ["requestTimeoutMs"], kind: .whole(10...300_000), defaultValue: "8000", summary: "the overall deadline of a fan-out read"),
@@ -155,7 +161,10 @@ struct GatewaySettings: Sendable {
     var host: String
     var port: Int
     var dataDirectory: URL
+    /// The SQLite file, when ``postgres`` is `nil`.
     var databasePath: String
+    /// The PostgreSQL database of a `postgres://` database URL; `nil`: SQLite.
+    var postgres: PostgresStoreSettings?
     var sandboxesEnabled: Bool
     var sourceTimeout: Duration
     var requestTimeout: Duration
@@ -249,12 +258,23 @@ struct GatewaySettings: Sendable {
         port = try whole(key("port"))
         dataDirectory = URL(fileURLWithPath: try text(key("dataDir")), isDirectory: true).standardizedFileURL
         let database = try text(key("databaseUrl"))
+        let poolMax = try whole(key("databasePoolMax"))
         if database == key("databaseUrl").defaultValue {
             databasePath = dataDirectory.appendingPathComponent(SQLiteStore.databaseFileName).path
         } else if database.hasPrefix("sqlite://") {
             databasePath = String(database.dropFirst("sqlite://".count))
+        } else if PostgresStoreSettings.isPostgresURL(database) {
+            databasePath = ""
+            do {
+                var postgres = try PostgresStoreSettings(url: database)
+                postgres.maximumConnections = poolMax
+                self.postgres = postgres
+            } catch let error as PostgresURLError {
+                // Never the URL itself: it holds the password.
+                throw SettingsError("databaseUrl (--database-url, BROKERGATEWAY_DATABASE_URL): \(error.description)")
+            }
         } else if database.contains("://") {
-            throw SettingsError("databaseUrl: only SQLite (a path or sqlite:///path) is supported by this build")
+            throw SettingsError("databaseUrl: only SQLite (a path or sqlite:///path) or PostgreSQL (postgres://…) is supported")
         } else {
             databasePath = database
         }

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import GatewayApp
 import GatewayCore
+import GatewayPostgresStore
 import GatewayStore
 import Logging
 
@@ -11,14 +12,38 @@ struct StoreOptions: ParsableArguments {
     @Option(name: .customLong("data-dir"), help: "The data folder (as `gateway serve --data-dir`).")
     var dataDirectory: String?
 
-    @Option(name: .customLong("database-url"), help: "A SQLite path or sqlite:///path (as `gateway serve --database-url`).")
+    @Option(
+        name: .customLong("database-url"),
+        help: "A SQLite path, sqlite:///path or postgres://user:password@host:port/database (as `gateway serve --database-url`).")
     var databaseURL: String?
 
     @Option(name: .customLong("config-file"), help: "A JSON config file (as `gateway serve --config-file`).")
     var configFile: String?
 
-    /// The store of the data folder, migrated; the master key is created on first use, as `serve` does.
+    /// Runs `body` with the store the settings name, migrated: the data folder's SQLite file, or the PostgreSQL
+    /// database of `--database-url` (its pool closed afterwards). The master key is found (or made) as `serve` does.
+    func withStore<T: Sendable>(_ body: (any GatewayStore & OrderJournalStore) async throws -> T) async throws -> T {
+        let (settings, cipher) = try await settingsAndCipher()
+        var logger = Logger(label: "BrokerGateway.operator")
+        logger.logLevel = .warning
+        if let postgres = settings.postgres {
+            return try await PostgresStore.withStore(settings: postgres, cipher: cipher, logger: logger) { store in
+                try await body(store)
+            }
+        }
+        return try await body(try SQLiteStore(path: settings.databasePath, cipher: cipher, logger: logger))
+    }
+
+    /// The data folder's SQLite store, migrated (for tests that keep it open across commands).
     func openStore() async throws -> SQLiteStore {
+        let (settings, cipher) = try await settingsAndCipher()
+        guard settings.postgres == nil else { throw ValidationError("--database-url names PostgreSQL, not a SQLite file") }
+        var logger = Logger(label: "BrokerGateway.operator")
+        logger.logLevel = .warning
+        return try SQLiteStore(path: settings.databasePath, cipher: cipher, logger: logger)
+    }
+
+    private func settingsAndCipher() async throws -> (GatewaySettings, CredentialCipher) {
         var arguments: [String] = []
         if let dataDirectory { arguments += ["--data-dir", dataDirectory] }
         if let databaseURL { arguments += ["--database-url", databaseURL] }
@@ -32,10 +57,7 @@ struct StoreOptions: ParsableArguments {
         }
         try FileManager.default.createDirectory(
             at: settings.dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-        let cipher = try CredentialCipher.load(environment: environment, dataDirectory: settings.dataDirectory)
-        var logger = Logger(label: "BrokerGateway.operator")
-        logger.logLevel = .warning
-        return try SQLiteStore(path: settings.databasePath, cipher: cipher, logger: logger)
+        return (settings, try CredentialCipher.load(environment: environment, dataDirectory: settings.dataDirectory))
     }
 }
 
@@ -95,11 +117,13 @@ struct TenantsCreateCommand: OperatorCommand {
     }
 
     func lines() async throws -> [String] {
-        let store = try await store.openStore()
-        let tenant = try await store.createTenant(name: name.trimmingCharacters(in: .whitespaces))
-        try await store.recordAudit(AuditRecord(
-            tenantId: tenant.id, actor: AuditRecord.operatorActor, action: "tenant.created", target: tenant.id))
-        return [OperatorOutput.line(tenant.id, tenant.name)]
+        let name = name.trimmingCharacters(in: .whitespaces)
+        return try await store.withStore { store in
+            let tenant = try await store.createTenant(name: name)
+            try await store.recordAudit(AuditRecord(
+                tenantId: tenant.id, actor: AuditRecord.operatorActor, action: "tenant.created", target: tenant.id))
+            return [OperatorOutput.line(tenant.id, tenant.name)]
+        }
     }
 }
 
@@ -110,7 +134,7 @@ struct TenantsListCommand: OperatorCommand {
     @OptionGroup var store: StoreOptions
 
     func lines() async throws -> [String] {
-        try await store.openStore().tenants().map { tenant in
+        try await store.withStore { try await $0.tenants() }.map { tenant in
             OperatorOutput.line(tenant.id, tenant.name, OperatorOutput.date(tenant.createdAt), OperatorOutput.date(tenant.disabledAt))
         }
     }
@@ -126,9 +150,12 @@ struct TenantsDisableCommand: OperatorCommand {
     @OptionGroup var store: StoreOptions
 
     func lines() async throws -> [String] {
-        guard let tenant = try await store.openStore().disableTenant(
-            id: tenantId,
-            audit: AuditRecord(tenantId: tenantId, actor: AuditRecord.operatorActor, action: "tenant.disabled", target: tenantId))
+        let tenantId = tenantId
+        guard let tenant = try await store.withStore({ store in
+            try await store.disableTenant(
+                id: tenantId,
+                audit: AuditRecord(tenantId: tenantId, actor: AuditRecord.operatorActor, action: "tenant.disabled", target: tenantId))
+        })
         else {
             throw GatewayError(.notFound, "no tenant '\(tenantId)'")
         }
@@ -173,14 +200,16 @@ struct KeysCreateCommand: OperatorCommand {
     }
 
     func lines() async throws -> [String] {
-        let store = try await store.openStore()
-        guard try await store.tenant(id: tenant) != nil else { throw GatewayError(.notFound, "no tenant '\(tenant)'") }
+        let (tenant, label, user) = (tenant, label, user)
         let scopes = Scope.parse(scopes.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) })
         var detail = ["label": label, "scopes": Scope.text(scopes)]
         if let user { detail["userId"] = user }
-        let issued = try await store.issueAPIKey(
-            tenantId: tenant, label: label, scopes: scopes.sorted().map(\.rawValue), userId: user,
-            audit: AuditRecord(tenantId: tenant, actor: AuditRecord.operatorActor, action: "key.created", detail: detail))
+        let issued = try await store.withStore { [detail] store in
+            guard try await store.tenant(id: tenant) != nil else { throw GatewayError(.notFound, "no tenant '\(tenant)'") }
+            return try await store.issueAPIKey(
+                tenantId: tenant, label: label, scopes: scopes.sorted().map(\.rawValue), userId: user,
+                audit: AuditRecord(tenantId: tenant, actor: AuditRecord.operatorActor, action: "key.created", detail: detail))
+        }
         // The key itself on a line of its own: the one time it is shown.
         return [OperatorOutput.line(issued.id, Scope.text(scopes), user), issued.plaintext]
     }
@@ -196,7 +225,8 @@ struct KeysListCommand: OperatorCommand {
     @OptionGroup var store: StoreOptions
 
     func lines() async throws -> [String] {
-        try await store.openStore().apiKeys(tenantId: tenant).map { key in
+        let tenant = tenant
+        return try await store.withStore { try await $0.apiKeys(tenantId: tenant) }.map { key in
             OperatorOutput.line(
                 key.id, key.label, key.scopes.joined(separator: ","), key.userId, OperatorOutput.date(key.createdAt),
                 OperatorOutput.date(key.revokedAt))
@@ -217,9 +247,12 @@ struct KeysRevokeCommand: OperatorCommand {
     @OptionGroup var store: StoreOptions
 
     func lines() async throws -> [String] {
-        let revoked = try await store.openStore().revokeAPIKey(
-            tenantId: tenant, keyId: keyId,
-            audit: AuditRecord(tenantId: tenant, actor: AuditRecord.operatorActor, action: "key.revoked", target: keyId))
+        let (tenant, keyId) = (tenant, keyId)
+        let revoked = try await store.withStore { store in
+            try await store.revokeAPIKey(
+                tenantId: tenant, keyId: keyId,
+                audit: AuditRecord(tenantId: tenant, actor: AuditRecord.operatorActor, action: "key.revoked", target: keyId))
+        }
         guard revoked else { throw GatewayError(.notFound, "no live key '\(keyId)' of tenant '\(tenant)'") }
         return [OperatorOutput.line(keyId, "revoked")]
     }

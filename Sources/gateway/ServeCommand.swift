@@ -6,6 +6,7 @@ import GatewayAPI
 import GatewayApp
 import GatewayCore
 import GatewayModel
+import GatewayPostgresStore
 import GatewayStore
 import Hummingbird
 import Logging
@@ -41,7 +42,23 @@ struct ServeCommand: AsyncParsableCommand {
             return handler
         }, metadataProvider: .requestScope)
         let logger = Logger(label: "BrokerGateway")
-        var services = try buildGateway(settings: settings, environment: environment, logger: logger).services
+        guard let postgres = settings.postgres else {
+            try await Self.serve(settings: settings, environment: environment, store: nil, logger: logger)
+            return
+        }
+        // PostgreSQL: the store's pool runs for as long as the services do, and closes after them.
+        let cipher = try openDataDirectory(settings: settings, environment: environment)
+        logger.notice("using PostgreSQL", metadata: ["database": .string(postgres.redactedDescription)])
+        try await PostgresStore.withStore(settings: postgres, cipher: cipher, logger: logger) { store in
+            try await Self.serve(settings: settings, environment: environment, store: store, logger: logger)
+        }
+    }
+
+    static func serve(
+        settings: GatewaySettings, environment: [String: String], store: (any GatewayStore & OrderJournalStore)?,
+        logger: Logger
+    ) async throws {
+        var services = try buildGateway(settings: settings, environment: environment, logger: logger, store: store).services
         if let endpoint = settings.tracesEndpoint {
             // Process-global, so only here: tests build gateways without it, and spans are then no-ops.
             services.insert(try Self.bootstrapTracing(endpoint: endpoint, logger: logger), at: 0)
@@ -50,6 +67,14 @@ struct ServeCommand: AsyncParsableCommand {
             services: services.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
         try await group.run()
     }
+}
+
+/// Makes the data folder (the master key, the transfer key, the session keys and the demo key live there, readable
+/// by this user only) and loads the master key from it or from the environment.
+func openDataDirectory(settings: GatewaySettings, environment: [String: String]) throws -> CredentialCipher {
+    try FileManager.default.createDirectory(
+        at: settings.dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+    return try CredentialCipher.load(environment: environment, dataDirectory: settings.dataDirectory)
 }
 
 extension ServeCommand {
@@ -85,16 +110,17 @@ struct GatewayProcess: Sendable {
 }
 
 /// Builds everything `gateway serve` runs from its settings, without running it, so a test can run it too.
-/// `onServerRunning` learns the bound port (settings may ask for port 0).
+/// `onServerRunning` learns the bound port (settings may ask for port 0). `store`: an open store (PostgreSQL, run
+/// by the caller); `nil` opens the SQLite file of the settings.
 func buildGateway(
     settings: GatewaySettings, environment: [String: String], logger: Logger,
+    store openStore: (any GatewayStore & OrderJournalStore)? = nil,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) throws -> GatewayProcess {
     // The data folder holds the master key, the transfer key, the database and the demo key: readable by this user only.
-    try FileManager.default.createDirectory(
-        at: settings.dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
-    let cipher = try CredentialCipher.load(environment: environment, dataDirectory: settings.dataDirectory)
-    let store = try SQLiteStore(path: settings.databasePath, cipher: cipher, logger: logger)
+    let cipher = try openDataDirectory(settings: settings, environment: environment)
+    let store: any GatewayStore & OrderJournalStore =
+        try openStore ?? SQLiteStore(path: settings.databasePath, cipher: cipher, logger: logger)
     // One registry per gateway: `/metrics` shows it, and nothing else writes to it (no global MetricsSystem).
     let metrics = PrometheusMetricsFactory(registry: PrometheusCollectorRegistry())
     // One policy for both: linking checks a connection's URLs by it, the transport every call's resolved address.

@@ -3,6 +3,7 @@ import Configuration
 import Foundation
 import GatewayApp
 import GatewayCore
+import GatewayPostgresStore
 import GatewayStore
 import GatewayTesting
 import NIOCore
@@ -88,6 +89,39 @@ struct GatewaySettingsTests {
             Issue.record("accepted \(arguments) \(environment)")
         } catch let error as SettingsError {
             #expect(error.description.contains(name), "\(error.description)")
+        }
+    }
+
+    @Test func aPostgresURLSelectsPostgresWithThePoolSetting() async throws {
+        let settings = try await settings(
+            ["--database-url", "postgres://gw%40ops:p%40ss%3Aword@db.internal:6543/brokergateway?sslmode=require&connect_timeout=3&schema=gw1"],
+            environment: ["BROKERGATEWAY_DATABASE_POOL_MAX": "7"])
+        let postgres = try #require(settings.postgres)
+        #expect(postgres.host == "db.internal" && postgres.port == 6543 && postgres.database == "brokergateway")
+        #expect(postgres.username == "gw@ops" && postgres.password == "p@ss:word")
+        #expect(postgres.tls == .require && postgres.connectTimeout == .seconds(3) && postgres.schema == "gw1")
+        #expect(postgres.maximumConnections == 7)
+        #expect(postgres.redactedDescription == "postgres://gw@ops@db.internal:6543/brokergateway (schema gw1)")
+        #expect(!postgres.redactedDescription.contains("word"))
+        // SQLite stays the default.
+        #expect(try await self.settings().postgres == nil)
+    }
+
+    @Test(arguments: [
+        "postgres://user:hunter2secret@db.internal:5432/",
+        "postgres://:hunter2secret@db.internal/brokergateway",
+        "postgres://user:hunter2secret@db.internal/brokergateway?sslmode=maybe",
+        "postgres://user:hunter2secret@db.internal/brokergateway?password=x",
+        "postgres://user:hunter2secret@db.internal/brokergateway?schema=drop%20table",
+        "mysql://user:hunter2secret@db.internal/brokergateway",
+    ])
+    func aBadDatabaseURLIsRefusedWithoutItsPassword(url: String) async throws {
+        do {
+            _ = try await settings(["--database-url", url])
+            Issue.record("accepted a bad database URL")
+        } catch let error as SettingsError {
+            #expect(error.description.contains("databaseUrl"), "\(error.description)")
+            #expect(!error.description.contains("hunter2secret"), "\(error.description)")
         }
     }
 

@@ -5,9 +5,9 @@ import Testing
 
 @Suite("API keys")
 struct APIKeyTests {
-    @Test("an issued key authenticates; a wrong secret, an unknown or malformed key, a revoked key do not")
-    func authentication() async throws {
-        try await withStore { store, _ in
+    @Test("an issued key authenticates; a wrong secret, an unknown or malformed key, a revoked key do not", arguments: StoreBackend.all)
+    func authentication(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             let tenant = try await store.createTenant(name: "Acme")
             let issued = try await store.issueAPIKey(tenantId: tenant.id, label: "ci")
             #expect(issued.tenantId == tenant.id)
@@ -42,9 +42,9 @@ struct APIKeyTests {
         }
     }
 
-    @Test("two keys of one tenant work independently")
-    func independentKeys() async throws {
-        try await withStore { store, _ in
+    @Test("two keys of one tenant work independently", arguments: StoreBackend.all)
+    func independentKeys(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             let tenant = try await store.createTenant(name: "Acme")
             let first = try await store.issueAPIKey(tenantId: tenant.id, label: "one")
             let second = try await store.issueAPIKey(tenantId: tenant.id, label: "two")
@@ -70,7 +70,7 @@ struct APIKeyTests {
             #expect(!occurs(secret, in: files))
             #expect(!occurs(String(secret.prefix(16)), in: files))
 
-            let storedHashes = try await store.fetchRawStrings("SELECT hex(hash) FROM api_keys")
+            let storedHashes = try await store.rawStrings("SELECT hex(hash) FROM api_keys")
             #expect(storedHashes.count == 1)
             #expect(storedHashes.first?.count == 64)  // 32 bytes: a SHA-256
             #expect(storedHashes.first?.lowercased() != secret)

@@ -6,9 +6,9 @@ import Testing
 
 @Suite("Connections")
 struct ConnectionTests {
-    @Test("connections are listed oldest first, in a stable order")
-    func stableOrder() async throws {
-        try await withStore { store, _ in
+    @Test("connections are listed oldest first, in a stable order", arguments: StoreBackend.all)
+    func stableOrder(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             let tenant = try await store.createTenant(name: "Acme")
             var created: [ConnectionDescriptor] = []
             for index in 0..<8 {
@@ -28,9 +28,9 @@ struct ConnectionTests {
         }
     }
 
-    @Test("what is returned equals what is read back, timestamps included")
-    func roundTrip() async throws {
-        try await withStore { store, _ in
+    @Test("what is returned equals what is read back, timestamps included", arguments: StoreBackend.all)
+    func roundTrip(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             let tenant = try await store.createTenant(name: "Acme")
             #expect(tenant.id.hasPrefix("ten_"))
             let created = try await store.createConnection(tenantId: tenant.id, userId: nil, sampleConnection())
@@ -40,9 +40,9 @@ struct ConnectionTests {
         }
     }
 
-    @Test("updateCredentials and updateConnectionStatus move updatedAt strictly forward")
-    func updatedAtIncreases() async throws {
-        try await withStore { store, _ in
+    @Test("updateCredentials and updateConnectionStatus move updatedAt strictly forward", arguments: StoreBackend.all)
+    func updatedAtIncreases(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             let tenant = try await store.createTenant(name: "Acme")
             let created = try await store.createConnection(tenantId: tenant.id, userId: nil, sampleConnection())
             var previous = created.updatedAt
@@ -70,9 +70,9 @@ struct ConnectionTests {
         }
     }
 
-    @Test("a deleted connection is gone")
-    func delete() async throws {
-        try await withStore { store, _ in
+    @Test("a deleted connection is gone", arguments: StoreBackend.all)
+    func delete(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             let tenant = try await store.createTenant(name: "Acme")
             let created = try await store.createConnection(tenantId: tenant.id, userId: nil, sampleConnection())
             #expect(try await store.deleteConnection(tenantId: tenant.id, id: created.id))
@@ -87,9 +87,9 @@ struct ConnectionTests {
 
 @Suite("Connections under concurrency")
 struct ConnectionConcurrencyTests {
-    @Test("concurrent creations get distinct times and one stable order; concurrent updates all move updatedAt")
-    func concurrentWrites() async throws {
-        try await withStore { store, _ in
+    @Test("concurrent creations get distinct times and one stable order; concurrent updates all move updatedAt", arguments: StoreBackend.all)
+    func concurrentWrites(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             let tenant = try await store.createTenant(name: "Acme")
             let created = try await withThrowingTaskGroup(of: ConnectionDescriptor.self) { group in
                 for index in 0..<20 {

@@ -37,9 +37,9 @@ struct CredentialEncryptionTests {
         }
     }
 
-    @Test("a ciphertext moved to another row does not decrypt")
-    func movedCiphertextFails() async throws {
-        try await withStore { store, _ in
+    @Test("a ciphertext moved to another row does not decrypt", arguments: StoreBackend.all)
+    func movedCiphertextFails(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             let alice = try await store.createTenant(name: "Alice")
             let bob = try await store.createTenant(name: "Bob")
             let source = try await store.createConnection(
@@ -50,13 +50,12 @@ struct CredentialEncryptionTests {
                 tenantId: bob.id, userId: nil, sampleConnection("B1", credentials: ["apiSecretKey": "bob-secret"]))
 
             for target in [sameTenant, otherTenant] {
-                try await store.executeRaw(
+                try await store.rawExecute(
                     """
                     UPDATE connections SET credentials_ciphertext =
                         (SELECT credentials_ciphertext FROM connections WHERE id = ?)
                     WHERE id = ?
-                    """,
-                    arguments: [source.id, target.id])
+                    """, [source.id, target.id])
                 let error = await #expect(throws: GatewayError.self) {
                     try await store.credentials(tenantId: target.tenantId, connectionId: target.id)
                 }

@@ -12,7 +12,7 @@ struct LinkStateTests {
     func hash(_ state: String) -> [UInt8] { Array(SHA256.hash(data: Data(state.utf8))) }
 
     /// A tenant with a pending connection.
-    func pending(_ store: SQLiteStore) async throws -> (Tenant, ConnectionDescriptor) {
+    func pending(_ store: AnyStore) async throws -> (Tenant, ConnectionDescriptor) {
         let tenant = try await store.createTenant(name: "T")
         var new = sampleConnection()
         new.status = .pendingLink
@@ -21,8 +21,8 @@ struct LinkStateTests {
 
     let start = Date(timeIntervalSince1970: 1_800_000_000)
 
-    @Test func aStateIsSpentOnceAndLooksUpItsTenant() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreBackend.all) func aStateIsSpentOnceAndLooksUpItsTenant(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             let (tenant, connection) = try await pending(store)
             try await store.recordLinkState(
                 tenantId: tenant.id, connectionId: connection.id, stateHash: hash("s1"), expiresAt: start + 600, now: start)
@@ -34,8 +34,8 @@ struct LinkStateTests {
         }
     }
 
-    @Test func anExpiredStateCompletesNothing() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreBackend.all) func anExpiredStateCompletesNothing(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             let (tenant, connection) = try await pending(store)
             try await store.recordLinkState(
                 tenantId: tenant.id, connectionId: connection.id, stateHash: hash("s1"), expiresAt: start + 600, now: start)
@@ -44,8 +44,8 @@ struct LinkStateTests {
         }
     }
 
-    @Test func aStateOfAnotherConnectionOrAnUnknownOneIsUnknownAndNotSpent() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreBackend.all) func aStateOfAnotherConnectionOrAnUnknownOneIsUnknownAndNotSpent(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             let (tenant, connection) = try await pending(store)
             let other = try await store.createConnection(tenantId: tenant.id, userId: nil, sampleConnection("Other"))
             try await store.recordLinkState(
@@ -60,8 +60,8 @@ struct LinkStateTests {
         }
     }
 
-    @Test func aNewLinkReplacesTheConnectionsEarlierState() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreBackend.all) func aNewLinkReplacesTheConnectionsEarlierState(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             let (tenant, connection) = try await pending(store)
             try await store.recordLinkState(
                 tenantId: tenant.id, connectionId: connection.id, stateHash: hash("old"), expiresAt: start + 600, now: start)
@@ -74,8 +74,8 @@ struct LinkStateTests {
         }
     }
 
-    @Test func ofManyConcurrentConsumersExactlyOneWins() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreBackend.all) func ofManyConcurrentConsumersExactlyOneWins(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             let (tenant, connection) = try await pending(store)
             try await store.recordLinkState(
                 tenantId: tenant.id, connectionId: connection.id, stateHash: hash("s1"), expiresAt: start + 600, now: start)
@@ -128,8 +128,8 @@ struct LinkStateTests {
         }
     }
 
-    @Test func theDemoTenantIsRecorded() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreBackend.all) func theDemoTenantIsRecorded(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             #expect(try await store.demoTenantId() == nil)
             let tenant = try await store.createTenant(name: "Demo")
             try await store.setDemoTenantId(tenant.id)

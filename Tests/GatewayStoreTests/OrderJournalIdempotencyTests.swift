@@ -7,9 +7,9 @@ import Testing
 struct OrderJournalIdempotencyTests {
     static let day: TimeInterval = 86_400
 
-    @Test("50 concurrent claims of one key: exactly one is claimed, the others find its order")
-    func concurrentClaims() async throws {
-        try await withStore { store, _ in
+    @Test("50 concurrent claims of one key: exactly one is claimed, the others find its order", arguments: StoreBackend.all)
+    func concurrentClaims(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             let tenant = try await store.createTenant(name: "Acme")
             let claims = try await withThrowingTaskGroup(of: (proposed: String, claim: IdempotencyClaim).self) { group in
                 for _ in 0..<50 {
@@ -31,15 +31,15 @@ struct OrderJournalIdempotencyTests {
             let others = claims.filter { $0.proposed != winner.proposed }
             #expect(others.count == 49)
             #expect(others.allSatisfy { $0.claim == .existing(orderId: winner.proposed) })
-            let rows = try await store.fetchRawStrings(
-                "SELECT order_id FROM idempotency_keys WHERE tenant_id = ?", arguments: [tenant.id])
+            let rows = try await store.rawStrings(
+                "SELECT order_id FROM idempotency_keys WHERE tenant_id = ?", [tenant.id])
             #expect(rows == [winner.proposed])
         }
     }
 
-    @Test("concurrent claims with two different requests: one wins, the same request replays, the other mismatches")
-    func concurrentClaimsWithTwoRequests() async throws {
-        try await withStore { store, _ in
+    @Test("concurrent claims with two different requests: one wins, the same request replays, the other mismatches", arguments: StoreBackend.all)
+    func concurrentClaimsWithTwoRequests(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             let tenant = try await store.createTenant(name: "Acme")
             let claims = try await withThrowingTaskGroup(of: (hash: String, claim: IdempotencyClaim).self) { group in
                 for index in 0..<40 {
@@ -64,9 +64,9 @@ struct OrderJournalIdempotencyTests {
         }
     }
 
-    @Test("the same key with a different request is a mismatch, and leaves the key as it was")
-    func mismatch() async throws {
-        try await withStore { store, _ in
+    @Test("the same key with a different request is a mismatch, and leaves the key as it was", arguments: StoreBackend.all)
+    func mismatch(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             let tenant = try await store.createTenant(name: "Acme")
             let first = try await store.claimIdempotencyKey(
                 tenantId: tenant.id, key: "k", requestHash: "hash-a", proposedOrderId: "ord_first", retention: Self.day)
@@ -80,9 +80,9 @@ struct OrderJournalIdempotencyTests {
         }
     }
 
-    @Test("an expired key is claimed again, by any request; the new claim then holds")
-    func expiredKeyIsReclaimable() async throws {
-        try await withStore { store, _ in
+    @Test("an expired key is claimed again, by any request; the new claim then holds", arguments: StoreBackend.all)
+    func expiredKeyIsReclaimable(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             let tenant = try await store.createTenant(name: "Acme")
             let first = try await store.claimIdempotencyKey(
                 tenantId: tenant.id, key: "k", requestHash: "hash-a", proposedOrderId: "ord_old", retention: 0.001)
@@ -102,22 +102,21 @@ struct OrderJournalIdempotencyTests {
         }
     }
 
-    @Test("a key lives for exactly its retention")
-    func retentionIsStored() async throws {
-        try await withStore { store, _ in
+    @Test("a key lives for exactly its retention", arguments: StoreBackend.all)
+    func retentionIsStored(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             let tenant = try await store.createTenant(name: "Acme")
             _ = try await store.claimIdempotencyKey(
                 tenantId: tenant.id, key: "k", requestHash: "h", proposedOrderId: "ord_1", retention: Self.day)
-            let lifetime = try await store.fetchRawStrings(
-                "SELECT CAST(expires_at - created_at AS TEXT) FROM idempotency_keys WHERE tenant_id = ?",
-                arguments: [tenant.id])
+            let lifetime = try await store.rawStrings(
+                "SELECT CAST(expires_at - created_at AS TEXT) FROM idempotency_keys WHERE tenant_id = ?", [tenant.id])
             #expect(lifetime == ["86400000"])
         }
     }
 
-    @Test("keys are per tenant: the same key in two tenants is two claims")
-    func keysArePerTenant() async throws {
-        try await withStore { store, _ in
+    @Test("keys are per tenant: the same key in two tenants is two claims", arguments: StoreBackend.all)
+    func keysArePerTenant(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             let a = try await store.createTenant(name: "A")
             let b = try await store.createTenant(name: "B")
             let inA = try await store.claimIdempotencyKey(
@@ -133,9 +132,9 @@ struct OrderJournalIdempotencyTests {
         }
     }
 
-    @Test("an unknown tenant cannot claim; a retention that is not positive is refused")
-    func refusals() async throws {
-        try await withStore { store, _ in
+    @Test("an unknown tenant cannot claim; a retention that is not positive is refused", arguments: StoreBackend.all)
+    func refusals(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             await expectGatewayError(.notFound) {
                 try await store.claimIdempotencyKey(
                     tenantId: "ten_missing", key: "k", requestHash: "h", proposedOrderId: "ord_1", retention: Self.day)

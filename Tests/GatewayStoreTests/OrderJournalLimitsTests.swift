@@ -11,8 +11,8 @@ import Testing
 struct OrderJournalLimitsTests {
     /// Before: decimals were read back through the client's 64-character limit, so an order of "1e70" (71 characters
     /// in canonical text) or a broker's long value could be written and then never read.
-    @Test func everyDecimalTheJournalWritesReadsBack() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreBackend.all) func everyDecimalTheJournalWritesReadsBack(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             let tenant = try await store.createTenant(name: "Acme")
             var intent = sampleIntent(tenantId: tenant.id)
             intent.request.quantity = .greatestFiniteMagnitude
@@ -33,8 +33,8 @@ struct OrderJournalLimitsTests {
 
     /// A broker's sum that overflows is NaN, which no reader takes: it is refused before the write (the broker's
     /// answer is malformed), and the stored row stays readable. Before, "NaN" was written and the row was lost.
-    @Test func aValueThatWouldNotReadBackIsNeverWritten() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreBackend.all) func aValueThatWouldNotReadBackIsNeverWritten(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             let tenant = try await store.createTenant(name: "Acme")
             let intent = try await journalIntent(in: store, tenantId: tenant.id)
             var placed = accepted(intent, brokerOrderId: "B-1")
@@ -47,15 +47,14 @@ struct OrderJournalLimitsTests {
         }
     }
 
-    @Test func aRowThatCannotBeReadIsListedAndNamedNeverHidesTheOthers() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreBackend.all) func aRowThatCannotBeReadIsListedAndNamedNeverHidesTheOthers(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             let tenant = try await store.createTenant(name: "Acme")
-            try await store.executeRaw(
+            try await store.rawExecute(
                 """
                 INSERT INTO orders (id, tenant_id, connection_id, account_id, client_order_id, request, state, created_at, updated_at)
                 VALUES ('ord_bad', ?, 'conn_a', 'PA1', 'cid-bad', 'not json', 'unknown', 1, 1)
-                """,
-                arguments: [tenant.id])
+                """, [tenant.id])
             var good = sampleIntent(tenantId: tenant.id, state: .unknown)
             good.sentAt = good.createdAt.addingTimeInterval(5)
             try await store.createOrderIntent(good, event: intentEvent(at: good.createdAt))
@@ -79,8 +78,8 @@ struct OrderJournalLimitsTests {
 
     // MARK: Released orders
 
-    @Test func aReleasedOrderIsTakenBackOnceAndSentAgainLater() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreBackend.all) func aReleasedOrderIsTakenBackOnceAndSentAgainLater(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             let tenant = try await store.createTenant(name: "Acme")
             let other = try await store.createTenant(name: "Other")
             let intent = try await journalIntent(in: store, tenantId: tenant.id)
@@ -108,11 +107,8 @@ struct OrderJournalLimitsTests {
     }
 
     /// The compare-and-set holds across processes: two stores on one file (two gateways), many takers, one winner.
-    @Test func concurrentTakersOfAReleasedOrderHaveOneWinner() async throws {
-        let cipher = CredentialCipher.random()
-        try await withStore(cipher: cipher) { first, directory in
-            let second = try SQLiteStore(path: databasePath(in: directory), cipher: cipher)
-            defer { try? second.close() }
+    @Test(arguments: StoreBackend.shared) func concurrentTakersOfAReleasedOrderHaveOneWinner(backend: StoreBackend) async throws {
+        try await withTwoStores(backend) { first, second in
             let tenant = try await first.createTenant(name: "Acme")
             var intent = try await journalIntent(in: first, tenantId: tenant.id)
             intent.state = .released
@@ -141,8 +137,8 @@ struct OrderJournalLimitsTests {
     /// Two tenants link one broker account (the same broker, base URL and account, however the URL is spelled): a
     /// broker order id one of them recorded is claimed for both, and neither can record it for a second intent. An
     /// account elsewhere (another base URL, another account id) is another venue.
-    @Test func claimsHoldAcrossTenantsAtOneBrokerAccount() async throws {
-        try await withStore { store, _ in
+    @Test(arguments: StoreBackend.all) func claimsHoldAcrossTenantsAtOneBrokerAccount(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             let a = try await store.createTenant(name: "A")
             let b = try await store.createTenant(name: "B")
             func connection(_ tenant: Tenant, _ baseURL: String) async throws -> ConnectionDescriptor {

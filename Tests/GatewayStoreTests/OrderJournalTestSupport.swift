@@ -62,7 +62,7 @@ func intentEvent(at date: Date = journalDate()) -> OrderEvent {
 
 /// Creates a tenant and journals an intent for it.
 func journalIntent(
-    in store: SQLiteStore, tenantId: String, connectionId: String = "conn_a", clientOrderId: String? = nil
+    in store: AnyStore, tenantId: String, connectionId: String = "conn_a", clientOrderId: String? = nil
 ) async throws -> JournaledOrder {
     let intent =
         if let clientOrderId {
@@ -76,7 +76,7 @@ func journalIntent(
 
 /// The intent as the journal records it: with its connection's user and broker, which the journal takes from the
 /// connection (never from the caller) and keeps after the connection is gone.
-func recorded(_ intent: JournaledOrder, in store: SQLiteStore) async throws -> JournaledOrder {
+func recorded(_ intent: JournaledOrder, in store: AnyStore) async throws -> JournaledOrder {
     var recorded = intent
     let connection = try await store.connection(tenantId: intent.tenantId, id: intent.connectionId)
     recorded.userId = connection?.userId

@@ -6,9 +6,9 @@ import Testing
 
 @Suite("Order journal")
 struct OrderJournalTests {
-    @Test("an intent reads back as written, with its first event")
-    func roundTrip() async throws {
-        try await withStore { store, _ in
+    @Test("an intent reads back as written, with its first event", arguments: StoreBackend.all)
+    func roundTrip(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             let tenant = try await store.createTenant(name: "Acme")
             let intent = sampleIntent(tenantId: tenant.id)
             try await store.createOrderIntent(intent, event: intentEvent(at: intent.createdAt))
@@ -24,7 +24,7 @@ struct OrderJournalTests {
                         sequence: 1)
                 ])
             // Decimals are strings in the JSON column, dates integer milliseconds.
-            let requestJSON = try await store.fetchRawStrings("SELECT request FROM orders WHERE id = ?", arguments: [intent.id])
+            let requestJSON = try await store.rawStrings("SELECT request FROM orders WHERE id = ?", [intent.id])
             #expect(requestJSON.first?.contains(#""limitPrice":"187.05""#) == true)
             #expect(requestJSON.first?.contains(#""expiresAt":\#(StoreClock.millis(intent.request.expiresAt!))"#) == true)
         }
@@ -52,7 +52,7 @@ struct OrderJournalTests {
 
             let second = try SQLiteStore(path: path, cipher: cipher)
             defer { try? second.close() }
-            #expect(try await second.appliedMigrations() == ["v1-initial", "v2-order-journal", "v3-tenant-read-freshness", "v4-sandbox-urls-without-path", "v5-order-journal-venues", "v6-link-states", "v7-tenancy", "v8-sessions"])
+            #expect(try await second.appliedMigrations() == ["v1-initial", "v2-order-journal", "v3-tenant-read-freshness", "v4-sandbox-urls-without-path", "v5-order-journal-venues", "v6-link-states", "v7-tenancy", "v8-sessions", "v9-leases"])
             #expect(try await second.journaledOrder(tenantId: tenant.id, id: pending.id) == pending)
             let reread = try #require(try await second.journaledOrder(tenantId: tenant.id, id: placed.id))
             #expect(reread == done)
@@ -76,9 +76,9 @@ struct OrderJournalTests {
         }
     }
 
-    @Test("events are appended with increasing sequences, whatever sequence the caller gives")
-    func eventsAreAppendOnly() async throws {
-        try await withStore { store, _ in
+    @Test("events are appended with increasing sequences, whatever sequence the caller gives", arguments: StoreBackend.all)
+    func eventsAreAppendOnly(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             let tenant = try await store.createTenant(name: "Acme")
             let intent = try await journalIntent(in: store, tenantId: tenant.id)
             var order = accepted(intent, brokerOrderId: "B-1")
@@ -100,24 +100,24 @@ struct OrderJournalTests {
 
             // Below the API too: history cannot be rewritten or removed.
             await #expect(throws: (any Error).self) {
-                try await store.executeRaw("UPDATE order_events SET kind = 'forged' WHERE order_id = ?", arguments: [intent.id])
+                try await store.rawExecute("UPDATE order_events SET kind = 'forged' WHERE order_id = ?", [intent.id])
             }
             await #expect(throws: (any Error).self) {
-                try await store.executeRaw("DELETE FROM order_events WHERE order_id = ?", arguments: [intent.id])
+                try await store.rawExecute("DELETE FROM order_events WHERE order_id = ?", [intent.id])
             }
             await #expect(throws: (any Error).self) {
-                try await store.executeRaw("DELETE FROM orders WHERE id = ?", arguments: [intent.id])
+                try await store.rawExecute("DELETE FROM orders WHERE id = ?", [intent.id])
             }
             await #expect(throws: (any Error).self) {
-                try await store.executeRaw("DELETE FROM order_broker_ids WHERE order_id = ?", arguments: [intent.id])
+                try await store.rawExecute("DELETE FROM order_broker_ids WHERE order_id = ?", [intent.id])
             }
             #expect(try await store.orderEvents(tenantId: tenant.id, orderId: intent.id) == events)
         }
     }
 
-    @Test("concurrent updates of one order each get their own sequence, with no gap")
-    func concurrentUpdates() async throws {
-        try await withStore { store, _ in
+    @Test("concurrent updates of one order each get their own sequence, with no gap", arguments: StoreBackend.all)
+    func concurrentUpdates(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             let tenant = try await store.createTenant(name: "Acme")
             let intent = try await journalIntent(in: store, tenantId: tenant.id)
             let order = accepted(intent, brokerOrderId: "B-1")
@@ -137,9 +137,9 @@ struct OrderJournalTests {
         }
     }
 
-    @Test("updatedAt moves strictly forward, even when the caller's updatedAt is stale; createdAt never moves")
-    func updatedAtIncreases() async throws {
-        try await withStore { store, _ in
+    @Test("updatedAt moves strictly forward, even when the caller's updatedAt is stale; createdAt never moves", arguments: StoreBackend.all)
+    func updatedAtIncreases(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             let tenant = try await store.createTenant(name: "Acme")
             let intent = try await journalIntent(in: store, tenantId: tenant.id)
             var previous = intent.updatedAt
@@ -160,9 +160,9 @@ struct OrderJournalTests {
         }
     }
 
-    @Test("rejection and unknown outcomes keep their error code and message")
-    func errors() async throws {
-        try await withStore { store, _ in
+    @Test("rejection and unknown outcomes keep their error code and message", arguments: StoreBackend.all)
+    func errors(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             let tenant = try await store.createTenant(name: "Acme")
             let intent = try await journalIntent(in: store, tenantId: tenant.id)
             var rejected = intent
@@ -177,9 +177,9 @@ struct OrderJournalTests {
         }
     }
 
-    @Test("an old broker id of a replace chain still finds the order; the connection scopes the look-up")
-    func replaceChain() async throws {
-        try await withStore { store, _ in
+    @Test("an old broker id of a replace chain still finds the order; the connection scopes the look-up", arguments: StoreBackend.all)
+    func replaceChain(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             let tenant = try await store.createTenant(name: "Acme")
             let intent = try await journalIntent(in: store, tenantId: tenant.id)
             try await store.updateJournaledOrder(
@@ -211,9 +211,9 @@ struct OrderJournalTests {
         }
     }
 
-    @Test("one broker order never belongs to two orders; the refused write changes nothing")
-    func brokerIdBelongsToOneOrder() async throws {
-        try await withStore { store, _ in
+    @Test("one broker order never belongs to two orders; the refused write changes nothing", arguments: StoreBackend.all)
+    func brokerIdBelongsToOneOrder(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             let tenant = try await store.createTenant(name: "Acme")
             let first = try await journalIntent(in: store, tenantId: tenant.id)
             let second = try await journalIntent(in: store, tenantId: tenant.id)
@@ -250,9 +250,9 @@ struct OrderJournalTests {
         }
     }
 
-    @Test("an intent with a broker id already known is recorded under it")
-    func intentWithBrokerId() async throws {
-        try await withStore { store, _ in
+    @Test("an intent with a broker id already known is recorded under it", arguments: StoreBackend.all)
+    func intentWithBrokerId(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             let tenant = try await store.createTenant(name: "Acme")
             let intent = sampleIntent(tenantId: tenant.id, state: .accepted, brokerOrderId: "B-7")
             try await store.createOrderIntent(intent, event: intentEvent())
@@ -260,9 +260,9 @@ struct OrderJournalTests {
         }
     }
 
-    @Test("a client order id is used once per connection; an order id once")
-    func duplicates() async throws {
-        try await withStore { store, _ in
+    @Test("a client order id is used once per connection; an order id once", arguments: StoreBackend.all)
+    func duplicates(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             let a = try await store.createTenant(name: "A")
             let b = try await store.createTenant(name: "B")
             let intent = try await journalIntent(in: store, tenantId: a.id, clientOrderId: "my-order-1")
@@ -281,9 +281,9 @@ struct OrderJournalTests {
         }
     }
 
-    @Test("an order outlives its connection")
-    func outlivesConnection() async throws {
-        try await withStore { store, _ in
+    @Test("an order outlives its connection", arguments: StoreBackend.all)
+    func outlivesConnection(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             let tenant = try await store.createTenant(name: "Acme")
             let connection = try await store.createConnection(tenantId: tenant.id, userId: nil, sampleConnection())
             let intent = try await journalIntent(in: store, tenantId: tenant.id, connectionId: connection.id)
@@ -293,9 +293,9 @@ struct OrderJournalTests {
         }
     }
 
-    @Test("unknown orders and tenants are not found")
-    func notFound() async throws {
-        try await withStore { store, _ in
+    @Test("unknown orders and tenants are not found", arguments: StoreBackend.all)
+    func notFound(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             let tenant = try await store.createTenant(name: "Acme")
             await expectGatewayError(.notFound) {
                 try await store.updateJournaledOrder(
@@ -309,9 +309,9 @@ struct OrderJournalTests {
         }
     }
 
-    @Test("journaledOrders(in:) spans tenants, oldest first, filtered by state, limited")
-    func ordersInStates() async throws {
-        try await withStore { store, _ in
+    @Test("journaledOrders(in:) spans tenants, oldest first, filtered by state, limited", arguments: StoreBackend.all)
+    func ordersInStates(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             let a = try await store.createTenant(name: "A")
             let b = try await store.createTenant(name: "B")
             let base = StoreClock.nowMillis() - 10_000
@@ -342,9 +342,9 @@ struct OrderJournalTests {
         }
     }
 
-    @Test("claimedBrokerOrderIds: the connection's ids recorded since a time, replaced ones included")
-    func claimedBrokerOrderIds() async throws {
-        try await withStore { store, _ in
+    @Test("claimedBrokerOrderIds: the connection's ids recorded since a time, replaced ones included", arguments: StoreBackend.all)
+    func claimedBrokerOrderIds(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             let a = try await store.createTenant(name: "A")
             let b = try await store.createTenant(name: "B")
             let start = journalDate()
@@ -372,9 +372,9 @@ struct OrderJournalTests {
         }
     }
 
-    @Test("tenant B can neither see nor change tenant A's orders, events or broker ids")
-    func tenantIsolation() async throws {
-        try await withStore { store, _ in
+    @Test("tenant B can neither see nor change tenant A's orders, events or broker ids", arguments: StoreBackend.all)
+    func tenantIsolation(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             let a = try await store.createTenant(name: "A")
             let b = try await store.createTenant(name: "B")
             let intent = try await journalIntent(in: store, tenantId: a.id)

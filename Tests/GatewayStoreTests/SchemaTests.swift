@@ -13,12 +13,12 @@ struct SchemaTests {
             #expect(!FileManager.default.fileExists(atPath: path))
 
             let first = try SQLiteStore(path: path, cipher: cipher)
-            #expect(try await first.appliedMigrations() == ["v1-initial", "v2-order-journal", "v3-tenant-read-freshness", "v4-sandbox-urls-without-path", "v5-order-journal-venues", "v6-link-states", "v7-tenancy", "v8-sessions"])
+            #expect(try await first.appliedMigrations() == ["v1-initial", "v2-order-journal", "v3-tenant-read-freshness", "v4-sandbox-urls-without-path", "v5-order-journal-venues", "v6-link-states", "v7-tenancy", "v8-sessions", "v9-leases"])
             let tables = try await first.fetchRawStrings(
                 "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
             #expect(
                 tables == [
-                    "api_keys", "audit_events", "connections", "devices", "grdb_migrations", "idempotency_keys",
+                    "api_keys", "audit_events", "connections", "devices", "grdb_migrations", "idempotency_keys", "leases",
                     "link_states", "login_codes", "order_broker_ids", "order_events", "orders", "sessions",
                     "spent_refresh_tokens", "store_meta", "tenants", "users", "watchlists",
                 ])
@@ -43,7 +43,7 @@ struct SchemaTests {
 
             let second = try SQLiteStore(path: path, cipher: cipher)
             defer { try? second.close() }
-            #expect(try await second.appliedMigrations() == ["v1-initial", "v2-order-journal", "v3-tenant-read-freshness", "v4-sandbox-urls-without-path", "v5-order-journal-venues", "v6-link-states", "v7-tenancy", "v8-sessions"])
+            #expect(try await second.appliedMigrations() == ["v1-initial", "v2-order-journal", "v3-tenant-read-freshness", "v4-sandbox-urls-without-path", "v5-order-journal-venues", "v6-link-states", "v7-tenancy", "v8-sessions", "v9-leases"])
             let schemaAfter = try await second.fetchRawStrings("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY name")
             #expect(schemaAfter == schemaBefore)
             #expect(try await second.tenant(id: tenant.id) == tenant)

@@ -48,10 +48,10 @@ struct TenancyMigrationTests {
             let otherUser = try #require(otherUsers.first).id
             #expect(demoUser.hasPrefix("usr_") && demoUser != otherUser)
 
-            #expect(try await store.fetchRawStrings("SELECT user_id FROM connections WHERE id = 'conn_demo'") == [demoUser])
-            #expect(try await store.fetchRawStrings("SELECT user_id FROM connections WHERE id = 'conn_other'") == [otherUser])
-            #expect(try await store.fetchRawStrings("SELECT user_id FROM watchlists") == [demoUser])
-            #expect(try await store.fetchRawStrings("SELECT user_id FROM orders") == [demoUser])
+            #expect(try await store.rawStrings("SELECT user_id FROM connections WHERE id = 'conn_demo'") == [demoUser])
+            #expect(try await store.rawStrings("SELECT user_id FROM connections WHERE id = 'conn_other'") == [otherUser])
+            #expect(try await store.rawStrings("SELECT user_id FROM watchlists") == [demoUser])
+            #expect(try await store.rawStrings("SELECT user_id FROM orders") == [demoUser])
 
             // The old keys still authenticate, bound to their tenant's user, with every scope.
             let demo = try #require(try await store.authenticateAPIKey(demoKey.plaintext))
@@ -65,9 +65,9 @@ struct TenancyMigrationTests {
         }
     }
 
-    @Test("a disabled tenant is reported with its key, which the caller refuses; disabling twice keeps the first time")
-    func disabledTenant() async throws {
-        try await withStore { store, _ in
+    @Test("a disabled tenant is reported with its key, which the caller refuses; disabling twice keeps the first time", arguments: StoreBackend.all)
+    func disabledTenant(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             let tenant = try await store.createTenant(name: "Acme")
             let key = try await store.issueAPIKey(tenantId: tenant.id, label: "k", scopes: ["read"], userId: nil, audit: nil)
             #expect(try await store.authenticateAPIKey(key.plaintext)?.tenant.disabledAt == nil)

@@ -6,9 +6,9 @@ import Testing
 
 @Suite("Tenant isolation")
 struct TenantIsolationTests {
-    @Test("tenant A cannot see, update or delete tenant B's connections")
-    func connections() async throws {
-        try await withStore { store, _ in
+    @Test("tenant A cannot see, update or delete tenant B's connections", arguments: StoreBackend.all)
+    func connections(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             let a = try await store.createTenant(name: "A")
             let b = try await store.createTenant(name: "B")
             let mine = try await store.createConnection(tenantId: a.id, userId: nil, sampleConnection("A's"))
@@ -35,9 +35,9 @@ struct TenantIsolationTests {
         }
     }
 
-    @Test("tenant A cannot see, update or delete tenant B's watchlists")
-    func watchlists() async throws {
-        try await withStore { store, _ in
+    @Test("tenant A cannot see, update or delete tenant B's watchlists", arguments: StoreBackend.all)
+    func watchlists(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             let a = try await store.createTenant(name: "A")
             let b = try await store.createTenant(name: "B")
             let userA = try await store.createUser(tenantId: a.id, NewUser(), audit: nil)
@@ -55,9 +55,9 @@ struct TenantIsolationTests {
         }
     }
 
-    @Test("writes for an unknown tenant are not found")
-    func unknownTenant() async throws {
-        try await withStore { store, _ in
+    @Test("writes for an unknown tenant are not found", arguments: StoreBackend.all)
+    func unknownTenant(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             await expectGatewayError(.notFound) {
                 try await store.createConnection(tenantId: "ten_missing", userId: nil, sampleConnection())
             }

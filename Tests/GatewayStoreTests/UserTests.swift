@@ -6,9 +6,9 @@ import Testing
 
 @Suite("Users")
 struct UserTests {
-    @Test("users are created, listed oldest first in pages, found by external id or email, and scoped to their tenant")
-    func createListAndFind() async throws {
-        try await withStore { store, _ in
+    @Test("users are created, listed oldest first in pages, found by external id or email, and scoped to their tenant", arguments: StoreBackend.all)
+    func createListAndFind(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             let tenant = try await store.createTenant(name: "Acme")
             let other = try await store.createTenant(name: "Other")
             var created: [User] = []
@@ -42,9 +42,9 @@ struct UserTests {
         }
     }
 
-    @Test("external ids and emails are unique per tenant: a clash is a conflict naming the field")
-    func uniqueness() async throws {
-        try await withStore { store, _ in
+    @Test("external ids and emails are unique per tenant: a clash is a conflict naming the field", arguments: StoreBackend.all)
+    func uniqueness(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             let tenant = try await store.createTenant(name: "Acme")
             let other = try await store.createTenant(name: "Other")
             let alice = try await store.createUser(tenantId: tenant.id, NewUser(externalId: "a", email: "a@example.com"), audit: nil)
@@ -71,9 +71,9 @@ struct UserTests {
         }
     }
 
-    @Test("an update sets, clears or keeps each field and moves updatedAt forward")
-    func update() async throws {
-        try await withStore { store, _ in
+    @Test("an update sets, clears or keeps each field and moves updatedAt forward", arguments: StoreBackend.all)
+    func update(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             let tenant = try await store.createTenant(name: "Acme")
             let user = try await store.createUser(
                 tenantId: tenant.id, NewUser(externalId: "x", email: "x@example.com", displayName: "X"), audit: nil)
@@ -94,9 +94,9 @@ struct UserTests {
 
 @Suite("Audit log")
 struct AuditLogTests {
-    @Test("events are listed newest first, in pages, per tenant, with their detail")
-    func listing() async throws {
-        try await withStore { store, _ in
+    @Test("events are listed newest first, in pages, per tenant, with their detail", arguments: StoreBackend.all)
+    func listing(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             let tenant = try await store.createTenant(name: "Acme")
             let other = try await store.createTenant(name: "Other")
             for index in 0..<5 {
@@ -116,9 +116,9 @@ struct AuditLogTests {
         }
     }
 
-    @Test("a key's creation and revocation are audited in the same write as the key")
-    func keyEventsAreWrittenWithTheKey() async throws {
-        try await withStore { store, _ in
+    @Test("a key's creation and revocation are audited in the same write as the key", arguments: StoreBackend.all)
+    func keyEventsAreWrittenWithTheKey(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             let tenant = try await store.createTenant(name: "Acme")
             let issued = try await store.issueAPIKey(
                 tenantId: tenant.id, label: "ci", scopes: ["read", "trade"], userId: nil,

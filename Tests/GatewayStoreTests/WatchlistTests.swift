@@ -9,9 +9,9 @@ struct WatchlistTests {
     static let aapl = Instrument(symbol: "AAPL", assetClass: .equity, exchange: "XNAS", brokerKey: ["asset_id": "b0b6dd9d"])
     static let eurusd = Instrument(symbol: "EUR/USD", assetClass: .fx, brokerKey: ["uic": "21", "assetType": "FxSpot"])
 
-    @Test("create, get, list, update, delete")
-    func lifecycle() async throws {
-        try await withStore { store, _ in
+    @Test("create, get, list, update, delete", arguments: StoreBackend.all)
+    func lifecycle(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             let tenant = try await store.createTenant(name: "Acme")
             let user = try await store.createUser(tenantId: tenant.id, NewUser(), audit: nil)
             let created = try await store.createWatchlist(tenantId: tenant.id, userId: user.id, name: "  Core  ", instruments: [Self.aapl])
@@ -43,9 +43,9 @@ struct WatchlistTests {
         }
     }
 
-    @Test("a duplicate name, or a rename onto another list's name, is a conflict")
-    func nameConflicts() async throws {
-        try await withStore { store, _ in
+    @Test("a duplicate name, or a rename onto another list's name, is a conflict", arguments: StoreBackend.all)
+    func nameConflicts(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             let tenant = try await store.createTenant(name: "Acme")
             let user = try await store.createUser(tenantId: tenant.id, NewUser(), audit: nil)
             let tech = try await store.createWatchlist(tenantId: tenant.id, userId: user.id, name: "Tech", instruments: [])
@@ -63,9 +63,9 @@ struct WatchlistTests {
         }
     }
 
-    @Test("names must be 1 to 100 characters", arguments: ["", "   ", String(repeating: "x", count: 101)])
-    func invalidNames(name: String) async throws {
-        try await withStore { store, _ in
+    @Test("names must be 1 to 100 characters", arguments: StoreBackend.all, ["", "   ", String(repeating: "x", count: 101)])
+    func invalidNames(backend: StoreBackend, name: String) async throws {
+        try await withStore(backend) { store in
             let tenant = try await store.createTenant(name: "Acme")
             let user = try await store.createUser(tenantId: tenant.id, NewUser(), audit: nil)
             await expectGatewayError(.invalidRequest) {
@@ -81,9 +81,9 @@ struct WatchlistTests {
         }
     }
 
-    @Test("watchlists are listed oldest first, in a stable order")
-    func stableOrder() async throws {
-        try await withStore { store, _ in
+    @Test("watchlists are listed oldest first, in a stable order", arguments: StoreBackend.all)
+    func stableOrder(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
             let tenant = try await store.createTenant(name: "Acme")
             let user = try await store.createUser(tenantId: tenant.id, NewUser(), audit: nil)
             var created: [Watchlist] = []

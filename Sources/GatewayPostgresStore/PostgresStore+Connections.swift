@@ -1,0 +1,141 @@
+import Foundation
+public import GatewayCore
+import GatewayModel
+public import GatewayStore
+import Logging
+import PostgresNIO
+
+extension PostgresStore {
+    static let connectionColumns =
+        "id, tenant_id, user_id, broker, display_name, base_url, settings, status, status_detail, created_at, updated_at"
+
+    /// Saves a connection of one of the tenant's users with its credentials sealed to the new row.
+    public func createConnection(tenantId: String, userId: String?, _ connection: NewConnection) async throws
+        -> ConnectionDescriptor
+    {
+        let id = StoreIdentifier.make(StoreIdentifier.connection)
+        let sealed = try cipher.seal(connection.credentials, tenantId: tenantId, connectionId: id)
+        let settings = try SQLiteStore.encodeJSON(connection.settings)
+        return try await write("createConnection", conflict: "a connection with this id already exists") { db in
+            try await Self.lockTenant(db, tenantId)
+            if let userId { try await Self.requireUser(db, tenantId: tenantId, userId) }
+            let newest = try await db.row(
+                "SELECT MAX(created_at) AS newest FROM connections WHERE tenant_id = ?", [tenantId])?.optionalInt64("newest")
+            let now = StoreClock.millis(after: newest)
+            try await db.execute(
+                """
+                INSERT INTO connections (
+                    id, tenant_id, user_id, broker, display_name, base_url, settings, status, status_detail,
+                    credentials_ciphertext, created_at, updated_at)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, NULL, ?, ?, ?)
+                """,
+                [
+                    id, tenantId, userId, connection.broker.rawValue, connection.displayName, connection.baseURL, settings,
+                    connection.status.rawValue, sealed, now, now,
+                ])
+            return ConnectionDescriptor(
+                id: id, tenantId: tenantId, userId: userId, broker: connection.broker, displayName: connection.displayName,
+                baseURL: connection.baseURL, settings: connection.settings, status: connection.status,
+                statusDetail: nil, createdAt: StoreClock.date(now), updatedAt: StoreClock.date(now))
+        }
+    }
+
+    public func connections(tenantId: String) async throws -> [ConnectionDescriptor] {
+        try await read("connections") { db in
+            try await db.rows(
+                "SELECT \(Self.connectionColumns) FROM connections WHERE tenant_id = ? ORDER BY created_at, id", [tenantId]
+            ).map(ConnectionDescriptor.init(postgres:))
+        }
+    }
+
+    public func connections(tenantId: String, userId: String) async throws -> [ConnectionDescriptor] {
+        try await read("userConnections") { db in
+            try await db.rows(
+                """
+                SELECT \(Self.connectionColumns) FROM connections WHERE tenant_id = ? AND user_id = ?
+                ORDER BY created_at, id
+                """, [tenantId, userId]
+            ).map(ConnectionDescriptor.init(postgres:))
+        }
+    }
+
+    public func connection(tenantId: String, id: String) async throws -> ConnectionDescriptor? {
+        try await read("connection") { db in try await Self.fetchConnection(db, tenantId: tenantId, id: id) }
+    }
+
+    public func deleteConnection(tenantId: String, id: String) async throws -> Bool {
+        try await write("deleteConnection") { db in
+            try await db.count("DELETE FROM connections WHERE tenant_id = ? AND id = ? RETURNING id", [tenantId, id]) > 0
+        }
+    }
+
+    public func credentials(tenantId: String, connectionId: String) async throws -> BrokerCredentials {
+        let sealed = try await read("credentials") { db in
+            try await db.row(
+                "SELECT credentials_ciphertext FROM connections WHERE tenant_id = ? AND id = ?", [tenantId, connectionId]
+            )?.bytes("credentials_ciphertext")
+        }
+        guard let sealed else { throw SQLiteStore.connectionNotFound(connectionId) }
+        do {
+            return try cipher.open(sealed, tenantId: tenantId, connectionId: connectionId)
+        } catch {
+            logger.error(
+                "stored credentials do not decrypt",
+                metadata: ["tenant": .string(tenantId), "connection": .string(connectionId)])
+            throw error
+        }
+    }
+
+    public func updateCredentials(tenantId: String, connectionId: String, _ credentials: BrokerCredentials) async throws {
+        let sealed = try cipher.seal(credentials, tenantId: tenantId, connectionId: connectionId)
+        let now = StoreClock.nowMillis()
+        try await write("updateCredentials") { db in
+            let changed = try await db.count(
+                """
+                UPDATE connections SET credentials_ciphertext = ?, updated_at = GREATEST(?, updated_at + 1)
+                WHERE tenant_id = ? AND id = ? RETURNING id
+                """,
+                [sealed, now, tenantId, connectionId])
+            guard changed > 0 else { throw SQLiteStore.connectionNotFound(connectionId) }
+        }
+    }
+
+    public func updateConnectionStatus(
+        tenantId: String, connectionId: String, status: ConnectionStatus, detail: [String: String]?
+    ) async throws -> ConnectionDescriptor? {
+        let detailJSON = try detail.map(SQLiteStore.encodeJSON)
+        let now = StoreClock.nowMillis()
+        return try await write("updateConnectionStatus") { db in
+            try await db.row(
+                """
+                UPDATE connections SET status = ?, status_detail = ?, updated_at = GREATEST(?, updated_at + 1)
+                WHERE tenant_id = ? AND id = ? RETURNING \(Self.connectionColumns)
+                """,
+                [status.rawValue, detailJSON, now, tenantId, connectionId]
+            ).map(ConnectionDescriptor.init(postgres:))
+        }
+    }
+
+    static func fetchConnection(_ db: PostgresSQL, tenantId: String, id: String) async throws -> ConnectionDescriptor? {
+        try await db.row("SELECT \(connectionColumns) FROM connections WHERE tenant_id = ? AND id = ?", [tenantId, id])
+            .map(ConnectionDescriptor.init(postgres:))
+    }
+}
+
+extension ConnectionDescriptor {
+    init(postgres row: PostgresRandomAccessRow) throws {
+        let id = try row.string("id")
+        guard let status = ConnectionStatus(rawValue: try row.string("status")) else {
+            throw GatewayError(.internalError, "connection \(id) has an unknown stored status")
+        }
+        let detail = try row.optionalString("status_detail")
+        self.init(
+            id: id, tenantId: try row.string("tenant_id"), userId: try row.optionalString("user_id"),
+            broker: BrokerKind(try row.string("broker")), displayName: try row.string("display_name"),
+            baseURL: try row.string("base_url"),
+            settings: try SQLiteStore.decodeJSON([String: String].self, try row.string("settings"), column: "settings"),
+            status: status,
+            statusDetail: try detail.map { try SQLiteStore.decodeJSON([String: String].self, $0, column: "status_detail") },
+            createdAt: try row.date("created_at"), updatedAt: try row.date("updated_at"))
+    }
+}
