@@ -445,7 +445,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
-                "GatewayModel", "GatewayCore", "GatewayStore", "GatewayApp", "GatewayAPI", "AlpacaAdapter", "SaxoAdapter",
+                "GatewayModel", "GatewayCore", "GatewayStore", "GatewayPostgresStore", "GatewayApp", "GatewayAPI", "AlpacaAdapter", "SaxoAdapter",
                 "TradeItAdapter", "TradeOgreAdapter", "Sandbox", "GatewayTesting", "HostileBroker",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),

@@ -171,7 +171,11 @@ func buildGateway(
         try await DemoBootstrap(gateway: gateway, dataDirectory: dataDirectory, logger: logger).runIfEmpty(sandboxes: sandboxes)
     }
     services.append(application)
-    services.append(OrderReconciler(gateway: gateway, interval: settings.reconcileInterval))
+    // On PostgreSQL, several instances share the journal: one of them, the lease holder, reconciles.
+    let leadership = settings.postgres == nil ? nil : (store as? any LeaderLeaseStore).map { leases in
+        ReconcilerLeadership(leases: leases, ttl: max(settings.reconcileInterval * 5, .seconds(10)), logger: logger)
+    }
+    services.append(OrderReconciler(gateway: gateway, interval: settings.reconcileInterval, leadership: leadership))
     return GatewayProcess(services: services, gateway: gateway)
 }
 

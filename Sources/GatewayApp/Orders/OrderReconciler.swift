@@ -3,23 +3,42 @@ public import ServiceLifecycle
 
 /// Resolves orders whose outcome is unknown, in the background, until the service group shuts down.
 /// (Reads of such an order also reconcile it on demand.)
+///
+/// With `leadership` (several instances on one database), only the instance holding the reconciler's lease runs
+/// passes; the others keep asking for it at each interval, so one takes over when the leader stops renewing.
 public struct OrderReconciler: Service {
     let gateway: Gateway
     let interval: Duration
+    let leadership: ReconcilerLeadership?
 
-    public init(gateway: Gateway, interval: Duration = .seconds(2)) {
+    public init(gateway: Gateway, interval: Duration = .seconds(2), leadership: ReconcilerLeadership? = nil) {
         self.gateway = gateway
         self.interval = interval
+        self.leadership = leadership
     }
 
     public func run() async throws {
+        var leading: Bool?
         while !Task.isCancelled, !Task.isShuttingDownGracefully {
-            await gateway.reconcilePending()
+            let leads = await leadership?.lead() ?? true
+            if let leadership, leads != leading {
+                gateway.logger.notice(
+                    leads ? "this instance runs the reconciler" : "another instance runs the reconciler",
+                    metadata: ["holder": .string(leadership.holder)])
+                leading = leads
+            }
+            if leads {
+                await gateway.reconcilePending()
+            } else {
+                // A follower's loop is alive and ready to take over: that is what readiness asks of it.
+                gateway.reconcilerHeartbeat.beat()
+            }
             do {
                 try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
             } catch {
-                return
+                break
             }
         }
+        await leadership?.release()
     }
 }
