@@ -3,33 +3,28 @@ import GatewayCore
 public import GatewayModel
 
 extension TradeOgreAdapter {
-    /// One `GET /ticker/{market}` per distinct instrument, at most `quoteConcurrency` at once, answered in the order
-    /// asked. A market the venue does not list (`Market not found`) is left out, as other adapters leave out
-    /// instruments without data; any other failure fails the call.
+    /// One call whatever the number of instruments: `GET /ticker/{market}` for one market, `GET /markets` (every
+    /// market's ticker in one answer, the same fields) for more, answered in the order asked. A market the venue does
+    /// not list (`Market not found`, or absent from `/markets`) is left out, as other adapters leave out instruments
+    /// without data; any other failure fails the call.
     public func quotes(_ instruments: [InstrumentReference]) async throws -> [Quote] {
         var markets: [MarketName] = []
         for (index, reference) in instruments.enumerated() {
             let market = try market(of: reference, field: "instruments[\(index)]")
             if !markets.contains(market) { markets.append(market) }
         }
-        let limit = max(1, configuration.quoteConcurrency)
-        let found = try await withThrowingTaskGroup(of: (Int, Quote?).self) { group in
-            var next = 0
-            var results: [Int: Quote] = [:]
-            func start() {
-                let index = next
-                let market = markets[index]
-                next += 1
-                group.addTask { (index, try await quote(market)) }
-            }
-            while next < markets.count, next < limit { start() }
-            while let (index, quote) = try await group.next() {
-                if let quote { results[index] = quote }
-                if next < markets.count { start() }
-            }
-            return results
+        if markets.count == 1 { return try await quote(markets[0]).map { [$0] } ?? [] }
+        guard !markets.isEmpty else { return [] }
+        let listed = try await fetch(TradeOgreMarkets.self, .markets())
+        var tickers: [MarketName: TradeOgreTicker] = [:]
+        for entry in listed.entries {
+            if let market = MarketName(wire: entry.name, naming: naming) { tickers[market] = entry.ticker }
         }
-        return markets.indices.compactMap { found[$0] }
+        return markets.compactMap { market in
+            tickers[market].map {
+                Quote(tradeOgre: $0, instrument: Instrument(tradeOgre: market, naming: naming), connectionId: connectionId)
+            }
+        }
     }
 
     func quote(_ market: MarketName) async throws -> Quote? {

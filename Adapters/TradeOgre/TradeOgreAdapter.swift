@@ -97,39 +97,18 @@ public struct TradeOgreAdapter: BrokerAdapter {
         ]
     }
 
-    /// Totals from `GET /account/balances`; then, for each currency kept, `balance` and `available` from
-    /// `POST /account/balance`, at most `balanceConcurrency` at a time. Zero totals are left out unless
-    /// `includeZeroBalances` is set. Sorted by currency.
+    /// Totals from `GET /account/balances` and the open orders of every market from `POST /account/orders`, the two
+    /// calls at once; what the orders hold is subtracted from the totals (see ``HeldFunds`` for the rule). Zero totals
+    /// are left out unless `includeZeroBalances` is set. Sorted by currency.
     public func balances(accountId: String?) async throws -> [Balance] {
         try check(accountId)
         try requireKeys()
-        let totals = try await fetch(TradeOgreBalances.self, .balances()).balances
-        let currencies = totals.keys.sorted().filter { configuration.includeZeroBalances || totals[$0] != 0 }
-        let limit = max(1, configuration.balanceConcurrency)
-        let connectionId = self.connectionId
-        let found = try await withThrowingTaskGroup(of: (Int, Balance).self) { group in
-            var next = 0
-            var results: [Int: Balance] = [:]
-            func start() {
-                let index = next
-                let currency = currencies[index]
-                next += 1
-                group.addTask {
-                    let answer = try await fetch(TradeOgreBalance.self, .balance(), form: [("currency", currency)])
-                    return (
-                        index,
-                        Balance(tradeOgre: answer, currency: currency, connectionId: connectionId, accountId: Self.accountId)
-                    )
-                }
-            }
-            while next < currencies.count, next < limit { start() }
-            while let (index, balance) = try await group.next() {
-                results[index] = balance
-                if next < currencies.count { start() }
-            }
-            return results
-        }
-        return currencies.indices.compactMap { found[$0] }
+        async let totalsCall = fetch(TradeOgreBalances.self, .balances())
+        async let ordersCall = fetch([TradeOgreOpenOrder].self, .openOrders(), form: [])
+        let (totals, open) = try await (totalsCall, ordersCall)
+        return HeldFunds.balances(
+            totals: totals.balances, held: try HeldFunds.held(by: open, naming: naming),
+            includeZero: configuration.includeZeroBalances, connectionId: connectionId, accountId: Self.accountId)
     }
 
     /// Holdings as positions: see ``Holdings`` for the rule. One call for the totals and one for every market's

@@ -41,7 +41,7 @@ public struct TradeOgreAdapterFactory: BrokerAdapterFactory {
             "Base URL: the API root including /api/v1. TradeOgre itself has been offline since 2025; use any venue speaking its dialect, or the built-in sandbox://tradeogre.",
             "Setting marketNaming: base-quote (XMR-BTC, the default) or quote-base (BTC-XMR, TradeOgre's naming before about 2023). Symbols are always BASE/QUOTE (XMR/BTC); brokerKey.market holds the wire name.",
             "One account per key pair, with id 'spot'; its currency is the valuation currency.",
-            "Balances: totals from /account/balances, available and held per currency from /account/balance (4 at a time); zero balances are left out unless the setting includeZeroBalances is true.",
+            "Balances: two calls whatever the number of currencies: totals from /account/balances, and held amounts from every open order (/account/orders: a sell holds its remaining quantity of the base currency, a buy price × quantity of the quote, rounded up to 8 decimals); available = total − held. Zero balances are left out unless the setting includeZeroBalances is true.",
             "Positions are holdings: every currency with a non-zero total except the valuation currency (setting valuationCurrency, default BTC) is a position in <currency>/<valuation>, valued at the last price of market <currency>-<valuation>, else 1/price of <valuation>-<currency>, else without a value. The valuation currency itself is a balance, not a position. No cost basis.",
             "Orders: limit only, good till cancelled (gtc), buy or sell (no short selling); quantity and price at most 8 decimals.",
             "No client order ids: orderByClientOrderId finds nothing. A placement whose answer was lost is found by matching market, side, price, quantity and time among the open orders (OrderMatcher over the open orders, from the journaled intent or TradeOgreAdapter.placement(clientOrderId:)).",
@@ -49,7 +49,7 @@ public struct TradeOgreAdapterFactory: BrokerAdapterFactory {
             "state=all lists the open orders (TradeOgre keeps no order history); state=closed is unprocessable.",
             "Placement answers only a uuid: the order is read back once for its fills; if that read fails it is reported open.",
             "Preview is estimated by the gateway from the ticker and the available balance (cost = limit × quantity). Modify is emulated as cancel then place: the replacement has a new brokerOrderId; if the cancel succeeds and the place fails, the error says the original was cancelled and the replacement was not placed.",
-            "Quotes from /ticker: last = price, open = initialprice (the price 24 h ago, so changes are over 24 h), volume as TradeOgre reports it; no timestamp. Markets the venue does not list are left out.",
+            "Quotes from /ticker for one market, from one /markets call (every market's ticker) for several: last = price, open = initialprice (the price 24 h ago, so changes are over 24 h), volume as TradeOgre reports it; no timestamp. Markets the venue does not list are left out.",
             "Candles: 1m, 15m, 1h, 4h, 1d, 1w.",
             "Watchlists: TradeOgre has none; use the gateway's own.",
         ])

@@ -38,8 +38,6 @@ public struct TradeOgreConfiguration: Sendable {
     public var includeZeroBalances: Bool
     /// How many `/account/balance` calls run at once.
     public var balanceConcurrency = 4
-    /// How many `/ticker` calls run at once.
-    public var quoteConcurrency = 4
     public var readTimeout: Duration = .seconds(10)
     /// Placements and cancels: longer, because a lost answer costs a reconciliation.
     public var writeTimeout: Duration = .seconds(15)

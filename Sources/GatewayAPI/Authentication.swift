@@ -29,7 +29,8 @@ public enum RequestIdentity {
 /// Admits a request to a secured operation only with a tenant's API key as `Authorization: Bearer <key>` that has
 /// the scope the operation declares, and settles which user it acts for (`X-User-ID`, or the key's own user).
 /// Which operations are open, which scope each needs and which act for a user all come from the document, not from
-/// lists kept here. The key, its tenant and its user are read from the store on every request.
+/// lists kept here. The key, its tenant and its user are read through the gateway's cache, which the store's change
+/// stamp empties whenever any process writes (a revocation is refused on the next request).
 struct Authentication: ServerMiddleware {
     let gateway: Gateway
     let document: OpenAPIDocument

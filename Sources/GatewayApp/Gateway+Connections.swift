@@ -52,7 +52,7 @@ extension Gateway {
 
     /// Every connection of the user, oldest first.
     public func connections(owner: Owner) async throws -> [ConnectionDescriptor] {
-        try await store.connections(tenantId: owner.tenant.id, userId: owner.userId)
+        try await userConnections(owner)
     }
 
     /// Links a connection from a client's request: checked here, then either proven with its credentials and saved,

@@ -38,6 +38,8 @@ public struct Gateway: Sendable {
     let sessionKeys: SessionKeyRing
     let deviceSeen = DeviceSeenThrottle()
     let passwords: PasswordHasher
+    /// The key, session and connection-list reads of every request, cached under the store's change stamp.
+    let hotReads: HotReads
 
     public init(
         store: some GatewayStore & OrderJournalStore, registry: AdapterRegistry, router: BrokerRouter, logger: Logger,
@@ -67,6 +69,7 @@ public struct Gateway: Sendable {
         self.sessions = sessions
         self.sessionKeys = SessionKeyRing(sessions.signingKeys)
         self.passwords = PasswordHasher(cost: sessions.passwordCost)
+        self.hotReads = HotReads(store: store)
     }
 
     /// Where the gateway's metrics go (the broker-call pipeline's factory): `/metrics` reads it.
@@ -124,7 +127,7 @@ public struct Gateway: Sendable {
     public func connections(owner: Owner, _ selection: Selection, supporting operation: BrokerOperation? = nil)
         async throws -> [ConnectionDescriptor]
     {
-        var connections = try await store.connections(tenantId: owner.tenant.id, userId: owner.userId)
+        var connections = try await userConnections(owner)
         if let id = selection.connectionId {
             connections = connections.filter { $0.id == id }
             if connections.isEmpty { throw GatewayError(.notFound, "no connection '\(id)'") }
@@ -141,6 +144,14 @@ public struct Gateway: Sendable {
             }
         }
         return connections
+    }
+
+    /// The user's connections, oldest first, from the cache while the store has not changed.
+    func userConnections(_ owner: Owner) async throws -> [ConnectionDescriptor] {
+        let store = self.store
+        return try await hotReads.read(
+            hotReads.connectionLists, HotReads.UserKey(tenantId: owner.tenant.id, userId: owner.userId)
+        ) { try await store.connections(tenantId: owner.tenant.id, userId: owner.userId) } ?? []
     }
 
     /// Fans `read` out to the selected connections and reports each one.

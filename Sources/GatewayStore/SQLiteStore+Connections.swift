@@ -56,11 +56,11 @@ extension SQLiteStore {
     public func connections(tenantId: String, userId: String) async throws -> [ConnectionDescriptor] {
         try await read("userConnections") { db in
             try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT \(Self.connectionColumns) FROM connections WHERE tenant_id = ? AND user_id = ?
-                    ORDER BY created_at, id
-                    """,
+                db.cachedStatement(
+                    sql: """
+                        SELECT \(Self.connectionColumns) FROM connections WHERE tenant_id = ? AND user_id = ?
+                        ORDER BY created_at, id
+                        """),
                 arguments: [tenantId, userId]
             ).map(ConnectionDescriptor.init(row:))
         }

@@ -17,6 +17,7 @@ extension SQLiteStore {
     func write<T: Sendable>(
         _ operation: String, conflict: String? = nil, _ body: @Sendable (Database) throws -> T
     ) async throws -> T {
+        defer { countWrite() }
         do {
             return try await writer.write(body)
         } catch {

@@ -6,6 +6,7 @@ import Synchronization
 // the way an attacker with write access to the file could. Not part of the API.
 extension SQLiteStore {
     func executeRaw(_ sql: String, arguments: [String] = []) async throws {
+        defer { countWrite() }
         try await writer.write { db in try db.execute(sql: sql, arguments: StatementArguments(arguments)) }
     }
 

@@ -340,7 +340,8 @@ extension SQLiteStore {
     }
 
     static func fetchSession(_ db: Database, id: String) throws -> SessionRecord? {
-        try Row.fetchOne(db, sql: "SELECT \(sessionColumns) FROM sessions WHERE id = ?", arguments: [id]).map(SessionRecord.init(row:))
+        try Row.fetchOne(db.cachedStatement(sql: "SELECT \(sessionColumns) FROM sessions WHERE id = ?"), arguments: [id])
+            .map(SessionRecord.init(row:))
     }
 }
 

@@ -20,7 +20,7 @@ extension SQLiteStore {
 
     public func tenant(id: String) async throws -> Tenant? {
         try await read("tenant") { db in
-            try Row.fetchOne(db, sql: "SELECT \(Self.tenantColumns) FROM tenants WHERE id = ?", arguments: [id])
+            try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Self.tenantColumns) FROM tenants WHERE id = ?"), arguments: [id])
                 .map(Tenant.init(row:))
         }
     }
@@ -101,7 +101,7 @@ extension SQLiteStore {
         guard let (keyId, secret) = APIKeySecret.parse(key) else { return nil }
         let presentedHash = APIKeySecret.hash(secret: secret)
         let found = try await read("authenticateAPIKey") { db -> (hash: [UInt8], key: AuthenticatedAPIKey)? in
-            guard let row = try Row.fetchOne(db, sql: Self.apiKeyLookupSQL, arguments: [keyId]) else { return nil }
+            guard let row = try Row.fetchOne(db.cachedStatement(sql: Self.apiKeyLookupSQL), arguments: [keyId]) else { return nil }
             let hash = try row.decode(Data.self, forColumn: "hash")
             let tenant = Tenant(
                 id: try row.decode(forColumn: "tenant_id"), name: try row.decode(forColumn: "tenant_name"),

@@ -144,7 +144,8 @@ extension SQLiteStore {
 
     static func fetchUser(_ db: Database, tenantId: String, id: String) throws -> User? {
         try Row.fetchOne(
-            db, sql: "SELECT \(userColumns) FROM users WHERE tenant_id = ? AND id = ?", arguments: [tenantId, id]
+            db.cachedStatement(sql: "SELECT \(userColumns) FROM users WHERE tenant_id = ? AND id = ?"),
+            arguments: [tenantId, id]
         ).map(User.init(row:))
     }
 

@@ -2,6 +2,7 @@ public import Foundation
 import GatewayCore
 import GRDB
 public import Logging
+import Synchronization
 
 #if canImport(Glibc)
 import Glibc
@@ -28,6 +29,10 @@ public final class SQLiteStore: GatewayStore {
     let logger: Logger
     /// The database file, or `nil` for an in-memory store.
     public let path: String?
+    /// A connection of its own that only reads `PRAGMA data_version` (``StoreChangeStamp``); `nil` in memory.
+    let stampConnection: DatabaseQueue?
+    /// This store's own writes, counted for ``StoreChangeStamp``.
+    let ownWrites = Atomic<UInt64>(0)
 
     /// Opens (creating if needed) the database at `path` and brings its schema up to date.
     ///
@@ -53,7 +58,9 @@ public final class SQLiteStore: GatewayStore {
             configuration.foreignKeysEnabled = true
             // Another process (an admin command) may hold the write lock for a moment.
             configuration.busyMode = .timeout(busyTimeout)
+            Self.traceStatements(&configuration, logger: logger)
             writer = try DatabasePool(path: path, configuration: configuration)
+            stampConnection = try Self.openStampConnection(path: path, busyTimeout: busyTimeout)
         } catch {
             logger.error(
                 "cannot open the database", metadata: ["path": .string(path), "error": .string(Self.safeDescription(error))])
@@ -69,8 +76,10 @@ public final class SQLiteStore: GatewayStore {
         self.cipher = cipher
         self.logger = logger
         self.path = nil
+        self.stampConnection = nil
         var configuration = Configuration()
         configuration.foreignKeysEnabled = true
+        Self.traceStatements(&configuration, logger: logger)
         do {
             writer = try DatabaseQueue(configuration: configuration)
         } catch {
@@ -101,6 +110,7 @@ public final class SQLiteStore: GatewayStore {
     /// Closes the database. Later calls fail with `GatewayError(.internalError)`.
     public func close() throws {
         do {
+            try stampConnection?.close()
             try writer.close()
         } catch {
             throw GatewayError(.internalError, "the gateway's database cannot be closed")
@@ -176,6 +186,19 @@ public final class SQLiteStore: GatewayStore {
     }
 
     package static let keyCheckName = "master_key_check"
+
+    /// With the store's logger at `trace`, every statement the store runs is logged (`sqlite statement`, its SQL
+    /// without arguments, so no hash or ciphertext): what a request costs the database can be read from the log, and
+    /// tests count the reads a cache saves. At any other level nothing is installed and nothing is paid.
+    static func traceStatements(_ configuration: inout Configuration, logger: Logger) {
+        guard logger.logLevel <= .trace else { return }
+        configuration.prepareDatabase { db in
+            db.trace(options: .statement) { event in
+                guard case .statement(let statement) = event else { return }
+                logger.trace("sqlite statement", metadata: ["sql": .string(statement.sql)])
+            }
+        }
+    }
 }
 
 /// `O_EXCL` leaves a file that exists, or that another process creates meanwhile, alone. At file scope because the

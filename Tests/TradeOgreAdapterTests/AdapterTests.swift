@@ -216,33 +216,87 @@ final class CollectingLogHandler: LogHandler, @unchecked Sendable {
 
 @Suite("TradeOgre balances")
 struct BalanceTests {
-    @Test("totals, then available per non-zero currency, at most 4 at a time; available + held == total")
-    func balances() async throws {
-        var answers: [String: [(Int, String)]] = [
-            "GET /account/balances": [(200, #"{"success":true,"balances":{"BTC":"1.50000000","XMR":"0.00000000","LTC":"2","A":"1","B":"1","C":"1","D":"1"}}"#)]
-        ]
-        answers["POST /account/balance"] = [(200, #"{"success":true,"balance":"1.50000000","available":"1.25000000"}"#)]
-        let transport = RoutedTransport(answers, delay: .milliseconds(20))
+    @Test("two calls whatever the number of currencies: totals, and every open order for what they hold")
+    func twoCalls() async throws {
+        let transport = RoutedTransport([
+            "GET /account/balances": [(200, #"{"success":true,"balances":{"BTC":"1.50000000","XMR":"0.00000000","LTC":"2","A":"1","B":"1","C":"1","D":"1"}}"#)],
+            "POST /account/orders": [(200, "[]")],
+        ])
         let balances = try await makeAdapter(transport).balances(accountId: nil)
         #expect(balances.map(\.currency) == ["A", "B", "BTC", "C", "D", "LTC"])
         for balance in balances {
-            #expect(balance.available + balance.held == balance.total)
+            #expect(balance.available == balance.total && balance.held == 0)
             #expect(balance.accountId == "spot")
         }
-        #expect(transport.maxInFlight <= 4)
-        #expect(transport.maxInFlight > 1)
-        let forms = transport.sent.filter { $0.url.hasSuffix("/account/balance") }.compactMap { $0.body.map { String(decoding: $0, as: UTF8.self) } }
-        #expect(Set(forms) == Set(["A", "B", "BTC", "C", "D", "LTC"].map { "currency=\($0)" }))
-        #expect(transport.sent.filter { $0.url.hasSuffix("/account/balance") }.allSatisfy {
-            $0.method == .post && $0.header("Content-Type") == "application/x-www-form-urlencoded"
-        })
+        #expect(transport.sent.count == 2)
+        let orders = try #require(transport.sent.first { $0.url.hasSuffix("/account/orders") })
+        // No market field: the open orders of every market.
+        #expect(orders.method == .post && (orders.body ?? Data()).isEmpty)
+        #expect(!transport.sent.contains { $0.url.hasSuffix("/account/balance") })
+    }
+
+    @Test("a sell holds its remaining base quantity; a buy holds price × quantity of the quote, rounded up to 8 decimals")
+    func heldFromOrders() async throws {
+        let transport = RoutedTransport([
+            "GET /account/balances": [(200, #"{"success":true,"balances":{"BTC":"1.50000000","XMR":"25.00000000","LTC":"40.00000000","USDT":"0.00000000"}}"#)],
+            "POST /account/orders": [(200, """
+                [{"uuid":"a","date":1692372889,"type":"buy","price":"0.00333333","quantity":"0.33333333","market":"XMR-BTC"},
+                 {"uuid":"b","date":1692372889,"type":"buy","price":"0.00420000","quantity":"2.00000000","market":"LTC-BTC"},
+                 {"uuid":"c","date":1692204956,"type":"sell","price":"0.5","quantity":"1.25000000","market":"XMR-BTC"},
+                 {"uuid":"d","date":1692204956,"type":"sell","price":"90","quantity":"0.10000000","market":"LTC-USDT"}]
+                """)],
+        ])
+        let balances = try await makeAdapter(transport).balances(accountId: nil)
+        let byCurrency = Dictionary(uniqueKeysWithValues: balances.map { ($0.currency, $0) })
+        // 0.00333333 × 0.33333333 = 0.0011111099888889 → 0.00111111 (up); 0.0042 × 2 = 0.0084.
+        #expect(byCurrency["BTC"]?.held == Decimal(string: "0.00951111"))
+        #expect(byCurrency["BTC"]?.available == Decimal(string: "1.49048889"))
+        #expect(byCurrency["XMR"]?.held == Decimal(string: "1.25") && byCurrency["XMR"]?.available == Decimal(string: "23.75"))
+        #expect(byCurrency["LTC"]?.held == Decimal(string: "0.1") && byCurrency["LTC"]?.available == Decimal(string: "39.9"))
+        #expect(byCurrency["USDT"] == nil)
+        for balance in balances { #expect(balance.available + balance.held == balance.total) }
+    }
+
+    @Test("the older quote-first naming: BTC-XMR is base XMR")
+    func quoteFirstNaming() async throws {
+        let transport = RoutedTransport([
+            "GET /account/balances": [(200, #"{"success":true,"balances":{"BTC":"1","XMR":"3"}}"#)],
+            "POST /account/orders": [(200, #"[{"uuid":"a","date":1514876938,"type":"sell","price":"0.02621960","quantity":"1.55772526","market":"BTC-XMR"}]"#)],
+        ])
+        let balances = try await makeAdapter(transport, settings: ["marketNaming": "quote-base"]).balances(accountId: nil)
+        #expect(balances.first { $0.currency == "XMR" }?.held == Decimal(string: "1.55772526"))
+        #expect(balances.first { $0.currency == "BTC" }?.held == 0)
+    }
+
+    @Test("an order claiming more than the total read with it holds the total: available is never negative")
+    func heldCappedAtTotal() {
+        let held = ["BTC": Decimal(string: "0.0042")!]
+        let balances = HeldFunds.balances(
+            totals: ["BTC": Decimal(string: "0.00015033")!], held: held, includeZero: false, connectionId: "c", accountId: "spot")
+        #expect(balances.first?.held == Decimal(string: "0.00015033") && balances.first?.available == 0)
+    }
+
+    @Test("an open order whose side or market cannot be read fails the read as malformed_response")
+    func unreadableOrder() async throws {
+        for entry in [
+            #"{"uuid":"a","date":1,"type":"short","price":"1","quantity":"1","market":"XMR-BTC"}"#,
+            #"{"uuid":"a","date":1,"type":"buy","price":"1","quantity":"1","market":"XMRBTC"}"#,
+            #"{"uuid":"a","date":1,"type":"buy","price":"1","quantity":"1.5abc","market":"XMR-BTC"}"#,
+        ] {
+            let transport = RoutedTransport([
+                "GET /account/balances": [(200, #"{"success":true,"balances":{"BTC":"1"}}"#)],
+                "POST /account/orders": [(200, "[\(entry)]")],
+            ])
+            let error = await #expect(throws: GatewayError.self) { try await makeAdapter(transport).balances(accountId: nil) }
+            #expect(error?.code == .malformedResponse, "\(entry)")
+        }
     }
 
     @Test("includeZeroBalances keeps zero totals; another account id is not_found")
     func zeroBalances() async throws {
         let transport = RoutedTransport([
             "GET /account/balances": [(200, #"{"success":true,"balances":{"BTC":"0.00000000"}}"#)],
-            "POST /account/balance": [(200, #"{"success":true,"balance":"0.00000000","available":"0.00000000"}"#)],
+            "POST /account/orders": [(200, "[]")],
         ])
         let kept = try await makeAdapter(transport, settings: ["includeZeroBalances": "true"]).balances(accountId: "spot")
         #expect(kept.map(\.currency) == ["BTC"])
@@ -251,11 +305,11 @@ struct BalanceTests {
         #expect(error?.code == .notFound)
     }
 
-    @Test("one failing per-currency call fails the read")
+    @Test("a failing open-orders call fails the read")
     func partialFailure() async throws {
         let transport = RoutedTransport([
             "GET /account/balances": [(200, #"{"success":true,"balances":{"BTC":"1"}}"#)],
-            "POST /account/balance": [(503, "<html>down</html>")],
+            "POST /account/orders": [(503, "<html>down</html>")],
         ])
         let error = await #expect(throws: GatewayError.self) { try await makeAdapter(transport).balances(accountId: nil) }
         #expect(error?.code == .upstreamUnavailable)

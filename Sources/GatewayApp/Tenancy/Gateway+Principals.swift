@@ -3,8 +3,9 @@ public import GatewayCore
 import GatewayModel
 public import GatewayStore
 
-/// Who a request is: an API key read from the store on every request (no cache), so a revoked key, a disabled tenant
-/// or a deleted user takes effect on the next request.
+/// Who a request is: an API key, read from the store, or from the cache (``HotReads``) while the store's change
+/// stamp is unchanged, so a revoked key, a disabled tenant or a deleted user takes effect on the next request,
+/// whichever process made the change.
 extension Gateway {
     /// The most characters of a user id the gateway reads from a request (`usr_` and 20 base32 characters).
     static let userIdMaxLength = 64
@@ -22,7 +23,10 @@ extension Gateway {
     public func principal(
         apiKey: String, requiredScope: Scope, actingFor header: String?, userScoped: Bool
     ) async throws -> Principal {
-        guard let found = try await store.authenticateAPIKey(apiKey) else {
+        let store = self.store
+        guard let found = try await hotReads.read(hotReads.keys, HotReads.digest(ofKey: apiKey), load: {
+            try await store.authenticateAPIKey(apiKey)
+        }) else {
             throw GatewayError(.unauthorized, "the API key is not valid (unknown or revoked)", retryable: false)
         }
         guard found.tenant.disabledAt == nil else {
@@ -58,7 +62,11 @@ extension Gateway {
                 .invalidRequest, "X-User-ID must be a user id (usr_…)", retryable: false,
                 details: [FieldProblem(field: "X-User-ID", problem: "must be a user id (usr_…)")])
         }
-        guard try await store.user(tenantId: tenant.id, id: id) != nil else {
+        let store = self.store
+        let exists = try await hotReads.read(hotReads.users, HotReads.UserKey(tenantId: tenant.id, userId: id)) {
+            try await store.user(tenantId: tenant.id, id: id) != nil ? true : nil
+        }
+        guard exists == true else {
             throw GatewayError(.notFound, "no user '\(id)'", retryable: false)
         }
         return id

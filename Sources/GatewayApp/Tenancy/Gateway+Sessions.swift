@@ -178,7 +178,7 @@ extension Gateway {
 
     /// The principal of a request with an end user's access token: signed by one of the gateway's keys, not
     /// expired, its session live (not logged out, its device not removed) and its tenant not disabled, read from the
-    /// store on every request. A session reads and trades for its own user only.
+    /// store, or from the cache while the store's change stamp is unchanged (``HotReads``). A session reads and trades for its own user only.
     public func principal(accessToken: String, requiredScope: Scope, actingFor header: String?, deviceHeader: String?) async throws -> Principal {
         let claims: AccessTokenClaims
         do {
@@ -190,9 +190,11 @@ extension Gateway {
         guard claims.exp.value > now, claims.iss.value == sessions.issuer else {
             throw GatewayError(.unauthorized, "the access token has expired: refresh it", retryable: false)
         }
-        guard let session = try await store.session(id: claims.sid), session.isLive(at: now),
-            session.userId == claims.sub.value, session.tenantId == claims.tid, session.deviceId == claims.did,
-            let tenant = try await store.tenant(id: claims.tid)
+        let store = self.store
+        guard let session = try await hotReads.read(hotReads.sessions, claims.sid, load: { try await store.session(id: claims.sid) }),
+            session.isLive(at: now), session.userId == claims.sub.value, session.tenantId == claims.tid,
+            session.deviceId == claims.did,
+            let tenant = try await hotReads.read(hotReads.tenants, claims.tid, load: { try await store.tenant(id: claims.tid) })
         else {
             throw GatewayError(.unauthorized, "the session has ended (logged out, its device removed, or expired)", retryable: false)
         }
