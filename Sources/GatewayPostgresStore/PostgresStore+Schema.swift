@@ -24,6 +24,7 @@ extension PostgresStore {
     static let migrations: [(name: String, sql: String)] = [
         ("v8-schema", schemaV8),
         ("v9-leases", leasesV9),
+        ("v10-change-stamp", changeStampV10),
     ]
 
     public func migrationsApplied() async throws -> Bool {
@@ -366,5 +367,34 @@ extension PostgresStore {
             acquired_at BIGINT NOT NULL,
             expires_at BIGINT NOT NULL
         );
+        """
+
+    /// PostgreSQL only (SQLite has `PRAGMA data_version`): see `PostgresStore+ChangeStamp`.
+    static let changeStampV10 = """
+        -- The change stamp: bumped at commit by every transaction that wrote a table the application caches.
+        CREATE TABLE store_change (
+            id SMALLINT PRIMARY KEY CHECK (id = 1),
+            stamp BIGINT NOT NULL
+        );
+        INSERT INTO store_change (id, stamp) VALUES (1, 0);
+        CREATE FUNCTION brokergateway_bump_store_change() RETURNS trigger LANGUAGE plpgsql
+            SET search_path FROM CURRENT AS $$
+        BEGIN
+            UPDATE store_change SET stamp = stamp + 1 WHERE id = 1;
+            RETURN NULL;
+        END
+        $$;
+        CREATE CONSTRAINT TRIGGER tenants_change AFTER INSERT OR UPDATE OR DELETE ON tenants
+            DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION brokergateway_bump_store_change();
+        CREATE CONSTRAINT TRIGGER api_keys_change AFTER INSERT OR UPDATE OR DELETE ON api_keys
+            DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION brokergateway_bump_store_change();
+        CREATE CONSTRAINT TRIGGER users_change AFTER INSERT OR UPDATE OR DELETE ON users
+            DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION brokergateway_bump_store_change();
+        CREATE CONSTRAINT TRIGGER sessions_change AFTER INSERT OR UPDATE OR DELETE ON sessions
+            DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION brokergateway_bump_store_change();
+        CREATE CONSTRAINT TRIGGER devices_change AFTER INSERT OR UPDATE OR DELETE ON devices
+            DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION brokergateway_bump_store_change();
+        CREATE CONSTRAINT TRIGGER connections_change AFTER INSERT OR UPDATE OR DELETE ON connections
+            DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION brokergateway_bump_store_change();
         """
 }

@@ -105,6 +105,26 @@ struct MultiInstanceProcessTests {
     }
 }
 
+extension MultiInstanceProcessTests {
+    @Test(
+        .enabled(if: postgresURL != nil, "BROKERGATEWAY_TEST_POSTGRES_URL is not set: .ci/run starts a server and sets it"),
+        .timeLimit(.minutes(5)))
+    func aKeyRevokedThroughOneInstanceIsRefusedByTheOtherOnItsNextRequest() async throws {
+        try await Cluster.with(instances: 2) { cluster in
+            let (first, second) = (cluster.instances[0], cluster.instances[1])
+            // The first instance has the key, its tenant and the user's connections in memory after these.
+            for _ in 0..<3 {
+                let (status, body) = try await cluster.send("GET", first.url + "/v1/connections")
+                #expect(status == 200, "\(body)")
+            }
+            let (revoked, answer) = try await cluster.send("DELETE", second.url + "/v1/keys/\(cluster.keyId)", actingForUser: false)
+            #expect((200..<300).contains(revoked), "\(answer)")
+            let (status, body) = try await cluster.send("GET", first.url + "/v1/connections")
+            #expect(status == 401, "the revoked key was still accepted by the other instance: \(body)")
+        }
+    }
+}
+
 /// One gateway instance under test: its process, its URL and its log.
 final class Instance: Sendable {
     let process: ChildProcess
@@ -194,6 +214,7 @@ struct Cluster: Sendable {
     let alpaca: String
     let instances: [Instance]
     let tenantId: String
+    let keyId: String
     let key: String
     var userId = ""
     var connectionId = ""
@@ -260,9 +281,10 @@ struct Cluster: Sendable {
                     process: process, url: String(serving[start...].prefix { !$0.isWhitespace }), log: log))
             }
 
+            let keyId = String(try #require(keyLines.first).split(separator: "\t")[0])
             var cluster = Cluster(
                 binary: binary, databaseURL: databaseURL, data: data, alpaca: broker.url, instances: started,
-                tenantId: tenantId, key: key)
+                tenantId: tenantId, keyId: keyId, key: key)
             let (userStatus, user) = try await cluster.send("POST", started[0].url + "/v1/users", body: ["externalId": "multi"], actingForUser: false)
             #expect(userStatus == 201)
             let userId = try #require((user["data"] as? [String: Any])?["id"] as? String, "\(user)")

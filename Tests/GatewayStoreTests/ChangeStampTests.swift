@@ -41,6 +41,24 @@ struct ChangeStampTests {
         }
     }
 
+    @Test("a write through another instance on the same database changes it", arguments: StoreBackend.all)
+    func anotherInstance(_ backend: StoreBackend) async throws {
+        try await withTwoStores(backend) { first, second in
+            let stamps = try #require(first as? any StoreChangeStamp)
+            let tenant = try await first.createTenant(name: "A")
+            let key = try await first.issueAPIKey(tenantId: tenant.id, label: "k")
+            let before = try await stamps.changeStamp()
+            #expect(try await stamps.changeStamp() == before)
+            #expect(try await second.revokeAPIKey(tenantId: tenant.id, keyId: key.id, audit: nil))
+            let after = try await stamps.changeStamp()
+            #expect(after != before)
+            // Seen once, it stays put until the next write.
+            #expect(try await stamps.changeStamp() == after)
+            _ = try await second.disableTenant(id: tenant.id, audit: nil)
+            #expect(try await stamps.changeStamp() != after)
+        }
+    }
+
     @Test("the in-memory store counts its own writes")
     func inMemory() async throws {
         let store = try SQLiteStore(inMemoryWith: .random())
