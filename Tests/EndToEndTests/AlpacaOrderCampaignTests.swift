@@ -38,12 +38,16 @@ struct AlpacaOrderCampaignTests {
         try await withSandbox(sandbox) { url in
             let logger = Logger(label: "campaign", factory: { _ in SwiftLogNoOpLogHandler() })
             let store = try SQLiteStore(path: directory.appendingPathComponent("gateway.sqlite").path, cipher: .random(), logger: logger)
+            // The campaign is about the journal and idempotency, not the breaker: on a loaded test machine the
+            // injected timeouts and slow answers would open it, and every later placement would be refused unsent.
             let registry = AdapterRegistry(
                 factories: [AlpacaAdapterFactory()], transport: HTTPClientTransport.loopbackForTests, logger: logger,
+                pipeline: BrokerPipeline(settings: PipelineSettings(
+                    breakerConsecutiveFailures: 1_000_000, breakerFailureRatio: 2, breakerMinimumCalls: 1_000_000)),
                 egress: .loopbackForTests)
             let gateway = Gateway(
                 store: store, registry: registry, router: BrokerRouter(), logger: logger,
-                orderSettings: OrderSettings(brokerTimeout: .milliseconds(400), reconcileGrace: 0))
+                orderSettings: OrderSettings(brokerTimeout: .milliseconds(1500), reconcileGrace: 0))
             let tenant = try await store.createTenant(name: "campaign")
             let connection = try await gateway.link(owner: try await gateway.defaultOwner(tenant), NewConnection(
                 broker: .alpaca, displayName: "sandbox", baseURL: url.absoluteString,
