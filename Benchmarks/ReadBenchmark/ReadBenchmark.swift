@@ -15,9 +15,15 @@ import NIOHTTP1
 /// medians and p99s against the injected latency (the physical limit), and CPU per read: the gateway process's
 /// (from /proc) against the aggregator's own.
 ///
+/// With `--database-url postgres://…` and `--instances 2`, the gateways are that many `gateway serve` processes on one
+/// PostgreSQL database (one data folder: one master key), and each round also drives the clients spread over every
+/// instance (client `i` reads from instance `i mod n`), against the same clients on the first instance alone; CPU is
+/// the sum over the instances.
+///
 ///     swift build -c release --product gateway --product ReadBenchmark
 ///     .build/release/ReadBenchmark --python .venv-fidelity-tradeogre/bin/python \
-///         [--clients 1,10,100,1000] [--seconds 10] [--warmup 2] [--rounds 3] [--latency-ms 25] [--accounts 2]
+///         [--clients 1,10,100,1000] [--seconds 10] [--warmup 2] [--rounds 3] [--latency-ms 25] [--accounts 2] \
+///         [--database-url postgres://… --instances 2]
 @main
 struct ReadBenchmark {
     static let unlimitedTenant = [
@@ -43,6 +49,12 @@ struct ReadBenchmark {
         let rounds = arguments.int("--rounds", 3)
         let latency = arguments.int("--latency-ms", 25)
         let accounts = arguments.int("--accounts", 2)
+        let databaseURL = arguments.string("--database-url", "")
+        let instances = max(1, arguments.int("--instances", 1))
+        guard instances == 1 || !databaseURL.isEmpty else {
+            throw BenchmarkError("--instances above 1 needs --database-url postgres://… (instances share one database)")
+        }
+        let database = databaseURL.isEmpty ? [] : ["--database-url", databaseURL]
         let binary = arguments.string("--gateway", siblingGateway())
         let python = arguments.string("--python", "")
         let script = arguments.string(
@@ -64,30 +76,35 @@ struct ReadBenchmark {
             timeout: .init(connect: .seconds(5), read: .seconds(60)),
             connectionPool: .init(
                 idleTimeout: .seconds(120), concurrentHTTP1ConnectionsPerHostSoftLimit: (levels.max() ?? 1) + 8)))
-        var gatewayProcess: ChildProcess?
+        var gatewayProcesses: [ChildProcess] = []
         do {
             try await send(http, "PUT", broker.origin + "/_sandbox/faults", body: [
                 "rules": [["kind": "latency", "latencyMs": latency]],
             ])
 
             // The gateway: a tenant and an admin key made by the operator commands, then a user and its connections.
-            let tenant = try await run(binary, ["tenants", "create", "--name", "benchmark", "--data-dir", data])
+            let tenant = try await run(binary, ["tenants", "create", "--name", "benchmark", "--data-dir", data] + database)
             let tenantId = String(try first(tenant).split(separator: "\t")[0])
             let keyLines = try await run(binary, [
                 "keys", "create", "--tenant", tenantId, "--scopes", "admin,read,trade", "--label", "benchmark",
                 "--data-dir", data,
-            ])
+            ] + database)
             guard keyLines.count >= 2 else { throw BenchmarkError("keys create printed \(keyLines)") }
             let key = keyLines[1]
-            let gateway = try ChildProcess(
-                executable: binary,
-                arguments: [
-                    "serve", "--port", "0", "--sandbox", "off", "--data-dir", data, "--egress-allow", "127.0.0.0/8",
-                    "--reads-coalesce", "off", "--log-level", "notice",
-                ] + unlimitedTenant,
-                standardOutput: .discard, standardError: .lines)
-            gatewayProcess = gateway
-            let base = try await servingURL(gateway)
+            var bases: [String] = []
+            for _ in 0..<instances {
+                let process = try ChildProcess(
+                    executable: binary,
+                    arguments: [
+                        "serve", "--port", "0", "--sandbox", "off", "--data-dir", data, "--egress-allow", "127.0.0.0/8",
+                        "--reads-coalesce", "off", "--log-level", "notice",
+                    ] + unlimitedTenant + database,
+                    standardOutput: .discard, standardError: .lines)
+                gatewayProcesses.append(process)
+                bases.append(try await servingURL(process))
+            }
+            let gateway = gatewayProcesses[0]
+            let base = bases[0]
             var headers = ["Authorization": "Bearer \(key)"]
             let user = try await send(http, "POST", base + "/v1/users", body: ["externalId": "benchmark"], headers: headers)
             guard let userId = (user["data"] as? [String: Any])?["id"] as? String else {
@@ -110,21 +127,30 @@ struct ReadBenchmark {
             print("BrokerGateway read benchmark: \(path) over \(accounts) TradeOgre connections, \(latency) ms injected "
                 + "latency, \(seconds) s measured per run after \(warmup) s of warm-up, \(rounds) rounds alternating")
             print("gateway idle RSS after setup: \(idle.map { "\($0.rssKB / 1024) MB" } ?? "-")")
+            if instances > 1 {
+                print("\(instances) instances on PostgreSQL; each round also spreads the clients over all of them")
+            }
             var rows: [Row] = []
             for clients in levels {
                 var gatewayRuns: [RunResult] = []
                 var ccxtRuns: [RunResult] = []
+                var clusterRuns: [RunResult] = []
                 for _ in 0..<rounds {
                     gatewayRuns.append(try await drive(
-                        http, url: base + path, headers: headers, clients: clients, seconds: seconds, warmup: warmup,
-                        pid: gateway.pid))
+                        http, urls: [base + path], headers: headers, clients: clients, seconds: seconds, warmup: warmup,
+                        pids: [gateway.pid]))
+                    if instances > 1 {
+                        clusterRuns.append(try await drive(
+                            http, urls: bases.map { $0 + path }, headers: headers, clients: clients, seconds: seconds,
+                            warmup: warmup, pids: gatewayProcesses.map(\.pid)))
+                    }
                     if !python.isEmpty {
                         ccxtRuns.append(try await ccxt(
                             python: python, script: script, broker: broker, clients: clients, seconds: seconds,
                             warmup: warmup, accounts: accounts))
                     }
                 }
-                let row = Row(clients: clients, gateway: gatewayRuns, ccxt: ccxtRuns)
+                let row = Row(clients: clients, gateway: gatewayRuns, ccxt: ccxtRuns, cluster: clusterRuns)
                 print(row.line(latency: latency))
                 rows.append(row)
             }
@@ -132,35 +158,43 @@ struct ReadBenchmark {
             print("")
             print(Row.header)
             for row in rows { print(row.markdown(latency: latency)) }
+            if instances > 1 {
+                print("")
+                print(Row.clusterHeader(instances))
+                for row in rows { print(row.clusterMarkdown()) }
+            }
             print("")
             print("gateway RSS: idle \(idle.map { "\($0.rssKB / 1024) MB" } ?? "-"), peak \(peak.map { "\($0.peakKB / 1024) MB" } ?? "-")")
         } catch {
             try? await http.shutdown()
-            await gatewayProcess?.stop()
+            for process in gatewayProcesses { await process.stop() }
             await sandboxes.stop()
             throw error
         }
         try await http.shutdown()
-        await gatewayProcess?.stop()
+        for process in gatewayProcesses { await process.stop() }
         await sandboxes.stop()
     }
 
     // MARK: One run
 
-    /// `clients` concurrent clients reading `url` until the time is up; CPU from the gateway's /proc entry.
+    /// `clients` concurrent clients reading until the time is up, client `i` from `urls[i mod n]`; CPU from the
+    /// gateways' /proc entries, summed.
     static func drive(
-        _ http: HTTPClient, url: String, headers: [String: String], clients: Int, seconds: Int, warmup: Int, pid: Int32
+        _ http: HTTPClient, urls: [String], headers: [String: String], clients: Int, seconds: Int, warmup: Int,
+        pids: [Int32]
     ) async throws -> RunResult {
         let start = ContinuousClock.now
         let measureFrom = start + .seconds(warmup)
         let end = measureFrom + .seconds(seconds)
         let cpuAtStart = Task {
             try await Task.sleep(until: measureFrom, clock: .continuous)
-            return ProcStatus.cpuSeconds(pid: pid)
+            return ProcStatus.cpuSeconds(pids: pids)
         }
         var result = RunResult()
         try await withThrowingTaskGroup(of: RunResult.self) { group in
-            for _ in 0..<clients {
+            for client in 0..<clients {
+                let url = urls[client % urls.count]
                 group.addTask {
                     var mine = RunResult()
                     while true {
@@ -185,7 +219,7 @@ struct ReadBenchmark {
             }
             for try await one in group { result.merge(one) }
         }
-        let cpuAtEnd = ProcStatus.cpuSeconds(pid: pid)
+        let cpuAtEnd = ProcStatus.cpuSeconds(pids: pids)
         result.seconds = (ContinuousClock.now - measureFrom).milliseconds / 1000
         if let before = try await cpuAtStart.value, let cpuAtEnd { result.cpuSeconds = cpuAtEnd - before }
         return result
@@ -312,6 +346,29 @@ struct Row {
     var clients: Int
     var gateway: [RunResult]
     var ccxt: [RunResult]
+    /// The same clients spread over every instance (empty with one instance).
+    var cluster: [RunResult] = []
+
+    static func clusterHeader(_ instances: Int) -> String {
+        """
+        | clients | 1 instance reads/s | \(instances) instances reads/s | \(instances) / 1 | 1 instance median / p99 \
+        | \(instances) instances median / p99 | CPU per read, 1 / \(instances) |
+        |---|---|---|---|---|---|---|
+        """
+    }
+
+    func clusterMarkdown() -> String {
+        let one = median(gateway.map(\.readsPerSecond))
+        let many = median(cluster.map(\.readsPerSecond))
+        let oneLatencies = gateway.flatMap(\.latenciesMs).sorted()
+        let manyLatencies = cluster.flatMap(\.latenciesMs).sorted()
+        let errors = cluster.map(\.errors).reduce(0, +)
+        return "| \(clients) | \(f(one, 0)) | \(f(many, 0)) | \(ratio(many, one)) "
+            + "| \(f(quantile(oneLatencies, 0.5), 1)) / \(f(quantile(oneLatencies, 0.99), 1)) ms "
+            + "| \(f(quantile(manyLatencies, 0.5), 1)) / \(f(quantile(manyLatencies, 0.99), 1)) ms "
+            + "| \(f(median(gateway.map(\.cpuMsPerRead)), 2)) / \(f(median(cluster.map(\.cpuMsPerRead)), 2)) ms |"
+            + (errors > 0 ? " errors: \(errors)" : "")
+    }
 
     static let header = """
         | clients | ccxt reads/s | gateway reads/s | gateway / ccxt | gateway median / p99 | ccxt median / p99 \
@@ -364,6 +421,16 @@ struct ProcStatus {
         guard let rss = field("VmRSS"), let peak = field("VmHWM") else { return nil }
         rssKB = rss
         peakKB = peak
+    }
+
+    /// The CPU seconds of several processes, summed; `nil` when any cannot be read.
+    static func cpuSeconds(pids: [Int32]) -> Double? {
+        var total = 0.0
+        for pid in pids {
+            guard let seconds = cpuSeconds(pid: pid) else { return nil }
+            total += seconds
+        }
+        return total
     }
 
     /// User plus system CPU seconds the process has used (fields 14 and 15 of /proc/<pid>/stat, in clock ticks).

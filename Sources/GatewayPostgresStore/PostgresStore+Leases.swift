@@ -46,4 +46,16 @@ extension PostgresStore: LeaderLeaseStore {
             try await db.execute("DELETE FROM leases WHERE name = ? AND holder = ?", [name, holder])
         }
     }
+
+    public func pruneAndCountLeases(prefix: String, now: Date) async throws -> Int {
+        let nowMillis = StoreClock.millis(now)
+        return try await write("pruneAndCountLeases") { db in
+            try await db.execute(
+                "DELETE FROM leases WHERE substr(name, 1, length(?::text)) = ?::text AND expires_at <= ?",
+                [prefix, prefix, nowMillis])
+            return try await db.row(
+                "SELECT count(*) AS n FROM leases WHERE substr(name, 1, length(?::text)) = ?::text", [prefix, prefix]
+            )?.int("n") ?? 0
+        }
+    }
 }

@@ -21,6 +21,10 @@ public protocol LeaderLeaseStore: Sendable {
     /// Gives the lease up at once (a clean shutdown), so another instance need not wait for it to expire. Nothing
     /// happens when `holder` does not hold it.
     func releaseLease(name: String, holder: String) async throws
+    /// Deletes the expired leases whose names start with `prefix`, then counts those left: the live members of a
+    /// group that each hold a lease of their own (every instance holds `instance/<holder>`; see `ClusterMembership`).
+    /// A member that stops renewing drops out `ttl` after its last renewal; its next acquisition brings it back.
+    func pruneAndCountLeases(prefix: String, now: Date) async throws -> Int
 }
 
 extension Duration {

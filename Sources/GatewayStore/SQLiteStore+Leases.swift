@@ -39,4 +39,16 @@ extension SQLiteStore: LeaderLeaseStore {
             try db.execute(sql: "DELETE FROM leases WHERE name = ? AND holder = ?", arguments: [name, holder])
         }
     }
+
+    public func pruneAndCountLeases(prefix: String, now: Date) async throws -> Int {
+        let nowMillis = StoreClock.millis(now)
+        return try await write("pruneAndCountLeases") { db in
+            try db.execute(
+                sql: "DELETE FROM leases WHERE substr(name, 1, length(?)) = ? AND expires_at <= ?",
+                arguments: [prefix, prefix, nowMillis])
+            return try Int.fetchOne(
+                db, sql: "SELECT count(*) FROM leases WHERE substr(name, 1, length(?)) = ?",
+                arguments: [prefix, prefix]) ?? 0
+        }
+    }
 }

@@ -123,11 +123,13 @@ func buildGateway(
         try openStore ?? SQLiteStore(path: settings.databasePath, cipher: cipher, logger: logger)
     // One registry per gateway: `/metrics` shows it, and nothing else writes to it (no global MetricsSystem).
     let metrics = PrometheusMetricsFactory(registry: PrometheusCollectorRegistry())
+    // How many instances share each broker connection's rate limits: 1, unless the cluster's membership says more.
+    let share = InstanceShare()
     // One policy for both: linking checks a connection's URLs by it, the transport every call's resolved address.
     let registry = AdapterRegistry(
         factories: BuiltInAdapters.factories,
         transport: HTTPClientTransport(policy: settings.egress), logger: logger,
-        pipeline: BrokerPipeline(metrics: metrics, settings: settings.pipeline), egress: settings.egress)
+        pipeline: BrokerPipeline(metrics: metrics, settings: settings.pipeline, share: share), egress: settings.egress)
     let sandboxes = settings.sandboxesEnabled ? BuiltInSandbox.all() : []
     let linking = LinkSettings(
         stateLifetime: settings.linkStateLifetime, exportEnabled: settings.exportEnabled,
@@ -171,9 +173,14 @@ func buildGateway(
         try await DemoBootstrap(gateway: gateway, dataDirectory: dataDirectory, logger: logger).runIfEmpty(sandboxes: sandboxes)
     }
     services.append(application)
-    // On PostgreSQL, several instances share the journal: one of them, the lease holder, reconciles.
-    let leadership = settings.postgres == nil ? nil : (store as? any LeaderLeaseStore).map { leases in
+    // On PostgreSQL, several instances share the journal: one of them, the lease holder, reconciles; and they share
+    // each broker's rate limits, each pacing its calls within its part.
+    let leases = settings.postgres == nil ? nil : store as? any LeaderLeaseStore
+    let leadership = leases.map { leases in
         ReconcilerLeadership(leases: leases, ttl: max(settings.reconcileInterval * 5, .seconds(10)), logger: logger)
+    }
+    if let leases {
+        services.append(ClusterMembership(leases: leases, share: share, logger: logger))
     }
     services.append(OrderReconciler(gateway: gateway, interval: settings.reconcileInterval, leadership: leadership))
     return GatewayProcess(services: services, gateway: gateway)

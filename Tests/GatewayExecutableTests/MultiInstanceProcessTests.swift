@@ -125,6 +125,24 @@ extension MultiInstanceProcessTests {
     }
 }
 
+extension MultiInstanceProcessTests {
+    @Test(
+        .enabled(if: postgresURL != nil, "BROKERGATEWAY_TEST_POSTGRES_URL is not set: .ci/run starts a server and sets it"),
+        .timeLimit(.minutes(5)))
+    func bothInstancesCountEachOtherAndShareTheBrokersRateLimits() async throws {
+        try await Cluster.with(instances: 2) { cluster in
+            // Each instance learns from the membership leases that two share every broker connection's budgets (the
+            // pacing itself, a half of each budget per instance, is proven in RateLimiterTests).
+            for instance in cluster.instances {
+                let line = await instance.log.first(within: .seconds(60)) {
+                    $0.contains("instances sharing the brokers' rate limits") && $0.contains("instances=2")
+                }
+                #expect(line != nil, "an instance never counted two instances")
+            }
+        }
+    }
+}
+
 /// One gateway instance under test: its process, its URL and its log.
 final class Instance: Sendable {
     let process: ChildProcess

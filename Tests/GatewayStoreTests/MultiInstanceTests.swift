@@ -188,4 +188,29 @@ struct MultiInstanceTests {
             #expect(try await first.rawStrings("SELECT holder FROM leases WHERE name = 'reconciler'") == winners)
         }
     }
+
+    @Test("members' leases count the live members; an expired one is pruned, and its holder's next acquisition brings it back", arguments: StoreBackend.shared)
+    func membershipLeases(backend: StoreBackend) async throws {
+        try await withTwoStores(backend) { first, second in
+            let start = StoreClock.date(StoreClock.nowMillis())
+            let ttl = Duration.seconds(15)
+            #expect(try await first.tryAcquireLease(name: "instance/a", holder: "a", ttl: ttl, now: start))
+            #expect(try await second.tryAcquireLease(name: "instance/b", holder: "b", ttl: ttl, now: start.addingTimeInterval(1)))
+            // Leases of another group are not members.
+            #expect(try await first.tryAcquireLease(name: "order-reconciler", holder: "a", ttl: ttl, now: start))
+            #expect(try await first.pruneAndCountLeases(prefix: "instance/", now: start.addingTimeInterval(2)) == 2)
+            #expect(try await second.pruneAndCountLeases(prefix: "instance/", now: start.addingTimeInterval(2)) == 2)
+            // a stops renewing: at its expiry (+15 s) it is pruned; b, renewed at +1 s, lives until +16 s.
+            #expect(try await second.pruneAndCountLeases(prefix: "instance/", now: start.addingTimeInterval(15)) == 1)
+            #expect(try await first.rawStrings("SELECT name FROM leases WHERE name LIKE 'instance/%'") == ["instance/b"])
+            // The other group's expired lease is not pruned by this group's count.
+            #expect(try await first.rawStrings("SELECT name FROM leases WHERE name = 'order-reconciler'") == ["order-reconciler"])
+            // a comes back.
+            #expect(try await first.tryAcquireLease(name: "instance/a", holder: "a", ttl: ttl, now: start.addingTimeInterval(15.5)))
+            #expect(try await first.pruneAndCountLeases(prefix: "instance/", now: start.addingTimeInterval(15.5)) == 2)
+            // A release leaves at once.
+            try await second.releaseLease(name: "instance/b", holder: "b")
+            #expect(try await second.pruneAndCountLeases(prefix: "instance/", now: start.addingTimeInterval(15.6)) == 1)
+        }
+    }
 }

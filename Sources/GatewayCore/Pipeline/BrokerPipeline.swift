@@ -46,11 +46,17 @@ public final class BrokerPipeline: Sendable {
     /// Where the pipeline's metrics go: a Prometheus registry's factory in the server, a no-op one by default.
     public let metrics: any MetricsFactory
     public let settings: PipelineSettings
+    /// How many instances share every connection's rate-limit budgets (1 unless a cluster's membership says more).
+    public let share: InstanceShare
     private let connections = Mutex<[String: ConnectionPipelineState]>([:])
 
-    public init(metrics: any MetricsFactory = NOOPMetricsHandler.instance, settings: PipelineSettings = PipelineSettings()) {
+    public init(
+        metrics: any MetricsFactory = NOOPMetricsHandler.instance, settings: PipelineSettings = PipelineSettings(),
+        share: InstanceShare = InstanceShare()
+    ) {
         self.metrics = metrics
         self.settings = settings
+        self.share = share
     }
 
     /// `transport` wrapped in the chain for one stored connection. Calls of every adapter made for the connection
@@ -63,7 +69,7 @@ public final class BrokerPipeline: Sendable {
             if let existing = connections[connection.id], existing.broker == connection.broker { return (existing, false) }
             let fresh = ConnectionPipelineState(
                 connectionId: connection.id, broker: connection.broker, limits: limits, settings: settings,
-                tracksBreaker: true)
+                share: share, tracksBreaker: true)
             connections[connection.id] = fresh
             return (fresh, true)
         }
@@ -80,7 +86,7 @@ public final class BrokerPipeline: Sendable {
     ) -> any BrokerTransport {
         let state = ConnectionPipelineState(
             connectionId: "unsaved-" + UUID().uuidString, broker: broker, limits: limits, settings: settings,
-            tracksBreaker: false)
+            share: share, tracksBreaker: false)
         return chain(transport, state: state, logger: logger)
     }
 
@@ -157,10 +163,13 @@ final class ConnectionPipelineState: Sendable {
     let tracksBreaker: Bool
     let record: Mutex<HealthRecord>
 
-    init(connectionId: String, broker: BrokerKind, limits: [RateLimitRule], settings: PipelineSettings, tracksBreaker: Bool) {
+    init(
+        connectionId: String, broker: BrokerKind, limits: [RateLimitRule], settings: PipelineSettings,
+        share: InstanceShare = InstanceShare(), tracksBreaker: Bool
+    ) {
         self.connectionId = connectionId
         self.broker = broker
-        self.limiter = ConnectionRateLimiter(rules: limits, settings: settings)
+        self.limiter = ConnectionRateLimiter(rules: limits, settings: settings, share: share)
         self.breaker = Mutex(CircuitBreaker(settings: settings))
         self.tracksBreaker = tracksBreaker
         self.record = Mutex(HealthRecord(settings: settings))

@@ -136,9 +136,17 @@ struct RateBucket: Sendable {
 
 /// Every rate-limit bucket of one connection, behind one lock: reservations across several buckets are taken
 /// together, so a call waits for the latest of its slots and holds a slot in each.
+///
+/// Each bucket holds this instance's share of the budget (``InstanceShare``): with `n` instances, a limit of `L`
+/// (the documented prior or what the broker reports) is `L / n` here, and a reported `remaining` of `R` (every
+/// instance's calls counted) is `R / n`. When `n` changes, every bucket is re-scaled from the whole limit.
 final class ConnectionRateLimiter: Sendable {
     struct State: Sendable {
         var buckets: [String: RateBucket] = [:]
+        /// The whole (cluster-wide) limit of each bucket: the rule's prior, or the limit the broker last reported.
+        var wholeLimits: [String: Int] = [:]
+        /// The instance count the buckets are scaled for.
+        var instances = 1
         /// After a 429 with `Retry-After` on a request no declared budget covers (a broker that documents none):
         /// every call of the connection waits until then.
         var pausedUntil: ContinuousClock.Instant?
@@ -155,17 +163,48 @@ final class ConnectionRateLimiter: Sendable {
     let reserveShare: Double
     let burstLimit: Int
     let minimumCallTime: Duration
+    let share: InstanceShare
     private let state = Mutex<State>(State())
 
-    init(rules: [RateLimitRule], settings: PipelineSettings) {
+    init(rules: [RateLimitRule], settings: PipelineSettings, share: InstanceShare = InstanceShare()) {
         self.rules = rules
         self.reserveShare = settings.rateLimitReserve
         self.burstLimit = settings.rateLimitBurst
         self.minimumCallTime = settings.minimumCallTime
+        self.share = share
     }
 
-    func makeBucket(_ rule: RateLimitRule, now: ContinuousClock.Instant) -> RateBucket {
-        RateBucket(limit: rule.limit, window: rule.window, reserveShare: reserveShare, burstLimit: burstLimit, now: now)
+    /// This instance's part of a whole count: at least 1 of a limit (a budget too small to split still lets each
+    /// instance call, paced by the broker's answers), and a floor of a remaining count.
+    static func part(of whole: Int, among instances: Int, isLimit: Bool) -> Int {
+        let part = whole / max(1, instances)
+        return isLimit ? max(1, part) : max(0, part)
+    }
+
+    /// The bucket for `key`, made from the rule's prior when new, in this instance's share.
+    func bucket(
+        _ key: String, _ rule: RateLimitRule, in state: inout State, now: ContinuousClock.Instant
+    ) -> RateBucket {
+        if let bucket = state.buckets[key] { return bucket }
+        state.wholeLimits[key] = rule.limit
+        return RateBucket(
+            limit: Self.part(of: rule.limit, among: state.instances, isLimit: true), window: rule.window,
+            reserveShare: reserveShare, burstLimit: burstLimit, now: now)
+    }
+
+    /// Re-scales every bucket when the number of instances changed since the last call: the limit from the whole
+    /// limit, the count left in proportion.
+    func rescale(_ state: inout State) {
+        let instances = share.instances
+        guard instances != state.instances else { return }
+        let old = state.instances
+        for (key, var bucket) in state.buckets {
+            let whole = state.wholeLimits[key] ?? bucket.limit * old
+            bucket.limit = Self.part(of: whole, among: instances, isLimit: true)
+            bucket.remaining = min(bucket.limit, Self.part(of: bucket.remaining * old, among: instances, isLimit: false))
+            state.buckets[key] = bucket
+        }
+        state.instances = instances
     }
 
     func keys(for request: BrokerRequest) -> [(key: String, rule: RateLimitRule)] {
@@ -179,9 +218,10 @@ final class ConnectionRateLimiter: Sendable {
     ) -> Decision {
         let keys = keys(for: request)
         return state.withLock { state in
+            rescale(&state)
             var at = max(now, state.pausedUntil ?? now)
             for (key, rule) in keys {
-                let bucket = state.buckets[key] ?? makeBucket(rule, now: now)
+                let bucket = bucket(key, rule, in: &state, now: now)
                 state.buckets[key] = bucket
                 at = max(at, bucket.slot(after: now))
             }
@@ -219,16 +259,21 @@ final class ConnectionRateLimiter: Sendable {
         }
         let reported = keys.filter { key in key.rule.headers.map { Self.carries(response.headers, $0) } ?? false }
         state.withLock { state in
+            rescale(&state)
             for (key, rule) in keys {
-                var bucket = state.buckets[key] ?? makeBucket(rule, now: now)
+                var bucket = bucket(key, rule, in: &state, now: now)
                 var reportedEnd: ContinuousClock.Instant?
                 var reportedRemaining: Int?
                 if let headers = rule.headers {
                     // Silence about this budget while the broker reports others on the same answer means the budget
                     // does not apply; a later report turns it back on.
                     bucket.unreported = !Self.carries(response.headers, headers) && !reported.isEmpty
-                    let limit = BrokerNumber.count(response.headers.value(headers.limit))
+                    // The broker counts every instance's calls: this instance paces within its share of both.
+                    let wholeLimit = BrokerNumber.count(response.headers.value(headers.limit))
+                    if let wholeLimit, wholeLimit > 0 { state.wholeLimits[key] = wholeLimit }
+                    let limit = wholeLimit.map { Self.part(of: $0, among: state.instances, isLimit: true) }
                     reportedRemaining = BrokerNumber.count(response.headers.value(headers.remaining))
+                    let remaining = reportedRemaining.map { Self.part(of: $0, among: state.instances, isLimit: false) }
                     if let seconds = BrokerNumber.resetSeconds(
                         response.headers.value(headers.reset), kind: headers.resetKind, now: wallClock)
                     {
@@ -238,7 +283,7 @@ final class ConnectionRateLimiter: Sendable {
                             reportedEnd = now + .boundedSeconds(seconds)
                         }
                     }
-                    bucket.observe(limit: limit, remaining: reportedRemaining, windowEnd: reportedEnd, now: now)
+                    bucket.observe(limit: limit, remaining: remaining, windowEnd: reportedEnd, now: now)
                 }
                 if response.status == 429 {
                     // Only the buckets the 429 is about when the broker says which (Remaining 0); every bucket of the

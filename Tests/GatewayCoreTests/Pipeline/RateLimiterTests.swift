@@ -77,6 +77,59 @@ struct RateLimiterTests {
         #expect(limiter.headroom == 0)
     }
 
+    /// The calls one limiter lets leave before `t0 + window`, asking again and again at `t0` with that deadline (a
+    /// slot past it is refused and not taken, so the next window's budget is untouched).
+    static func callsInFirstWindow(_ limiter: ConnectionRateLimiter, window: Duration, t0: ContinuousClock.Instant) -> Int {
+        let request = PipelineFixture.get()
+        var count = 0
+        while count < 10_000, case .go = limiter.reserve(request, now: t0, deadline: t0 + window) {
+            count += 1
+        }
+        return count
+    }
+
+    @Test func instancesShareABudgetInsteadOfMultiplyingIt() {
+        let rule = RateLimitRule(name: "requests", limit: 10, per: .seconds(60))
+        let t0 = ContinuousClock.now
+        // Alone, an instance may use the whole budget.
+        let alone = ConnectionRateLimiter(rules: [rule], settings: PipelineFixture.settings())
+        #expect(Self.callsInFirstWindow(alone, window: .seconds(60), t0: t0) == 10)
+        // Two instances of a cluster (one share) together send what the broker allows, not twice that.
+        let share = InstanceShare(instances: 2)
+        let first = ConnectionRateLimiter(rules: [rule], settings: PipelineFixture.settings(), share: share)
+        let second = ConnectionRateLimiter(rules: [rule], settings: PipelineFixture.settings(), share: share)
+        let together = Self.callsInFirstWindow(first, window: .seconds(60), t0: t0)
+            + Self.callsInFirstWindow(second, window: .seconds(60), t0: t0)
+        #expect(together == 10)
+    }
+
+    @Test func aReportedBudgetIsSharedAndAChangedCountRescales() {
+        let share = InstanceShare(instances: 1)
+        let limiter = ConnectionRateLimiter(rules: [Self.alpacaLike], settings: PipelineFixture.settings(), share: share)
+        let t0 = ContinuousClock.now
+        let request = PipelineFixture.get()
+        // The broker counts every instance's calls: 40 left of 200 in the next 30 s.
+        let report = PipelineFixture.status(200, [
+            (name: "X-RateLimit-Limit", value: "200"), (name: "X-RateLimit-Remaining", value: "40"),
+            (name: "X-RateLimit-Reset", value: String(Int(Date().timeIntervalSince1970) + 30)),
+        ])
+        share.set(instances: 4)
+        limiter.observe(report, for: request, now: t0, wallClock: Date())
+        // A quarter of what is left is this instance's: 10 calls before the reported reset.
+        #expect(Self.callsInFirstWindow(limiter, window: .seconds(28), t0: t0) == 10)
+    }
+
+    @Test func aChangedInstanceCountRescalesEveryBucket() {
+        let share = InstanceShare(instances: 4)
+        let rule = RateLimitRule(name: "requests", limit: 200, per: .seconds(60))
+        let limiter = ConnectionRateLimiter(rules: [rule], settings: PipelineFixture.settings(), share: share)
+        let t0 = ContinuousClock.now
+        #expect(Self.callsInFirstWindow(limiter, window: .seconds(60), t0: t0) == 50)
+        // Two of the four leave: the next window's budget (the rule's 200) is split in two, not four.
+        share.set(instances: 2)
+        #expect(Self.callsInFirstWindow(limiter, window: .seconds(60), t0: t0 + .seconds(60)) == 100)
+    }
+
     @Test func saxoBucketsArePerServiceGroup() {
         let limiter = ConnectionRateLimiter(rules: [Self.saxoSession], settings: PipelineFixture.settings())
         let t0 = ContinuousClock.now
