@@ -10,12 +10,16 @@ import HummingbirdTesting
 import Logging
 import NIOCore
 import NIOHTTP1
+import NIOPosix
 
 /// Measures what an aggregated read costs: the real gateway server and router over four sources that each
 /// answer after a fixed latency, with 1, 10 and 100 concurrent clients, against a sequential walk of the
 /// same sources. Prints medians, p99s, ratios and the process's peak memory.
 ///
-///     swift run -c release RouterBenchmark [--latency-ms 25] [--sources 4] [--requests 400] [--tenant-limits]
+///     swift run -c release RouterBenchmark [--latency-ms 25] [--sources 4] [--requests 400] [--tenant-limits] \
+///         [--executor event-loops|global]
+///
+/// Like `gateway serve` (setting `executor`), it runs its tasks on NIO's event loops unless `--executor global`.
 ///
 /// All clients are one tenant with one key. The gateway's own limits per tenant and key (100 requests a second per key,
 /// 32 fan-outs in flight per tenant) would answer most of 100 clients 429 or queue them behind 32 slots, which measures
@@ -24,6 +28,10 @@ import NIOHTTP1
 struct RouterBenchmark {
     static func main() async throws {
         let arguments = Arguments(CommandLine.arguments)
+        let executor = arguments.string("--executor", "event-loops")
+        if executor == "event-loops" {
+            NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
+        }
         let latency = Duration.milliseconds(arguments.int("--latency-ms", 25))
         let sourceCount = arguments.int("--sources", 4)
         let requestsPerLevel = arguments.int("--requests", 400)
@@ -56,7 +64,7 @@ struct RouterBenchmark {
             }
             let app = try GatewayServer.application(gateway: gateway, host: "127.0.0.1", port: 0, logger: logger)
             try await withApplication(app) { gatewayURL in
-                print("BrokerGateway router benchmark: \(sourceCount) sources at \(latency.milliseconds) ms each, \(requestsPerLevel) requests per level, tenant limits \(limits == Self.unlimited ? "lifted" : "default")")
+                print("BrokerGateway router benchmark: \(sourceCount) sources at \(latency.milliseconds) ms each, \(requestsPerLevel) requests per level, tenant limits \(limits == Self.unlimited ? "lifted" : "default"), tasks on \(executor)")
                 print("level          median ms   p99 ms   median/slowest   p99-slowest ms")
                 // The same sources walked one after another, as a gateway without fan-out would.
                 let sequential = try await measure(requests: 50, concurrency: 1) {
@@ -165,6 +173,10 @@ struct Arguments {
     let values: [String]
     init(_ values: [String]) { self.values = values }
     func flag(_ name: String) -> Bool { values.contains(name) }
+    func string(_ name: String, _ fallback: String) -> String {
+        guard let index = values.firstIndex(of: name), index + 1 < values.count else { return fallback }
+        return values[index + 1]
+    }
     func int(_ name: String, _ fallback: Int) -> Int {
         guard let index = values.firstIndex(of: name), index + 1 < values.count, let value = Int(values[index + 1]) else { return fallback }
         return value

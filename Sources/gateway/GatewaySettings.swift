@@ -91,6 +91,9 @@ struct GatewaySettings: Sendable {
             key: ["reads", "coalesce"], kind: .choice(["on", "off"]), defaultValue: "on",
             summary: "share identical reads in flight and reuse recent answers (`off` only to measure what sharing saves)"),
         SettingKey(
+            key: ["executor"], kind: .choice(ConcurrencyExecutor.allCases.map(\.rawValue)), defaultValue: "event-loops",
+            summary: "where tasks run: `event-loops` makes NIO's event loops Swift's global executor (no thread hops between sockets and handlers); `global` keeps Swift's own pool"),
+        SettingKey(
             key: ["breaker", "consecutiveFailures"], kind: .whole(1...1000), defaultValue: "5",
             summary: "consecutive failed calls (transport failures, 5xx) that open a connection's circuit breaker"),
         SettingKey(
@@ -174,6 +177,7 @@ struct GatewaySettings: Sendable {
     var reconcileInterval: Duration
     var readMaxAge: Duration
     var coalesceReads: Bool
+    var executor: ConcurrencyExecutor
     /// The broker-call pipeline's breaker and retry settings (the rest are its defaults).
     var pipeline: PipelineSettings
     /// What one tenant and one API key may ask of the gateway.
@@ -291,6 +295,7 @@ struct GatewaySettings: Sendable {
         reconcileInterval = .milliseconds(try whole(key("orders", "reconcileIntervalMs")))
         readMaxAge = .milliseconds(try whole(key("reads", "maxAgeMs")))
         coalesceReads = try choice(key("reads", "coalesce")) == "on"
+        executor = ConcurrencyExecutor(rawValue: try choice(key("executor"))) ?? .eventLoops
         pipeline = PipelineSettings(
             breakerConsecutiveFailures: try whole(key("breaker", "consecutiveFailures")),
             breakerCoolDown: .milliseconds(try whole(key("breaker", "coolDownMs"))),

@@ -35,6 +35,8 @@ struct ServeCommand: AsyncParsableCommand {
         } catch let error as SettingsError {
             throw ValidationError(error.description)
         }
+        // Before any service starts, so that every task of the server runs where the setting says.
+        let executorInstalled = settings.executor.install()
         let level = settings.logLevel
         LoggingSystem.bootstrap({ label, metadataProvider in
             var handler = StreamLogHandler.standardError(label: label, metadataProvider: metadataProvider)
@@ -42,6 +44,9 @@ struct ServeCommand: AsyncParsableCommand {
             return handler
         }, metadataProvider: .requestScope)
         let logger = Logger(label: "BrokerGateway")
+        if !executorInstalled {
+            logger.warning("NIO could not become the global executor; tasks run on Swift's own pool")
+        }
         guard let postgres = settings.postgres else {
             try await Self.serve(settings: settings, environment: environment, store: nil, logger: logger)
             return
