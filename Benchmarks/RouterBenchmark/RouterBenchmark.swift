@@ -19,7 +19,8 @@ import NIOPosix
 ///     swift run -c release RouterBenchmark [--latency-ms 25] [--sources 4] [--requests 400] [--tenant-limits] \
 ///         [--executor event-loops|global]
 ///
-/// Like `gateway serve` (setting `executor`), it runs its tasks on NIO's event loops unless `--executor global`.
+/// `--executor event-loops` runs its tasks on NIO's event loops, as `gateway serve --executor event-loops` does;
+/// the default is Swift's own pool, as `gateway serve`'s.
 ///
 /// All clients are one tenant with one key. The gateway's own limits per tenant and key (100 requests a second per key,
 /// 32 fan-outs in flight per tenant) would answer most of 100 clients 429 or queue them behind 32 slots, which measures
@@ -28,7 +29,7 @@ import NIOPosix
 struct RouterBenchmark {
     static func main() async throws {
         let arguments = Arguments(CommandLine.arguments)
-        let executor = arguments.string("--executor", "event-loops")
+        let executor = arguments.string("--executor", "global")
         if executor == "event-loops" {
             NIOSingletons.unsafeTryInstallSingletonPosixEventLoopGroupAsConcurrencyGlobalExecutor()
         }

@@ -3,12 +3,13 @@ import NIOPosix
 
 /// Where `gateway serve` runs Swift concurrency's tasks (setting `executor`).
 ///
-/// `event-loops` (the default) installs NIO's event loops (`MultiThreadedEventLoopGroup.singleton`, which the HTTP
-/// server, AsyncHTTPClient and PostgresNIO already run on) as the global executor: a request's handler, its fan-out
-/// tasks and the broker calls' continuations run on the same few threads as the sockets, instead of hopping between
-/// them and Swift's own pool. On a small machine that is the difference between two threads and four competing for
-/// two cores. It is swift-nio's documented recommendation for I/O-bound servers; nothing in the gateway blocks a
-/// thread (SQLite runs on GRDB's own queues). `global` keeps Swift's default pool.
+/// `global` (the default) keeps Swift's own pool. `event-loops` installs NIO's event loops
+/// (`MultiThreadedEventLoopGroup.singleton`, which the HTTP server, AsyncHTTPClient and PostgresNIO already run on)
+/// as the global executor: a request's handler, its fan-out tasks and the broker calls' continuations run on the
+/// same threads as the sockets instead of hopping between them and Swift's pool, which swift-nio offers for
+/// I/O-bound servers; nothing in the gateway blocks a thread (SQLite runs on GRDB's own queues). Measured on the
+/// project's 2-core machine (README, Benchmarks) it saved some CPU per read but gave no more reads a second and a
+/// longer tail at 100 clients, so it is a choice for operators to measure on their own hardware, not the default.
 enum ConcurrencyExecutor: String, CaseIterable {
     case eventLoops = "event-loops"
     case global

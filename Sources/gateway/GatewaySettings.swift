@@ -91,8 +91,8 @@ struct GatewaySettings: Sendable {
             key: ["reads", "coalesce"], kind: .choice(["on", "off"]), defaultValue: "on",
             summary: "share identical reads in flight and reuse recent answers (`off` only to measure what sharing saves)"),
         SettingKey(
-            key: ["executor"], kind: .choice(ConcurrencyExecutor.allCases.map(\.rawValue)), defaultValue: "event-loops",
-            summary: "where tasks run: `event-loops` makes NIO's event loops Swift's global executor (no thread hops between sockets and handlers); `global` keeps Swift's own pool"),
+            key: ["executor"], kind: .choice(ConcurrencyExecutor.allCases.map(\.rawValue)), defaultValue: "global",
+            summary: "where tasks run: `global`, Swift's own pool; `event-loops` makes NIO's event loops Swift's global executor (no thread hops between sockets and handlers; measured no faster here, see Benchmarks)"),
         SettingKey(
             key: ["breaker", "consecutiveFailures"], kind: .whole(1...1000), defaultValue: "5",
             summary: "consecutive failed calls (transport failures, 5xx) that open a connection's circuit breaker"),
@@ -295,7 +295,7 @@ struct GatewaySettings: Sendable {
         reconcileInterval = .milliseconds(try whole(key("orders", "reconcileIntervalMs")))
         readMaxAge = .milliseconds(try whole(key("reads", "maxAgeMs")))
         coalesceReads = try choice(key("reads", "coalesce")) == "on"
-        executor = ConcurrencyExecutor(rawValue: try choice(key("executor"))) ?? .eventLoops
+        executor = ConcurrencyExecutor(rawValue: try choice(key("executor"))) ?? .global
         pipeline = PipelineSettings(
             breakerConsecutiveFailures: try whole(key("breaker", "consecutiveFailures")),
             breakerCoolDown: .milliseconds(try whole(key("breaker", "coolDownMs"))),
