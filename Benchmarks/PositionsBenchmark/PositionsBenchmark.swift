@@ -25,7 +25,8 @@ import SandboxKit
 /// of them (the seeding is this benchmark's: the sandbox takes instruments and holdings as configuration). The tenant's
 /// request limits are the defaults (one client, one request at a time) and reads are fresh (`maxAgeMs=0`): every
 /// round calls the sandbox. Prints the median, p90 and max latency, the response size, the count of positions in the
-/// answer (anything but `--positions`, or a partial answer, is a failure) and the process's peak RSS.
+/// answer (anything but `--positions`, or a partial answer, is a failure) and the process's peak RSS; then the same
+/// answer asked of the sandbox directly, for the broker's own share of the time.
 @main
 struct PositionsBenchmark {
     static func main() async {
@@ -84,9 +85,18 @@ struct PositionsBenchmark {
                         bytes = try await read(client, url, key: issued.plaintext, expected: count)
                         samples.append((clock.now - start).milliseconds)
                     }
+                    // The broker's own share: the same answer asked of the sandbox directly (the physical limit).
+                    var direct: [Double] = []
+                    for _ in 0..<rounds {
+                        let start = clock.now
+                        try await readSandbox(client, sandboxURL.absoluteString + "/v2/positions", account: seed.account)
+                        direct.append((clock.now - start).milliseconds)
+                    }
                     let sorted = samples.sorted()
+                    let sortedDirect = direct.sorted()
                     func f(_ value: Double) -> String { String(format: "%.1f", value) }
                     say("latency ms: median \(f(sorted[sorted.count / 2]))  p90 \(f(percentile(sorted, 0.9)))  max \(f(sorted.last!))")
+                    say("the sandbox alone (GET /v2/positions), ms: median \(f(sortedDirect[sortedDirect.count / 2]))  p90 \(f(percentile(sortedDirect, 0.9)))")
                     say("response: \(bytes) bytes, \(count) positions, partial false")
                     say("peak RSS (VmHWM): \(peakMemory())")
                 }
@@ -115,6 +125,16 @@ struct PositionsBenchmark {
             throw BenchmarkError("\(envelope.data.count) positions in the answer, \(expected) expected")
         }
         return body.readableBytes
+    }
+
+    /// One read of the sandbox itself, with the account's keys.
+    static func readSandbox(_ client: HTTPClient, _ url: String, account: AlpacaSandboxAccount) async throws {
+        var request = HTTPClientRequest(url: url)
+        request.headers.add(name: "APCA-API-KEY-ID", value: account.keyID)
+        request.headers.add(name: "APCA-API-SECRET-KEY", value: account.secretKey)
+        let response = try await client.execute(request, timeout: .seconds(60))
+        _ = try await response.body.collect(upTo: 256 * 1024 * 1024)
+        guard response.status == .ok else { throw BenchmarkError("the sandbox answered \(response.status)") }
     }
 
     /// What the benchmark checks of an answer: every line is counted, sources and `partial` are read.
