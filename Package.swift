@@ -342,6 +342,22 @@ let package = Package(
             exclude: ["ccxt_reads.py"],
             swiftSettings: swiftSettings
         ),
+        // 10,000 positions of one account through /v1/positions, end to end over HTTP against the Alpaca sandbox.
+        .executableTarget(
+            name: "PositionsBenchmark",
+            dependencies: [
+                "GatewayModel", "GatewayCore", "GatewayStore", "GatewayApp", "GatewayAPI", "AlpacaAdapter",
+                "AlpacaSandbox", "SandboxKit",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
+            path: "Benchmarks/PositionsBenchmark",
+            swiftSettings: swiftSettings
+        ),
         // A broker that attacks: an HTTP server on loopback whose every byte a test scripts (hostile headers and
         // bodies, redirects, slow and half-sent answers). Test support only.
         .target(

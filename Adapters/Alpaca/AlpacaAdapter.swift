@@ -57,7 +57,8 @@ public struct AlpacaAdapter: BrokerAdapter {
 
     public func positions(accountId: String?) async throws -> [Position] {
         let id = try await resolveAccountId(accountId)
-        let positions = try await fetch([AlpacaPosition].self, .positions())
+        let positions = try await fetch(
+            [AlpacaPosition].self, .positions(), maxResponseBytes: configuration.positionListMaxBytes)
         return try positions.map { try Position(alpaca: $0, connectionId: connectionId, accountId: id) }
     }
 

@@ -40,6 +40,10 @@ public struct AlpacaConfiguration: Sendable {
     /// `GET /v2/assets` lists every asset (tens of thousands): more time and a larger body.
     public var assetListTimeout: Duration = .seconds(30)
     public var assetListMaxBytes = 48 * 1024 * 1024
+    /// `GET /v2/positions` answers every position of the account in one array, unpaged, at some 700 bytes each: the
+    /// transport's default 8 MiB would refuse an account past about 11,000 positions, so this read takes up to 32 MiB
+    /// (some 45,000 positions).
+    public var positionListMaxBytes = 32 * 1024 * 1024
     /// How long a preview stays valid.
     public var previewLifetime: TimeInterval = 300
     /// The most instruments `searchInstruments` returns.

@@ -50,6 +50,86 @@ public enum DecimalText {
     /// empty text, spaces, prefixes, `NaN`, hex and commas (``Refusal/notADecimal``), and a value with more than 38
     /// significant digits or beyond `Decimal`'s exponent range (``Refusal/inexact(problem:)``).
     public static func read(_ text: String) -> Result<Decimal, Refusal> {
+        if let value = readShort(text) { return .success(value) }
+        return readAny(text)
+    }
+
+    /// The common case without allocating: a literal of at most 19 significant digits (a `UInt64`) whose value's
+    /// exponent is in range, built straight into the `Decimal` that `Decimal(string:)` makes of the canonical form
+    /// ``readAny(_:)`` would hand it (significand stripped of leading and trailing zeros, compact). `nil` for
+    /// anything else, valid or not: ``readAny(_:)`` decides those. A broker's answer of 10,000 positions carries
+    /// 60,000 decimals, so this is the gateway's hottest parse.
+    static func readShort(_ text: String) -> Decimal? {
+        guard DecimalLayout.isUsable else { return nil }
+        var utf8 = text
+        return utf8.withUTF8 { bytes -> Decimal? in
+            let count = bytes.count
+            guard count > 0, count <= maximumLength else { return nil }
+            var index = 0
+            var negative = false
+            if bytes[0] == UInt8(ascii: "+") || bytes[0] == UInt8(ascii: "-") {
+                negative = bytes[0] == UInt8(ascii: "-")
+                index = 1
+            }
+            var significand: UInt64 = 0
+            var significantDigits = 0
+            // Zeros read since the last non-zero digit (after the first one): kept out of the significand until a
+            // non-zero digit follows them, so trailing zeros are stripped.
+            var pendingZeros = 0
+            var digitCount = 0
+            var fractionDigits = 0
+            var inFraction = false
+            while index < count {
+                let c = bytes[index]
+                if c >= 0x30 && c <= 0x39 {
+                    digitCount += 1
+                    if inFraction { fractionDigits += 1 }
+                    let digit = UInt64(c - 0x30)
+                    if digit == 0 {
+                        if significantDigits > 0 { pendingZeros += 1 }
+                    } else {
+                        guard significantDigits + pendingZeros + 1 <= 19 else { return nil }
+                        for _ in 0..<pendingZeros { significand = significand &* 10 }
+                        significand = significand &* 10 &+ digit
+                        significantDigits += pendingZeros + 1
+                        pendingZeros = 0
+                    }
+                } else if c == UInt8(ascii: "."), !inFraction {
+                    inFraction = true
+                } else {
+                    break
+                }
+                index += 1
+            }
+            guard digitCount > 0 else { return nil }
+            var exponent = 0
+            if index < count {
+                // An exponent: 1 to 3 digits after `e`, optionally signed; anything else is for readAny.
+                guard bytes[index] == UInt8(ascii: "e") || bytes[index] == UInt8(ascii: "E") else { return nil }
+                index += 1
+                var exponentNegative = false
+                if index < count, bytes[index] == UInt8(ascii: "+") || bytes[index] == UInt8(ascii: "-") {
+                    exponentNegative = bytes[index] == UInt8(ascii: "-")
+                    index += 1
+                }
+                let start = index
+                while index < count, bytes[index] >= 0x30, bytes[index] <= 0x39, index - start < 3 {
+                    exponent = exponent * 10 + Int(bytes[index] - 0x30)
+                    index += 1
+                }
+                guard index > start, index == count else { return nil }
+                if exponentNegative { exponent = -exponent }
+            }
+            if significantDigits == 0 { return 0 }
+            let scale = exponent - fractionDigits + pendingZeros
+            guard exponentRange.contains(scale) else { return nil }
+            return DecimalLayout.make(significand: significand, exponent: Int8(scale), negative: negative)
+        }
+    }
+
+    /// ``read(_:)`` for every literal: any length up to ``maximumLength``, 39 significant digits, exponents moved
+    /// into the significand.
+    static func readAny(_ text: String) -> Result<Decimal, Refusal> {
         let utf8 = text.utf8
         guard !utf8.isEmpty, utf8.count <= maximumLength else { return .failure(.notADecimal) }
         var index = utf8.startIndex
@@ -131,7 +211,52 @@ public enum DecimalText {
 
     /// The canonical text of a decimal: plain notation, no exponent, no trailing zeros ("0.3", "-1.5", "0.00000001").
     public static func format(_ value: Decimal) -> String {
-        value.description
+        shortText(value) ?? value.description
+    }
+
+    /// `value.description` for a value whose significand fits in 64 bits (every price and quantity in practice),
+    /// written from that integer: Foundation's own divides its 128-bit significand by ten per digit, and a response of
+    /// 10,000 positions writes 60,000 decimals. The same text: the significand's digits as stored (trailing zeros
+    /// kept), the point placed by the exponent, "0." before a fraction with no integer part, zeros after an integer
+    /// with a positive exponent. `nil` for wider significands and NaN.
+    static func shortText(_ value: Decimal) -> String? {
+        guard DecimalLayout.isUsable, let (stored, exponent, negative) = DecimalLayout.parts(value) else { return nil }
+        if stored == 0 { return "0" }
+        var significand = stored
+        var digits: (UInt64, UInt64, UInt64) = (0, 0, 0)
+        var count = 0
+        withUnsafeMutableBytes(of: &digits) { buffer in
+            while significand > 0 {
+                buffer[23 - count] = UInt8(truncatingIfNeeded: significand % 10) | 0x30
+                significand /= 10
+                count += 1
+            }
+        }
+        let total = (negative ? 1 : 0)
+            + (exponent >= 0 ? count + exponent : (-exponent < count ? count + 1 : 2 - exponent))
+        return withUnsafeBytes(of: &digits) { buffer in
+            let digitBytes = buffer[(24 - count)...]
+            return String(unsafeUninitializedCapacity: total) { out in
+                var i = 0
+                if negative { out[i] = UInt8(ascii: "-"); i += 1 }
+                if exponent >= 0 {
+                    for byte in digitBytes { out[i] = byte; i += 1 }
+                    for _ in 0..<exponent { out[i] = UInt8(ascii: "0"); i += 1 }
+                } else if -exponent < count {
+                    let integerDigits = count + exponent
+                    for (index, byte) in digitBytes.enumerated() {
+                        if index == integerDigits { out[i] = UInt8(ascii: "."); i += 1 }
+                        out[i] = byte
+                        i += 1
+                    }
+                } else {
+                    out[i] = UInt8(ascii: "0"); out[i + 1] = UInt8(ascii: "."); i += 2
+                    for _ in 0..<(-exponent - count) { out[i] = UInt8(ascii: "0"); i += 1 }
+                    for byte in digitBytes { out[i] = byte; i += 1 }
+                }
+                return i
+            }
+        }
     }
 
     /// Text with exactly `scale` fraction digits (for wires that want "0.02500000"); rounds half-even only when the
@@ -204,8 +329,18 @@ extension KeyedDecodingContainer {
 
     /// Like `decodeDecimal(forKey:)`, but a missing key or `null` gives `nil`.
     public func decodeDecimalIfPresent(forKey key: Key) throws -> Decimal? {
-        guard contains(key), try !decodeNil(forKey: key) else { return nil }
-        return try decodeDecimal(forKey: key)
+        // One lookup for the usual string (a decoder reads a key each time it is asked), numbers as above.
+        let text: String?
+        do {
+            text = try decodeIfPresent(String.self, forKey: key)
+        } catch DecodingError.typeMismatch {
+            return try decodeDecimalNumber(forKey: key)
+        }
+        guard let text else { return nil }
+        switch DecimalText.read(text) {
+        case .success(let value): return value
+        case .failure(let refusal): throw refusal.decodingError(codingPath: codingPath + [key])
+        }
     }
 
     private func decodeDecimalNumber(forKey key: Key) throws -> Decimal {

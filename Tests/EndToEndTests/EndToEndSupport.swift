@@ -36,7 +36,7 @@ struct Loopback: Sendable {
     }
 
     static func with(
-        _ simulator: some SandboxSimulator, limits: TenantLimits = TenantLimits(),
+        _ simulator: some SandboxSimulator, limits: TenantLimits = TenantLimits(), router: BrokerRouter = BrokerRouter(),
         _ body: @escaping @Sendable (Loopback, any TestClientProtocol) async throws -> Void
     ) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bg-loop-\(UUID().uuidString)")
@@ -49,7 +49,7 @@ struct Loopback: Sendable {
             let registry = AdapterRegistry(
                 factories: [AlpacaAdapterFactory(), SaxoAdapterFactory(), TradeItAdapterFactory(), TradeOgreAdapterFactory()],
                 transport: upstream, logger: logger, egress: .loopbackForTests)
-            let gateway = Gateway(store: store, registry: registry, router: BrokerRouter(), logger: logger, limits: limits)
+            let gateway = Gateway(store: store, registry: registry, router: router, logger: logger, limits: limits)
             let tenant = try await store.createTenant(name: "e2e")
             let key = try await store.issueDefaultUserKey(tenantId: tenant.id, label: "e2e")
             let app = Application(router: try GatewayServer.router(gateway: gateway), logger: logger)

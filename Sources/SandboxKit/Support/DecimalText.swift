@@ -46,7 +46,38 @@ package enum DecimalText {
     /// Plain text without exponent or trailing zeros; never "-0".
     package static func format(_ value: Decimal) -> String {
         if value.isZero { return "0" }
-        return value.description
+        return shortText(value) ?? value.description
+    }
+
+    /// `value.description` for a significand of at most 64 bits, written from that integer (Foundation's divides its
+    /// 128-bit significand by ten per digit; an account's 10,000 positions are 160,000 decimals on the wire). The
+    /// gateway's `DecimalText` does the same; the simulators import nothing of the gateway. `nil` when wider or NaN.
+    package static func shortText(_ value: Decimal) -> String? {
+        guard DecimalLayout.isUsable, let (stored, exponent, negative) = DecimalLayout.parts(value) else { return nil }
+        if stored == 0 { return "0" }
+        var significand = stored
+        var digits: [UInt8] = []
+        digits.reserveCapacity(20)
+        while significand > 0 {
+            digits.append(UInt8(truncatingIfNeeded: significand % 10) | 0x30)
+            significand /= 10
+        }
+        digits.reverse()
+        var text: [UInt8] = negative ? [UInt8(ascii: "-")] : []
+        text.reserveCapacity(digits.count + abs(exponent) + 3)
+        if exponent >= 0 {
+            text += digits
+            text += repeatElement(UInt8(ascii: "0"), count: exponent)
+        } else if -exponent < digits.count {
+            text += digits[..<(digits.count + exponent)]
+            text.append(UInt8(ascii: "."))
+            text += digits[(digits.count + exponent)...]
+        } else {
+            text += [UInt8(ascii: "0"), UInt8(ascii: ".")]
+            text += repeatElement(UInt8(ascii: "0"), count: -exponent - digits.count)
+            text += digits
+        }
+        return String(decoding: text, as: UTF8.self)
     }
 
     /// Plain text with at least `minimumFractionDigits` digits after the point ("5" → "5.00").

@@ -12,6 +12,11 @@ struct AlpacaTradingEnvironment {
         market.quote(symbol: instrument.symbol, at: now)
     }
 
+    /// The last price and the previous close, for valuing a position (cheaper than a quote).
+    func valuation(_ instrument: MarketInstrument) -> (last: Decimal, previousClose: Decimal)? {
+        market.valuation(symbol: instrument.symbol, at: now)
+    }
+
     /// Whether an order for `instrument` may execute now.
     func canExecute(_ instrument: MarketInstrument, extendedHours: Bool) -> Bool {
         guard instrument.assetClass == .equity, configuration.marketHours == .regular else { return true }
@@ -263,7 +268,7 @@ extension AlpacaAccountBook {
         lastEquityDay = day
         var value = cash
         for position in positions.values {
-            value += position.qty * (env.quote(position.instrument)?.previousClose ?? position.instrument.referencePrice)
+            value += position.qty * (env.valuation(position.instrument)?.previousClose ?? position.instrument.referencePrice)
         }
         lastEquity = value
     }

@@ -13,7 +13,7 @@ extension AlpacaRoutes {
                 .array(
                     book.positions.values.sorted { $0.instrument.symbol < $1.instrument.symbol }.map { position in
                         AlpacaWire.position(
-                            position, quote: env.quote(position.instrument),
+                            position, valuation: env.valuation(position.instrument),
                             qtyAvailable: max(0, position.qty - book.heldForOrders(position.instrument)), now: env.now)
                     })
             })
@@ -28,7 +28,7 @@ extension AlpacaRoutes {
                     throw AlpacaAPIError.notFound("position does not exist")
                 }
                 return AlpacaWire.position(
-                    position, quote: env.quote(instrument), qtyAvailable: max(0, position.qty - book.heldForOrders(instrument)),
+                    position, valuation: env.valuation(instrument), qtyAvailable: max(0, position.qty - book.heldForOrders(instrument)),
                     now: env.now)
             })
     }

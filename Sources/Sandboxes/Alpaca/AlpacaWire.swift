@@ -58,10 +58,12 @@ enum AlpacaWire {
 
     // MARK: Positions
 
-    static func position(_ position: AlpacaPosition, quote: MarketQuote?, qtyAvailable: Decimal, now: Date) -> JSON {
+    static func position(
+        _ position: AlpacaPosition, valuation: (last: Decimal, previousClose: Decimal)?, qtyAvailable: Decimal, now: Date
+    ) -> JSON {
         let instrument = position.instrument
-        let current = quote?.last ?? instrument.referencePrice
-        let lastday = quote?.previousClose ?? current
+        let current = valuation?.last ?? instrument.referencePrice
+        let lastday = valuation?.previousClose ?? current
         let marketValue = position.qty * current
         let costBasis = position.costBasis
         let unrealized = marketValue - costBasis
@@ -100,7 +102,7 @@ enum AlpacaWire {
     static func account(_ book: AlpacaAccountBook, env: AlpacaTradingEnvironment) -> JSON {
         var longValue: Decimal = 0
         for position in book.positions.values {
-            longValue += position.qty * (env.quote(position.instrument)?.last ?? position.instrument.referencePrice)
+            longValue += position.qty * (env.valuation(position.instrument)?.last ?? position.instrument.referencePrice)
         }
         let equity = book.cash + longValue
         let buyingPower = DecimalText.round(book.buyingPower(env: env), scale: 2, .down)
