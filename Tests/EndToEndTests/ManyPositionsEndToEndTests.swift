@@ -5,13 +5,14 @@ import HTTPTypes
 import Sandbox
 import Testing
 
-/// One account with 10,000 positions, read through `/v1/positions` from the Alpaca sandbox: the whole answer arrives,
-/// complete and correct. (How fast is `Benchmarks/PositionsBenchmark`'s question, not a test's.)
-@Suite("End to end: 10,000 positions of one account")
+/// One account with 2,000 positions, read through `/v1/positions` from the Alpaca sandbox: the whole answer arrives,
+/// complete and correct. (10,000, and how fast, is `Benchmarks/PositionsBenchmark`'s question: in a debug build among
+/// the suite's parallel tests, 10,000 took the machine's CPU for seconds and starved other tests' deadlines.)
+@Suite("End to end: 2,000 positions of one account")
 struct ManyPositionsEndToEndTests {
-    static let count = 10_000
+    static let count = 2_000
 
-    /// `SYN00001` … `SYN10000`; what a test expects of each is computed from the index here, not read back.
+    /// `SYN00001` … `SYN02000`; what a test expects of each is computed from the index here, not read back.
     static func symbol(_ index: Int) -> String { "SYN" + String(format: "%05d", index) }
     static func reference(_ index: Int) -> Decimal { Decimal(20 + index % 300) + Decimal(index % 100) / 100 }
     static func quantity(_ index: Int) -> Decimal { Decimal(1 + index % 89) }
@@ -36,7 +37,7 @@ struct ManyPositionsEndToEndTests {
     }
 
     @Test func everyPositionArrivesComplete() async throws {
-        // A debug build on a loaded machine takes seconds over 10,000 positions: the router's deadlines are lifted so
+        // A debug build on a loaded machine takes seconds over thousands of positions: the router's deadlines are lifted so
         // that this proves completeness, not speed.
         let router = BrokerRouter(perSourceTimeout: .seconds(60), overallTimeout: .seconds(60))
         try await Loopback.with(Self.sandbox(), router: router) { world, client in
@@ -68,7 +69,7 @@ struct ManyPositionsEndToEndTests {
             }
             #expect(wrongQuantities.isEmpty, "\(wrongQuantities.count) positions with a wrong or missing quantity")
 
-            for index in [1, 2, 3, 4_999, 5_000, 9_999, 10_000] {
+            for index in [1, 2, 3, 999, 1_000, 1_999, 2_000] {
                 let position = try #require(bySymbol[Self.symbol(index)])
                 let instrument = position["instrument"] as? [String: Any] ?? [:]
                 #expect(position["connectionId"] as? String == connection)
