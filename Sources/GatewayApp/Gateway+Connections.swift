@@ -3,6 +3,7 @@ public import GatewayCore
 public import GatewayModel
 public import GatewayStore
 import Logging
+import Synchronization
 
 /// What a client asks for when it links a connection (`POST /v1/connections`), before it is checked.
 public struct LinkRequest: Sendable, Hashable {
@@ -137,15 +138,22 @@ extension Gateway {
     /// Links a connection: its credentials are proven against the broker before anything is saved.
     public func link(owner: Owner, _ new: NewConnection) async throws -> ConnectionDescriptor {
         let tenant = owner.tenant
-        try await proveCredentials(tenant: tenant, new)
-        let created = try await store.createConnection(tenantId: tenant.id, userId: owner.userId, new)
+        var proven = new
+        // What the proof left valid: a broker that rotates its refresh token on use (Saxo's are single-use) spent the
+        // one given, and only the new one may be saved.
+        proven.credentials = try await proveCredentials(tenant: tenant, new)
+        let created = try await store.createConnection(tenantId: tenant.id, userId: owner.userId, proven)
         try await audit(owner, "connection.linked", target: created.id, detail: ["broker": created.broker.rawValue])
         return created
     }
 
     /// The credential proof every link passes: each key the broker needs is there, and the broker accepts them. A
     /// refusal is a 422 naming `credentials`.
-    func proveCredentials(tenant: Tenant, _ new: NewConnection) async throws {
+    ///
+    /// Returns the credentials to save: those given, or, when the adapter rotated them while proving them (a
+    /// refreshed token pair), the rotated ones, since the given refresh token may be spent.
+    @discardableResult
+    func proveCredentials(tenant: Tenant, _ new: NewConnection) async throws -> BrokerCredentials {
         guard let factory = registry.factory(for: new.broker) else {
             throw GatewayError.unprocessable([FieldProblem(
                 field: "broker", problem: "must be one of: \(registry.kinds.map(\.rawValue).joined(separator: ", "))")])
@@ -158,7 +166,10 @@ extension Gateway {
         let candidate = ConnectionDescriptor(
             id: "unsaved", tenantId: tenant.id, broker: new.broker, displayName: new.displayName, baseURL: new.baseURL,
             settings: new.settings, status: new.status, createdAt: now, updatedAt: now)
-        let adapter = try registry.makeAdapter(for: candidate, credentials: new.credentials)
+        let rotated = RotatedCredentials()
+        let adapter = try registry.makeAdapter(
+            for: candidate, credentials: new.credentials,
+            saveCredentials: { credentials in rotated.latest.withLock { $0 = credentials } })
         do {
             try await withDeadline(router.perSourceTimeout) { try await adapter.validateCredentials() }
         } catch let error as GatewayError where error.code == .unauthorized || error.code == .forbidden {
@@ -166,6 +177,7 @@ extension Gateway {
                 .unprocessable, "\(new.broker) refused the credentials: \(error.message)", broker: new.broker,
                 retryable: false, details: [FieldProblem(field: "credentials", problem: "were refused by the broker")])
         }
+        return rotated.latest.withLock { $0 } ?? new.credentials
     }
 
     /// Deletes a connection; a built-in sandbox forgets the simulated account it held.
@@ -187,4 +199,9 @@ extension Gateway {
         try await audit(owner, "connection.removed", target: id, detail: ["broker": connection.broker.rawValue])
     }
 
+}
+
+/// The credentials an adapter saved while proving a link (the connection is not stored yet), for the link to save.
+final class RotatedCredentials: Sendable {
+    let latest = Mutex<BrokerCredentials?>(nil)
 }

@@ -18,6 +18,36 @@ struct SaxoEndToEndTests {
         return try #require(linked.body.data["id"] as? String)
     }
 
+    @Test func aSingleUseRefreshTokenSpentByTheLinkIsReplacedByTheRotatedOne() async throws {
+        let clock = ManualClock()
+        let sandbox = SaxoSandbox(
+            configuration: SaxoSandboxConfiguration(sessionOrdersPerSecond: nil, executionLatency: 1),
+            market: MarketEngine(clock: clock))
+        // A refresh token Saxo's way: good for one use (not the sandbox's reusable bootstrap token).
+        let pair = sandbox.issueTokens()
+        try await Loopback.with(sandbox) { world, client in
+            let linked = try await world.call(client, .post, "/v1/connections", json: """
+                {"broker":"saxo","displayName":"SIM","baseURL":"\(world.sandboxURL)/sim/openapi",
+                 "credentials":{"appKey":"\(SaxoSandboxConfiguration.demoAppKey)","appSecret":"\(SaxoSandboxConfiguration.demoAppSecret)",
+                                "refreshToken":"\(pair.refreshToken)"}}
+                """)
+            #expect(linked.status == 201, "\(linked.body)")
+            // Proving the link spent the token; the connection was saved with the pair that replaced it, so its first
+            // read works and it stays active.
+            let first = try await world.call(client, .get, "/v1/accounts")
+            #expect(first.status == 200)
+            #expect(first.body["partial"] as? Bool == false, "\(first.body)")
+            // Several access-token lifetimes (1,200 s each) later, the reads still work.
+            for _ in 0..<3 {
+                clock.advance(by: 1300)
+                let later = try await world.call(client, .get, "/v1/accounts")
+                #expect(later.body["partial"] as? Bool == false, "\(later.body)")
+            }
+            let connections = try await world.call(client, .get, "/v1/connections")
+            #expect(connections.body.list.first?["status"] as? String == "active", "\(connections.body)")
+        }
+    }
+
     @Test func theSeedScreensAndOrderFlow() async throws {
         let clock = ManualClock()
         let sandbox = SaxoSandbox(
