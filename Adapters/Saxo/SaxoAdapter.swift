@@ -44,6 +44,17 @@ public struct SaxoAdapter: BrokerAdapter {
     /// Obtains (or refreshes) a token, then reads `port/v1/users/me`.
     public func validateCredentials() async throws {
         _ = try await fetch(SaxoUser.self, .usersMe())
+        // A token that cannot be renewed: the connection says when it stops working.
+        if configuration.credentials.refreshToken == nil {
+            var detail = [
+                "reason": "linked with an access token alone (no refresh token): it cannot be renewed, so link again "
+                    + "with a new token before it expires"
+            ]
+            if let expiresAt = configuration.credentials.accessTokenExpiresAt {
+                detail["expiresAt"] = RFC3339Timestamp.format(expiresAt)
+            }
+            try await context.saveStatus(.active, detail)
+        }
     }
 
     public func clients() async throws -> [Client] {

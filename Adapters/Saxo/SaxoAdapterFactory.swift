@@ -1,3 +1,4 @@
+import Foundation
 public import GatewayCore
 public import GatewayModel
 import HTTPTypes
@@ -51,6 +52,24 @@ public struct SaxoAdapterFactory: BrokerAdapterFactory {
         }
     }
 
+    /// Two ways in: the OAuth app (`appKey`, `appSecret`) with a `refreshToken`, kept fresh for as long as the link
+    /// lives; or an `accessToken` alone (Saxo's 24-hour developer token, the usual way to start), which works until
+    /// it expires and cannot be renewed.
+    public func credentialProblems(_ credentials: BrokerCredentials) -> [FieldProblem] {
+        func has(_ key: String) -> Bool {
+            !(credentials[key] ?? "").trimmingCharacters(in: .whitespacesAndNewlines).isEmpty
+        }
+        if has("refreshToken") {
+            return ["appKey", "appSecret"].filter { !has($0) }.map {
+                FieldProblem(field: "credentials.\($0)", problem: "is required with a refreshToken (the OAuth app that refreshes it)")
+            }
+        }
+        if has("accessToken") { return [] }
+        return [FieldProblem(
+            field: "credentials.refreshToken",
+            problem: "is required for saxo (with appKey and appSecret), unless an accessToken is given alone (a developer token)")]
+    }
+
     public func makeAdapter(_ context: AdapterContext) throws -> any BrokerAdapter {
         let configuration = try SaxoConfiguration(
             baseURL: context.baseURL, settings: context.connection.settings, credentials: context.credentials)
@@ -71,6 +90,7 @@ public struct SaxoAdapterFactory: BrokerAdapterFactory {
         timeInForce: [.day, .gtc, .ioc, .fok, .gtd],
         notes: [
             "Credentials: appKey + appSecret (the OAuth app) and refreshToken; optionally accessToken + accessTokenExpiresAt (RFC 3339). The gateway refreshes the access token 60 s before it expires and once after a 401, and stores each rotated refresh token. A refresh token Saxo rejects marks the connection relink_required.",
+            "An accessToken alone (Saxo's 24-hour developer token) links too: the connection's statusDetail says when it expires (from accessTokenExpiresAt, else the token's exp claim); it cannot be renewed, and at expiry the connection becomes relink_required.",
             "Connection setting authBaseURL: the OAuth host (/token). Defaults to https://sim.logonvalidation.net for the SIM gateway, https://live.logonvalidation.net for live, and the base URL's own origin otherwise (the built-in sandbox).",
             "Symbols: FX as BASE/QUOTE (EURDKK is EUR/DKK), listed instruments without their exchange suffix (AAPL:xnas is AAPL on XNAS). brokerKey holds Saxo's uic and assetType.",
             "Accounts: id is Saxo's AccountId, brokerKey its AccountKey. Balances are in the account currency: total = CashBalance, available = CashAvailableForTrading (else CashBalance - CashBlocked), accountValue = TotalValue, marginAvailable = MarginAvailableForTrading.",

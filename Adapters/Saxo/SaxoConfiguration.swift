@@ -95,6 +95,7 @@ public struct SaxoConfiguration: Sendable {
             }
             expiresAt = date
         }
+        if expiresAt == nil, let accessToken { expiresAt = SaxoAccessToken.expiry(of: accessToken) }
         guard let url = URL(string: baseURL), let scheme = url.scheme, ["http", "https"].contains(scheme),
             url.host != nil
         else {

@@ -135,41 +135,60 @@ extension Gateway {
         }
         registry.evict(connectionId: id)
     }
-    /// Links a connection: its credentials are proven against the broker before anything is saved.
+    /// Links a connection: its credentials are proven against the broker before anything is saved, and the adapter
+    /// that proved them becomes the connection's own. So what the proof did at the broker counts: a rotated token
+    /// pair is what is saved (Saxo's refresh tokens are single-use, and the one given is spent), a session it opened
+    /// is the one reads use (TradeIt), and a status it reported (a security question asked at once) is the new
+    /// connection's status, not something the first read finds out.
     public func link(owner: Owner, _ new: NewConnection) async throws -> ConnectionDescriptor {
         let tenant = owner.tenant
         var proven = new
-        // What the proof left valid: a broker that rotates its refresh token on use (Saxo's are single-use) spent the
-        // one given, and only the new one may be saved.
-        proven.credentials = try await proveCredentials(tenant: tenant, new)
-        let created = try await store.createConnection(tenantId: tenant.id, userId: owner.userId, proven)
-        try await audit(owner, "connection.linked", target: created.id, detail: ["broker": created.broker.rawValue])
-        return created
+        let id = new.id ?? NewConnection.makeId()
+        proven.id = id
+        let linked: ConnectionDescriptor
+        do {
+            let proof = try await proveCredentials(tenant: tenant, proven)
+            proven.credentials = proof.credentials
+            let created = try await store.createConnection(tenantId: tenant.id, userId: owner.userId, proven)
+            linked = try await proof.sink.bind(store: store, tenantId: tenant.id, connectionId: created.id) ?? created
+            registry.adopt(proof.adapter, for: linked)
+        } catch {
+            // The id was never saved: nothing may keep the pipeline state its proof made.
+            registry.forget(connectionId: id)
+            throw error
+        }
+        try await audit(owner, "connection.linked", target: linked.id, detail: ["broker": linked.broker.rawValue])
+        return linked
+    }
+
+    /// What proving a link's credentials left: the adapter that proved them (bound to the connection's id), the
+    /// credentials to save (those given, or the pair the adapter rotated them into, since a given refresh token may
+    /// be spent), and the sink holding whatever else the adapter reported until the connection is saved.
+    struct CredentialProof: Sendable {
+        var adapter: any BrokerAdapter
+        var credentials: BrokerCredentials
+        var sink: LinkSink
     }
 
     /// The credential proof every link passes: each key the broker needs is there, and the broker accepts them. A
-    /// refusal is a 422 naming `credentials`.
-    ///
-    /// Returns the credentials to save: those given, or, when the adapter rotated them while proving them (a
-    /// refreshed token pair), the rotated ones, since the given refresh token may be spent.
-    @discardableResult
-    func proveCredentials(tenant: Tenant, _ new: NewConnection) async throws -> BrokerCredentials {
+    /// refusal is a 422 naming `credentials`. `new.id` names the connection the proving adapter acts for (the id it
+    /// will be saved under, or the existing connection being relinked).
+    func proveCredentials(tenant: Tenant, _ new: NewConnection) async throws -> CredentialProof {
         guard let factory = registry.factory(for: new.broker) else {
             throw GatewayError.unprocessable([FieldProblem(
                 field: "broker", problem: "must be one of: \(registry.kinds.map(\.rawValue).joined(separator: ", "))")])
         }
-        let missing = factory.credentialKeys.filter { (new.credentials[$0] ?? "").isEmpty }
-        if !missing.isEmpty {
-            throw GatewayError.unprocessable(missing.map { FieldProblem(field: "credentials.\($0)", problem: "is required for \(new.broker)") })
-        }
+        let problems = factory.credentialProblems(new.credentials)
+        if !problems.isEmpty { throw GatewayError.unprocessable(problems) }
         let now = Date()
         let candidate = ConnectionDescriptor(
-            id: "unsaved", tenantId: tenant.id, broker: new.broker, displayName: new.displayName, baseURL: new.baseURL,
-            settings: new.settings, status: new.status, createdAt: now, updatedAt: now)
-        let rotated = RotatedCredentials()
-        let adapter = try registry.makeAdapter(
+            id: new.id ?? NewConnection.makeId(), tenantId: tenant.id, broker: new.broker, displayName: new.displayName,
+            baseURL: new.baseURL, settings: new.settings, status: new.status, createdAt: now, updatedAt: now)
+        let sink = LinkSink()
+        let adapter = try registry.makeLinkAdapter(
             for: candidate, credentials: new.credentials,
-            saveCredentials: { credentials in rotated.latest.withLock { $0 = credentials } })
+            saveCredentials: { try await sink.save(credentials: $0) },
+            saveStatus: { try await sink.save(status: $0, detail: $1) })
         do {
             try await withDeadline(router.perSourceTimeout) { try await adapter.validateCredentials() }
         } catch let error as GatewayError where error.code == .unauthorized || error.code == .forbidden {
@@ -177,7 +196,7 @@ extension Gateway {
                 .unprocessable, "\(new.broker) refused the credentials: \(error.message)", broker: new.broker,
                 retryable: false, details: [FieldProblem(field: "credentials", problem: "were refused by the broker")])
         }
-        return rotated.latest.withLock { $0 } ?? new.credentials
+        return CredentialProof(adapter: adapter, credentials: sink.heldCredentials ?? new.credentials, sink: sink)
     }
 
     /// Deletes a connection; a built-in sandbox forgets the simulated account it held.
@@ -201,7 +220,67 @@ extension Gateway {
 
 }
 
-/// The credentials an adapter saved while proving a link (the connection is not stored yet), for the link to save.
-final class RotatedCredentials: Sendable {
-    let latest = Mutex<BrokerCredentials?>(nil)
+/// Where the adapter proving a link saves what it changes. Until the connection is saved there is no row to write
+/// to, so the latest credentials and status are held; `bind` writes the held status and from then on every save goes
+/// straight to the store, as the saves of an adapter made for a stored connection do.
+final class LinkSink: Sendable {
+    private enum State {
+        case holding(credentials: BrokerCredentials?, status: (ConnectionStatus, [String: String]?)?)
+        case bound(store: any GatewayStore, tenantId: String, connectionId: String)
+    }
+
+    private let state = Mutex<State>(.holding(credentials: nil, status: nil))
+
+    /// The credentials the adapter rotated into while nothing was saved yet, if it did.
+    var heldCredentials: BrokerCredentials? {
+        state.withLock {
+            if case .holding(let credentials, _) = $0 { return credentials }
+            return nil
+        }
+    }
+
+    func save(credentials: BrokerCredentials) async throws {
+        let target: (any GatewayStore, String, String)? = state.withLock {
+            switch $0 {
+            case .holding(_, let status):
+                $0 = .holding(credentials: credentials, status: status)
+                return nil
+            case .bound(let store, let tenantId, let connectionId):
+                return (store, tenantId, connectionId)
+            }
+        }
+        if let (store, tenantId, connectionId) = target {
+            try await store.updateCredentials(tenantId: tenantId, connectionId: connectionId, credentials)
+        }
+    }
+
+    func save(status: ConnectionStatus, detail: [String: String]?) async throws {
+        let target: (any GatewayStore, String, String)? = state.withLock {
+            switch $0 {
+            case .holding(let credentials, _):
+                $0 = .holding(credentials: credentials, status: (status, detail))
+                return nil
+            case .bound(let store, let tenantId, let connectionId):
+                return (store, tenantId, connectionId)
+            }
+        }
+        if let (store, tenantId, connectionId) = target {
+            _ = try await store.updateConnectionStatus(
+                tenantId: tenantId, connectionId: connectionId, status: status, detail: detail)
+        }
+    }
+
+    /// Binds the sink to the saved connection: the status the adapter reported while proving the link is written,
+    /// and the updated connection returned (`nil` when it reported none). The held credentials were saved with the
+    /// connection. Called once no call of the proof is in flight, so nothing is saved out of order.
+    func bind(store: any GatewayStore, tenantId: String, connectionId: String) async throws -> ConnectionDescriptor? {
+        let held = state.withLock { state -> (ConnectionStatus, [String: String]?)? in
+            defer { state = .bound(store: store, tenantId: tenantId, connectionId: connectionId) }
+            if case .holding(_, let status) = state { return status }
+            return nil
+        }
+        guard let (status, detail) = held else { return nil }
+        return try await store.updateConnectionStatus(
+            tenantId: tenantId, connectionId: connectionId, status: status, detail: detail)
+    }
 }

@@ -64,17 +64,24 @@ extension Gateway {
         let tenant = owner.tenant
         let held = try await provisionedSandboxAccount(tenant: tenant, connection)
         let fresh = try provision(sandbox, name: name)
-        let new = NewConnection(
+        var new = NewConnection(
             broker: connection.broker, displayName: connection.displayName, baseURL: connection.baseURL,
             settings: connection.settings, credentials: fresh)
+        new.id = connection.id
         let outcome: LinkOutcome
         do {
             if try needsInteractiveLink(new) {
                 outcome = .pending(try await restartLink(owner: owner, id: connection.id, credentials: fresh, callbackBase: callbackBase))
             } else {
-                try await proveCredentials(tenant: tenant, new)
-                try await replaceCredentials(owner: owner, id: connection.id, fresh)
-                outcome = .linked(try await self.connection(owner: owner, id: connection.id))
+                // As a new link: what the proof left (rotated tokens, a session, a reported status) is kept.
+                let proof = try await proveCredentials(tenant: tenant, new)
+                try await replaceCredentials(owner: owner, id: connection.id, proof.credentials)
+                var relinked = try await self.connection(owner: owner, id: connection.id)
+                if let reported = try await proof.sink.bind(store: store, tenantId: tenant.id, connectionId: connection.id) {
+                    relinked = reported
+                }
+                registry.adopt(proof.adapter, for: relinked)
+                outcome = .linked(relinked)
             }
         } catch {
             sandbox.release(fresh)

@@ -70,6 +70,26 @@ public final class AdapterRegistry: Sendable {
             stored: false)
     }
 
+    /// An adapter for a connection that is being linked under an id it will be saved with (or already has): its
+    /// calls go through that connection's own pipeline chain from the first, so the adapter that proves the link can
+    /// go on serving the connection (`adopt`) with the session or tokens the proof left it. Not cached; a link that
+    /// fails calls `forget(connectionId:)` for an id that was never saved.
+    public func makeLinkAdapter(
+        for connection: ConnectionDescriptor, credentials: BrokerCredentials,
+        saveCredentials: @escaping @Sendable (BrokerCredentials) async throws -> Void,
+        saveStatus: @escaping @Sendable (ConnectionStatus, [String: String]?) async throws -> Void
+    ) throws -> any BrokerAdapter {
+        try build(
+            for: connection, credentials: credentials, saveCredentials: saveCredentials, saveStatus: saveStatus,
+            stored: true)
+    }
+
+    /// Makes an adapter that proved a connection's link that connection's cached adapter, replacing any other:
+    /// a broker session it opened, or a token pair it rotated, is used rather than opened or spent again.
+    public func adopt(_ adapter: any BrokerAdapter, for connection: ConnectionDescriptor) {
+        cache.withLock { $0[connection.id] = (connection, adapter) }
+    }
+
     /// An adapter whose every call goes through the pipeline: the connection's own chain when it is stored.
     func build(
         for connection: ConnectionDescriptor, credentials: BrokerCredentials,

@@ -82,5 +82,18 @@ public protocol BrokerAdapterFactory: Sendable {
     /// own headers say better. Empty when the broker documents none.
     var rateLimits: [RateLimitRule] { get }
 
+    /// What is missing from a link's credentials before the broker is asked, one problem per field
+    /// (`credentials.<key>`). By default every key of `credentialKeys` is required; a broker that accepts other sets
+    /// (Saxo: an app with a refresh token, or an access token alone) says so here.
+    func credentialProblems(_ credentials: BrokerCredentials) -> [FieldProblem]
+
     func makeAdapter(_ context: AdapterContext) throws -> any BrokerAdapter
+}
+
+extension BrokerAdapterFactory {
+    public func credentialProblems(_ credentials: BrokerCredentials) -> [FieldProblem] {
+        credentialKeys.filter { (credentials[$0] ?? "").isEmpty }.map {
+            FieldProblem(field: "credentials.\($0)", problem: "is required for \(kind)")
+        }
+    }
 }

@@ -13,7 +13,7 @@ extension PostgresStore {
     public func createConnection(tenantId: String, userId: String?, _ connection: NewConnection) async throws
         -> ConnectionDescriptor
     {
-        let id = StoreIdentifier.make(StoreIdentifier.connection)
+        let id = connection.id ?? NewConnection.makeId()
         let sealed = try cipher.seal(connection.credentials, tenantId: tenantId, connectionId: id)
         let settings = try SQLiteStore.encodeJSON(connection.settings)
         return try await write("createConnection", conflict: "a connection with this id already exists") { db in

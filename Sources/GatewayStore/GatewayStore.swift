@@ -40,6 +40,9 @@ public struct IssuedAPIKey: Sendable {
 
 /// What a client gives to link a connection.
 public struct NewConnection: Sendable {
+    /// The id to save the connection under, chosen before it is saved (`NewConnection.makeId()`), so that the adapter
+    /// that proves the link can be the connection's own from its first call; `nil` lets the store choose one.
+    public var id: String?
     public var broker: BrokerKind
     public var displayName: String
     public var baseURL: String
@@ -57,6 +60,11 @@ public struct NewConnection: Sendable {
         self.settings = settings
         self.credentials = credentials
         self.status = status
+    }
+
+    /// A fresh connection id, of the form the stores give (`conn_` and 20 random base32 characters).
+    public static func makeId() -> String {
+        StoreIdentifier.make(StoreIdentifier.connection)
     }
 }
 

@@ -204,10 +204,14 @@ struct TokenTests {
                 "accessTokenExpiresAt": SaxoTimestamp.format(clock.now.addingTimeInterval(30)),
             ], clock: clock, saved: saved)
         try await adapter.validateCredentials()  // 30 s left: used to the end, no refresh possible
+        // Proving it says when it stops working.
+        #expect(saved.savedStatuses.first?.0 == .active)
+        let expiresAt = saved.savedStatuses.first?.1?["expiresAt"].flatMap(RFC3339Timestamp.parse)
+        #expect(expiresAt.map { abs($0.timeIntervalSince(clock.now.addingTimeInterval(30))) < 0.01 } == true)
         clock.advance(31)
         let error = await #expect(throws: GatewayError.self) { try await adapter.validateCredentials() }
         #expect(error?.code == .unauthorized)
-        #expect(saved.savedStatuses.first?.0 == .relinkRequired)
+        #expect(saved.savedStatuses.last?.0 == .relinkRequired)
         #expect(transport.tokenRequests.isEmpty)
     }
 

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import Hummingbird
 import Synchronization
 public import SandboxKit
@@ -125,6 +125,19 @@ public final class SaxoSandbox: BrokerSimulator {
             return state.tokens.startSession(owner: owner, now: now, configuration: configuration)
         }
         return SaxoTokenPair(pair)
+    }
+
+    /// A developer token for a new session of the configured client, as Saxo's developer portal hands one out: an
+    /// access token alone, good for `lifetime` (24 hours there), with no refresh token. Returns the token and when
+    /// it expires (also its JWT's `exp`).
+    public func issueDeveloperToken(lifetime: TimeInterval = 86_400) -> (accessToken: String, expiresAt: Date) {
+        let now = market.now
+        let configuration = self.configuration
+        let owner = SaxoTokenStore.Owner(clientKey: configuration.client.clientKey, appKey: configuration.appKey)
+        return state.withLock { state in
+            state.clients[owner.clientKey]?.lastLogin = now
+            return state.tokens.developerToken(owner: owner, now: now, lifetime: lifetime)
+        }
     }
 
     // MARK: Apps and clients opened at run time

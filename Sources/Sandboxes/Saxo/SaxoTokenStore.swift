@@ -177,6 +177,19 @@ struct SaxoTokenStore: Sendable {
         return issuePair(session: session, now: now, issuedAt: issuedAt ?? now, configuration: configuration)
     }
 
+    /// An access token alone for a new session (a developer-portal token): no refresh token goes with it.
+    mutating func developerToken(owner: Owner, now: Date, lifetime: TimeInterval) -> (accessToken: String, expiresAt: Date) {
+        purgeIfNeeded(now: now)
+        sessionCounter += 1
+        let session = "session-\(sessionCounter)"
+        sessions[session] = owner
+        // Whole seconds, as the token's `exp` says.
+        let expires = Date(timeIntervalSince1970: now.addingTimeInterval(lifetime).timeIntervalSince1970.rounded(.down))
+        let token = makeJWT(session: session, clientKey: owner.clientKey, issued: now, expires: expires)
+        access[token] = AccessGrant(session: session, expires: expires)
+        return (token, expires)
+    }
+
     private mutating func issuePair(session: String, now: Date, issuedAt: Date? = nil, configuration: SaxoSandboxConfiguration) -> TokenPair {
         purgeIfNeeded(now: now)
         let issued = issuedAt ?? now
