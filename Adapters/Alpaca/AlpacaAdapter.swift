@@ -7,7 +7,9 @@ import Synchronization
 /// Alpaca Trading API v2 (and its market data API) as a `BrokerAdapter`, for one connection.
 ///
 /// An Alpaca key pair reaches exactly one account, so the adapter learns that account's id once (`GET /v2/account`)
-/// and stamps it on positions and orders, which Alpaca sends without it.
+/// and stamps it on positions and orders, which Alpaca sends without it. The id is kept with the connection's
+/// credentials (`accountId`, saved when the link is proven), so reads of positions and orders never call the
+/// account endpoint; for a connection saved without it, a failing lookup never hides the read's own error.
 public struct AlpacaAdapter: BrokerAdapter {
     public var kind: BrokerKind { .alpaca }
     public var capabilities: Capabilities { AlpacaAdapterFactory.alpacaCapabilities }
@@ -18,13 +20,20 @@ public struct AlpacaAdapter: BrokerAdapter {
 
     /// Per-connection state shared by every copy of the adapter.
     final class Session: Sendable {
-        let accountId = Mutex<String?>(nil)
+        let accountId: Mutex<String?>
+
+        init(accountId: String?) {
+            self.accountId = Mutex(accountId)
+        }
     }
+
+    /// The credentials key the account id is kept under (not a secret; kept with the connection).
+    static let accountIdKey = "accountId"
 
     public init(context: AdapterContext, configuration: AlpacaConfiguration) {
         self.context = context
         self.configuration = configuration
-        self.session = Session()
+        self.session = Session(accountId: context.credentials[Self.accountIdKey].flatMap { $0.isEmpty ? nil : $0 })
     }
 
     var connectionId: String { context.connection.id }
@@ -56,9 +65,10 @@ public struct AlpacaAdapter: BrokerAdapter {
     }
 
     public func positions(accountId: String?) async throws -> [Position] {
-        let id = try await resolveAccountId(accountId)
-        let positions = try await fetch(
-            [AlpacaPosition].self, .positions(), maxResponseBytes: configuration.positionListMaxBytes)
+        let maxBytes = configuration.positionListMaxBytes
+        let (id, positions) = try await reading(accountId) {
+            try await fetch([AlpacaPosition].self, .positions(), maxResponseBytes: maxBytes)
+        }
         return try positions.map { try Position(alpaca: $0, connectionId: connectionId, accountId: id) }
     }
 
@@ -103,23 +113,20 @@ public struct AlpacaAdapter: BrokerAdapter {
     // MARK: Orders
 
     public func orders(_ query: OrderQuery) async throws -> [Order] {
-        let accountId = try await resolveAccountId(query.accountId)
         let endpoint = Endpoint.orders(
             status: query.state.rawValue, limit: min(max(query.limit, 1), 500), after: query.after,
             until: query.until, symbols: query.symbols.map { InstrumentReference(symbol: $0).alpacaSymbol })
-        let orders = try await fetch([AlpacaOrder].self, endpoint)
+        let (accountId, orders) = try await reading(query.accountId) { try await fetch([AlpacaOrder].self, endpoint) }
         return try orders.map { try Order(alpaca: $0, connectionId: connectionId, accountId: accountId) }
     }
 
     public func order(brokerOrderId: String) async throws -> Order {
-        let accountId = try await resolveAccountId(nil)
-        let order = try await fetch(AlpacaOrder.self, .order(id: brokerOrderId))
+        let (accountId, order) = try await reading(nil) { try await fetch(AlpacaOrder.self, .order(id: brokerOrderId)) }
         return try Order(alpaca: order, connectionId: connectionId, accountId: accountId)
     }
 
     public func order(clientOrderId: String, accountId: String) async throws -> Order? {
-        let accountId = try await resolveAccountId(accountId)
-        let response = try await exchange(.order(clientOrderId: clientOrderId))
+        let (accountId, response) = try await reading(accountId) { try await exchange(.order(clientOrderId: clientOrderId)) }
         if response.status == 404 { return nil }
         guard (200..<300).contains(response.status) else {
             throw AlpacaErrors.error(for: response, now: configuration.now())
@@ -249,14 +256,50 @@ public struct AlpacaAdapter: BrokerAdapter {
 
     // MARK: Helpers
 
-    /// The account, fetched fresh; its id is remembered.
+    /// The account, fetched fresh; its id is remembered, and saved with the connection when it is new.
     func account() async throws -> AlpacaAccount {
         let account = try await fetch(AlpacaAccount.self, .account())
-        session.accountId.withLock { $0 = account.id }
+        let known = session.accountId.withLock { known in
+            defer { known = account.id }
+            return known
+        }
+        if known != account.id, context.credentials[Self.accountIdKey] != account.id {
+            var credentials = context.credentials
+            credentials[Self.accountIdKey] = account.id
+            do {
+                try await context.saveCredentials(credentials)
+            } catch {
+                // Only a saving: the next adapter of this connection looks the id up again.
+                context.logger.warning("could not keep the Alpaca account id", metadata: ["error": "\(error)"])
+            }
+        }
         return account
     }
 
-    /// The connection's account id (fetched once), checked against the one a caller named.
+    /// A read of the connection's account stamped with its id. With the id known (kept with the connection), only
+    /// the read is made. Else the id is looked up first; if that lookup fails, the read is still made, so that its
+    /// own error is the one reported (an account-endpoint failure never hides the read's answer or error); only a
+    /// read that succeeds without an id to stamp fails with the lookup's error.
+    func reading<T: Sendable>(_ requested: String?, _ read: @Sendable () async throws -> T) async throws
+        -> (accountId: String, value: T)
+    {
+        let id: String
+        if let known = session.accountId.withLock({ $0 }) {
+            id = known
+        } else {
+            do {
+                id = try await account().id
+            } catch let lookup {
+                try Task.checkCancellation()
+                _ = try await read()
+                throw lookup
+            }
+        }
+        try check(requested, against: id)
+        return (id, try await read())
+    }
+
+    /// The connection's account id (kept, or fetched once), checked against the one a caller named.
     func resolveAccountId(_ requested: String?) async throws -> String {
         let known = session.accountId.withLock { $0 }
         let id: String
