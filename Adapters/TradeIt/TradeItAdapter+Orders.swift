@@ -202,19 +202,36 @@ extension TradeItAdapter {
 
     // MARK: Quotes
 
-    /// Crypto pairs through `brokermarketdata/getCryptoQuote` (which needs an account); TradeIt's equity quotes are not
-    /// offered.
+    /// Equities through TradeIt's own market data (`marketdata/getQuotes`, all at once, keyed by the app's key, no
+    /// session); crypto pairs through the broker's (`brokermarketdata/getCryptoQuote`, one pair a call, which needs a
+    /// session and an account). Symbols TradeIt does not list are left out of its answer.
     public func quotes(_ instruments: [InstrumentReference]) async throws -> [Quote] {
-        if let equity = instruments.first(where: { $0.impliedAssetClass != .crypto }) {
-            throw GatewayError(
-                .notSupported, "TradeIt quotes only crypto pairs; \(equity.symbol) is not one", broker: .tradeit)
+        let pairs = instruments.filter { $0.impliedAssetClass == .crypto }
+        var equities: [String] = []
+        var unsupported: [FieldProblem] = []
+        for (index, reference) in instruments.enumerated() where reference.impliedAssetClass != .crypto {
+            switch reference.impliedAssetClass {
+            case .equity, .etf:
+                let symbol = reference.symbol.uppercased()
+                if !equities.contains(symbol) { equities.append(symbol) }
+            default:
+                unsupported.append(
+                    FieldProblem(field: "instruments[\(index)]", problem: "TradeIt quotes equities and crypto pairs only"))
+            }
         }
-        guard !instruments.isEmpty else { return [] }
+        guard unsupported.isEmpty else { throw GatewayError.unprocessable(unsupported).with(broker: .tradeit) }
+        var quotes: [Quote] = []
+        if !equities.isEmpty {
+            let response = try await call(
+                TradeItQuotesResponse.self, "marketdata/getQuotes",
+                TradeItQuotesRequest(apiKey: configuration.apiKey, symbols: equities.joined(separator: ",")))
+            quotes += (response.quotes ?? []).compactMap { Quote(tradeIt: $0, connectionId: connectionId) }
+        }
+        guard !pairs.isEmpty else { return quotes }
         guard let account = try await accountNumbers(nil).first else {
             throw GatewayError(.forbidden, "TradeIt: the connection has no account to quote with", broker: .tradeit)
         }
-        var quotes: [Quote] = []
-        for instrument in instruments {
+        for instrument in pairs {
             let pair = instrument.symbol.uppercased()
             let response = try await sessionCall(TradeItCryptoQuoteResponse.self, "brokermarketdata/getCryptoQuote") {
                 TradeItCryptoQuoteRequest(token: $0.token, accountNumber: account, pair: pair)

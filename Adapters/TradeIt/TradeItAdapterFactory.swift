@@ -42,7 +42,7 @@ public struct TradeItAdapterFactory: BrokerAdapterFactory {
             "Preview is TradeIt's own (order/preview…, REVIEW_ORDER); placing always previews and places in one call, so a stale broker preview is never reused.",
             "No client order ids: lost placements are found by matching the order list.",
             "Modify is emulated as cancel then place; the replacement gets a new brokerOrderId.",
-            "Quotes: crypto pairs only (brokermarketdata/getCryptoQuote); equities answer not_supported.",
+            "Quotes: equities from TradeIt's own market data (marketdata/getQuotes, by the app's apiKey, no session; change and percent change from the previous close) and crypto pairs from the broker (brokermarketdata/getCryptoQuote).",
             "Crypto orders: BASE/QUOTE pairs (BTC/USD), quantity in the base currency. sell_short and buy_to_cover go to the broker as sellShort and buyToCover.",
             "Balances: one USD line per account: total = available = availableCash (TradeIt reports no held cash), buyingPower, accountValue = totalValue.",
             "Watchlists, instrument search and candles: not offered by TradeIt; the gateway's own watchlists serve.",

@@ -30,15 +30,37 @@ extension Gateway {
         }
     }
 
-    public func quotes(owner: Owner, _ selection: Selection, symbols: [String], assetClass: AssetClass?) async throws -> FanOut<Quote> {
+    /// Quotes of the symbols from every selected connection that has them, and the symbols none of the connections
+    /// that answered quotes (`notFound`, in the order asked). In a partial answer a symbol there may still be at a
+    /// broker that did not answer; the sources say which.
+    public func quotes(owner: Owner, _ selection: Selection, symbols: [String], assetClass: AssetClass?) async throws
+        -> (fanOut: FanOut<Quote>, notFound: [String])
+    {
         let references = symbols.map { InstrumentReference(symbol: $0, assetClass: assetClass) }
         let key = "\(assetClass?.rawValue ?? "*")|\(symbols.joined(separator: ","))"
-        return try await fanOut(owner: owner, selection, operation: .quotes, sharing: key) { adapter, connection in
+        let read = try await fanOut(owner: owner, selection, operation: .quotes, sharing: key) { adapter, connection in
             try await Self.quotes(adapter, references).map { quote in
                 var quote = quote
                 quote.connectionId = connection.id
                 return quote
             }
+        }
+        return (read, Self.unquoted(symbols, by: read.data))
+    }
+
+    /// The symbols asked for that no quote answers, each once, in the order asked. A symbol matches a quote's
+    /// instrument whatever its case and separators (`btc-usd`, `BTCUSD` and `BTC/USD` are one pair), and a listed
+    /// symbol's exchange suffix (`AAPL:xnas`) names the exchange, not the symbol.
+    static func unquoted(_ symbols: [String], by quotes: [Quote]) -> [String] {
+        func normalized(_ symbol: String) -> String {
+            let base = symbol.split(separator: ":", maxSplits: 1).first.map(String.init) ?? symbol
+            return String(base.uppercased().unicodeScalars.filter { !["/", "-", "_", "."].contains($0) })
+        }
+        let quoted = Set(quotes.map { normalized($0.instrument.symbol) })
+        var seen: Set<String> = []
+        return symbols.filter { symbol in
+            let key = normalized(symbol)
+            return !quoted.contains(key) && seen.insert(key).inserted
         }
     }
 
@@ -67,6 +89,26 @@ extension Gateway {
         let gateway = self
         return try await fanOut(owner: owner, selection, operation: .orders, extraCalls: query.limit) { adapter, connection in
             try await gateway.journalIds(try await adapter.orders(query), tenant: tenant, connection: connection)
+        }
+    }
+
+    /// The order with this broker order id, looked up at every selected connection at once (an id is the broker's,
+    /// so the same text may name orders at two brokers; each is listed). A connection that has no such order answers
+    /// with none; the order carries its journal id where the gateway placed it.
+    public func orders(owner: Owner, _ selection: Selection, brokerOrderId: String) async throws -> FanOut<Order> {
+        let tenant = owner.tenant
+        let gateway = self
+        let account = selection.accountId
+        return try await fanOut(owner: owner, selection, operation: .order) { adapter, connection in
+            let order: Order
+            do {
+                order = try await adapter.order(brokerOrderId: brokerOrderId)
+            } catch let error as GatewayError where [.notFound, .invalidRequest, .unprocessable].contains(error.code) {
+                // Not this broker's order: unknown, or not even of the form its ids take.
+                return []
+            }
+            guard account == nil || order.accountId == account else { return [] }
+            return try await gateway.journalIds([order], tenant: tenant, connection: connection)
         }
     }
 

@@ -246,8 +246,15 @@ struct SandboxFlowTests {
 
             let quotes = try await adapter.quotes([InstrumentReference(symbol: "BTC/USD")])
             #expect(quotes.first?.bid != nil && quotes.first?.ask != nil)
-            await #expect { _ = try await adapter.quotes([InstrumentReference(symbol: "AAPL")]) } throws: {
-                ($0 as? GatewayError)?.code == .notSupported
+            // Equities come from TradeIt's own market data, with the pair in one answer; an unknown symbol is left out.
+            let mixed = try await adapter.quotes([
+                InstrumentReference(symbol: "AAPL"), InstrumentReference(symbol: "BTC/USD"), InstrumentReference(symbol: "NOSUCH"),
+            ])
+            #expect(mixed.map(\.instrument.symbol) == ["AAPL", "BTC/USD"])
+            #expect(mixed.first?.instrument.assetClass == .equity)
+            #expect(mixed.first?.last != nil && mixed.first?.bid != nil && mixed.first?.ask != nil)
+            await #expect { _ = try await adapter.quotes([InstrumentReference(symbol: "EUR/USD", assetClass: .fx)]) } throws: {
+                ($0 as? GatewayError)?.code == .unprocessable
             }
             let crypto = try await adapter.placeOrder(request("BTC/USD", .market, Decimal(string: "0.01")!))
             #expect(crypto.status == .filled)

@@ -59,6 +59,24 @@ extension Quote {
     }
 }
 
+extension Quote {
+    /// `{"symbol":"AAPL","companyName":"Apple Inc.","askPrice":…,"bidPrice":…,"lastPrice":…,"change":…,
+    /// "pctChange":…,"low":…,"high":…,"volume":…,"dateTime":"…"}`. The previous close is the last price less the
+    /// change. A quote without a symbol is not one.
+    init?(tradeIt quote: TradeItEquityQuote, connectionId: String) {
+        guard let symbol = quote.symbol?.trimmingCharacters(in: .whitespaces).uppercased(), !symbol.isEmpty else {
+            return nil
+        }
+        self.init(
+            instrument: Instrument(symbol: symbol, assetClass: .equity, name: quote.companyName, currency: "USD"),
+            connectionId: connectionId, bid: quote.bidPrice, ask: quote.askPrice, last: quote.lastPrice,
+            high: quote.high, low: quote.low,
+            previousClose: quote.lastPrice.flatMap { last in quote.change.map { last - $0 } },
+            netChange: quote.change, percentChange: quote.pctChange, volume: quote.volume,
+            time: quote.dateTime.flatMap(TradeItTime.parse))
+    }
+}
+
 enum TradeItTime {
     /// RFC 3339 with or without a fraction; anything else is left out (TradeIt does not document the format).
     static func parse(_ text: String) -> Date? {

@@ -250,6 +250,39 @@ struct TradeItCryptoQuoteResponse: Decodable {
     }
 }
 
+/// One quote of `marketdata/getQuote(s)`, as the iOS SDK's `TradeItQuote` (TradeItIosEmsApi `TradeItQuoteResult.h`):
+/// numbers are JSON numbers; `pctChange` is a percentage; `dateTime` is the last trade's time.
+struct TradeItEquityQuote: Decodable {
+    var symbol: String?
+    var companyName: String?
+    var askPrice, bidPrice, lastPrice, change, pctChange, low, high, volume: Decimal?
+    var dateTime: String?
+
+    enum CodingKeys: String, CodingKey {
+        case symbol, companyName, askPrice, bidPrice, lastPrice, change, pctChange, low, high, volume, dateTime
+    }
+
+    init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        symbol = try c.decodeIfPresent(String.self, forKey: .symbol)
+        companyName = try c.decodeIfPresent(String.self, forKey: .companyName)
+        askPrice = try c.decodeDecimalIfPresent(forKey: .askPrice)
+        bidPrice = try c.decodeDecimalIfPresent(forKey: .bidPrice)
+        lastPrice = try c.decodeDecimalIfPresent(forKey: .lastPrice)
+        change = try c.decodeDecimalIfPresent(forKey: .change)
+        pctChange = try c.decodeDecimalIfPresent(forKey: .pctChange)
+        low = try c.decodeDecimalIfPresent(forKey: .low)
+        high = try c.decodeDecimalIfPresent(forKey: .high)
+        volume = try c.decodeDecimalIfPresent(forKey: .volume)
+        dateTime = try c.decodeIfPresent(String.self, forKey: .dateTime)
+    }
+}
+
+/// `marketdata/getQuotes`: `{"status":"SUCCESS","quotes":[…]}` (TradeItIosEmsApi `TradeItQuotesResult.h`).
+struct TradeItQuotesResponse: Decodable {
+    var quotes: [TradeItEquityQuote]?
+}
+
 // MARK: Requests (camelCase JSON; decimals as strings, as the Java SDK sends them)
 
 struct TradeItKeyRequest: Encodable { var apiKey: String }
@@ -330,4 +363,11 @@ struct TradeItCryptoQuoteRequest: Encodable {
     var token: String
     var accountNumber: String
     var pair: String
+}
+
+/// `marketdata/getQuotes`: the app's key and comma-separated symbols (TradeItIosEmsApi `TradeItQuotesRequest`); no
+/// session.
+struct TradeItQuotesRequest: Encodable {
+    var apiKey: String
+    var symbols: String
 }

@@ -42,8 +42,8 @@ extension APIHandlers {
         guard let symbols = try QueryValue.symbols(q.symbols, "symbols") else {
             throw GatewayError.invalid("symbols", "is required (comma-separated, e.g. AAPL,EUR/USD)")
         }
-        let r = try await gateway.quotes(owner: owner, selection, symbols: symbols, assetClass: q.assetClass)
-        return .ok(.init(body: .json(.init(data: r.data, sources: r.sources, partial: r.partial))))
+        let (r, notFound) = try await gateway.quotes(owner: owner, selection, symbols: symbols, assetClass: q.assetClass)
+        return .ok(.init(body: .json(.init(data: r.data, sources: r.sources, partial: r.partial, notFound: notFound))))
     }
 
     func listCandles(_ input: Operations.ListCandles.Input) async throws -> Operations.ListCandles.Output {

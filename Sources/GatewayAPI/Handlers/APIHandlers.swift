@@ -76,6 +76,16 @@ enum QueryValue {
         return value
     }
 
+    /// A broker's identifier (an order id): 1 to 128 of `A-Z a-z 0-9 . _ : -`, as the document's pattern says.
+    static func brokerIdentifier(_ value: String?, _ name: String) throws -> String? {
+        guard let value = try string(value, name) else { return nil }
+        let allowed = value.unicodeScalars.allSatisfy {
+            ("A"..."Z").contains($0) || ("a"..."z").contains($0) || ("0"..."9").contains($0) || ".:_-".unicodeScalars.contains($0)
+        }
+        guard allowed else { throw GatewayError.invalid(name, "may hold only letters, digits and . _ : -") }
+        return value
+    }
+
     static func int(_ value: Int?, _ name: String, range: ClosedRange<Int>) throws -> Int? {
         guard let value else { return nil }
         guard range.contains(value) else {

@@ -24,6 +24,8 @@ import SandboxKit
 /// | `order/previewCryptoOrder` | like the stock preview with `orderPair` (`BTC/USD`), `orderQuantityType` | `REVIEW_ORDER`, `orderId`, `orderDetails` |
 /// | `order/placeCryptoOrder` | `token`, `orderId` | `orderNumber`, `confirmationMessage`, `orderDetails` |
 /// | `brokermarketdata/getCryptoQuote` | `token`, `accountNumber`, `pair` | `ask`, `bid`, `last`, `open`, `dayHigh`, `dayLow`, `volume`, `dateTime` |
+/// | `marketdata/getQuote` | `apiKey`, `symbol` | `symbol`, `companyName`, `askPrice`, `bidPrice`, `lastPrice`, `change`, `pctChange`, `low`, `high`, `volume`, `dateTime` |
+/// | `marketdata/getQuotes` | `apiKey`, `symbols` (comma-separated) | `quotes`: a list of those (symbols not listed are left out) |
 ///
 /// Numbers in answers are JSON numbers; numbers in requests may be numbers or strings (the Java SDK sends strings).
 /// Handlers by aspect: linking (`+Linking`), sessions (`+Session`), `+Portfolio`, `+Orders`, `+MarketData`, and the
@@ -56,6 +58,8 @@ struct TradeItRoutes: Sendable {
             ("order/getSingleOrderStatus", { b, _, _ in try self.singleOrder(b, cancel: false) }),
             ("order/cancelOrder", { b, _, _ in try self.singleOrder(b, cancel: true) }),
             ("brokermarketdata/getCryptoQuote", { b, _, _ in try self.cryptoQuote(b) }),
+            ("marketdata/getQuote", { b, _, _ in try self.quote(b) }),
+            ("marketdata/getQuotes", { b, _, _ in try self.quotes(b) }),
         ]
         for (version, v1) in [("v2", false), ("v1", true)] {
             for (path, handler) in handlers {

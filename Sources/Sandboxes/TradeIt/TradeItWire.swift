@@ -297,4 +297,18 @@ enum TradeItWire {
                 .init(key: "dateTime", value: time(quote.timestamp)),
             ], token: token, message: "Quote successfully fetched")
     }
+
+    /// One `TradeItQuoteResult`'s fields (the iOS SDK's `TradeItQuote`): `symbol`, `companyName`, `askPrice`,
+    /// `bidPrice`, `lastPrice`, `change` and `pctChange` (from the previous close; percent), `low`, `high`, `volume`,
+    /// `dateTime` of the last trade.
+    static func equityQuote(_ quote: MarketQuote, instrument: MarketInstrument) -> [JSON.Member] {
+        [
+            .init(key: "symbol", value: .string(instrument.symbol)), .init(key: "companyName", value: .string(instrument.name)),
+            .init(key: "askPrice", value: number(quote.ask)), .init(key: "bidPrice", value: number(quote.bid)),
+            .init(key: "lastPrice", value: number(quote.last)), .init(key: "change", value: number(quote.change)),
+            .init(key: "pctChange", value: number(DecimalText.round(quote.changeFraction * 100, scale: 2))),
+            .init(key: "low", value: number(quote.low)), .init(key: "high", value: number(quote.high)),
+            .init(key: "volume", value: number(quote.lastSize)), .init(key: "dateTime", value: time(quote.timestamp)),
+        ]
+    }
 }
