@@ -29,14 +29,15 @@ struct BuiltInSandbox: Sendable {
     var provision: @Sendable () throws -> [String: String]
     var release: @Sendable ([String: String]) -> Void
 
-    static func all() -> [BuiltInSandbox] {
+    static func all(_ options: SandboxOptions = SandboxOptions()) -> [BuiltInSandbox] {
         let market = MarketEngine()
-        let alpaca = AlpacaSandbox(market: market)
-        // Orders take a second to execute, as on SIM outside the busiest hours, so the seed's flow (a market order
-        // changed to limit and back) can be tried by hand.
-        let saxo = SaxoSandbox(configuration: SaxoSandboxConfiguration(executionLatency: 1), market: market)
+        let alpaca = AlpacaSandbox(configuration: options.alpaca, market: market)
+        let saxo = SaxoSandbox(configuration: options.saxo, market: market)
         let tradeIt = TradeItSandbox(market: market)
         let tradeOgre = TradeOgreSandbox(market: market)
+        if let rule = options.latencyRule {
+            for faults in [alpaca.faults, saxo.faults, tradeIt.faults, tradeOgre.faults] { faults.add(rule) }
+        }
         return [
             BuiltInSandbox(
                 name: "alpaca", broker: .alpaca, displayName: "Alpaca sandbox (demo)", simulator: alpaca,

@@ -63,6 +63,16 @@ struct GatewaySettings: Sendable {
             key: ["databasePoolMax"], kind: .whole(1...1000), defaultValue: "20",
             summary: "PostgreSQL only: connections one instance opens at most (the server sees instances × this; keep it under its `max_connections`)"),
         SettingKey(key: ["sandbox"], kind: .choice(["on", "off"]), defaultValue: "on", summary: "run the sandbox brokers in-process"),
+        SettingKey(
+            key: ["sandboxRateLimits"], kind: .choice(SandboxOptions.RateLimits.allCases.map(\.rawValue)), defaultValue: "on",
+            summary: "the in-process sandboxes' rate limits: `on`, each broker's documented ones; `off`, none (benchmarks)"),
+        SettingKey(
+            key: ["sandboxLatencyMs"], kind: .whole(SandboxOptions.latencyRange), defaultValue: "0",
+            summary: "milliseconds added to every answer of every in-process sandbox"),
+        SettingKey(
+            key: ["sandboxMarketHours"], kind: .choice(SandboxOptions.MarketHours.allCases.map(\.rawValue)),
+            defaultValue: "always-open",
+            summary: "when the in-process Alpaca sandbox trades equities: `always-open`, or `regular` (09:30-16:00 New York, weekdays)"),
         SettingKey(key: ["sourceTimeoutMs"], kind: .whole(10...120_000), defaultValue: "5000", summary: "how long one broker may take in a fan-out read"),
         SettingKey(key: ["requestTimeoutMs"], kind: .whole(10...300_000), defaultValue: "8000", summary: "the overall deadline of a fan-out read"),
         SettingKey(key: ["maxBodyBytes"], kind: .whole(1024...16_777_216), defaultValue: "65536", summary: "the largest request body read (larger is a 413)"),
@@ -169,6 +179,7 @@ struct GatewaySettings: Sendable {
     /// The PostgreSQL database of a `postgres://` database URL; `nil`: SQLite.
     var postgres: PostgresStoreSettings?
     var sandboxesEnabled: Bool
+    var sandboxOptions: SandboxOptions
     var sourceTimeout: Duration
     var requestTimeout: Duration
     var maxBodyBytes: Int
@@ -283,6 +294,10 @@ struct GatewaySettings: Sendable {
             databasePath = database
         }
         sandboxesEnabled = try choice(key("sandbox")) == "on"
+        sandboxOptions = SandboxOptions(
+            rateLimits: SandboxOptions.RateLimits(rawValue: try choice(key("sandboxRateLimits"))) ?? .on,
+            latencyMs: try whole(key("sandboxLatencyMs")),
+            marketHours: SandboxOptions.MarketHours(rawValue: try choice(key("sandboxMarketHours"))) ?? .alwaysOpen)
         sourceTimeout = .milliseconds(try whole(key("sourceTimeoutMs")))
         requestTimeout = .milliseconds(try whole(key("requestTimeoutMs")))
         maxBodyBytes = try whole(key("maxBodyBytes"))

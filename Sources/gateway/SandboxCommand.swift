@@ -16,6 +16,8 @@ struct SandboxCommand: AsyncParsableCommand {
     @Option(name: .customLong("base-port"), help: "First port: the sandboxes take consecutive ports from here, in the order printed. 0 picks free ports.")
     var basePort: Int = 0
 
+    @OptionGroup var behaviour: SandboxOptionFlags
+
     func validate() throws {
         guard (0...65000).contains(basePort) else { throw ValidationError("--base-port must be from 0 to 65000") }
     }
@@ -23,7 +25,7 @@ struct SandboxCommand: AsyncParsableCommand {
     func run() async throws {
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
         let logger = Logger(label: "BrokerGateway.Sandbox")
-        let sandboxes = BuiltInSandbox.all()
+        let sandboxes = BuiltInSandbox.all(behaviour.options)
         let services: [any Service] = sandboxes.enumerated().map { index, sandbox in
             SandboxServer(sandbox.simulator, host: host, port: basePort == 0 ? 0 : basePort + index) { url in
                 let credentials = sandbox.demoCredentials.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }

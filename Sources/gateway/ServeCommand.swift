@@ -135,7 +135,7 @@ func buildGateway(
         factories: BuiltInAdapters.factories,
         transport: HTTPClientTransport(policy: settings.egress), logger: logger,
         pipeline: BrokerPipeline(metrics: metrics, settings: settings.pipeline, share: share), egress: settings.egress)
-    let sandboxes = settings.sandboxesEnabled ? BuiltInSandbox.all() : []
+    let sandboxes = settings.sandboxesEnabled ? BuiltInSandbox.all(settings.sandboxOptions) : []
     let linking = LinkSettings(
         stateLifetime: settings.linkStateLifetime, exportEnabled: settings.exportEnabled,
         transferKey: try TransferKey.load(dataDirectory: settings.dataDirectory), sandboxes: BuiltInSandbox.accounts(sandboxes))
