@@ -71,6 +71,29 @@ struct Loopback: Sendable {
     }
 }
 
+extension Loopback {
+    /// Links the Alpaca sandbox's demo account through the API; the connection id.
+    func linkAlpacaDemo(_ client: any TestClientProtocol) async throws -> String {
+        let linked = try await call(client, .post, "/v1/connections", json: """
+            {"broker":"alpaca","displayName":"paper","baseURL":"\(sandboxURL)",
+             "credentials":{"keyId":"\(AlpacaSandboxAccount.demoKeyID)","secretKey":"\(AlpacaSandboxAccount.demoSecretKey)"}}
+            """)
+        #expect(linked.status == 201, "\(linked.body)")
+        return try #require(linked.body.data["id"] as? String)
+    }
+
+    /// Links a TradeIt user the sandbox has already linked (its user id and token), with credentials, as a client
+    /// that holds them does: no login popup. The whole answer.
+    func linkTradeIt(_ client: any TestClientProtocol, _ user: (userId: String, userToken: String)) async throws
+        -> (status: Int, body: [String: Any], headers: HTTPFields)
+    {
+        try await call(client, .post, "/v1/connections", json: """
+            {"broker":"tradeit","displayName":"Dummy","baseURL":"\(sandboxURL)","settings":{"brokerShortName":"Dummy"},
+             "credentials":{"apiKey":"\(TradeItSandboxConfiguration.demoAPIKey)","userId":"\(user.userId)","userToken":"\(user.userToken)"}}
+            """)
+    }
+}
+
 extension Dictionary where Key == String, Value == Any {
     var data: [String: Any] { self["data"] as? [String: Any] ?? [:] }
     var list: [[String: Any]] { self["data"] as? [[String: Any]] ?? [] }

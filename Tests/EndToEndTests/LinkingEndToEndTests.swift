@@ -152,10 +152,7 @@ struct LinkingEndToEndTests {
         let sandbox = TradeItSandbox()
         let user = sandbox.link(.dummySecurity)
         try await Loopback.with(sandbox) { world, client in
-            let linked = try await world.call(client, .post, "/v1/connections", json: """
-                {"broker":"tradeit","displayName":"Dummy","baseURL":"\(world.sandboxURL)","settings":{"brokerShortName":"Dummy"},
-                 "credentials":{"apiKey":"\(TradeItSandboxConfiguration.demoAPIKey)","userId":"\(user.userId)","userToken":"\(user.userToken)"}}
-                """)
+            let linked = try await world.linkTradeIt(client, user)
             #expect(linked.status == 201, "\(linked.body)")
             // The question the broker asked while the link was proven is the connection's status now, before any read.
             #expect(linked.body.data["status"] as? String == "challenge_required", "\(linked.body)")
@@ -173,10 +170,7 @@ struct LinkingEndToEndTests {
         let sandbox = TradeItSandbox()
         let user = sandbox.link(.dummy)
         try await Loopback.with(sandbox) { world, client in
-            let linked = try await world.call(client, .post, "/v1/connections", json: """
-                {"broker":"tradeit","displayName":"Dummy","baseURL":"\(world.sandboxURL)","settings":{"brokerShortName":"Dummy"},
-                 "credentials":{"apiKey":"\(TradeItSandboxConfiguration.demoAPIKey)","userId":"\(user.userId)","userToken":"\(user.userToken)"}}
-                """)
+            let linked = try await world.linkTradeIt(client, user)
             #expect(linked.status == 201, "\(linked.body)")
             #expect(sandbox.openSessionCount == 1)
             let balances = try await world.call(client, .get, "/v1/balances")
@@ -194,19 +188,10 @@ struct LinkingEndToEndTests {
         Owner(tenant: world.tenant, userId: try await world.store.defaultUser(tenantId: world.tenant.id).id, actor: "e2e")
     }
 
-    func linkAlpaca(_ world: Loopback, _ client: any TestClientProtocol) async throws -> String {
-        let linked = try await world.call(client, .post, "/v1/connections", json: """
-            {"broker":"alpaca","displayName":"paper","baseURL":"\(world.sandboxURL)",
-             "credentials":{"keyId":"\(AlpacaSandboxAccount.demoKeyID)","secretKey":"\(AlpacaSandboxAccount.demoSecretKey)"}}
-            """)
-        #expect(linked.status == 201, "\(linked.body)")
-        return try #require(linked.body.data["id"] as? String)
-    }
-
     @Test func positionsAndOrdersAreReadWhileTheAccountEndpointFails() async throws {
         let sandbox = AlpacaSandbox()
         try await Loopback.with(sandbox) { world, client in
-            let id = try await linkAlpaca(world, client)
+            let id = try await world.linkAlpacaDemo(client)
             // The account id learned while proving the link is kept with the connection.
             let stored = try await world.store.credentials(tenantId: world.tenant.id, connectionId: id)
             #expect(stored["accountId"]?.isEmpty == false, "no account id kept")
@@ -226,7 +211,7 @@ struct LinkingEndToEndTests {
     @Test func withoutAKnownAccountIdTheReadsOwnErrorWins() async throws {
         let sandbox = AlpacaSandbox()
         try await Loopback.with(sandbox) { world, client in
-            let id = try await linkAlpaca(world, client)
+            let id = try await world.linkAlpacaDemo(client)
             var stored = try await world.store.credentials(tenantId: world.tenant.id, connectionId: id)
             stored["accountId"] = nil
             try await world.gateway.replaceCredentials(owner: try await owner(world), id: id, stored)

@@ -8,18 +8,9 @@ import Testing
 /// Quote reads that say which symbols no broker quotes, and orders looked up by the broker's id (issue 15, item 6).
 @Suite("End to end: symbols not found, orders by broker id")
 struct LookupEndToEndTests {
-    func link(_ world: Loopback, _ client: any TestClientProtocol) async throws -> String {
-        let linked = try await world.call(client, .post, "/v1/connections", json: """
-            {"broker":"alpaca","displayName":"paper","baseURL":"\(world.sandboxURL)",
-             "credentials":{"keyId":"\(AlpacaSandboxAccount.demoKeyID)","secretKey":"\(AlpacaSandboxAccount.demoSecretKey)"}}
-            """)
-        #expect(linked.status == 201, "\(linked.body)")
-        return try #require(linked.body.data["id"] as? String)
-    }
-
     @Test func aQuoteReadNamesTheSymbolsNoBrokerQuotes() async throws {
         try await Loopback.with(AlpacaSandbox()) { world, client in
-            _ = try await link(world, client)
+            _ = try await world.linkAlpacaDemo(client)
             let read = try await world.call(client, .get, "/v1/quotes?symbols=AAPL,NOSUCH,BTC/USD,ZZZZ,nosuch")
             #expect(read.status == 200)
             #expect(read.body["partial"] as? Bool == false, "\(read.body)")
@@ -38,7 +29,7 @@ struct LookupEndToEndTests {
 
     @Test func anOrderIsFoundByItsBrokerId() async throws {
         try await Loopback.with(AlpacaSandbox()) { world, client in
-            let connection = try await link(world, client)
+            let connection = try await world.linkAlpacaDemo(client)
             let accounts = try await world.call(client, .get, "/v1/accounts")
             let account = try #require(accounts.body.list.first?["id"] as? String)
             let placed = try await world.call(client, .post, "/v1/orders", json: """
@@ -80,10 +71,7 @@ struct TradeItQuoteEndToEndTests {
         let sandbox = TradeItSandbox()
         let user = sandbox.link(.dummy)
         try await Loopback.with(sandbox) { world, client in
-            let linked = try await world.call(client, .post, "/v1/connections", json: """
-                {"broker":"tradeit","displayName":"Dummy","baseURL":"\(world.sandboxURL)","settings":{"brokerShortName":"Dummy"},
-                 "credentials":{"apiKey":"\(TradeItSandboxConfiguration.demoAPIKey)","userId":"\(user.userId)","userToken":"\(user.userToken)"}}
-                """)
+            let linked = try await world.linkTradeIt(client, user)
             #expect(linked.status == 201, "\(linked.body)")
             try sandbox.market.setPriceOverride(Decimal(string: "187.25"), for: "AAPL")
             let read = try await world.call(client, .get, "/v1/quotes?symbols=AAPL,BTC/USD,NOSUCH")
