@@ -77,6 +77,11 @@ extension SaxoAdapter {
         return CandleSeries(instrument: instrument, connectionId: connectionId, interval: interval, candles: candles)
     }
 
+    /// Not offered (see the capability notes): Saxo's market depth needs a level-2 entitlement.
+    public func orderBook(_ instrument: InstrumentReference, depth: Int) async throws -> OrderBook {
+        throw GatewayError.notSupported("order books", broker: .saxo)
+    }
+
     // MARK: Instrument resolution
 
     /// The Saxo instrument a canonical reference names (with `brokerKey` `uic` + `assetType`), found through
