@@ -44,6 +44,13 @@ struct AlpacaBarsSandboxTests {
             #expect(pages.flatMap { $0["AAPL"] ?? [] } == aapl.compactMap { $0["t"] as? String })
             #expect(pages.flatMap { $0["MSFT"] ?? [] } == msft.compactMap { $0["t"] as? String })
 
+            // A token edited by hand (off the bar grid, or far outside the range) still answers bars on the grid.
+            let offGrid = Data("AAPL|\(1_736_125_200 + 1234)".utf8).base64EncodedString()  // 2025-01-06T01:00:00Z + 1234 s
+            let resumed = try await client.get(query + "&limit=2&page_token=" + offGrid)
+            #expect(Self.bars(resumed, "AAPL").compactMap { $0["t"] as? String } == ["2025-01-06T02:00:00Z", "2025-01-06T03:00:00Z"])
+            let far = Data("AAPL|\(Int64.max)".utf8).base64EncodedString()
+            #expect(try await client.get(query + "&limit=2&page_token=" + far).status == 200)
+
             let latest = try await client.get("/v2/stocks/AAPL/bars?timeframe=1Min&limit=3&sort=desc&start=2025-01-06T14:00:00Z")
             #expect(latest.object["symbol"] as? String == "AAPL")
             let times = (latest.object["bars"] as? [[String: Any]] ?? []).compactMap { $0["t"] as? String }

@@ -140,7 +140,10 @@ extension AlpacaRoutes {
             let checksHours = keepsHours && instrument.assetClass == .equity
             var cursor: Int64
             if let token = query.pageToken, token.symbol == instrument.symbol {
-                cursor = token.start
+                // A token names a bar's start; one edited by hand is put back on the grid, never trusted off it.
+                let anchor = min(max(token.start, first), last)
+                cursor = calendar.start(containing: anchor)
+                if !query.descending, cursor < anchor { cursor = calendar.next(after: cursor) }
             } else if query.descending {
                 cursor = calendar.start(containing: last)
             } else {
