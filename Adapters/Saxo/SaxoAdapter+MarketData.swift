@@ -77,7 +77,8 @@ extension SaxoAdapter {
         return CandleSeries(instrument: instrument, connectionId: connectionId, interval: interval, candles: candles)
     }
 
-    /// Not offered (see the capability notes): Saxo's market depth needs a level-2 entitlement.
+    /// Not offered (see the capability notes): no recorded MarketDepth payload to hold the mapping to, and the
+    /// sandbox's depth is a single level.
     public func orderBook(_ instrument: InstrumentReference, depth: Int) async throws -> OrderBook {
         throw GatewayError.notSupported("order books", broker: .saxo)
     }

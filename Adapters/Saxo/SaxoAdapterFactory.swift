@@ -71,7 +71,7 @@ public struct SaxoAdapterFactory: BrokerAdapterFactory {
         orderTypes: [.market, .limit, .stop, .stopLimit],
         timeInForce: [.day, .gtc, .ioc, .fok, .gtd],
         notes: [
-            "No order book: Saxo sends market depth (FieldGroups=MarketDepth) only to accounts entitled to level-2 data, and the built-in sandbox has one level only, so the gateway does not offer Saxo's depth as an order book.",
+            "No order book: Saxo's InfoPrices can carry a MarketDepth field group, but no recorded Saxo payload of it was found to hold an adapter to (saxo-openapi's recorded responses have none), and the built-in sandbox answers one level only; the gateway does not offer it until both exist.",
             "Credentials: appKey + appSecret (the OAuth app) and refreshToken; optionally accessToken + accessTokenExpiresAt (RFC 3339). The gateway refreshes the access token 60 s before it expires and once after a 401, and stores each rotated refresh token. A refresh token Saxo rejects marks the connection relink_required.",
             "Connection setting authBaseURL: the OAuth host (/token). Defaults to https://sim.logonvalidation.net for the SIM gateway, https://live.logonvalidation.net for live, and the base URL's own origin otherwise (the built-in sandbox).",
             "Symbols: FX as BASE/QUOTE (EURDKK is EUR/DKK), listed instruments without their exchange suffix (AAPL:xnas is AAPL on XNAS). brokerKey holds Saxo's uic and assetType.",
