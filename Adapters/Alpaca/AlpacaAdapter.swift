@@ -233,7 +233,11 @@ public struct AlpacaAdapter: BrokerAdapter {
 
     /// Alpaca serves bars from its market-data API (`/v2/stocks/bars`), which this adapter does not use yet.
     public func candles(_ instrument: InstrumentReference, interval: CandleInterval, count: Int) async throws -> CandleSeries {
-        throw GatewayError.notSupported("candles", broker: kind)
+        try await marketCandles(instrument, interval: interval, count: count)
+    }
+
+    public func orderBook(_ instrument: InstrumentReference, depth: Int) async throws -> OrderBook {
+        try await cryptoOrderBook(instrument, depth: depth)
     }
 
     public func searchInstruments(_ text: String, assetClass: AssetClass?) async throws -> [Instrument] {

@@ -37,7 +37,8 @@ public struct AlpacaAdapterFactory: BrokerAdapterFactory {
             .deleteWatchlist: .supported,
             .orders: .supported, .order: .supported, .orderByClientOrderId: .supported, .closedOrders: .supported,
             .previewOrder: .emulated, .placeOrder: .supported, .modifyOrder: .supported, .cancelOrder: .supported,
-            .quotes: .supported, .searchInstruments: .supported,
+            .quotes: .supported, .searchInstruments: .supported, .candles: .supported,
+            .orderBook: .supported,
         ],
         assetClasses: [.equity, .crypto],
         orderTypes: [.market, .limit, .stop, .stopLimit],
@@ -54,5 +55,7 @@ public struct AlpacaAdapterFactory: BrokerAdapterFactory {
             "Modify replaces the order (PATCH): the returned order has a new brokerOrderId; the type cannot change.",
             "Notional (dollar-amount) orders placed elsewhere read back with quantity = quantity filled so far.",
             "Client order ids must be unique per account (up to 128 characters); a reused one answers conflict.",
+            "Order book: crypto pairs only, from /v1beta3/crypto/us/latest/orderbooks; Alpaca has no stock order book.",
+            "Candles: equities from /v2/stocks/bars (the connection's feed), crypto from /v1beta3/crypto/us/bars; bars exist only where trades happened, so a quiet stock can answer fewer than count.",
         ])
 }

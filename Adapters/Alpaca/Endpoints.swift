@@ -83,6 +83,31 @@ struct Endpoint: Sendable {
             query: [("symbols", symbols.joined(separator: ","))])
     }
 
+    static func cryptoOrderbooks(symbols: [String]) -> Endpoint {
+        Endpoint(
+            method: .get, host: .data, path: "/v1beta3/crypto/us/latest/orderbooks",
+            query: [("symbols", symbols.joined(separator: ","))])
+    }
+
+    /// The latest `limit` bars up to now (`sort=desc`): `start` only bounds how far back Alpaca looks.
+    static func stockBars(symbol: String, timeframe: String, start: Date, limit: Int, feed: String?) -> Endpoint {
+        var query: [(String, String)] = [
+            ("symbols", symbol), ("timeframe", timeframe), ("start", RFC3339Timestamp.format(start)),
+            ("limit", String(limit)), ("sort", "desc"),
+        ]
+        if let feed { query.append(("feed", feed)) }
+        return Endpoint(method: .get, host: .data, path: "/v2/stocks/bars", query: query)
+    }
+
+    static func cryptoBars(symbol: String, timeframe: String, start: Date, limit: Int) -> Endpoint {
+        Endpoint(
+            method: .get, host: .data, path: "/v1beta3/crypto/us/bars",
+            query: [
+                ("symbols", symbol), ("timeframe", timeframe), ("start", RFC3339Timestamp.format(start)),
+                ("limit", String(limit)), ("sort", "desc"),
+            ])
+    }
+
     /// The absolute URL.
     func url(_ configuration: AlpacaConfiguration) -> String {
         BrokerURL.make(base: host == .trading ? configuration.baseURL : configuration.dataBaseURL, path: path, query: query)

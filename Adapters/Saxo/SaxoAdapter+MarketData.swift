@@ -77,6 +77,12 @@ extension SaxoAdapter {
         return CandleSeries(instrument: instrument, connectionId: connectionId, interval: interval, candles: candles)
     }
 
+    /// Not offered (see the capability notes): no recorded MarketDepth payload to hold the mapping to, and the
+    /// sandbox's depth is a single level.
+    public func orderBook(_ instrument: InstrumentReference, depth: Int) async throws -> OrderBook {
+        throw GatewayError.notSupported("order books", broker: .saxo)
+    }
+
     // MARK: Instrument resolution
 
     /// The Saxo instrument a canonical reference names (with `brokerKey` `uic` + `assetType`), found through

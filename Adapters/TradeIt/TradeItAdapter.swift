@@ -257,4 +257,7 @@ public struct TradeItAdapter: LinkingAdapter {
     public func candles(_ instrument: InstrumentReference, interval: CandleInterval, count: Int) async throws -> CandleSeries {
         throw GatewayError.notSupported("candles", broker: .tradeit)
     }
+    public func orderBook(_ instrument: InstrumentReference, depth: Int) async throws -> OrderBook {
+        throw GatewayError.notSupported("order books", broker: .tradeit)
+    }
 }

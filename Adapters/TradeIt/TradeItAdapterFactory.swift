@@ -30,11 +30,13 @@ public struct TradeItAdapterFactory: BrokerAdapterFactory {
             .orders: .supported, .order: .supported, .orderByClientOrderId: .unsupported, .closedOrders: .supported,
             .previewOrder: .supported, .placeOrder: .supported, .modifyOrder: .emulated, .cancelOrder: .supported,
             .quotes: .supported, .searchInstruments: .unsupported, .candles: .unsupported,
+            .orderBook: .unsupported,
         ],
         assetClasses: [.equity, .etf, .crypto],
         orderTypes: [.market, .limit, .stop, .stopLimit],
         timeInForce: [.day, .gtc],
         notes: [
+            "No order book: TradeIt's API has none.",
             "Linking is an OAuth popup (startLink → the broker's login page → callback with oAuthVerifier → completeLink); credentials: apiKey, then userId + userToken.",
             "Sessions (~30 min) open automatically on first use and reopen once, transparently, when TradeIt answers code 600.",
             "A security question puts the connection in challenge_required until it is answered; code 700 puts it in relink_required (token update popup).",

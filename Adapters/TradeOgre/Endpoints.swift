@@ -14,6 +14,9 @@ struct Endpoint: Sendable {
     static func ticker(market: String) -> Endpoint {
         Endpoint(method: .get, path: "/ticker/\(segment(market))", access: .public)
     }
+    static func orderBook(market: String) -> Endpoint {
+        Endpoint(method: .get, path: "/orders/\(segment(market))", access: .public)
+    }
     static func chart(interval: String, market: String) -> Endpoint {
         Endpoint(method: .get, path: "/chart/\(interval)/\(segment(market))", access: .public)
     }

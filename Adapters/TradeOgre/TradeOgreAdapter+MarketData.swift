@@ -65,6 +65,16 @@ extension TradeOgreAdapter {
             .prefix(configuration.searchLimit).map(\.instrument)
     }
 
+    /// `GET /orders/{market}`: the whole book, cut here to `depth` levels a side. TradeOgre's answer has no time.
+    public func orderBook(_ instrument: InstrumentReference, depth: Int) async throws -> OrderBook {
+        let market = try market(of: instrument, field: "symbol")
+        let book = try await fetch(TradeOgreBook.self, .orderBook(market: market.wire(naming)))
+        return OrderBook(
+            instrument: Instrument(tradeOgre: market, naming: naming), connectionId: connectionId, broker: .tradeogre,
+            bids: book.buy, asks: book.sell
+        ).normalized(depth: depth)
+    }
+
     /// `GET /chart/{interval}/{market}`: TradeOgre draws 1m, 15m, 1h, 4h, 1d and 1w candles; the latest `count`
     /// (1 to 1000) are returned, oldest first.
     public func candles(_ instrument: InstrumentReference, interval: CandleInterval, count: Int) async throws -> CandleSeries {

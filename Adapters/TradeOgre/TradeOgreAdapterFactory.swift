@@ -32,6 +32,7 @@ public struct TradeOgreAdapterFactory: BrokerAdapterFactory {
             .orders: .supported, .order: .supported, .orderByClientOrderId: .unsupported,
             .previewOrder: .emulated, .placeOrder: .supported, .modifyOrder: .emulated, .cancelOrder: .supported,
             .quotes: .supported, .searchInstruments: .supported, .candles: .supported,
+            .orderBook: .supported,
         ],
         assetClasses: [.crypto],
         orderTypes: [.limit],

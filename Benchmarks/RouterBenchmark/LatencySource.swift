@@ -69,5 +69,6 @@ struct LatencyAdapter: BrokerAdapter {
     func cancelOrder(_ order: Order) async throws -> Order { throw unsupported("orders") }
     func quotes(_ instruments: [InstrumentReference]) async throws -> [Quote] { throw unsupported("quotes") }
     func candles(_ instrument: InstrumentReference, interval: CandleInterval, count: Int) async throws -> CandleSeries { throw unsupported("candles") }
+    func orderBook(_ instrument: InstrumentReference, depth: Int) async throws -> OrderBook { throw unsupported("order books") }
     func searchInstruments(_ text: String, assetClass: AssetClass?) async throws -> [Instrument] { throw unsupported("instruments") }
 }

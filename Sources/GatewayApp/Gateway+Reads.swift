@@ -75,6 +75,21 @@ extension Gateway {
         }
     }
 
+    /// Each broker's book of one instrument, `depth` levels a side. A broker that does not trade the instrument's
+    /// asset class is not asked (it answers no book, not a failure).
+    public func orderBook(owner: Owner, _ selection: Selection, instrument: InstrumentReference, depth: Int) async throws
+        -> FanOut<OrderBook>
+    {
+        let key = "\(instrument.assetClass?.rawValue ?? "*")|\(instrument.symbol)|\(depth)"
+        return try await fanOut(owner: owner, selection, operation: .orderBook, sharing: key) { adapter, connection in
+            guard adapter.capabilities.assetClasses.contains(instrument.impliedAssetClass) else { return [] }
+            var book = try await adapter.orderBook(instrument, depth: depth)
+            book.connectionId = connection.id
+            book.broker = connection.broker
+            return [book]
+        }
+    }
+
     public func instruments(owner: Owner, _ selection: Selection, matching text: String, assetClass: AssetClass?) async throws -> FanOut<Instrument> {
         try await fanOut(owner: owner, selection, operation: .searchInstruments, sharing: "\(assetClass?.rawValue ?? "*")|\(text)") { adapter, _ in
             try await adapter.searchInstruments(text, assetClass: assetClass)

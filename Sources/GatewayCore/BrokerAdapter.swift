@@ -38,6 +38,9 @@ public protocol BrokerAdapter: Sendable {
     func searchInstruments(_ text: String, assetClass: AssetClass?) async throws -> [Instrument]
     /// The latest `count` candles of an instrument, oldest first.
     func candles(_ instrument: InstrumentReference, interval: CandleInterval, count: Int) async throws -> CandleSeries
+    /// The instrument's order book, at most `depth` levels a side (1 to `OrderBook.maximumDepth`), in canonical
+    /// order: bids highest first, asks lowest first.
+    func orderBook(_ instrument: InstrumentReference, depth: Int) async throws -> OrderBook
 }
 
 /// Everything an adapter needs to talk to its broker for one connection.

@@ -6,6 +6,8 @@ public enum BrokerOperation: String, WireEnum {
     case watchlists, createWatchlist, updateWatchlist, deleteWatchlist
     case orders, order, previewOrder, placeOrder, modifyOrder, cancelOrder
     case quotes, searchInstruments, candles
+    /// The resting bids and asks of one instrument (`GET /v1/orderbook`).
+    case orderBook
     case orderByClientOrderId
     /// The broker lists orders that are no longer open (filled, cancelled), so not finding an order proves the
     /// broker never had it. Without it, a lost placement that filled at once cannot be told from one never received.

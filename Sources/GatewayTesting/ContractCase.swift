@@ -76,7 +76,7 @@ public enum ContractOperation: String, WireEnum {
     case validateCredentials, clients, accounts, balances, positions
     case watchlists, createWatchlist, updateWatchlist, deleteWatchlist
     case orders, order, orderByClientOrderId, previewOrder, placeOrder, modifyOrder, cancelOrder
-    case quotes, searchInstruments
+    case quotes, searchInstruments, candles, orderBook
 }
 
 /// The connection the adapter is made for.

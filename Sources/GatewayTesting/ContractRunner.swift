@@ -177,6 +177,12 @@ public struct ContractRunner: Sendable {
         case .searchInstruments:
             let input = try decode(SearchInput.self)
             return try ContractJSON.encode(try await adapter.searchInstruments(input.text, assetClass: input.assetClass))
+        case .candles:
+            let input = try decode(CandlesInput.self)
+            return try ContractJSON.encode(try await adapter.candles(input.instrument, interval: input.interval, count: input.count))
+        case .orderBook:
+            let input = try decode(OrderBookInput.self)
+            return try ContractJSON.encode(try await adapter.orderBook(input.instrument, depth: input.depth))
         }
     }
 }
@@ -198,6 +204,15 @@ struct UpdateWatchlistInput: Decodable {
     var instruments: [InstrumentReference]?
 }
 struct IdInput: Decodable { var id: String }
+struct OrderBookInput: Decodable {
+    var instrument: InstrumentReference
+    var depth: Int
+}
+struct CandlesInput: Decodable {
+    var instrument: InstrumentReference
+    var interval: CandleInterval
+    var count: Int
+}
 struct OrdersInput: Decodable {
     var state: OrderQuery.State?
     var accountId: String?

@@ -93,9 +93,11 @@ struct ConfigurationTests {
         #expect(capabilities.assetClasses == [.equity, .crypto])
         #expect(!capabilities.timeInForce.contains(.gtd))
         #expect(capabilities.support(for: .previewOrder) == .emulated)
-        // Bars come from a market-data endpoint the adapter does not use yet.
-        #expect(capabilities.support(for: .candles) == .unsupported)
-        for operation in BrokerOperation.allCases where operation != .previewOrder && operation != .candles {
+        // Candles from the bars endpoints, order books of crypto pairs (the notes say so).
+        #expect(capabilities.support(for: .candles) == .supported)
+        #expect(capabilities.support(for: .orderBook) == .supported)
+        #expect(capabilities.notes.contains { $0.hasPrefix("Order book: crypto pairs only") })
+        for operation in BrokerOperation.allCases where operation != .previewOrder {
             #expect(capabilities.support(for: operation) == .supported, "\(operation)")
         }
     }

@@ -13,8 +13,16 @@ import uuid
 from datetime import datetime, timedelta, timezone
 
 from alpaca.common.exceptions import APIError
-from alpaca.data.historical import StockHistoricalDataClient
-from alpaca.data.requests import StockLatestQuoteRequest, StockLatestTradeRequest
+from alpaca.data.historical import CryptoHistoricalDataClient, StockHistoricalDataClient
+from alpaca.data.requests import (
+    CryptoBarsRequest,
+    CryptoSnapshotRequest,
+    StockBarsRequest,
+    StockLatestQuoteRequest,
+    StockLatestTradeRequest,
+    StockSnapshotRequest,
+)
+from alpaca.data.timeframe import TimeFrame, TimeFrameUnit
 from alpaca.trading.client import TradingClient
 from alpaca.trading.enums import AssetClass, OrderSide, OrderStatus, QueryOrderStatus, TimeInForce
 from alpaca.trading.requests import (
@@ -259,6 +267,95 @@ def main():
         return f"AAPL {q.bid_price}/{q.ask_price}, SPY last {trades['SPY'].price}"
 
     check.step("StockHistoricalDataClient latest quote/trade", latest_data)
+
+    def check_bars(bars, label):
+        expect(bars, f"{label}: no bars")
+        times = [b.timestamp for b in bars]
+        expect(times == sorted(times) and len(set(times)) == len(times), f"{label}: times {times}")
+        for b in bars:
+            expect(b.low <= b.open <= b.high and b.low <= b.close <= b.high, f"{label}: bar {b}")
+            expect(b.volume >= 0 and b.trade_count is not None and b.vwap is not None, f"{label}: bar {b}")
+
+    def stock_bars():
+        now = datetime.now(timezone.utc)
+        minute = data.get_stock_bars(
+            StockBarsRequest(symbol_or_symbols="AAPL", timeframe=TimeFrame.Minute, start=now - timedelta(minutes=30), limit=10)
+        )
+        aapl = minute.data["AAPL"]
+        expect(len(aapl) == 10, f"{len(aapl)} minute bars")
+        check_bars(aapl, "AAPL 1Min")
+        expect(all((b2.timestamp - b1.timestamp) == timedelta(minutes=1) for b1, b2 in zip(aapl, aapl[1:])), "consecutive minutes")
+        # Without a limit alpaca-py asks for pages of 10,000: one page holds both symbols.
+        many = data.get_stock_bars(
+            StockBarsRequest(
+                symbol_or_symbols=["MSFT", "AAPL"], timeframe=TimeFrame(15, TimeFrameUnit.Minute), start=now - timedelta(hours=3)
+            )
+        )
+        expect(set(many.data) == {"AAPL", "MSFT"}, f"symbols {list(many.data)}")
+        check_bars(many.data["MSFT"], "MSFT 15Min")
+        daily = data.get_stock_bars(StockBarsRequest(symbol_or_symbols="SPY", timeframe=TimeFrame.Day, start=now - timedelta(days=10)))
+        check_bars(daily.data["SPY"], "SPY 1Day")
+        paged = data.get_stock_bars(
+            StockBarsRequest(symbol_or_symbols=["AAPL", "MSFT"], timeframe=TimeFrame.Hour, start=now - timedelta(hours=5), limit=7)
+        )
+        total = sum(len(v) for v in paged.data.values())
+        expect(total == 7, f"limit 7 across symbols gave {total}")
+        expect(len(many.df) > 0, "DataFrame")
+        return f"AAPL 10 x 1Min from {aapl[0].timestamp}, SPY {len(daily.data['SPY'])} days, 7 across two symbols"
+
+    check.step("StockHistoricalDataClient get_stock_bars", stock_bars)
+
+    def stock_snapshots():
+        snaps = data.get_stock_snapshot(StockSnapshotRequest(symbol_or_symbols=["AAPL", "SPY"]))
+        expect(set(snaps) == {"AAPL", "SPY"}, f"snapshots {list(snaps)}")
+        s = snaps["AAPL"]
+        expect(0 < s.latest_quote.bid_price < s.latest_quote.ask_price, f"quote {s.latest_quote}")
+        expect(s.latest_trade.price > 0 and s.minute_bar is not None, "trade and minute bar")
+        expect(s.daily_bar.low <= s.daily_bar.close <= s.daily_bar.high, f"daily bar {s.daily_bar}")
+        expect(s.previous_daily_bar.timestamp < s.daily_bar.timestamp, "previous day before today")
+        return f"AAPL last {s.latest_trade.price}, day {s.daily_bar.open} -> {s.daily_bar.close}, prev close {s.previous_daily_bar.close}"
+
+    check.step("StockHistoricalDataClient get_stock_snapshot", stock_snapshots)
+
+    crypto_data = CryptoHistoricalDataClient(key, secret, url_override=base)
+
+    def crypto_bars():
+        now = datetime.now(timezone.utc)
+        bars = crypto_data.get_crypto_bars(
+            CryptoBarsRequest(symbol_or_symbols=["BTC/USD", "ETH/USD"], timeframe=TimeFrame(5, TimeFrameUnit.Minute), start=now - timedelta(hours=1))
+        )
+        expect(set(bars.data) == {"BTC/USD", "ETH/USD"}, f"symbols {list(bars.data)}")
+        btc = bars.data["BTC/USD"]
+        expect(11 <= len(btc) <= 13, f"{len(btc)} five-minute bars in an hour")
+        check_bars(btc, "BTC/USD 5Min")
+        daily = crypto_data.get_crypto_bars(CryptoBarsRequest(symbol_or_symbols="BTC/USD", timeframe=TimeFrame.Day, start=now - timedelta(days=3)))
+        check_bars(daily.data["BTC/USD"], "BTC/USD 1Day")
+        return f"BTC/USD {len(btc)} x 5Min, {len(daily.data['BTC/USD'])} x 1Day"
+
+    check.step("CryptoHistoricalDataClient get_crypto_bars", crypto_bars)
+
+    def crypto_snapshots():
+        snaps = crypto_data.get_crypto_snapshot(CryptoSnapshotRequest(symbol_or_symbols=["BTC/USD", "ETH/USD"]))
+        expect(set(snaps) == {"BTC/USD", "ETH/USD"}, f"snapshots {list(snaps)}")
+        s = snaps["BTC/USD"]
+        expect(0 < s.latest_quote.bid_price < s.latest_quote.ask_price, f"quote {s.latest_quote}")
+        expect(s.daily_bar.low <= s.latest_trade.price <= s.daily_bar.high, f"last {s.latest_trade.price} in {s.daily_bar}")
+        return f"BTC/USD last {s.latest_trade.price}, day {s.daily_bar.low}-{s.daily_bar.high}"
+
+    check.step("CryptoHistoricalDataClient get_crypto_snapshot", crypto_snapshots)
+
+    def bad_bars_request():
+        # Market-data errors carry only a message, so APIError.code (which reads a "code" key) is not consulted.
+        try:
+            data.get_stock_bars(
+                StockBarsRequest(symbol_or_symbols="AAPL", timeframe=TimeFrame.Day, start=datetime(2024, 2, 1), end=datetime(2024, 1, 1))
+            )
+        except APIError as error:
+            expect(error.status_code == 400, f"expected HTTP 400, got {error.status_code}: {error}")
+            return f"HTTP 400 {error}"
+        raise AssertionError("expected APIError 400")
+
+    check.step("bars with end before start give 400", bad_bars_request)
 
     def stops_and_bulk_cancel():
         start = datetime.now(timezone.utc) - timedelta(minutes=1)

@@ -218,6 +218,15 @@ struct FakeBroker: BrokerAdapter {
         return CandleSeries(instrument: Instrument(symbol: instrument.symbol, assetClass: instrument.impliedAssetClass), interval: interval, candles: candles)
     }
 
+    func orderBook(_ instrument: InstrumentReference, depth: Int) async throws -> OrderBook {
+        try await behave()
+        let levels = (0..<depth).map { Decimal($0) }
+        return OrderBook(
+            instrument: Instrument(symbol: instrument.symbol, assetClass: instrument.impliedAssetClass),
+            bids: levels.map { OrderBookLevel(price: 99 - $0, size: 1 + $0) },
+            asks: levels.map { OrderBookLevel(price: 101 + $0, size: 1 + $0) })
+    }
+
     func searchInstruments(_ text: String, assetClass: AssetClass?) async throws -> [Instrument] {
         throw GatewayError.notSupported("searchInstruments", broker: kind)
     }

@@ -131,4 +131,7 @@ struct FakeLinkingBroker: LinkingAdapter {
     func candles(_ instrument: InstrumentReference, interval: CandleInterval, count: Int) async throws -> CandleSeries {
         try await inner.candles(instrument, interval: interval, count: count)
     }
+    func orderBook(_ instrument: InstrumentReference, depth: Int) async throws -> OrderBook {
+        try await inner.orderBook(instrument, depth: depth)
+    }
 }

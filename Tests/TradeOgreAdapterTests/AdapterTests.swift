@@ -92,6 +92,7 @@ struct ConfigurationTests {
         #expect(capabilities.support(for: .modifyOrder) == .emulated)
         #expect(capabilities.support(for: .previewOrder) == .emulated)
         #expect(capabilities.support(for: .positions) == .emulated)
+        #expect(capabilities.support(for: .orderBook) == .supported)
         for operation in [BrokerOperation.watchlists, .createWatchlist, .updateWatchlist, .deleteWatchlist] {
             #expect(capabilities.support(for: operation) == .unsupported)
         }

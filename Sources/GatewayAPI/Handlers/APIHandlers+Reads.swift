@@ -61,6 +61,19 @@ extension APIHandlers {
         return .ok(.init(body: .json(.init(data: r.data, sources: r.sources, partial: r.partial))))
     }
 
+    func getOrderBook(_ input: Operations.GetOrderBook.Input) async throws -> Operations.GetOrderBook.Output {
+        let owner = try RequestIdentity.requireOwner()
+        let q = input.query
+        let selection = try QueryValue.selection(connection: q.connection, broker: q.broker, account: q.account, maxAgeMs: q.maxAgeMs)
+        guard let symbol = try QueryValue.symbols(q.symbol, "symbol", maxCount: 1)?.first else {
+            throw GatewayError.invalid("symbol", "is required (one canonical symbol, e.g. BTC/USD)")
+        }
+        let depth = try QueryValue.int(q.depth, "depth", range: 1...OrderBook.maximumDepth) ?? 20
+        let r = try await gateway.orderBook(
+            owner: owner, selection, instrument: InstrumentReference(symbol: symbol, assetClass: q.assetClass), depth: depth)
+        return .ok(.init(body: .json(.init(data: r.data, sources: r.sources, partial: r.partial))))
+    }
+
     func searchInstruments(_ input: Operations.SearchInstruments.Input) async throws -> Operations.SearchInstruments.Output {
         let owner = try RequestIdentity.requireOwner()
         let q = input.query

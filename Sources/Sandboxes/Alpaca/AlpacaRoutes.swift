@@ -59,7 +59,17 @@ struct AlpacaRoutes: Sendable {
         data.get("v2/stocks/:symbol/trades/latest") { request, context in
             try self.latestStock(request, symbol: context.pathParameter("symbol"), kind: .trades)
         }
+        data.get("v2/stocks/bars") { request, _ in try self.stockBars(request, symbol: nil) }
+        data.get("v2/stocks/:symbol/bars") { request, context in
+            try self.stockBars(request, symbol: context.pathParameter("symbol"))
+        }
+        data.get("v2/stocks/snapshots") { request, _ in try self.stockSnapshots(request, symbol: nil) }
+        data.get("v2/stocks/:symbol/snapshot") { request, context in
+            try self.stockSnapshots(request, symbol: context.pathParameter("symbol"))
+        }
         let crypto = router.group().add(middleware: AlpacaGatekeeper(sandbox: sandbox, api: .cryptoData))
+        crypto.get("v1beta3/crypto/:loc/bars") { request, context in try self.cryptoBars(request, context) }
+        crypto.get("v1beta3/crypto/:loc/snapshots") { request, context in try self.cryptoSnapshots(request, context) }
         for kind in [LatestKind.quotes, .trades, .orderbooks] {
             crypto.get(RouterPath(stringLiteral: "v1beta3/crypto/:loc/latest/\(kind.rawValue)")) { request, context in
                 try self.latestCrypto(request, context, kind: kind)

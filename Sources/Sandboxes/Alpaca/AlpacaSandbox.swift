@@ -3,8 +3,9 @@ public import Hummingbird
 import Synchronization
 public import SandboxKit
 
-/// A stateful simulator of Alpaca's Trading API v2 and the latest-quote/trade market-data endpoints,
-/// faithful enough that alpaca-py and ccxt run against it unmodified.
+/// A stateful simulator of Alpaca's Trading API v2 and its Market Data API (latest quotes, trades and crypto order
+/// books; stock and crypto bars and snapshots, sampled from the shared market), faithful enough that alpaca-py and
+/// ccxt run against it unmodified.
 ///
 /// ```swift
 /// let sandbox = AlpacaSandbox()                      // demo account, wall clock

@@ -1,0 +1,68 @@
+public import Foundation
+
+/// One price level of an order book: the quantity resting at a price.
+public struct OrderBookLevel: Codable, Sendable, Hashable {
+    public var price: Decimal
+    public var size: Decimal
+
+    public init(price: Decimal, size: Decimal) {
+        self.price = price
+        self.size = size
+    }
+
+    enum CodingKeys: String, CodingKey { case price, size }
+
+    public init(from decoder: any Decoder) throws {
+        let c = try decoder.container(keyedBy: CodingKeys.self)
+        price = try c.decodeDecimal(forKey: .price)
+        size = try c.decodeDecimal(forKey: .size)
+    }
+
+    public func encode(to encoder: any Encoder) throws {
+        var c = encoder.container(keyedBy: CodingKeys.self)
+        try c.encodeDecimal(price, forKey: .price)
+        try c.encodeDecimal(size, forKey: .size)
+    }
+}
+
+/// The resting orders of one instrument at one broker: bids best (highest) first, asks best (lowest) first, at most
+/// the depth asked for on each side. Prices and sizes are decimals, written as strings.
+public struct OrderBook: Codable, Sendable, Hashable {
+    public var instrument: Instrument
+    public var connectionId: String?
+    public var broker: BrokerKind?
+    public var bids: [OrderBookLevel]
+    public var asks: [OrderBookLevel]
+    /// When the broker took the book, when it says (TradeOgre does not).
+    public var time: Date?
+
+    public init(
+        instrument: Instrument, connectionId: String? = nil, broker: BrokerKind? = nil, bids: [OrderBookLevel],
+        asks: [OrderBookLevel], time: Date? = nil
+    ) {
+        self.instrument = instrument
+        self.connectionId = connectionId
+        self.broker = broker
+        self.bids = bids
+        self.asks = asks
+        self.time = time
+    }
+
+    /// The deepest book a read may ask for, per side.
+    public static let maximumDepth = 500
+
+    /// The book in canonical order (bids descending, asks ascending, levels of one price merged) cut to `depth` levels
+    /// a side: brokers send maps (TradeOgre) or lists in their own order.
+    public func normalized(depth: Int) -> OrderBook {
+        func merge(_ levels: [OrderBookLevel], descending: Bool) -> [OrderBookLevel] {
+            var sizes: [Decimal: Decimal] = [:]
+            for level in levels where level.size > 0 { sizes[level.price, default: 0] += level.size }
+            let sorted = sizes.sorted { descending ? $0.key > $1.key : $0.key < $1.key }
+            return sorted.prefix(max(0, depth)).map { OrderBookLevel(price: $0.key, size: $0.value) }
+        }
+        var book = self
+        book.bids = merge(bids, descending: true)
+        book.asks = merge(asks, descending: false)
+        return book
+    }
+}
