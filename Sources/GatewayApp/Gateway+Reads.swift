@@ -109,8 +109,12 @@ extension Gateway {
 
     /// The order with this broker order id, looked up at every selected connection at once (an id is the broker's,
     /// so the same text may name orders at two brokers; each is listed). A connection that has no such order answers
-    /// with none; the order carries its journal id where the gateway placed it.
-    public func orders(owner: Owner, _ selection: Selection, brokerOrderId: String) async throws -> FanOut<Order> {
+    /// with none; the order carries its journal id where the gateway placed it. The list's filters still apply: an
+    /// order that is not of `query.state`, not of one of `query.symbols`, or created outside `after`…`until` is not
+    /// listed (an order without a creation time is).
+    public func orders(
+        owner: Owner, _ selection: Selection, brokerOrderId: String, matching query: OrderQuery = OrderQuery(state: .all)
+    ) async throws -> FanOut<Order> {
         let tenant = owner.tenant
         let gateway = self
         let account = selection.accountId
@@ -122,9 +126,26 @@ extension Gateway {
                 // Not this broker's order: unknown, or not even of the form its ids take.
                 return []
             }
-            guard account == nil || order.accountId == account else { return [] }
+            guard account == nil || order.accountId == account, Self.order(order, matches: query) else { return [] }
             return try await gateway.journalIds([order], tenant: tenant, connection: connection)
         }
+    }
+
+    /// Whether an order passes a list's filters (its state, symbols and creation window; not its limit).
+    static func order(_ order: Order, matches query: OrderQuery) -> Bool {
+        switch query.state {
+        case .open: guard order.status.isActive else { return false }
+        case .closed: guard !order.status.isActive else { return false }
+        case .all: break
+        }
+        if !query.symbols.isEmpty, !query.symbols.contains(where: { $0.uppercased() == order.instrument.symbol.uppercased() }) {
+            return false
+        }
+        if let created = order.createdAt {
+            if let after = query.after, created <= after { return false }
+            if let until = query.until, created > until { return false }
+        }
+        return true
     }
 
     // MARK: Quotes

@@ -55,10 +55,14 @@ struct LookupEndToEndTests {
             #expect(malformed.body.list.isEmpty)
             #expect(malformed.body["partial"] as? Bool == false, "\(malformed.body)")
 
-            let combined = try await world.call(client, .get, "/v1/orders?brokerOrderId=\(brokerId)&status=all")
-            #expect(combined.status == 400)
-            let detail = ((combined.body["error"] as? [String: Any])?["details"] as? [[String: Any]])?.first
-            #expect(detail?["field"] as? String == "status", "\(combined.body)")
+            // The list's filters apply to the order found: it is open, and an AAPL order.
+            let open = try await world.call(client, .get, "/v1/orders?brokerOrderId=\(brokerId)&status=open&symbols=AAPL")
+            #expect(open.body.list.first?["id"] as? String == id, "\(open.body)")
+            let closed = try await world.call(client, .get, "/v1/orders?brokerOrderId=\(brokerId)&status=closed")
+            #expect(closed.status == 200)
+            #expect(closed.body.list.isEmpty, "\(closed.body)")
+            let otherSymbol = try await world.call(client, .get, "/v1/orders?brokerOrderId=\(brokerId)&symbols=MSFT")
+            #expect(otherSymbol.body.list.isEmpty, "\(otherSymbol.body)")
             let bad = try await world.call(client, .get, "/v1/orders?brokerOrderId=a%20b")
             #expect(bad.status == 400)
         }

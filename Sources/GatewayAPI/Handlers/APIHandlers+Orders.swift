@@ -11,14 +11,11 @@ extension APIHandlers {
         let q = input.query
         let selection = try QueryValue.selection(connection: q.connection, broker: q.broker, account: q.account)
         if let brokerOrderId = try QueryValue.brokerIdentifier(q.brokerOrderId, "brokerOrderId") {
-            let combined = [
-                ("status", q.status != nil), ("symbols", q.symbols != nil), ("limit", q.limit != nil),
-                ("after", q.after != nil), ("until", q.until != nil),
-            ].filter(\.1).map(\.0)
-            if let first = combined.first {
-                throw GatewayError.invalid(first, "cannot be combined with brokerOrderId (a lookup of one order)")
-            }
-            let r = try await gateway.orders(owner: owner, selection, brokerOrderId: brokerOrderId)
+            // One order looked up; the list's filters still apply to it (any state unless `status` says).
+            let filters = OrderQuery(
+                state: q.status ?? .all, accountId: selection.accountId, symbols: try QueryValue.symbols(q.symbols, "symbols") ?? [],
+                limit: try QueryValue.int(q.limit, "limit", range: 1...500) ?? 100, after: q.after, until: q.until)
+            let r = try await gateway.orders(owner: owner, selection, brokerOrderId: brokerOrderId, matching: filters)
             return .ok(.init(body: .json(.init(data: r.data, sources: r.sources, partial: r.partial))))
         }
         let query = OrderQuery(
