@@ -37,6 +37,7 @@ public struct AlpacaAdapterFactory: BrokerAdapterFactory {
             .deleteWatchlist: .supported,
             .orders: .supported, .order: .supported, .orderByClientOrderId: .supported, .closedOrders: .supported,
             .previewOrder: .emulated, .placeOrder: .supported, .modifyOrder: .supported, .cancelOrder: .supported,
+            .notionalOrders: .supported,
             .quotes: .supported, .searchInstruments: .supported,
         ],
         assetClasses: [.equity, .crypto],
@@ -52,7 +53,8 @@ public struct AlpacaAdapterFactory: BrokerAdapterFactory {
             "Fractional equity quantities need time in force day. Equity prices take at most 2 decimals at or above $1, 4 below.",
             "Preview is estimated by the gateway from the latest quote and the buying power; Alpaca has no preview.",
             "Modify replaces the order (PATCH): the returned order has a new brokerOrderId; the type cannot change.",
-            "Notional (dollar-amount) orders placed elsewhere read back with quantity = quantity filled so far.",
+            "Notional (dollar-amount) orders: market orders only, time in force day for equities (gtc or ioc for crypto), fractionable assets only. They read back with notional and quantity = quantity filled so far; their quantity cannot be changed.",
+            "Orders read back with Alpaca's submittedAt, filledAt, canceledAt and expiredAt, and the replace chain (replaces, replacedBy: broker order ids).",
             "Client order ids must be unique per account (up to 128 characters); a reused one answers conflict.",
         ])
 }

@@ -70,6 +70,7 @@ public struct SaxoAdapterFactory: BrokerAdapterFactory {
         orderTypes: [.market, .limit, .stop, .stopLimit],
         timeInForce: [.day, .gtc, .ioc, .fok, .gtd],
         notes: [
+            "Orders are sized in units (Amount): notional (money-sized) orders are refused (Saxo's CashAmount order amount, for mutual funds, is not offered). Orders read back with OrderTime as createdAt; Saxo reports no fill, cancel or replace times.",
             "Credentials: appKey + appSecret (the OAuth app) and refreshToken; optionally accessToken + accessTokenExpiresAt (RFC 3339). The gateway refreshes the access token 60 s before it expires and once after a 401, and stores each rotated refresh token. A refresh token Saxo rejects marks the connection relink_required.",
             "Connection setting authBaseURL: the OAuth host (/token). Defaults to https://sim.logonvalidation.net for the SIM gateway, https://live.logonvalidation.net for live, and the base URL's own origin otherwise (the built-in sandbox).",
             "Symbols: FX as BASE/QUOTE (EURDKK is EUR/DKK), listed instruments without their exchange suffix (AAPL:xnas is AAPL on XNAS). brokerKey holds Saxo's uic and assetType.",
