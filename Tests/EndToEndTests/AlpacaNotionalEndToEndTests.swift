@@ -39,6 +39,13 @@ extension AlpacaEndToEndTests {
                 {"connectionId":"\(connection)","accountId":"\(accountId)","symbol":"AAPL","side":"buy","type":"market",
                  "timeInForce":"day","notional":"500"}
                 """
+            // A preview costs what the order names.
+            let preview = try await call(client, .post, "/v1/orders/preview", world, json: body)
+            #expect(preview.status == 200, "\(preview.body)")
+            let previewed = try #require(preview.body["data"] as? [String: Any])
+            #expect(previewed["estimatedCost"] as? String == "500")
+            #expect((previewed["request"] as? [String: Any])?["notional"] as? String == "500")
+
             let placed = try await post(client, world, key: "notional-1", body)
             #expect(placed.status == 201)
             let order = try #require(placed.body["data"] as? [String: Any])
