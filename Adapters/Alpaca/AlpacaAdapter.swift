@@ -154,7 +154,8 @@ public struct AlpacaAdapter: BrokerAdapter {
         case .stop: price = request.stopPrice
         case .market: price = request.side.isBuy ? (quote?.ask ?? quote?.last) : (quote?.bid ?? quote?.last)
         }
-        let cost = price.map { $0 * request.quantity }
+        // A notional order costs what it names; the price only estimates the units it buys.
+        let cost = request.notional ?? price.flatMap { price in request.quantity.map { price * $0 } }
         let spends = request.side.isBuy || request.side == .sellShort
         let buyingPowerAfter = spends ? account.buyingPower.flatMap { power in cost.map { power - $0 } } : nil
         if cost == nil { warnings.append("no recent quote: the cost is not estimated") }

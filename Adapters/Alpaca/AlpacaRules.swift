@@ -22,6 +22,14 @@ enum AlpacaRules {
         if request.timeInForce == .gtd {
             problems.append(FieldProblem(field: "timeInForce", problem: "gtd is not offered by Alpaca; use day or gtc"))
         }
+        // "Dollar amount to trade. Cannot work with qty. Can only work for market order types and time_in_force =
+        // day" (Alpaca's order reference, `notional`); crypto takes its own gtc/ioc below. Whether the asset is
+        // fractionable is Alpaca's to answer (422).
+        if request.notional != nil {
+            if request.type != .market {
+                problems.append(FieldProblem(field: "notional", problem: "Alpaca takes notional orders as market orders only"))
+            }
+        }
         if let clientOrderId = request.clientOrderId, clientOrderId.count > maximumClientOrderIdLength {
             problems.append(
                 FieldProblem(field: "clientOrderId", problem: "must be at most \(maximumClientOrderIdLength) characters"))
@@ -40,8 +48,11 @@ enum AlpacaRules {
                 problems.append(FieldProblem(field: "side", problem: "Alpaca does not short crypto"))
             }
         } else {
-            if !isWhole(request.quantity), request.timeInForce != .day {
+            if let quantity = request.quantity, !isWhole(quantity), request.timeInForce != .day {
                 problems.append(FieldProblem(field: "timeInForce", problem: "fractional equity orders must be day orders"))
+            }
+            if request.notional != nil, request.timeInForce != .day {
+                problems.append(FieldProblem(field: "timeInForce", problem: "notional equity orders must be day orders"))
             }
             for (field, price) in [("limitPrice", request.limitPrice), ("stopPrice", request.stopPrice)] {
                 if let price, let problem = subPennyProblem(price) {
@@ -59,6 +70,10 @@ enum AlpacaRules {
             problems.append(
                 FieldProblem(
                     field: "type", problem: "Alpaca cannot change an order's type; cancel it and place a new order"))
+        }
+        if modification.quantity != nil, order.notional != nil {
+            problems.append(
+                FieldProblem(field: "quantity", problem: "a notional order is sized in money: Alpaca cannot change its quantity"))
         }
         if let timeInForce = modification.timeInForce {
             if timeInForce == .gtd {

@@ -192,6 +192,7 @@ extension SaxoAdapter {
 
     func validate(_ request: OrderRequest) throws {
         var problems = request.problems()
+        if request.notional != nil { problems.append(OrderRequest.notionalProblem(at: .saxo)) }
         if request.instrument.impliedAssetClass.saxoAssetTypes.isEmpty {
             problems.append(FieldProblem(
                 field: "assetClass",

@@ -91,6 +91,7 @@ public struct SaxoAdapterFactory: BrokerAdapterFactory {
         timeInForce: [.day, .gtc, .ioc, .fok, .gtd],
         notes: [
             "No order book: Saxo's InfoPrices can carry a MarketDepth field group, but no recorded Saxo payload of it was found to hold an adapter to (saxo-openapi's recorded responses have none), and the built-in sandbox answers one level only; the gateway does not offer it until both exist.",
+            "Orders are sized in units (Amount): notional (money-sized) orders are refused (Saxo's CashAmount order amount, for mutual funds, is not offered). Orders read back with OrderTime as createdAt; Saxo reports no fill, cancel or replace times.",
             "Credentials: appKey + appSecret (the OAuth app) and refreshToken; optionally accessToken + accessTokenExpiresAt (RFC 3339). The gateway refreshes the access token 60 s before it expires and once after a 401, and stores each rotated refresh token. A refresh token Saxo rejects marks the connection relink_required.",
             "An accessToken alone (Saxo's 24-hour developer token) links too: the connection's statusDetail says when it expires (from accessTokenExpiresAt, else the token's exp claim); it cannot be renewed, and at expiry the connection becomes relink_required.",
             "Connection setting authBaseURL: the OAuth host (/token). Defaults to https://sim.logonvalidation.net for the SIM gateway, https://live.logonvalidation.net for live, and the base URL's own origin otherwise (the built-in sandbox).",

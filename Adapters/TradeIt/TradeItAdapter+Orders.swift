@@ -89,7 +89,7 @@ extension TradeItAdapter {
                 id: placed.orderNumber, brokerOrderId: placed.orderNumber, clientOrderId: request.clientOrderId ?? placed.orderNumber,
                 connectionId: connectionId, broker: .tradeit, accountId: request.accountId,
                 instrument: Instrument(symbol: request.instrument.symbol.uppercased(), assetClass: isCrypto ? .crypto : .equity),
-                side: request.side, type: request.type, timeInForce: request.timeInForce, quantity: request.quantity,
+                side: request.side, type: request.type, timeInForce: request.timeInForce, quantity: request.quantity ?? 0,
                 limitPrice: request.limitPrice, stopPrice: request.stopPrice, status: .pendingNew,
                 brokerStatus: nil)
         }
@@ -101,7 +101,7 @@ extension TradeItAdapter {
         guard problems.isEmpty else { throw GatewayError.unprocessable(problems).with(broker: .tradeit) }
         _ = try await accountNumbers(request.accountId)
         let isCrypto = request.instrument.impliedAssetClass == .crypto
-        let quantity = DecimalText.format(request.quantity)
+        let quantity = DecimalText.format(try request.units(at: .tradeit))
         let limit = request.limitPrice.map(DecimalText.format)
         let stop = request.stopPrice.map(DecimalText.format)
         let preview: TradeItPreviewResponse
@@ -132,6 +132,7 @@ extension TradeItAdapter {
     /// TradeIt's own limits, checked before anything is sent.
     static func rules(_ request: OrderRequest) -> [FieldProblem] {
         var problems: [FieldProblem] = []
+        if request.notional != nil { problems.append(OrderRequest.notionalProblem(at: .tradeit)) }
         if ![.day, .gtc].contains(request.timeInForce) {
             problems.append(FieldProblem(field: "timeInForce", problem: "must be day or gtc at TradeIt"))
         }

@@ -37,6 +37,7 @@ public struct TradeItAdapterFactory: BrokerAdapterFactory {
         timeInForce: [.day, .gtc],
         notes: [
             "No order book: TradeIt's API has none.",
+            "Orders are sized in shares: notional (money-sized) orders are refused. filledAt is the last fill's timestamp of a filled order; TradeIt reports no other order times.",
             "Linking is an OAuth popup (startLink → the broker's login page → callback with oAuthVerifier → completeLink); credentials: apiKey, then userId + userToken.",
             "Sessions (~30 min) open automatically on first use and reopen once, transparently, when TradeIt answers code 600.",
             "A security question puts the connection in challenge_required until it is answered; code 700 puts it in relink_required (token update popup).",

@@ -104,7 +104,8 @@ extension TradeOgreAdapter {
         async let balanceCall = fetch(TradeOgreBalance.self, .balance(), form: [("currency", spent)])
         let (ticker, balance) = try await (tickerCall, balanceCall)
 
-        let cost = limit * request.quantity
+        let quantity = try request.units(at: .tradeogre)
+        let cost = limit * quantity
         var warnings: [String] = []
         var buyingPowerAfter: Decimal?
         if buying {
@@ -114,7 +115,7 @@ extension TradeOgreAdapter {
                 warnings.append("the limit is at or above the ask: the order trades at once, at the ask or better")
             }
         } else {
-            if request.quantity > balance.available { warnings.append("the quantity exceeds the available \(spent) balance") }
+            if quantity > balance.available { warnings.append("the quantity exceeds the available \(spent) balance") }
             if let bid = ticker.bid, bid > 0, limit <= bid {
                 warnings.append("the limit is at or below the bid: the order trades at once, at the bid or better")
             }
@@ -143,16 +144,17 @@ extension TradeOgreAdapter {
             throw GatewayError.unprocessable([FieldProblem(field: "limitPrice", problem: "is required for limit orders")])
                 .with(broker: .tradeogre)
         }
+        let quantity = try request.units(at: .tradeogre)
         let market = try market(of: request.instrument, field: "symbol")
         let side: OrderSide = request.side.isBuy ? .buy : .sell
         session.record(
             PlacementRecord(
                 clientOrderId: clientOrderId, instrument: request.instrument, side: side, price: limit,
-                quantity: request.quantity, sentAt: configuration.now()))
+                quantity: quantity, sentAt: configuration.now()))
         let placement = try await fetch(
             TradeOgrePlacement.self, side == .buy ? .buy() : .sell(),
             form: [
-                ("market", market.wire(naming)), ("quantity", DecimalText.format(request.quantity)),
+                ("market", market.wire(naming)), ("quantity", DecimalText.format(quantity)),
                 ("price", DecimalText.format(limit)),
             ])
         let instrument = Instrument(tradeOgre: market, naming: naming)
@@ -160,8 +162,8 @@ extension TradeOgreAdapter {
             return Order(
                 id: clientOrderId, brokerOrderId: nil, clientOrderId: clientOrderId, connectionId: connectionId,
                 broker: .tradeogre, accountId: Self.accountId, instrument: instrument, side: side, type: .limit,
-                timeInForce: .gtc, quantity: request.quantity, limitPrice: limit, status: .filled,
-                filledQuantity: request.quantity, createdAt: configuration.now())
+                timeInForce: .gtc, quantity: quantity, limitPrice: limit, status: .filled,
+                filledQuantity: quantity, createdAt: configuration.now())
         }
         do {
             return try await readOrder(uuid: uuid, clientOrderId: clientOrderId)
@@ -171,7 +173,7 @@ extension TradeOgreAdapter {
             return Order(
                 id: uuid, brokerOrderId: uuid, clientOrderId: clientOrderId, connectionId: connectionId,
                 broker: .tradeogre, accountId: Self.accountId, instrument: instrument, side: side, type: .limit,
-                timeInForce: .gtc, quantity: request.quantity, limitPrice: limit, status: .open,
+                timeInForce: .gtc, quantity: quantity, limitPrice: limit, status: .open,
                 createdAt: configuration.now())
         }
     }

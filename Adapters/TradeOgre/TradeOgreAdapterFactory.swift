@@ -38,6 +38,7 @@ public struct TradeOgreAdapterFactory: BrokerAdapterFactory {
         orderTypes: [.limit],
         timeInForce: [.gtc],
         notes: [
+            "Orders are sized in the base currency: notional (money-sized) orders are refused. TradeOgre reports an order's date (createdAt) and no other times.",
             "Credentials are optional: apiKey + apiSecret (HTTP Basic), both or neither. Without them the connection is public: quotes, instruments and candles work; accounts, balances, positions and orders answer unauthorized. Keys are checked against /account/balances when the connection is linked.",
             "Base URL: the API root including /api/v1. TradeOgre itself has been offline since 2025; use any venue speaking its dialect, or the built-in sandbox://tradeogre.",
             "Setting marketNaming: base-quote (XMR-BTC, the default) or quote-base (BTC-XMR, TradeOgre's naming before about 2023). Symbols are always BASE/QUOTE (XMR/BTC); brokerKey.market holds the wire name.",

@@ -1,4 +1,5 @@
 import Foundation
+import GatewayCore
 import GatewayModel
 
 /// TradeOgre's order rules, checked before anything is sent so the client gets a field-level `unprocessable`
@@ -16,6 +17,7 @@ enum TradeOgreRules {
         if request.type != .limit {
             problems.append(FieldProblem(field: "type", problem: "TradeOgre takes limit orders only"))
         }
+        if request.notional != nil { problems.append(OrderRequest.notionalProblem(at: .tradeogre)) }
         if request.side == .sellShort || request.side == .buyToCover {
             problems.append(FieldProblem(field: "side", problem: "TradeOgre has no short selling: use buy or sell"))
         }

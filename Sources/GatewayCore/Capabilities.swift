@@ -12,6 +12,9 @@ public enum BrokerOperation: String, WireEnum {
     /// The broker lists orders that are no longer open (filled, cancelled), so not finding an order proves the
     /// broker never had it. Without it, a lost placement that filled at once cannot be told from one never received.
     case closedOrders
+    /// The broker takes orders sized in money (`notional`) instead of units. Without it a notional request is refused
+    /// with `unprocessable` naming `notional` before anything is sent.
+    case notionalOrders
 }
 
 /// How an adapter offers an operation.

@@ -11,7 +11,10 @@ public struct OrderIntent: Sendable, Hashable {
     public var symbol: String
     public var side: OrderSide
     public var type: OrderType
-    public var quantity: Decimal
+    /// The units asked for; `nil` for an order sized in money (`notional`).
+    public var quantity: Decimal?
+    /// The money asked for, for an order sized in money.
+    public var notional: Decimal?
     public var limitPrice: Decimal?
     public var stopPrice: Decimal?
     /// When the placement was sent, on the gateway's clock.
@@ -19,7 +22,8 @@ public struct OrderIntent: Sendable, Hashable {
 
     public init(
         clientOrderId: String?, accountId: String?, symbol: String, side: OrderSide, type: OrderType,
-        quantity: Decimal, limitPrice: Decimal? = nil, stopPrice: Decimal? = nil, sentAt: Date
+        quantity: Decimal?, limitPrice: Decimal? = nil, stopPrice: Decimal? = nil, sentAt: Date,
+        notional: Decimal? = nil
     ) {
         self.clientOrderId = clientOrderId
         self.accountId = accountId
@@ -27,6 +31,7 @@ public struct OrderIntent: Sendable, Hashable {
         self.side = side
         self.type = type
         self.quantity = quantity
+        self.notional = notional
         self.limitPrice = limitPrice
         self.stopPrice = stopPrice
         self.sentAt = sentAt
@@ -37,7 +42,7 @@ public struct OrderIntent: Sendable, Hashable {
         self.init(
             clientOrderId: clientOrderId ?? request.clientOrderId, accountId: request.accountId,
             symbol: request.instrument.symbol, side: request.side, type: request.type, quantity: request.quantity,
-            limitPrice: request.limitPrice, stopPrice: request.stopPrice, sentAt: sentAt)
+            limitPrice: request.limitPrice, stopPrice: request.stopPrice, sentAt: sentAt, notional: request.notional)
     }
 }
 
@@ -46,7 +51,7 @@ public struct OrderIntent: Sendable, Hashable {
 ///
 /// An order carrying the intent's client order id is the match. Otherwise an order matches when it has the same
 /// account (where the intent names one), instrument symbol, direction (the same side, or the plain `buy`/`sell` a
-/// broker reports for a `buy_to_cover`/`sell_short`), type, quantity, limit and stop prices, and was created no
+/// broker reports for a `buy_to_cover`/`sell_short`), type, quantity (or notional), limit and stop prices, and was created no
 /// earlier than `sentAt` less the allowed clock skew (an order without a creation time is not excluded by time).
 /// Orders without a broker id, and those in `claimed` (which already belong to another intent), never match, so a
 /// broker order is never given to two intents.
@@ -74,7 +79,7 @@ public struct OrderMatcher: Sendable {
                 && order.instrument.symbol == intent.symbol
                 && Self.sameDirection(order.side, intent.side)
                 && order.type == intent.type
-                && order.quantity == intent.quantity
+                && (intent.notional.map { order.notional == $0 } ?? (order.notional == nil && order.quantity == intent.quantity))
                 && order.limitPrice == intent.limitPrice
                 && order.stopPrice == intent.stopPrice
                 && (order.createdAt ?? .distantFuture) >= earliest

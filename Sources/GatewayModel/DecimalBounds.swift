@@ -30,8 +30,8 @@ public struct DecimalBounds: Sendable, Hashable {
     /// quoted in a currency of small units), down to 10^-18 (tokens quoted in bitcoin trade near 10^-10).
     public static let price = DecimalBounds(maximumExponent: 12, fractionDigits: 18)
 
-    /// Notional amounts in an account's currency (an order sized by money instead of units): up to 10^15, down to
-    /// 10^-18. No client field takes one yet; a field that does uses this bound.
+    /// Notional amounts (`notional` of a placement or a preview: an order sized by money instead of units): up to
+    /// 10^15, down to 10^-18.
     public static let notional = DecimalBounds(maximumExponent: 15, fractionDigits: 18)
 
     /// Why `value` is outside the bounds, as a field problem's text; `nil` when it is within them. Only the size is

@@ -47,6 +47,14 @@ public enum OrderStatus: String, WireEnum {
 }
 
 /// An order at a broker, as the gateway knows it.
+///
+/// An order is sized either in units (`quantity`) or in money (`notional`, a dollar-amount order). For a notional
+/// order the broker decides the units as it fills: until then `quantity` reads as the quantity filled so far (0 for
+/// an unfilled order) and `notional` says what was ordered.
+///
+/// The replace chain and the times are the broker's: `replaces` / `replacedBy` are broker order ids (Alpaca replaces
+/// an order with a new one on every change; the gateway's `id` stays the same across the chain), and each time is
+/// present only when the broker reports it.
 public struct Order: Codable, Sendable, Hashable {
     /// The gateway's id for the order: opaque, stable across replaces.
     public var id: String
@@ -71,13 +79,30 @@ public struct Order: Codable, Sendable, Hashable {
     public var expiresAt: Date?
     /// The broker's status text, kept for diagnosis; `status` is what to act on.
     public var brokerStatus: String?
+    /// The amount of money ordered (in the instrument's quote currency) when the order is sized by money rather than
+    /// units; `nil` for an order sized in units.
+    public var notional: Decimal?
+    /// The broker order id of the order this one replaced (a change at a broker that replaces orders).
+    public var replaces: String?
+    /// The broker order id of the order that replaced this one.
+    public var replacedBy: String?
+    /// When the broker received the order.
+    public var submittedAt: Date?
+    /// When the order filled completely.
+    public var filledAt: Date?
+    /// When the order was canceled.
+    public var canceledAt: Date?
+    /// When the order expired.
+    public var expiredAt: Date?
 
     public init(
         id: String, brokerOrderId: String?, clientOrderId: String, connectionId: String, broker: BrokerKind,
         accountId: String, instrument: Instrument, side: OrderSide, type: OrderType, timeInForce: TimeInForce,
         quantity: Decimal, limitPrice: Decimal? = nil, stopPrice: Decimal? = nil, status: OrderStatus,
         filledQuantity: Decimal = 0, averageFillPrice: Decimal? = nil, createdAt: Date? = nil,
-        updatedAt: Date? = nil, expiresAt: Date? = nil, brokerStatus: String? = nil
+        updatedAt: Date? = nil, expiresAt: Date? = nil, brokerStatus: String? = nil, notional: Decimal? = nil,
+        replaces: String? = nil, replacedBy: String? = nil, submittedAt: Date? = nil, filledAt: Date? = nil,
+        canceledAt: Date? = nil, expiredAt: Date? = nil
     ) {
         self.id = id
         self.brokerOrderId = brokerOrderId
@@ -99,12 +124,19 @@ public struct Order: Codable, Sendable, Hashable {
         self.updatedAt = updatedAt
         self.expiresAt = expiresAt
         self.brokerStatus = brokerStatus
+        self.notional = notional
+        self.replaces = replaces
+        self.replacedBy = replacedBy
+        self.submittedAt = submittedAt
+        self.filledAt = filledAt
+        self.canceledAt = canceledAt
+        self.expiredAt = expiredAt
     }
 
     enum CodingKeys: String, CodingKey {
         case id, brokerOrderId, clientOrderId, connectionId, broker, accountId, instrument, side, type, timeInForce
         case quantity, limitPrice, stopPrice, status, filledQuantity, averageFillPrice, createdAt, updatedAt
-        case expiresAt, brokerStatus
+        case expiresAt, brokerStatus, notional, replaces, replacedBy, submittedAt, filledAt, canceledAt, expiredAt
     }
 
     public init(from decoder: any Decoder) throws {
@@ -129,6 +161,13 @@ public struct Order: Codable, Sendable, Hashable {
         updatedAt = try c.decodeIfPresent(Date.self, forKey: .updatedAt)
         expiresAt = try c.decodeIfPresent(Date.self, forKey: .expiresAt)
         brokerStatus = try c.decodeIfPresent(String.self, forKey: .brokerStatus)
+        notional = try c.decodeDecimalIfPresent(forKey: .notional)
+        replaces = try c.decodeIfPresent(String.self, forKey: .replaces)
+        replacedBy = try c.decodeIfPresent(String.self, forKey: .replacedBy)
+        submittedAt = try c.decodeIfPresent(Date.self, forKey: .submittedAt)
+        filledAt = try c.decodeIfPresent(Date.self, forKey: .filledAt)
+        canceledAt = try c.decodeIfPresent(Date.self, forKey: .canceledAt)
+        expiredAt = try c.decodeIfPresent(Date.self, forKey: .expiredAt)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -153,5 +192,12 @@ public struct Order: Codable, Sendable, Hashable {
         try c.encodeIfPresent(updatedAt, forKey: .updatedAt)
         try c.encodeIfPresent(expiresAt, forKey: .expiresAt)
         try c.encodeIfPresent(brokerStatus, forKey: .brokerStatus)
+        try c.encodeDecimalIfPresent(notional, forKey: .notional)
+        try c.encodeIfPresent(replaces, forKey: .replaces)
+        try c.encodeIfPresent(replacedBy, forKey: .replacedBy)
+        try c.encodeIfPresent(submittedAt, forKey: .submittedAt)
+        try c.encodeIfPresent(filledAt, forKey: .filledAt)
+        try c.encodeIfPresent(canceledAt, forKey: .canceledAt)
+        try c.encodeIfPresent(expiredAt, forKey: .expiredAt)
     }
 }

@@ -10,7 +10,12 @@ public struct OrderRequest: Codable, Sendable, Hashable {
     public var side: OrderSide
     public var type: OrderType
     public var timeInForce: TimeInForce
-    public var quantity: Decimal
+    /// Units to trade. Exactly one of `quantity` and `notional` is set.
+    public var quantity: Decimal?
+    /// Money to trade, in the instrument's quote currency (a dollar-amount order): the broker decides the units as it
+    /// fills. Exactly one of `quantity` and `notional` is set; only brokers whose capabilities list `notionalOrders`
+    /// take one (Alpaca: market orders, day for equities, fractionable assets).
+    public var notional: Decimal?
     public var limitPrice: Decimal?
     public var stopPrice: Decimal?
     /// The caller's id for the order; the gateway makes one when it is missing.
@@ -22,8 +27,8 @@ public struct OrderRequest: Codable, Sendable, Hashable {
 
     public init(
         connectionId: String, accountId: String, instrument: InstrumentReference, side: OrderSide, type: OrderType,
-        timeInForce: TimeInForce, quantity: Decimal, limitPrice: Decimal? = nil, stopPrice: Decimal? = nil,
-        clientOrderId: String? = nil, expiresAt: Date? = nil, previewId: String? = nil
+        timeInForce: TimeInForce, quantity: Decimal?, limitPrice: Decimal? = nil, stopPrice: Decimal? = nil,
+        clientOrderId: String? = nil, expiresAt: Date? = nil, previewId: String? = nil, notional: Decimal? = nil
     ) {
         self.connectionId = connectionId
         self.accountId = accountId
@@ -32,6 +37,7 @@ public struct OrderRequest: Codable, Sendable, Hashable {
         self.type = type
         self.timeInForce = timeInForce
         self.quantity = quantity
+        self.notional = notional
         self.limitPrice = limitPrice
         self.stopPrice = stopPrice
         self.clientOrderId = clientOrderId
@@ -40,8 +46,8 @@ public struct OrderRequest: Codable, Sendable, Hashable {
     }
 
     enum CodingKeys: String, CodingKey, CaseIterable {
-        case connectionId, accountId, symbol, assetClass, side, type, timeInForce, quantity, limitPrice, stopPrice
-        case clientOrderId, expiresAt, previewId
+        case connectionId, accountId, symbol, assetClass, side, type, timeInForce, quantity, notional, limitPrice
+        case stopPrice, clientOrderId, expiresAt, previewId
     }
 
     public init(from decoder: any Decoder) throws {
@@ -55,7 +61,8 @@ public struct OrderRequest: Codable, Sendable, Hashable {
         side = try c.decode(OrderSide.self, forKey: .side)
         type = try c.decode(OrderType.self, forKey: .type)
         timeInForce = try c.decodeIfPresent(TimeInForce.self, forKey: .timeInForce) ?? .day
-        quantity = try c.decodeDecimal(forKey: .quantity)
+        quantity = try c.decodeDecimalIfPresent(forKey: .quantity)
+        notional = try c.decodeDecimalIfPresent(forKey: .notional)
         limitPrice = try c.decodeDecimalIfPresent(forKey: .limitPrice)
         stopPrice = try c.decodeDecimalIfPresent(forKey: .stopPrice)
         clientOrderId = try c.decodeIfPresent(String.self, forKey: .clientOrderId)
@@ -72,7 +79,8 @@ public struct OrderRequest: Codable, Sendable, Hashable {
         try c.encode(side, forKey: .side)
         try c.encode(type, forKey: .type)
         try c.encode(timeInForce, forKey: .timeInForce)
-        try c.encodeDecimal(quantity, forKey: .quantity)
+        try c.encodeDecimalIfPresent(quantity, forKey: .quantity)
+        try c.encodeDecimalIfPresent(notional, forKey: .notional)
         try c.encodeDecimalIfPresent(limitPrice, forKey: .limitPrice)
         try c.encodeDecimalIfPresent(stopPrice, forKey: .stopPrice)
         try c.encodeIfPresent(clientOrderId, forKey: .clientOrderId)
@@ -90,10 +98,23 @@ public struct OrderRequest: Codable, Sendable, Hashable {
         if instrument.symbol.isEmpty || instrument.symbol.count > 32 {
             problems.append(.init(field: "symbol", problem: "must be 1 to 32 characters"))
         }
-        if quantity <= 0 {
-            problems.append(.init(field: "quantity", problem: "must be greater than 0"))
-        } else if let problem = DecimalBounds.quantity.problem(quantity) {
-            problems.append(.init(field: "quantity", problem: problem))
+        switch (quantity, notional) {
+        case (nil, nil):
+            problems.append(.init(field: "quantity", problem: "is required (or notional, for an order sized in money)"))
+        case (.some, .some):
+            problems.append(.init(field: "notional", problem: "is not allowed with quantity: send exactly one of them"))
+        case (let quantity?, nil):
+            if quantity <= 0 {
+                problems.append(.init(field: "quantity", problem: "must be greater than 0"))
+            } else if let problem = DecimalBounds.quantity.problem(quantity) {
+                problems.append(.init(field: "quantity", problem: problem))
+            }
+        case (nil, let notional?):
+            if notional <= 0 {
+                problems.append(.init(field: "notional", problem: "must be greater than 0"))
+            } else if let problem = DecimalBounds.notional.problem(notional) {
+                problems.append(.init(field: "notional", problem: problem))
+            }
         }
         if type.needsLimitPrice {
             if let limitPrice {

@@ -150,6 +150,22 @@ def main():
 
     check.step("submit market order / get_order_by_id / get_order_by_client_id", market_order)
 
+    def notional_order():
+        # A dollar-amount order: alpaca-py sends notional and reads back notional with qty null (issue 15, item 3).
+        order = tc.submit_order(
+            MarketOrderRequest(symbol="AAPL", notional=500, side=OrderSide.BUY, time_in_force=TimeInForce.DAY)
+        )
+        expect(order.qty is None and float(order.notional) == 500, f"notional {order.notional} qty {order.qty}")
+        fetched = tc.get_order_by_id(order.id)
+        expect(fetched.status == OrderStatus.FILLED, f"notional order status {fetched.status}")
+        filled = float(fetched.filled_qty) * float(fetched.filled_avg_price)
+        expect(499.99 < filled <= 500, f"filled {filled} of 500")
+        expect(fetched.submitted_at is not None and fetched.filled_at is not None, "submitted_at and filled_at")
+        state["aapl_qty0"] += float(fetched.filled_qty)
+        return f"{order.id}: {fetched.filled_qty} at {fetched.filled_avg_price}"
+
+    check.step("submit notional market order", notional_order)
+
     def limit_order():
         quote = data.get_stock_latest_quote(StockLatestQuoteRequest(symbol_or_symbols="MSFT"))["MSFT"]
         limit = round(quote.bid_price * 0.5, 2)

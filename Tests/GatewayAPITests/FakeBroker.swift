@@ -159,7 +159,7 @@ struct FakeBroker: BrokerAdapter {
         try await behave()
         return OrderPreview(
             id: "pv-1", expiresAt: Date().addingTimeInterval(120), request: request, currency: "USD",
-            estimatedCost: request.quantity * (request.limitPrice ?? 100))
+            estimatedCost: request.notional ?? (request.quantity ?? 0) * (request.limitPrice ?? 100))
     }
 
     func placeOrder(_ request: OrderRequest) async throws -> Order {
@@ -169,9 +169,9 @@ struct FakeBroker: BrokerAdapter {
         let order = Order(
             id: id, brokerOrderId: id, clientOrderId: request.clientOrderId ?? "", connectionId: connectionId, broker: kind,
             accountId: request.accountId, instrument: Instrument(symbol: request.instrument.symbol, assetClass: .equity),
-            side: request.side, type: request.type, timeInForce: request.timeInForce, quantity: request.quantity,
+            side: request.side, type: request.type, timeInForce: request.timeInForce, quantity: request.quantity ?? 0,
             limitPrice: request.limitPrice, status: request.type == .market ? .filled : .open,
-            filledQuantity: request.type == .market ? request.quantity : 0)
+            filledQuantity: request.type == .market ? request.quantity ?? 0 : 0, notional: request.notional)
         state.orders.withLock { $0[id] = order }
         let behaviour = state.behaviour(for: context.baseURL)
         if behaviour.unreachableAfterPlacing {

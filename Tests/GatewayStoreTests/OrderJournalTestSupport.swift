@@ -39,7 +39,7 @@ func brokerView(
         connectionId: intent.connectionId, broker: .alpaca, accountId: intent.accountId,
         instrument: Instrument(symbol: "AAPL", assetClass: .equity, exchange: "XNAS", currency: "USD"),
         side: intent.request.side, type: intent.request.type, timeInForce: intent.request.timeInForce,
-        quantity: intent.request.quantity, limitPrice: intent.request.limitPrice, status: status,
+        quantity: intent.request.quantity ?? 0, limitPrice: intent.request.limitPrice, status: status,
         filledQuantity: Decimal(string: filled)!, averageFillPrice: filled == "0" ? nil : Decimal(string: "187.01")!,
         createdAt: date, updatedAt: date, expiresAt: intent.request.expiresAt, brokerStatus: status.rawValue)
 }

@@ -12,7 +12,8 @@ extension Order {
       "stop_price": null, "status": "accepted", "extended_hours": false, "legs": null, ...}
      */
     /// `id` is the broker order id: the gateway layer replaces it with its own. A notional (dollar-amount) order has
-    /// no `qty`; its quantity reads as the quantity filled so far.
+    /// no `qty`: it reads with its `notional`, and its quantity as the quantity filled so far. `replaces` and
+    /// `replaced_by` are Alpaca order ids (a PATCH replaces the order with a new one); the times are Alpaca's.
     init(alpaca order: AlpacaOrder, connectionId: String, accountId: String) throws {
         self.init(
             id: order.id, brokerOrderId: order.id, clientOrderId: order.clientOrderId, connectionId: connectionId,
@@ -32,7 +33,11 @@ extension Order {
             createdAt: order.createdAt ?? order.submittedAt,
             updatedAt: order.updatedAt,
             expiresAt: nil,
-            brokerStatus: order.status)
+            brokerStatus: order.status,
+            notional: order.notional,
+            replaces: order.replaces, replacedBy: order.replacedBy,
+            submittedAt: order.submittedAt, filledAt: order.filledAt, canceledAt: order.canceledAt,
+            expiredAt: order.expiredAt)
     }
 }
 
@@ -41,7 +46,8 @@ extension AlpacaOrderRequest {
     init(_ request: OrderRequest, clientOrderId: String) {
         self.init(
             symbol: request.instrument.alpacaSymbol,
-            qty: DecimalText.format(request.quantity),
+            qty: request.quantity.map(DecimalText.format),
+            notional: request.notional.map(DecimalText.format),
             side: request.side.alpaca,
             type: request.type.alpaca,
             timeInForce: request.timeInForce.alpaca ?? "day",

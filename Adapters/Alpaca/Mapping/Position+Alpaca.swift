@@ -8,7 +8,9 @@ extension Position {
       "qty_available": "2.61937", "side": "long", "market_value": "50931.03028", "cost_basis": "51498.3174",
       "unrealized_pl": "-567.28712", "current_price": "19444", ...}
      */
-    /// The quantity is signed from `side`, whatever sign `qty` carries: a short is negative.
+    /// The quantity is signed from `side`, whatever sign `qty` carries: a short is negative. Alpaca signs
+    /// `cost_basis` and `market_value` like the quantity and `unrealized_pl` positive for a gain, which is the
+    /// gateway's convention (`Position`); the cost basis and market value are held to it whatever sign they carry.
     init(alpaca position: AlpacaPosition, connectionId: String, accountId: String) throws {
         let magnitude = position.qty < 0 ? -position.qty : position.qty
         let quantity: Decimal
@@ -22,7 +24,9 @@ extension Position {
             exchange: position.exchange, name: nil)
         self.init(
             connectionId: connectionId, accountId: accountId, instrument: instrument, quantity: quantity,
-            averagePrice: position.avgEntryPrice, costBasis: position.costBasis, marketValue: position.marketValue,
+            averagePrice: position.avgEntryPrice,
+            costBasis: Position.signedLikeQuantity(position.costBasis, quantity: quantity),
+            marketValue: Position.signedLikeQuantity(position.marketValue, quantity: quantity),
             unrealizedPnl: position.unrealizedPl, lastPrice: position.currentPrice,
             currency: instrument.currency ?? "USD")
     }

@@ -12,6 +12,8 @@ struct AlpacaOrder: Decodable, Sendable {
     var updatedAt: Date?
     var submittedAt: Date?
     var filledAt: Date?
+    var canceledAt: Date?
+    var expiredAt: Date?
     var replacedBy: String?
     var replaces: String?
     var assetId: String?
@@ -36,6 +38,8 @@ struct AlpacaOrder: Decodable, Sendable {
         case updatedAt = "updated_at"
         case submittedAt = "submitted_at"
         case filledAt = "filled_at"
+        case canceledAt = "canceled_at"
+        case expiredAt = "expired_at"
         case replacedBy = "replaced_by"
         case replaces
         case assetId = "asset_id"
@@ -57,6 +61,8 @@ struct AlpacaOrder: Decodable, Sendable {
         updatedAt = try c.decodeTimestampIfPresent(forKey: .updatedAt)
         submittedAt = try c.decodeTimestampIfPresent(forKey: .submittedAt)
         filledAt = try c.decodeTimestampIfPresent(forKey: .filledAt)
+        canceledAt = try c.decodeTimestampIfPresent(forKey: .canceledAt)
+        expiredAt = try c.decodeTimestampIfPresent(forKey: .expiredAt)
         replacedBy = try c.decodeIfPresent(String.self, forKey: .replacedBy)
         replaces = try c.decodeIfPresent(String.self, forKey: .replaces)
         assetId = try c.decodeIfPresent(String.self, forKey: .assetId)

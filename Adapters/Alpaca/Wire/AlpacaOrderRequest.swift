@@ -1,7 +1,9 @@
 /// The body of `POST /v2/orders`. Decimals go out as strings, never as JSON numbers.
+/// Exactly one of `qty` and `notional` is set; the other is left out (Alpaca refuses both).
 struct AlpacaOrderRequest: Encodable, Sendable {
     var symbol: String
-    var qty: String
+    var qty: String?
+    var notional: String?
     var side: String
     var type: String
     var timeInForce: String
@@ -10,7 +12,7 @@ struct AlpacaOrderRequest: Encodable, Sendable {
     var clientOrderId: String
 
     enum CodingKeys: String, CodingKey {
-        case symbol, qty, side, type
+        case symbol, qty, notional, side, type
         case timeInForce = "time_in_force"
         case limitPrice = "limit_price"
         case stopPrice = "stop_price"

@@ -58,12 +58,14 @@ extension Order {
     /// leaves the list as soon as it fills, so the gateway reports it `filled` — Saxo's portfolio has no closed
     /// orders to read back. `brokerStatus` says where the status came from.
     init(placed request: OrderRequest, brokerOrderId: String, clientOrderId: String, instrument: Instrument, now: Date) {
+        // A validated request to Saxo has a quantity (notional requests are refused, `SaxoAdapter.validate`).
+        let quantity = request.quantity ?? 0
         self.init(
             id: brokerOrderId, brokerOrderId: brokerOrderId, clientOrderId: clientOrderId,
             connectionId: request.connectionId, broker: .saxo, accountId: request.accountId, instrument: instrument,
-            side: request.side, type: request.type, timeInForce: request.timeInForce, quantity: request.quantity,
+            side: request.side, type: request.type, timeInForce: request.timeInForce, quantity: quantity,
             limitPrice: request.limitPrice, stopPrice: request.stopPrice, status: .filled,
-            filledQuantity: request.quantity, createdAt: now, updatedAt: now, expiresAt: request.expiresAt,
+            filledQuantity: quantity, createdAt: now, updatedAt: now, expiresAt: request.expiresAt,
             brokerStatus: "NotInOpenOrders")
     }
 }
@@ -79,7 +81,8 @@ extension SaxoOrderRequest {
             type: request.type, limitPrice: request.limitPrice, stopPrice: request.stopPrice)
         self.init(
             accountKey: accountKey, uic: uic, assetType: assetType, buySell: request.side.saxo,
-            amount: request.quantity, orderType: request.type.saxo(assetType: assetType), orderPrice: orderPrice,
+            // Validated: a request to Saxo has a quantity (a notional one is refused before, `SaxoAdapter.validate`).
+            amount: request.quantity ?? 0, orderType: request.type.saxo(assetType: assetType), orderPrice: orderPrice,
             stopLimitPrice: stopLimitPrice, orderDuration: request.timeInForce.saxoDuration(expiresAt: request.expiresAt),
             externalReference: externalReference, fieldGroups: fieldGroups)
     }

@@ -13,10 +13,11 @@ extension Position {
                           "CurrentPriceType": "Bid", "Exposure": 200000, "ExposureCurrency": "EUR",
                           "ProfitLossOnTrade": -18, "Status": "Open", ...}}
      */
-    /// `quantity` is the signed `Amount`; prices and P/L are in the instrument's currency (`DisplayAndFormat.Currency`,
-    /// else an FX pair's quote currency, else `ExposureCurrency`). Without `DisplayAndFormat` the symbol comes from
-    /// `NetPositionId` (`GBPCAD__FxSpot`). Returns `nil` for a net position whose amount is 0 (closed today, kept by
-    /// Saxo for its realised P/L).
+    /// `quantity` is the signed `Amount`; `MarketValue` is signed like it (`Position`'s convention, whatever sign
+    /// Saxo wrote) and `ProfitLossOnTrade` is the gain, as sent. Saxo sends no cost basis. Prices and P/L are in the
+    /// instrument's currency (`DisplayAndFormat.Currency`, else an FX pair's quote currency, else `ExposureCurrency`).
+    /// Without `DisplayAndFormat` the symbol comes from `NetPositionId` (`GBPCAD__FxSpot`). Returns `nil` for a net
+    /// position whose amount is 0 (closed today, kept by Saxo for its realised P/L).
     init?(saxo position: SaxoNetPosition, connectionId: String, accountId fallbackAccountId: String) throws {
         guard let base = position.base, let amount = base.amount else {
             throw SaxoErrors.malformed("a net position without NetPositionBase.Amount")
@@ -40,7 +41,8 @@ extension Position {
         let view = position.view
         self.init(
             connectionId: connectionId, accountId: base.accountId ?? fallbackAccountId, instrument: instrument,
-            quantity: amount, averagePrice: view?.averageOpenPrice, marketValue: view?.marketValue,
+            quantity: amount, averagePrice: view?.averageOpenPrice,
+            marketValue: Position.signedLikeQuantity(view?.marketValue, quantity: amount),
             unrealizedPnl: view?.profitLossOnTrade, lastPrice: view?.currentPrice, currency: currency)
     }
 }

@@ -43,6 +43,8 @@ extension Order {
         let fillQuantity = fills.reduce(Decimal(0)) { $0 + ($1.quantity ?? 0) }
         let filled = leg.filledQuantity ?? fillQuantity
         let fillValue = fills.reduce(Decimal(0)) { $0 + ($1.quantity ?? 0) * ($1.price ?? 0) }
+        let lastFill = fills.compactMap { $0.timestamp.flatMap(TradeItTime.parse) }.max()
+        let status = try OrderStatus(tradeIt: statusText)
         self.init(
             id: number, brokerOrderId: number, clientOrderId: clientOrderId ?? number, connectionId: connectionId,
             broker: .tradeit, accountId: accountId,
@@ -52,10 +54,12 @@ extension Order {
             timeInForce: TimeInForce(tradeIt: details.orderExpiration),
             quantity: leg.orderedQuantity ?? filled,
             limitPrice: leg.priceInfo?.limitPrice, stopPrice: leg.priceInfo?.stopPrice,
-            status: try OrderStatus(tradeIt: statusText), filledQuantity: filled,
+            status: status, filledQuantity: filled,
             averageFillPrice: fillQuantity > 0 ? fillValue / fillQuantity : nil,
-            updatedAt: fills.compactMap { $0.timestamp.flatMap(TradeItTime.parse) }.max(),
-            brokerStatus: statusText)
+            updatedAt: lastFill,
+            brokerStatus: statusText,
+            // TradeIt's only order times are its fills' `timestamp`s: a filled order filled at its last one.
+            filledAt: status == .filled ? lastFill : nil)
     }
 }
 

@@ -337,7 +337,7 @@
         el("td", { class: "mono", "data-label": "Order" }, order.orderId),
         el("td", { "data-label": "Broker" }, order.broker ? brokerName(order.broker) : "—"),
         el("td", { "data-label": "Connection" }, labels.get(order.connectionId) || order.connectionId),
-        el("td", { "data-label": "Instrument" }, `${order.side} ${order.quantity} ${order.symbol}`),
+        el("td", { "data-label": "Instrument" }, `${order.side} ${order.quantity ?? `notional ${order.notional}`} ${order.symbol}`),
         el("td", { "data-label": "State" }, label(order.state)),
         el("td", { "data-label": "Since" }, `${time(order.since)} (${ago(order.since, now)})`),
         el("td", { "data-label": "Attempts" },

@@ -78,8 +78,10 @@ public struct GatewayStatus: Codable, Sendable, Hashable {
         public var accountId: String
         public var symbol: String
         public var side: OrderSide
-        /// A decimal string.
-        public var quantity: String
+        /// A decimal string; absent for an order sized in money.
+        public var quantity: String?
+        /// A decimal string: the money ordered, for an order sized in money (`notional`).
+        public var notional: String?
         /// `unknown`, or `submitting` for an intent whose call has not come back.
         public var state: JournalState
         /// When the order was placed, and when it last changed state.
@@ -165,7 +167,8 @@ extension Gateway {
             return GatewayStatus.PendingOrder(
                 orderId: journaled.id, connectionId: journaled.connectionId, broker: brokerOf[journaled.connectionId],
                 accountId: journaled.accountId, symbol: journaled.request.instrument.symbol, side: journaled.request.side,
-                quantity: DecimalText.format(journaled.request.quantity), state: journaled.state,
+                quantity: journaled.request.quantity.map(DecimalText.format),
+                notional: journaled.request.notional.map(DecimalText.format), state: journaled.state,
                 createdAt: journaled.createdAt, since: journaled.updatedAt, attempts: attempts.count,
                 lastAttemptAt: attempts.last)
         }

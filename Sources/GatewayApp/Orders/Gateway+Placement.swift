@@ -20,6 +20,9 @@ extension Gateway {
         if !capabilities.timeInForce.contains(request.timeInForce) {
             problems.append(FieldProblem(field: "timeInForce", problem: "\(connection.broker) takes \(capabilities.timeInForce.map(\.rawValue).joined(separator: ", "))"))
         }
+        if request.notional != nil, capabilities.support(for: .notionalOrders) == .unsupported {
+            problems.append(FieldProblem(field: "notional", problem: "\(connection.broker) does not take orders sized in money; send quantity"))
+        }
         let assetClass = request.instrument.impliedAssetClass
         if !capabilities.assetClasses.contains(assetClass) {
             problems.append(FieldProblem(field: request.instrument.assetClass == nil ? "symbol" : "assetClass", problem: "\(connection.broker) does not trade \(assetClass.rawValue)"))

@@ -121,7 +121,9 @@ struct AlpacaOrderRequest: Sendable {
             guard DecimalText.fractionDigits(qty) <= 9 else { throw .invalid("qty must have at most 9 decimal places") }
         case (nil, let notional?):
             guard notional > 0 else { throw .invalid("notional must be > 0") }
-            guard DecimalText.fractionDigits(notional) <= 2 else { throw .invalid("notional must have at most 2 decimal places") }
+            // "Both notional and qty fields can take up to 9 decimal point values" (Alpaca support, "How can I pass a
+            // fractional order?").
+            guard DecimalText.fractionDigits(notional) <= 9 else { throw .invalid("notional must have at most 9 decimal places") }
             guard type == .market else { throw .invalid("notional orders must be market orders") }
         }
 
@@ -169,7 +171,12 @@ struct AlpacaOrderRequest: Sendable {
                 guard timeInForce == .day else { throw .unprocessable("fractional orders must be DAY orders") }
                 guard type == .market || type == .limit else { throw .unprocessable("fractional orders must be market or limit orders") }
             }
-            if notional != nil, timeInForce != .day { throw .unprocessable("fractional orders must be DAY orders") }
+            // A notional order buys a fraction as often as not: it takes what a fractional order takes (a
+            // fractionable asset, time in force day), market orders only (checked with the quantity above).
+            if notional != nil {
+                guard instrument.fractionable else { throw .unprocessable("fractional orders are not supported for \(instrument.symbol)") }
+                guard timeInForce == .day else { throw .unprocessable("fractional orders must be DAY orders") }
+            }
             for (name, price) in [("limit_price", limitPrice), ("stop_price", stopPrice)] {
                 guard let price else { continue }
                 // Sub-penny prices are allowed only below $1 (to 4 places), as under Reg NMS.

@@ -83,7 +83,9 @@ enum AlpacaWire {
             "asset_marginable": .bool(instrument.assetClass == .equity),
             "qty": decimal(position.qty),
             "avg_entry_price": decimal(position.averageEntryPrice),
-            "side": "long",
+            // The sandbox's account has shorting disabled (`shorting_enabled: false`), so a position is never short
+            // here; were it, Alpaca writes "short" with qty, market_value and cost_basis negative (Alpaca-API #86).
+            "side": .string(position.qty < 0 ? "short" : "long"),
             "market_value": decimal(DecimalText.round(marketValue, scale: 9)),
             "cost_basis": decimal(DecimalText.round(costBasis, scale: 9)),
             "unrealized_pl": decimal(DecimalText.round(unrealized, scale: 9)),
