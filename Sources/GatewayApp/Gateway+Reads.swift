@@ -75,15 +75,22 @@ extension Gateway {
         }
     }
 
-    /// Each broker's book of one instrument, `depth` levels a side. A broker that does not trade the instrument's
-    /// asset class is not asked (it answers no book, not a failure).
+    /// Each broker's book of one instrument, `depth` levels a side. As with quotes, a broker that has no book of the
+    /// instrument (it does not trade its asset class, does not list the pair, or keeps books of crypto only) answers
+    /// none: that is not its failure, so a read across brokers is not partial for it. An empty list means no selected
+    /// broker has a book of the symbol.
     public func orderBook(owner: Owner, _ selection: Selection, instrument: InstrumentReference, depth: Int) async throws
         -> FanOut<OrderBook>
     {
         let key = "\(instrument.assetClass?.rawValue ?? "*")|\(instrument.symbol)|\(depth)"
         return try await fanOut(owner: owner, selection, operation: .orderBook, sharing: key) { adapter, connection in
             guard adapter.capabilities.assetClasses.contains(instrument.impliedAssetClass) else { return [] }
-            var book = try await adapter.orderBook(instrument, depth: depth)
+            var book: OrderBook
+            do {
+                book = try await adapter.orderBook(instrument, depth: depth)
+            } catch let error as GatewayError where [.notFound, .notSupported, .unprocessable].contains(error.code) {
+                return []
+            }
             book.connectionId = connection.id
             book.broker = connection.broker
             return [book]
