@@ -161,11 +161,15 @@ public struct Position: Codable, Sendable, Hashable {
     /// The currency of prices and values above.
     public var currency: String
     public var asOf: Date?
+    /// The gain (positive) or loss (negative) of the position since the previous close, in `currency`, for longs
+    /// and shorts alike; where the broker reports it.
+    public var dayChange: Decimal?
 
     public init(
         connectionId: String, accountId: String, instrument: Instrument, quantity: Decimal,
         averagePrice: Decimal? = nil, costBasis: Decimal? = nil, marketValue: Decimal? = nil,
-        unrealizedPnl: Decimal? = nil, lastPrice: Decimal? = nil, currency: String, asOf: Date? = nil
+        unrealizedPnl: Decimal? = nil, lastPrice: Decimal? = nil, currency: String, asOf: Date? = nil,
+        dayChange: Decimal? = nil
     ) {
         self.connectionId = connectionId
         self.accountId = accountId
@@ -178,11 +182,12 @@ public struct Position: Codable, Sendable, Hashable {
         self.lastPrice = lastPrice
         self.currency = currency
         self.asOf = asOf
+        self.dayChange = dayChange
     }
 
     enum CodingKeys: String, CodingKey {
         case connectionId, accountId, instrument, quantity, averagePrice, costBasis, marketValue, unrealizedPnl
-        case lastPrice, currency, asOf
+        case lastPrice, currency, asOf, dayChange
     }
 
     public init(from decoder: any Decoder) throws {
@@ -198,6 +203,7 @@ public struct Position: Codable, Sendable, Hashable {
         lastPrice = try c.decodeDecimalIfPresent(forKey: .lastPrice)
         currency = try c.decode(String.self, forKey: .currency)
         asOf = try c.decodeIfPresent(Date.self, forKey: .asOf)
+        dayChange = try c.decodeDecimalIfPresent(forKey: .dayChange)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -213,6 +219,7 @@ public struct Position: Codable, Sendable, Hashable {
         try c.encodeDecimalIfPresent(lastPrice, forKey: .lastPrice)
         try c.encode(currency, forKey: .currency)
         try c.encodeIfPresent(asOf, forKey: .asOf)
+        try c.encodeDecimalIfPresent(dayChange, forKey: .dayChange)
     }
 }
 

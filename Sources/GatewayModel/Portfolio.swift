@@ -25,10 +25,16 @@ public struct Portfolio: Codable, Sendable, Hashable {
     /// The rate used for each currency converted, with the quotes it came from.
     public var fxRates: [FXRate]
     public var unconverted: [Unconverted]
+    /// Today's gain or loss of the positions whose broker reports one (Alpaca, TradeIt), converted; absent when none
+    /// does. `dayChangeUnknown` counts the valued positions whose broker reports none, so the figure's coverage is
+    /// plain.
+    public var dayChange: Decimal?
+    public var dayChangeUnknown: Int
 
     public init(
         currency: String, totalValue: Decimal, cash: Decimal, positionsValue: Decimal, accounts: [Account],
-        holdings: [Holding], allocation: Allocation, fxRates: [FXRate], unconverted: [Unconverted]
+        holdings: [Holding], allocation: Allocation, fxRates: [FXRate], unconverted: [Unconverted],
+        dayChange: Decimal? = nil, dayChangeUnknown: Int = 0
     ) {
         self.currency = currency
         self.totalValue = totalValue
@@ -39,10 +45,13 @@ public struct Portfolio: Codable, Sendable, Hashable {
         self.allocation = allocation
         self.fxRates = fxRates
         self.unconverted = unconverted
+        self.dayChange = dayChange
+        self.dayChangeUnknown = dayChangeUnknown
     }
 
     enum CodingKeys: String, CodingKey {
         case currency, totalValue, cash, positionsValue, accounts, holdings, allocation, fxRates, unconverted
+        case dayChange, dayChangeUnknown
     }
 
     public init(from decoder: any Decoder) throws {
@@ -56,6 +65,8 @@ public struct Portfolio: Codable, Sendable, Hashable {
         allocation = try c.decode(Allocation.self, forKey: .allocation)
         fxRates = try c.decode([FXRate].self, forKey: .fxRates)
         unconverted = try c.decode([Unconverted].self, forKey: .unconverted)
+        dayChange = try c.decodeDecimalIfPresent(forKey: .dayChange)
+        dayChangeUnknown = try c.decode(Int.self, forKey: .dayChangeUnknown)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -69,6 +80,8 @@ public struct Portfolio: Codable, Sendable, Hashable {
         try c.encode(allocation, forKey: .allocation)
         try c.encode(fxRates, forKey: .fxRates)
         try c.encode(unconverted, forKey: .unconverted)
+        try c.encodeDecimalIfPresent(dayChange, forKey: .dayChange)
+        try c.encode(dayChangeUnknown, forKey: .dayChangeUnknown)
     }
 
     /// One account's part of the totals, in the portfolio's currency.

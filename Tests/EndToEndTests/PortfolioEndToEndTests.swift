@@ -141,6 +141,20 @@ struct PortfolioEndToEndTests {
             #expect(Self.decimal(data["totalValue"]) == 1_204_800, "\(data)")
             #expect((data["unconverted"] as? [Any])?.isEmpty == true, "\(data)")
 
+            // Today's change: Alpaca's and TradeIt's positions report one (in USD), TradeOgre's three do not.
+            let positions = try await call(.get, "/v1/positions", nil)
+            let reported = (positions.body["data"] as? [[String: Any]] ?? []).compactMap { Self.decimal($0["dayChange"]) }
+            #expect(reported.count == 6, "\(positions.body)")
+            // Each converted at 0.8 and rounded to 8 places, as every amount is.
+            let converted = reported.map { change -> Decimal in
+                var exact = change * Decimal(string: "0.8")!
+                var rounded = Decimal()
+                NSDecimalRound(&rounded, &exact, 8, .plain)
+                return rounded
+            }
+            #expect(Self.decimal(data["dayChange"]) == converted.reduce(0, +), "\(data)")
+            #expect(data["dayChangeUnknown"] as? Int == 3)
+
             // The rates, and who quoted them.
             let rates = try #require(data["fxRates"] as? [[String: Any]])
             let usd = try #require(rates.first { $0["from"] as? String == "USD" })

@@ -16,12 +16,13 @@ struct PortfolioValuationTests {
             broker: .saxo)
     }
 
-    static func position(_ symbol: String, _ assetClass: AssetClass, quantity: Decimal, value: Decimal?, currency: String, connection: String = "c1")
-        -> (Position, BrokerKind)
-    {
+    static func position(
+        _ symbol: String, _ assetClass: AssetClass, quantity: Decimal, value: Decimal?, currency: String, connection: String = "c1",
+        dayChange: Decimal? = nil
+    ) -> (Position, BrokerKind) {
         (Position(
             connectionId: connection, accountId: "a1", instrument: Instrument(symbol: symbol, assetClass: assetClass),
-            quantity: quantity, marketValue: value, currency: currency), .alpaca)
+            quantity: quantity, marketValue: value, currency: currency, dayChange: dayChange), .alpaca)
     }
 
     @Test func ratesComeDirectInvertedOrThroughUSDFromTheFirstQuote() throws {
@@ -52,8 +53,8 @@ struct PortfolioValuationTests {
                 (Balance(connectionId: "c1", accountId: "a1", currency: "CHF", total: 5, available: 5, held: 0), .alpaca),
             ],
             positions: [
-                Self.position("AAPL", .equity, quantity: 10, value: 2000, currency: "USD"),
-                Self.position("TSLA", .equity, quantity: -2, value: -500, currency: "USD"),
+                Self.position("AAPL", .equity, quantity: 10, value: 2000, currency: "USD", dayChange: 50),
+                Self.position("TSLA", .equity, quantity: -2, value: -500, currency: "USD", dayChange: -20),
                 Self.position("XMR/USD", .crypto, quantity: 2, value: 300, currency: "USD"),
                 Self.position("OBSCURE", .equity, quantity: 1, value: nil, currency: "USD"),
             ])
@@ -64,6 +65,9 @@ struct PortfolioValuationTests {
         #expect(portfolio.unconverted.map(\.reason) == [.noRate, .noValue])
         #expect(portfolio.unconverted.map(\.item) == ["cash", "OBSCURE"])
         #expect(portfolio.holdings.first?.instrument.symbol == "AAPL")
+        // Today: +50 − 20 where reported; the XMR position reports none (the unvalued one is not counted).
+        #expect(portfolio.dayChange == 30)
+        #expect(portfolio.dayChangeUnknown == 1)
         #expect(portfolio.allocation.assetClass.map(\.key) == ["equity", "cash", "crypto"])
         #expect(portfolio.allocation.assetClass.first?.weight == Decimal(string: "0.535714"))
     }

@@ -28,6 +28,6 @@ extension Position {
             costBasis: Position.signedLikeQuantity(position.costBasis, quantity: quantity),
             marketValue: Position.signedLikeQuantity(position.marketValue, quantity: quantity),
             unrealizedPnl: position.unrealizedPl, lastPrice: position.currentPrice,
-            currency: instrument.currency ?? "USD")
+            currency: instrument.currency ?? "USD", dayChange: position.unrealizedIntradayPl)
     }
 }

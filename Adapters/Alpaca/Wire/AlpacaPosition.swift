@@ -14,6 +14,8 @@ struct AlpacaPosition: Decodable, Sendable {
     var costBasis: Decimal?
     var unrealizedPl: Decimal?
     var currentPrice: Decimal?
+    /// The position's profit or loss today (since the previous close, or since it was opened today).
+    var unrealizedIntradayPl: Decimal?
 
     enum CodingKeys: String, CodingKey {
         case symbol, exchange, qty, side
@@ -24,6 +26,7 @@ struct AlpacaPosition: Decodable, Sendable {
         case costBasis = "cost_basis"
         case unrealizedPl = "unrealized_pl"
         case currentPrice = "current_price"
+        case unrealizedIntradayPl = "unrealized_intraday_pl"
     }
 
     init(from decoder: any Decoder) throws {
@@ -39,5 +42,6 @@ struct AlpacaPosition: Decodable, Sendable {
         costBasis = try c.decodeDecimalIfPresent(forKey: .costBasis)
         unrealizedPl = try c.decodeDecimalIfPresent(forKey: .unrealizedPl)
         currentPrice = try c.decodeDecimalIfPresent(forKey: .currentPrice)
+        unrealizedIntradayPl = try c.decodeDecimalIfPresent(forKey: .unrealizedIntradayPl)
     }
 }

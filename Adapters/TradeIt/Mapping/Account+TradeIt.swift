@@ -30,7 +30,8 @@ extension Position {
     /// `{"symbol":"GE","symbolClass":"EQUITY_OR_ETF","holdingType":"LONG","quantity":12,"costbasis":…,"lastPrice":29.84}`.
     /// `costbasis` is the holding's total cost, a positive amount for a `SHORT` holding too: the gateway signs it
     /// like the quantity (negative for a short, `Position`'s convention). The quantity is signed from
-    /// `holdingType`, whatever sign `quantity` carries; `totalGainLossAbsolute` is the gain, as sent.
+    /// `holdingType`, whatever sign `quantity` carries; `totalGainLossAbsolute` is the gain, as sent,
+    /// and `todayGainLossAbsolute` today's (`dayChange`).
     init(tradeIt position: TradeItPosition, connectionId: String, accountId: String) throws {
         let isCrypto = position.symbol.contains("/") || position.symbolClass?.uppercased() == "CRYPTO"
         let magnitude = abs(position.quantity)
@@ -45,7 +46,7 @@ extension Position {
             quantity: quantity, averagePrice: average,
             costBasis: Position.signedLikeQuantity(position.costbasis, quantity: quantity),
             marketValue: position.lastPrice.map { $0 * quantity }, unrealizedPnl: position.totalGainLossAbsolute,
-            lastPrice: position.lastPrice, currency: position.currency ?? "USD")
+            lastPrice: position.lastPrice, currency: position.currency ?? "USD", dayChange: position.todayGainLossAbsolute)
     }
 }
 

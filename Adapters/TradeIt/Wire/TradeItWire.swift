@@ -93,13 +93,15 @@ struct TradeItPosition: Decodable {
     var costbasis: Decimal?
     var lastPrice: Decimal?
     var totalGainLossAbsolute: Decimal?
+    /// Today's gain or loss of the holding.
+    var todayGainLossAbsolute: Decimal?
     var exchange: String?
     var currency: String?
     var description: String?
 
     enum CodingKeys: String, CodingKey {
         case symbol, symbolClass, holdingType, quantity, costbasis, lastPrice, totalGainLossAbsolute, exchange, currency
-        case description
+        case description, todayGainLossAbsolute
     }
 
     init(from decoder: any Decoder) throws {
@@ -111,6 +113,7 @@ struct TradeItPosition: Decodable {
         costbasis = try c.decodeDecimalIfPresent(forKey: .costbasis)
         lastPrice = try c.decodeDecimalIfPresent(forKey: .lastPrice)
         totalGainLossAbsolute = try c.decodeDecimalIfPresent(forKey: .totalGainLossAbsolute)
+        todayGainLossAbsolute = try c.decodeDecimalIfPresent(forKey: .todayGainLossAbsolute)
         exchange = try c.decodeIfPresent(String.self, forKey: .exchange)
         currency = try c.decodeIfPresent(String.self, forKey: .currency)
         description = try c.decodeIfPresent(String.self, forKey: .description)

@@ -8,6 +8,7 @@ public import GatewayModel
 /// - Positions count at their `marketValue` (signed like the quantity: shorts are negative).
 /// - A currency converts at the first quote (in connection order) of `C/T` or `T/C`, else through USD (`C/USD` or
 ///   `USD/C`, then `USD/T` or `T/USD`); a quote's price is the mid of bid and ask, else its last.
+/// - Today's change adds up the positions' `dayChange` where their broker reports one; the others are counted.
 /// - Converted amounts are rounded to `Portfolio.scale` places, half away from zero; totals are sums of those.
 public struct PortfolioValuation: Sendable {
     /// A quote with the broker of its connection.
@@ -167,6 +168,8 @@ public struct PortfolioValuation: Sendable {
         struct HoldingKey: Hashable { var assetClass: AssetClass, symbol: String }
         var holdings: [HoldingKey: Portfolio.Holding] = [:]
         var positionsValue: Decimal = 0
+        var dayChange: Decimal?
+        var dayChangeUnknown = 0
         for (position, broker) in positions {
             let key = AccountKey(connectionId: position.connectionId, accountId: position.accountId)
             var line = account(key, broker)
@@ -182,6 +185,13 @@ public struct PortfolioValuation: Sendable {
                 unconverted.append(Portfolio.Unconverted(
                     connectionId: position.connectionId, broker: broker, accountId: position.accountId,
                     item: position.instrument.symbol, currency: position.currency, amount: nil, reason: .noValue))
+            }
+            if value != nil {
+                if let change = position.dayChange, let converted = rates[position.currency.uppercased()].map({ Self.rounded(change * $0.rate) }) {
+                    dayChange = (dayChange ?? 0) + converted
+                } else {
+                    dayChangeUnknown += 1
+                }
             }
             if let value {
                 line.positionsValue += value
@@ -224,6 +234,6 @@ public struct PortfolioValuation: Sendable {
             allocation: Portfolio.Allocation(
                 assetClass: slices(byAssetClass), currency: slices(byCurrency), broker: slices(byBroker)),
             fxRates: rates.values.filter { $0.from != currency }.sorted { $0.from < $1.from },
-            unconverted: unconverted)
+            unconverted: unconverted, dayChange: dayChange, dayChangeUnknown: dayChangeUnknown)
     }
 }
