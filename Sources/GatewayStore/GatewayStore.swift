@@ -208,6 +208,32 @@ public protocol GatewayStore: Sendable {
         tenantId: String, userId: String, id: String, name: String?, instruments: [Instrument]?
     ) async throws -> Watchlist?
     func deleteWatchlist(tenantId: String, userId: String, id: String) async throws -> Bool
+
+    // MARK: Goals (seed 002)
+    // Each is one user's, as watchlists: names are unique per user, and no call reaches another user's goal. The store
+    // keeps what the user set; whether the allocations are held is the application's check, against live positions.
+    func goals(tenantId: String, userId: String) async throws -> [Goal]
+    func goal(tenantId: String, userId: String, id: String) async throws -> Goal?
+    /// Throws `GatewayError.conflict` when the user already has a goal of that name.
+    func createGoal(tenantId: String, userId: String, _ draft: GoalDraft) async throws -> Goal
+    /// Replaces every field; `nil` when the user has no such goal.
+    func updateGoal(tenantId: String, userId: String, id: String, _ draft: GoalDraft) async throws -> Goal?
+    func deleteGoal(tenantId: String, userId: String, id: String) async throws -> Bool
+}
+
+/// A goal's fields as the store writes them (already checked by the application; the name is trimmed again here).
+public struct GoalDraft: Sendable, Hashable {
+    public var name: String
+    public var targetValue: Decimal
+    public var currency: String
+    public var allocations: [Goal.Allocation]
+
+    public init(name: String, targetValue: Decimal, currency: String, allocations: [Goal.Allocation]) {
+        self.name = name
+        self.targetValue = targetValue
+        self.currency = currency
+        self.allocations = allocations
+    }
 }
 
 // Shorthands for the operator's and the tests' single-account use of a tenant.
