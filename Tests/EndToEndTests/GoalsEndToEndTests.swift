@@ -178,6 +178,25 @@ struct GoalsEndToEndTests {
             #expect(both.status == 422)
             let fields = Set(((both.body["error"] as? [String: Any])?["details"] as? [[String: Any]] ?? []).compactMap { $0["field"] as? String })
             #expect(fields == ["targetValue", "currency", "allocations[0]"], "\(both.body)")
+            // Each bad value is named: a percent over 100, a negative quantity, a name too long, a number no decimal
+            // holds exactly, an unknown query currency.
+            let bad = try await call(.post, "/v1/goals", """
+                {"name":"\(String(repeating: "x", count: 101))","targetValue":1e400,"currency":"USD","allocations":[
+                  {"connectionId":"\(alpaca)","symbol":"AAPL","percent":"150"},{"connectionId":"\(alpaca)","symbol":"AAPL","quantity":"-1"}]}
+                """)
+            #expect(bad.status == 422, "\(bad.body)")
+            #expect(((bad.body["error"] as? [String: Any])?["details"] as? [[String: Any]])?.compactMap { $0["field"] as? String } == ["targetValue"])
+            let badAllocations = try await call(.post, "/v1/goals", """
+                {"name":"\(String(repeating: "x", count: 101))","targetValue":"1","currency":"USD","allocations":[
+                  {"connectionId":"\(alpaca)","symbol":"AAPL","percent":"150"},{"connectionId":"\(alpaca)","symbol":"AAPL","quantity":"-1"}]}
+                """)
+            #expect(badAllocations.status == 422)
+            let badFields = ((badAllocations.body["error"] as? [String: Any])?["details"] as? [[String: Any]] ?? []).compactMap { $0["field"] as? String }
+            #expect(badFields == ["name", "allocations[0].percent", "allocations[1].quantity"], "\(badAllocations.body)")
+            let badCurrency = try await call(.get, "/v1/goals?currency=US%24", nil)
+            #expect(badCurrency.status == 400)
+            #expect(((badCurrency.body["error"] as? [String: Any])?["details"] as? [[String: Any]])?.first?["field"] as? String == "currency")
+            #expect(try await call(.put, "/v1/goals/\(carId)", "{}").status == 422)
         }
     }
 
