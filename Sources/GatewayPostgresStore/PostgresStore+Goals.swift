@@ -30,6 +30,7 @@ extension PostgresStore {
             try await Self.lockTenant(db, tenantId)
             try await Self.requireUser(db, tenantId: tenantId, userId)
             try await Self.requireFreeGoalName(db, tenantId: tenantId, userId: userId, name: name, except: nil)
+            try await Self.requireUnchangedGoals(db, tenantId: tenantId, userId: userId, except: nil, draft.checkedAgainst)
             let newest = try await db.row(
                 "SELECT MAX(created_at) AS newest FROM goals WHERE tenant_id = ?", [tenantId])?.optionalInt64("newest")
             let now = StoreClock.millis(after: newest)
@@ -50,12 +51,15 @@ extension PostgresStore {
         let allocationsJSON = try SQLiteStore.encodeJSON(draft.allocations)
         let now = StoreClock.nowMillis()
         return try await write("updateGoal", conflict: SQLiteStore.goalNameConflict(name)) { db in
+            // The tenant's lock serializes goal writes, so the goals checked against stay so until this commits.
+            try await Self.lockTenant(db, tenantId)
             guard
                 try await db.row(
                     "SELECT 1 FROM goals WHERE tenant_id = ? AND user_id = ? AND id = ? FOR UPDATE", [tenantId, userId, id])
                     != nil
             else { return nil }
             try await Self.requireFreeGoalName(db, tenantId: tenantId, userId: userId, name: name, except: id)
+            try await Self.requireUnchangedGoals(db, tenantId: tenantId, userId: userId, except: id, draft.checkedAgainst)
             return try await db.row(
                 """
                 UPDATE goals
@@ -79,6 +83,18 @@ extension PostgresStore {
         try await db.row(
             "SELECT \(goalColumns) FROM goals WHERE tenant_id = ? AND user_id = ? AND id = ?", [tenantId, userId, id]
         ).map(Goal.init(postgres:))
+    }
+
+    /// Called under the tenant's lock (`lockTenant`), which every goal write takes first.
+    static func requireUnchangedGoals(
+        _ db: PostgresSQL, tenantId: String, userId: String, except id: String?, _ basis: [Goal]?
+    ) async throws {
+        guard let basis else { return }
+        let current = try await db.rows(
+            "SELECT \(goalColumns) FROM goals WHERE tenant_id = ? AND user_id = ? AND id <> ? ORDER BY created_at, id",
+            [tenantId, userId, id ?? ""]
+        ).map(Goal.init(postgres:))
+        if current != basis { throw GatewayError(.conflict, GoalDraft.goalsChangedMessage, retryable: true) }
     }
 
     static func requireFreeGoalName(

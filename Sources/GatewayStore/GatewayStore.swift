@@ -227,13 +227,21 @@ public struct GoalDraft: Sendable, Hashable {
     public var targetValue: Decimal
     public var currency: String
     public var allocations: [Goal.Allocation]
+    /// The user's other goals (oldest first) as they were when the allocations were checked against them: the write
+    /// happens only if they are still exactly so, else it throws a retryable `conflict` (`goalsChangedMessage`), so
+    /// two writes racing for the same units cannot both pass the check. `nil`: written whatever the others are.
+    public var checkedAgainst: [Goal]?
 
-    public init(name: String, targetValue: Decimal, currency: String, allocations: [Goal.Allocation]) {
+    public init(name: String, targetValue: Decimal, currency: String, allocations: [Goal.Allocation], checkedAgainst: [Goal]? = nil) {
         self.name = name
         self.targetValue = targetValue
         self.currency = currency
         self.allocations = allocations
+        self.checkedAgainst = checkedAgainst
     }
+
+    /// The message of the retryable conflict a write throws when the goals it was checked against have changed.
+    public static let goalsChangedMessage = "the user's goals changed while this one was checked: retry"
 }
 
 // Shorthands for the operator's and the tests' single-account use of a tenant.

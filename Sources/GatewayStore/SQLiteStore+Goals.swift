@@ -36,6 +36,7 @@ extension SQLiteStore {
             try Self.requireTenant(db, tenantId)
             try Self.requireUser(db, tenantId: tenantId, userId)
             try Self.requireFreeGoalName(db, tenantId: tenantId, userId: userId, name: name, except: nil)
+            try Self.requireUnchangedGoals(db, tenantId: tenantId, userId: userId, except: nil, draft.checkedAgainst)
             let newest = try Int64.fetchOne(
                 db, sql: "SELECT MAX(created_at) FROM goals WHERE tenant_id = ?", arguments: [tenantId])
             let now = StoreClock.millis(after: newest)
@@ -61,6 +62,7 @@ extension SQLiteStore {
         return try await write("updateGoal", conflict: Self.goalNameConflict(name)) { db in
             guard try Self.fetchGoal(db, tenantId: tenantId, userId: userId, id: id) != nil else { return nil }
             try Self.requireFreeGoalName(db, tenantId: tenantId, userId: userId, name: name, except: id)
+            try Self.requireUnchangedGoals(db, tenantId: tenantId, userId: userId, except: id, draft.checkedAgainst)
             try db.execute(
                 sql: """
                     UPDATE goals
@@ -105,6 +107,17 @@ extension SQLiteStore {
         if let taken, taken != id {
             throw GatewayError(.conflict, goalNameConflict(name))
         }
+    }
+
+    /// SQLite writes one transaction at a time, so what this reads stays so until the write commits.
+    static func requireUnchangedGoals(_ db: Database, tenantId: String, userId: String, except id: String?, _ basis: [Goal]?) throws {
+        guard let basis else { return }
+        let current = try Row.fetchAll(
+            db,
+            sql: "SELECT \(goalColumns) FROM goals WHERE tenant_id = ? AND user_id = ? AND id <> ? ORDER BY created_at, id",
+            arguments: [tenantId, userId, id ?? ""]
+        ).map(Goal.init(row:))
+        if current != basis { throw GatewayError(.conflict, GoalDraft.goalsChangedMessage, retryable: true) }
     }
 
     package static func goalNameConflict(_ name: String) -> String {

@@ -200,6 +200,34 @@ struct GoalsEndToEndTests {
         }
     }
 
+    @Test func concurrentWritesNeverAllocateMoreThanIsHeld() async throws {
+        let quartet = try Quartet(prices: Self.prices)
+        try await quartet.with { call in
+            let alpaca = try await Self.connections(call)["alpaca"] ?? ""
+            // Eight goals at once, each wanting 3 of Alpaca's 10 AAPL: at most three fit (9); each of the others is
+            // refused (422, or 409 if it kept losing the race), never written.
+            // The group's children end before it returns, so the call does not outlive this closure.
+            let statuses = try await withoutActuallyEscaping(call) { call in
+                try await withThrowingTaskGroup(of: Int.self) { group in
+                    for index in 0..<8 {
+                        group.addTask {
+                            try await call(.post, "/v1/goals", """
+                                {"name":"Goal \(index)","targetValue":"100","currency":"USD",
+                                 "allocations":[{"connectionId":"\(alpaca)","symbol":"AAPL","quantity":"3"}]}
+                                """).status
+                        }
+                    }
+                    return try await group.reduce(into: [Int]()) { $0.append($1) }
+                }
+            }
+            #expect(statuses.allSatisfy { [201, 409, 422].contains($0) }, "\(statuses)")
+            let created = statuses.filter { $0 == 201 }.count
+            #expect((1...3).contains(created), "\(statuses)")
+            let goals = try await call(.get, "/v1/goals", nil).body["data"] as? [[String: Any]] ?? []
+            #expect(goals.count == created)
+        }
+    }
+
     @Test func anotherUsersGoalIsNotFound() async throws {
         let quartet = try Quartet(prices: Self.prices)
         try await quartet.withTwoUsers { call, other in

@@ -97,4 +97,30 @@ struct GoalStoreTests {
             #expect(try await store.rawStrings("SELECT id FROM goals").isEmpty)
         }
     }
+
+    @Test("a write checked against goals that changed since is a retryable conflict", arguments: StoreBackend.all)
+    func checkedAgainstStaleGoals(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            let tenant = try await store.createTenant(name: "Acme")
+            let user = try await store.createUser(tenantId: tenant.id, NewUser(), audit: nil)
+            func draft(_ name: String, _ basis: [Goal]?) -> GoalDraft {
+                GoalDraft(name: name, targetValue: 10, currency: "USD", allocations: Self.allocations, checkedAgainst: basis)
+            }
+            let house = try await store.createGoal(tenantId: tenant.id, userId: user.id, draft("House", []))
+            // Checked when only House existed: still true, so it is written.
+            let car = try await store.createGoal(tenantId: tenant.id, userId: user.id, draft("Car", [house]))
+            // Checked when only House existed, but Car has been written since.
+            let stale = await #expect(throws: GatewayError.self) {
+                try await store.createGoal(tenantId: tenant.id, userId: user.id, draft("Boat", [house]))
+            }
+            #expect(stale?.code == .conflict && stale?.retryable == true && stale?.message == GoalDraft.goalsChangedMessage)
+            // An update is checked against the others, itself aside; a change to another since is refused too.
+            #expect(try await store.updateGoal(tenantId: tenant.id, userId: user.id, id: car.id, draft("Car", [house]))?.name == "Car")
+            _ = try await store.updateGoal(tenantId: tenant.id, userId: user.id, id: house.id, draft("Home", nil))
+            await expectGatewayError(.conflict) {
+                try await store.updateGoal(tenantId: tenant.id, userId: user.id, id: car.id, draft("Car", [house]))
+            }
+            #expect(try await store.goals(tenantId: tenant.id, userId: user.id).map(\.name) == ["Home", "Car"])
+        }
+    }
 }

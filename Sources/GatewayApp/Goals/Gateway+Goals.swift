@@ -35,39 +35,60 @@ extension Gateway {
     public func createGoal(owner: Owner, _ input: GoalInput) async throws -> GoalsRead {
         let problems = input.problems(creating: true)
         if !problems.isEmpty { throw GatewayError.unprocessable(problems) }
-        let draft = GoalDraft(
-            name: input.name ?? "", targetValue: input.targetValue ?? 0, currency: (input.currency ?? "").uppercased(),
-            allocations: Self.normalized(input.allocations ?? []))
-        let others = try await store.goals(tenantId: owner.tenant.id, userId: owner.userId)
-        try Self.requireFreeName(draft.name, among: others)
-        try await checkAllocations(owner: owner, draft.allocations, others: others)
-        let goal = try await store.createGoal(tenantId: owner.tenant.id, userId: owner.userId, draft)
+        let goal = try await retryingWhenGoalsChange {
+            let others = try await store.goals(tenantId: owner.tenant.id, userId: owner.userId)
+            var draft = GoalDraft(
+                name: input.name ?? "", targetValue: input.targetValue ?? 0, currency: (input.currency ?? "").uppercased(),
+                allocations: Self.normalized(input.allocations ?? []))
+            try Self.requireFreeName(draft.name, among: others)
+            if !draft.allocations.isEmpty {
+                try await checkAllocations(owner: owner, draft.allocations, others: others)
+                draft.checkedAgainst = others
+            }
+            return try await store.createGoal(tenantId: owner.tenant.id, userId: owner.userId, draft)
+        }
         try await audit(owner, "goal.created", target: goal.id, detail: ["name": goal.name])
         return try await valued([goal], owner: owner, overallCurrency: goal.currency, maxAge: nil)
     }
 
-    /// Replaces what the input gives and keeps the rest; the allocations are checked again either way (what is held
-    /// may have changed).
+    /// Replaces what the input gives and keeps the rest; allocations given are checked again (what is held may have
+    /// changed).
     public func updateGoal(owner: Owner, id: String, _ input: GoalInput) async throws -> GoalsRead {
         let problems = input.problems(creating: false)
         if !problems.isEmpty { throw GatewayError.unprocessable(problems) }
-        guard let existing = try await store.goal(tenantId: owner.tenant.id, userId: owner.userId, id: id) else {
-            throw GatewayError(.notFound, "no goal '\(id)'")
-        }
-        let draft = GoalDraft(
-            name: input.name ?? existing.name, targetValue: input.targetValue ?? existing.targetValue,
-            currency: input.currency?.uppercased() ?? existing.currency,
-            allocations: input.allocations.map(Self.normalized) ?? existing.allocations)
-        let others = try await store.goals(tenantId: owner.tenant.id, userId: owner.userId).filter { $0.id != id }
-        try Self.requireFreeName(draft.name, among: others)
-        if input.allocations != nil {
-            try await checkAllocations(owner: owner, draft.allocations, others: others)
-        }
-        guard let goal = try await store.updateGoal(tenantId: owner.tenant.id, userId: owner.userId, id: id, draft) else {
-            throw GatewayError(.notFound, "no goal '\(id)'")
+        let goal = try await retryingWhenGoalsChange {
+            let goals = try await store.goals(tenantId: owner.tenant.id, userId: owner.userId)
+            guard let existing = goals.first(where: { $0.id == id }) else { throw GatewayError(.notFound, "no goal '\(id)'") }
+            let others = goals.filter { $0.id != id }
+            var draft = GoalDraft(
+                name: input.name ?? existing.name, targetValue: input.targetValue ?? existing.targetValue,
+                currency: input.currency?.uppercased() ?? existing.currency,
+                allocations: input.allocations.map(Self.normalized) ?? existing.allocations)
+            try Self.requireFreeName(draft.name, among: others)
+            if input.allocations != nil, !draft.allocations.isEmpty {
+                try await checkAllocations(owner: owner, draft.allocations, others: others)
+                draft.checkedAgainst = others
+            }
+            guard let goal = try await store.updateGoal(tenantId: owner.tenant.id, userId: owner.userId, id: id, draft) else {
+                throw GatewayError(.notFound, "no goal '\(id)'")
+            }
+            return goal
         }
         try await audit(owner, "goal.updated", target: goal.id, detail: ["name": goal.name])
         return try await valued([goal], owner: owner, overallCurrency: goal.currency, maxAge: nil)
+    }
+
+    /// Runs a checked goal write again when the store says the goals it was checked against changed before it could
+    /// be written (another write of the same user's goals won the race); a few times, then the conflict is the answer.
+    func retryingWhenGoalsChange(_ write: () async throws -> Goal) async throws -> Goal {
+        var attempt = 1
+        while true {
+            do {
+                return try await write()
+            } catch let error as GatewayError where error.code == .conflict && error.message == GoalDraft.goalsChangedMessage && attempt < 3 {
+                attempt += 1
+            }
+        }
     }
 
     public func deleteGoal(owner: Owner, id: String) async throws {
