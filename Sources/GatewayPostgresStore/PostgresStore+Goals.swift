@@ -22,7 +22,7 @@ extension PostgresStore {
         try await read("goal") { db in try await Self.fetchGoal(db, tenantId: tenantId, userId: userId, id: id) }
     }
 
-    public func createGoal(tenantId: String, userId: String, _ draft: GoalDraft) async throws -> Goal {
+    public func createGoal(tenantId: String, userId: String, _ draft: GoalDraft, audit: AuditRecord?) async throws -> Goal {
         let name = try SQLiteStore.validatedGoalName(draft.name)
         let allocationsJSON = try SQLiteStore.encodeJSON(draft.allocations)
         let id = StoreIdentifier.make(StoreIdentifier.goal)
@@ -40,13 +40,19 @@ extension PostgresStore {
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [id, tenantId, userId, name, DecimalText.format(draft.targetValue), draft.currency, allocationsJSON, now, now])
+            if var audit {
+                audit.target = id
+                try await Self.insertAudit(db, audit, at: now)
+            }
             return Goal(
                 id: id, name: name, targetValue: draft.targetValue, currency: draft.currency,
                 allocations: draft.allocations, createdAt: StoreClock.date(now), updatedAt: StoreClock.date(now))
         }
     }
 
-    public func updateGoal(tenantId: String, userId: String, id: String, _ draft: GoalDraft) async throws -> Goal? {
+    public func updateGoal(
+        tenantId: String, userId: String, id: String, _ draft: GoalDraft, audit: AuditRecord?
+    ) async throws -> Goal? {
         let name = try SQLiteStore.validatedGoalName(draft.name)
         let allocationsJSON = try SQLiteStore.encodeJSON(draft.allocations)
         let now = StoreClock.nowMillis()
@@ -60,7 +66,7 @@ extension PostgresStore {
             else { return nil }
             try await Self.requireFreeGoalName(db, tenantId: tenantId, userId: userId, name: name, except: id)
             try await Self.requireUnchangedGoals(db, tenantId: tenantId, userId: userId, except: id, draft.checkedAgainst)
-            return try await db.row(
+            let updated = try await db.row(
                 """
                 UPDATE goals
                 SET name = ?, target_value = ?, currency = ?, allocations = ?, updated_at = GREATEST(?, updated_at + 1)
@@ -69,13 +75,18 @@ extension PostgresStore {
                 """,
                 [name, DecimalText.format(draft.targetValue), draft.currency, allocationsJSON, now, tenantId, userId, id]
             ).map(Goal.init(postgres:))
+            if updated != nil, let audit { try await Self.insertAudit(db, audit, at: now) }
+            return updated
         }
     }
 
-    public func deleteGoal(tenantId: String, userId: String, id: String) async throws -> Bool {
-        try await write("deleteGoal") { db in
-            try await db.count(
+    public func deleteGoal(tenantId: String, userId: String, id: String, audit: AuditRecord?) async throws -> Bool {
+        let now = StoreClock.nowMillis()
+        return try await write("deleteGoal") { db in
+            let deleted = try await db.count(
                 "DELETE FROM goals WHERE tenant_id = ? AND user_id = ? AND id = ? RETURNING id", [tenantId, userId, id]) > 0
+            if deleted, let audit { try await Self.insertAudit(db, audit, at: now) }
+            return deleted
         }
     }
 

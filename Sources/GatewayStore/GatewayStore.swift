@@ -214,11 +214,27 @@ public protocol GatewayStore: Sendable {
     // keeps what the user set; whether the allocations are held is the application's check, against live positions.
     func goals(tenantId: String, userId: String) async throws -> [Goal]
     func goal(tenantId: String, userId: String, id: String) async throws -> Goal?
-    /// Throws `GatewayError.conflict` when the user already has a goal of that name.
-    func createGoal(tenantId: String, userId: String, _ draft: GoalDraft) async throws -> Goal
-    /// Replaces every field; `nil` when the user has no such goal.
-    func updateGoal(tenantId: String, userId: String, id: String, _ draft: GoalDraft) async throws -> Goal?
-    func deleteGoal(tenantId: String, userId: String, id: String) async throws -> Bool
+    /// Throws `GatewayError.conflict` when the user already has a goal of that name. `audit` (its target set to the
+    /// new goal's id) is written in the same transaction, as is each goal write's.
+    func createGoal(tenantId: String, userId: String, _ draft: GoalDraft, audit: AuditRecord?) async throws -> Goal
+    /// Replaces every field; `nil` when the user has no such goal (then nothing is audited).
+    func updateGoal(tenantId: String, userId: String, id: String, _ draft: GoalDraft, audit: AuditRecord?) async throws -> Goal?
+    func deleteGoal(tenantId: String, userId: String, id: String, audit: AuditRecord?) async throws -> Bool
+}
+
+// The goal writes without an audit record (the tests', and the operator's).
+extension GatewayStore {
+    public func createGoal(tenantId: String, userId: String, _ draft: GoalDraft) async throws -> Goal {
+        try await createGoal(tenantId: tenantId, userId: userId, draft, audit: nil)
+    }
+
+    public func updateGoal(tenantId: String, userId: String, id: String, _ draft: GoalDraft) async throws -> Goal? {
+        try await updateGoal(tenantId: tenantId, userId: userId, id: id, draft, audit: nil)
+    }
+
+    public func deleteGoal(tenantId: String, userId: String, id: String) async throws -> Bool {
+        try await deleteGoal(tenantId: tenantId, userId: userId, id: id, audit: nil)
+    }
 }
 
 /// A goal's fields as the store writes them (already checked by the application; the name is trimmed again here).

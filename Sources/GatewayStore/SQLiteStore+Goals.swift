@@ -28,7 +28,7 @@ extension SQLiteStore {
 
     /// - Throws: `GatewayError(.invalidRequest)` for a bad name, `.conflict` for a name the user already uses,
     ///   `.notFound` for an unknown tenant or user.
-    public func createGoal(tenantId: String, userId: String, _ draft: GoalDraft) async throws -> Goal {
+    public func createGoal(tenantId: String, userId: String, _ draft: GoalDraft, audit: AuditRecord?) async throws -> Goal {
         let name = try Self.validatedGoalName(draft.name)
         let allocationsJSON = try Self.encodeJSON(draft.allocations)
         let id = StoreIdentifier.make(StoreIdentifier.goal)
@@ -49,13 +49,19 @@ extension SQLiteStore {
                     id, tenantId, userId, name, DecimalText.format(draft.targetValue), draft.currency, allocationsJSON, now,
                     now,
                 ])
+            if var audit {
+                audit.target = id
+                try Self.insertAudit(db, audit, at: now)
+            }
             return Goal(
                 id: id, name: name, targetValue: draft.targetValue, currency: draft.currency,
                 allocations: draft.allocations, createdAt: StoreClock.date(now), updatedAt: StoreClock.date(now))
         }
     }
 
-    public func updateGoal(tenantId: String, userId: String, id: String, _ draft: GoalDraft) async throws -> Goal? {
+    public func updateGoal(
+        tenantId: String, userId: String, id: String, _ draft: GoalDraft, audit: AuditRecord?
+    ) async throws -> Goal? {
         let name = try Self.validatedGoalName(draft.name)
         let allocationsJSON = try Self.encodeJSON(draft.allocations)
         let now = StoreClock.nowMillis()
@@ -72,15 +78,19 @@ extension SQLiteStore {
                 arguments: [
                     name, DecimalText.format(draft.targetValue), draft.currency, allocationsJSON, now, tenantId, userId, id,
                 ])
+            if let audit { try Self.insertAudit(db, audit, at: now) }
             return try Self.fetchGoal(db, tenantId: tenantId, userId: userId, id: id)
         }
     }
 
-    public func deleteGoal(tenantId: String, userId: String, id: String) async throws -> Bool {
-        try await write("deleteGoal") { db in
+    public func deleteGoal(tenantId: String, userId: String, id: String, audit: AuditRecord?) async throws -> Bool {
+        let now = StoreClock.nowMillis()
+        return try await write("deleteGoal") { db in
             try db.execute(
                 sql: "DELETE FROM goals WHERE tenant_id = ? AND user_id = ? AND id = ?", arguments: [tenantId, userId, id])
-            return db.changesCount > 0
+            guard db.changesCount > 0 else { return false }
+            if let audit { try Self.insertAudit(db, audit, at: now) }
+            return true
         }
     }
 

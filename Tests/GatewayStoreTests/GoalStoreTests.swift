@@ -123,4 +123,30 @@ struct GoalStoreTests {
             #expect(try await store.goals(tenantId: tenant.id, userId: user.id).map(\.name) == ["Home", "Car"])
         }
     }
+
+    @Test("each goal write is audited in the same write; a write that changes nothing audits nothing", arguments: StoreBackend.all)
+    func auditedInTheSameWrite(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            let tenant = try await store.createTenant(name: "Acme")
+            let user = try await store.createUser(tenantId: tenant.id, NewUser(), audit: nil)
+            func record(_ action: String, _ target: String?) -> AuditRecord {
+                AuditRecord(tenantId: tenant.id, actor: "key_x", action: action, target: target, detail: ["userId": user.id])
+            }
+            let draft = GoalDraft(name: "House", targetValue: 10, currency: "USD", allocations: [])
+            let goal = try await store.createGoal(tenantId: tenant.id, userId: user.id, draft, audit: record("goal.created", nil))
+            _ = try await store.updateGoal(tenantId: tenant.id, userId: user.id, id: goal.id, draft, audit: record("goal.updated", goal.id))
+            #expect(try await store.deleteGoal(tenantId: tenant.id, userId: user.id, id: goal.id, audit: record("goal.deleted", goal.id)))
+            // Nothing to update or delete any more: no event.
+            #expect(try await store.updateGoal(tenantId: tenant.id, userId: user.id, id: goal.id, draft, audit: record("goal.updated", goal.id)) == nil)
+            #expect(try await store.deleteGoal(tenantId: tenant.id, userId: user.id, id: goal.id, audit: record("goal.deleted", goal.id)) == false)
+            // A refused write (a duplicate name) audits nothing either.
+            _ = try await store.createGoal(tenantId: tenant.id, userId: user.id, draft)
+            await expectGatewayError(.conflict) {
+                try await store.createGoal(tenantId: tenant.id, userId: user.id, draft, audit: record("goal.created", nil))
+            }
+            let events = try await store.auditEvents(tenantId: tenant.id, before: nil, limit: 50).filter { $0.action.hasPrefix("goal.") }
+            #expect(events.map(\.action) == ["goal.deleted", "goal.updated", "goal.created"])
+            #expect(events.allSatisfy { $0.target == goal.id })
+        }
+    }
 }

@@ -45,9 +45,10 @@ extension Gateway {
                 try await checkAllocations(owner: owner, draft.allocations, others: others)
                 draft.checkedAgainst = others
             }
-            return try await store.createGoal(tenantId: owner.tenant.id, userId: owner.userId, draft)
+            return try await store.createGoal(
+                tenantId: owner.tenant.id, userId: owner.userId, draft,
+                audit: Self.goalAudit(owner, "goal.created", target: nil, name: draft.name))
         }
-        try await audit(owner, "goal.created", target: goal.id, detail: ["name": goal.name])
         return try await valued([goal], owner: owner, overallCurrency: goal.currency, maxAge: nil)
     }
 
@@ -69,12 +70,15 @@ extension Gateway {
                 try await checkAllocations(owner: owner, draft.allocations, others: others)
                 draft.checkedAgainst = others
             }
-            guard let goal = try await store.updateGoal(tenantId: owner.tenant.id, userId: owner.userId, id: id, draft) else {
+            guard
+                let goal = try await store.updateGoal(
+                    tenantId: owner.tenant.id, userId: owner.userId, id: id, draft,
+                    audit: Self.goalAudit(owner, "goal.updated", target: id, name: draft.name))
+            else {
                 throw GatewayError(.notFound, "no goal '\(id)'")
             }
             return goal
         }
-        try await audit(owner, "goal.updated", target: goal.id, detail: ["name": goal.name])
         return try await valued([goal], owner: owner, overallCurrency: goal.currency, maxAge: nil)
     }
 
@@ -92,10 +96,17 @@ extension Gateway {
     }
 
     public func deleteGoal(owner: Owner, id: String) async throws {
-        guard try await store.deleteGoal(tenantId: owner.tenant.id, userId: owner.userId, id: id) else {
+        let audit = Self.goalAudit(owner, "goal.deleted", target: id, name: nil)
+        guard try await store.deleteGoal(tenantId: owner.tenant.id, userId: owner.userId, id: id, audit: audit) else {
             throw GatewayError(.notFound, "no goal '\(id)'")
         }
-        try await audit(owner, "goal.deleted", target: id)
+    }
+
+    /// The audit record of a goal write, written by the store in the same transaction as the write.
+    static func goalAudit(_ owner: Owner, _ action: String, target: String?, name: String?) -> AuditRecord {
+        var detail = ["userId": owner.userId]
+        if let name { detail["name"] = name.trimmingCharacters(in: .whitespacesAndNewlines) }
+        return AuditRecord(tenantId: owner.tenant.id, actor: owner.actor, action: action, target: target, detail: detail)
     }
 
     /// A duplicate name is refused before the brokers are asked anything (the store's unique index is the backstop).
