@@ -25,6 +25,7 @@ extension PostgresStore {
         ("v8-schema", schemaV8),
         ("v9-leases", leasesV9),
         ("v10-change-stamp", changeStampV10),
+        ("v11-goals", goalsV11),
     ]
 
     public func migrationsApplied() async throws -> Bool {
@@ -396,5 +397,25 @@ extension PostgresStore {
             DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION brokergateway_bump_store_change();
         CREATE CONSTRAINT TRIGGER connections_change AFTER INSERT OR UPDATE OR DELETE ON connections
             DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION brokergateway_bump_store_change();
+        """
+
+    /// Goals (issue 16, seed 002), as SQLite's `v11-goals`.
+    static let goalsV11 = """
+        CREATE TABLE goals (
+            id TEXT PRIMARY KEY,
+            tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+            user_id TEXT NOT NULL,
+            name TEXT NOT NULL,
+            target_value TEXT NOT NULL,
+            currency TEXT NOT NULL,
+            allocations TEXT NOT NULL DEFAULT '[]',
+            created_at BIGINT NOT NULL,
+            updated_at BIGINT NOT NULL,
+            UNIQUE (tenant_id, user_id, name),
+            FOREIGN KEY (tenant_id, user_id) REFERENCES users(tenant_id, id) ON DELETE CASCADE
+        );
+        CREATE INDEX goals_user ON goals(tenant_id, user_id, created_at, id);
+        CREATE TRIGGER goals_user_never_changes BEFORE UPDATE OF user_id, tenant_id ON goals
+            FOR EACH ROW EXECUTE FUNCTION brokergateway_refuse('a goal never changes its user');
         """
 }

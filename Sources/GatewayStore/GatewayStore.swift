@@ -208,6 +208,56 @@ public protocol GatewayStore: Sendable {
         tenantId: String, userId: String, id: String, name: String?, instruments: [Instrument]?
     ) async throws -> Watchlist?
     func deleteWatchlist(tenantId: String, userId: String, id: String) async throws -> Bool
+
+    // MARK: Goals (seed 002)
+    // Each is one user's, as watchlists: names are unique per user, and no call reaches another user's goal. The store
+    // keeps what the user set; whether the allocations are held is the application's check, against live positions.
+    func goals(tenantId: String, userId: String) async throws -> [Goal]
+    func goal(tenantId: String, userId: String, id: String) async throws -> Goal?
+    /// Throws `GatewayError.conflict` when the user already has a goal of that name. `audit` (its target set to the
+    /// new goal's id) is written in the same transaction, as is each goal write's.
+    func createGoal(tenantId: String, userId: String, _ draft: GoalDraft, audit: AuditRecord?) async throws -> Goal
+    /// Replaces every field; `nil` when the user has no such goal (then nothing is audited).
+    func updateGoal(tenantId: String, userId: String, id: String, _ draft: GoalDraft, audit: AuditRecord?) async throws -> Goal?
+    func deleteGoal(tenantId: String, userId: String, id: String, audit: AuditRecord?) async throws -> Bool
+}
+
+// The goal writes without an audit record (the tests', and the operator's).
+extension GatewayStore {
+    public func createGoal(tenantId: String, userId: String, _ draft: GoalDraft) async throws -> Goal {
+        try await createGoal(tenantId: tenantId, userId: userId, draft, audit: nil)
+    }
+
+    public func updateGoal(tenantId: String, userId: String, id: String, _ draft: GoalDraft) async throws -> Goal? {
+        try await updateGoal(tenantId: tenantId, userId: userId, id: id, draft, audit: nil)
+    }
+
+    public func deleteGoal(tenantId: String, userId: String, id: String) async throws -> Bool {
+        try await deleteGoal(tenantId: tenantId, userId: userId, id: id, audit: nil)
+    }
+}
+
+/// A goal's fields as the store writes them (already checked by the application; the name is trimmed again here).
+public struct GoalDraft: Sendable, Hashable {
+    public var name: String
+    public var targetValue: Decimal
+    public var currency: String
+    public var allocations: [Goal.Allocation]
+    /// The user's other goals (oldest first) as they were when the allocations were checked against them: the write
+    /// happens only if they are still exactly so, else it throws a retryable `conflict` (`goalsChangedMessage`), so
+    /// two writes racing for the same units cannot both pass the check. `nil`: written whatever the others are.
+    public var checkedAgainst: [Goal]?
+
+    public init(name: String, targetValue: Decimal, currency: String, allocations: [Goal.Allocation], checkedAgainst: [Goal]? = nil) {
+        self.name = name
+        self.targetValue = targetValue
+        self.currency = currency
+        self.allocations = allocations
+        self.checkedAgainst = checkedAgainst
+    }
+
+    /// The message of the retryable conflict a write throws when the goals it was checked against have changed.
+    public static let goalsChangedMessage = "the user's goals changed while this one was checked: retry"
 }
 
 // Shorthands for the operator's and the tests' single-account use of a tenant.

@@ -410,6 +410,30 @@ extension SQLiteStore {
                     """)
         }
 
+        // Goals (issue 16, seed 002): a user's target value and the holdings allocated to it. allocations is JSON
+        // (decimals as strings); target_value the decimal's canonical text.
+        migrator.registerMigration("v11-goals") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE goals (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+                        user_id TEXT NOT NULL,
+                        name TEXT NOT NULL,
+                        target_value TEXT NOT NULL,
+                        currency TEXT NOT NULL,
+                        allocations TEXT NOT NULL DEFAULT '[]',
+                        created_at INTEGER NOT NULL,
+                        updated_at INTEGER NOT NULL,
+                        UNIQUE (tenant_id, user_id, name),
+                        FOREIGN KEY (tenant_id, user_id) REFERENCES users(tenant_id, id) ON DELETE CASCADE
+                    );
+                    CREATE INDEX goals_user ON goals(tenant_id, user_id, created_at, id);
+                    CREATE TRIGGER goals_user_never_changes BEFORE UPDATE OF user_id, tenant_id ON goals
+                    BEGIN SELECT RAISE(ABORT, 'a goal never changes its user'); END;
+                    """)
+        }
+
         return migrator
     }()
 

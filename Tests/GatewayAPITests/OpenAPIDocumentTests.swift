@@ -123,6 +123,7 @@ struct SpecFirstTests {
             "OrderRequest": #""connectionId":"c","accountId":"a","symbol":"AAPL","side":"buy","type":"market","quantity":"1""#,
             "OrderModification": #""quantity":"2""#,
             "WatchlistInput": #""name":"Tech""#,
+            "GoalInput": #""name":"House","targetValue":"1000","currency":"EUR","allocations":[]"#,
             "TenantSettings": #""readMaxAgeMs":1000"#,
             "UserInput": #""displayName":"Ann""#,
             "KeyCreate": #""label":"k","scopes":["read"]"#,

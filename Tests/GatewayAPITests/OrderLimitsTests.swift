@@ -112,7 +112,7 @@ struct OrderLimitsTests {
                 }
             }
         }
-        #expect(operations == ["placeOrder", "previewOrder", "modifyOrder"])
+        #expect(operations == ["placeOrder", "previewOrder", "modifyOrder", "createGoal", "updateGoal"])
     }
 
     // MARK: The journal and the reconciler

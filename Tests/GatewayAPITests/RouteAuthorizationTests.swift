@@ -69,6 +69,7 @@ struct RouteAuthorizationTests {
     struct World {
         var connection: ConnectionDescriptor
         var watchlist: Watchlist
+        var goal: Goal
         var orderId: String
         var deviceId: String
         var expiredToken: String
@@ -80,7 +81,7 @@ struct RouteAuthorizationTests {
         var otherTenantKey: String
         var unboundAllScopes: String
         var withoutScope: [Scope: String]
-        var guardedIds: [String] { [connection.id, watchlist.id, orderId, deviceId] }
+        var guardedIds: [String] { [connection.id, watchlist.id, goal.id, orderId, deviceId] }
     }
 
     /// An access token of user A from a login with a one-time code.
@@ -102,6 +103,8 @@ struct RouteAuthorizationTests {
         let connection = try await harness.link(.alpaca, baseURL: "https://alpaca.example")
         let watchlist = try await store.createWatchlist(
             tenantId: tenant.id, userId: harness.userId, name: "A's list", instruments: [])
+        let goal = try await store.createGoal(
+            tenantId: tenant.id, userId: harness.userId, GoalDraft(name: "A's goal", targetValue: 1000, currency: "USD", allocations: []))
         let placed = try await client.call(
             .post, "/v1/orders", headers: harness.auth,
             json: #"{"connectionId": "\#(connection.id)", "accountId": "ACC-1", "symbol": "AAPL", "side": "buy", "type": "limit", "quantity": "1", "limitPrice": "10"}"#)
@@ -129,7 +132,7 @@ struct RouteAuthorizationTests {
             .post, "/v1/auth/logout/device", headers: [.authorization: "Bearer \(loggedOut.token)", .contentType: "application/json"], json: "{}")
         #expect(logout.status == 200, "\(logout.body)")
         return World(
-            connection: connection, watchlist: watchlist, orderId: orderId, deviceId: expired.device,
+            connection: connection, watchlist: watchlist, goal: goal, orderId: orderId, deviceId: expired.device,
             expiredToken: expired.token, loggedOutToken: loggedOut.token, userA: harness.userId, userB: userB.id,
             keyId: harnessKeyId, revokedKey: revoked.plaintext, otherTenantKey: otherKey.plaintext,
             unboundAllScopes: unbound.plaintext, withoutScope: without)
@@ -141,6 +144,7 @@ struct RouteAuthorizationTests {
             if operation.path.hasPrefix("/v1/connections") { world.connection.id }
             else if operation.path.hasPrefix("/v1/orders") { world.orderId }
             else if operation.path.hasPrefix("/v1/watchlists") { world.watchlist.id }
+            else if operation.path.hasPrefix("/v1/goals") { world.goal.id }
             else if operation.path.hasPrefix("/v1/users") { world.userA }
             else if operation.path.hasPrefix("/v1/keys") { world.keyId }
             else if operation.path.hasPrefix("/v1/devices") { world.deviceId }
@@ -160,6 +164,8 @@ struct RouteAuthorizationTests {
         case "answerChallenge": #"{"answer": "blue"}"#
         case "createWatchlist": #"{"name": "New", "connectionId": "\#(world.connection.id)"}"#
         case "updateWatchlist": #"{"name": "Renamed"}"#
+        case "createGoal": #"{"name": "New", "targetValue": "100", "currency": "USD", "allocations": []}"#
+        case "updateGoal": #"{"name": "Renamed"}"#
         case "putTenantSettings": #"{"readMaxAgeMs": 100}"#
         case "exportConnections": #"{"recipientKey": "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="}"#
         case "importConnections": #"{"bundle": "AAAA"}"#
@@ -264,6 +270,7 @@ struct RouteAuthorizationTests {
             // None of the refused requests changed A's data.
             #expect(try await harness.store.connections(tenantId: harness.tenant.id, userId: harness.userId).map(\.id) == [world.connection.id])
             #expect(try await harness.store.watchlist(tenantId: harness.tenant.id, userId: harness.userId, id: world.watchlist.id) == world.watchlist)
+            #expect(try await harness.store.goal(tenantId: harness.tenant.id, userId: harness.userId, id: world.goal.id) == world.goal)
         }
     }
 }

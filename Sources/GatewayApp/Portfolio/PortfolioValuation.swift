@@ -93,6 +93,13 @@ public struct PortfolioValuation: Sendable {
             quotes: [firstSource, secondSource])
     }
 
+    /// `amount` of `from` in the valuation's currency, rounded as the portfolio's amounts are, with the rate used;
+    /// `nil` when no quote converts it. (Goals value their holdings through this, so both agree to the digit.)
+    public func convert(_ amount: Decimal, from: String) -> (value: Decimal, rate: Portfolio.FXRate)? {
+        guard let rate = rate(from: from) else { return nil }
+        return (Self.rounded(amount * rate.rate), rate)
+    }
+
     static func rounded(_ value: Decimal, scale: Int16 = Portfolio.scale) -> Decimal {
         var value = value
         var result = Decimal()
