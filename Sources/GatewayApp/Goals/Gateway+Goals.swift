@@ -173,21 +173,7 @@ extension Gateway {
 
         let targets = Set(goals.map(\.currency)).union([overallCurrency])
         let currencies = Set(positions.map { $0.currency.uppercased() }).union(targets)
-        var symbols: [String] = []
-        for target in targets.sorted() {
-            for symbol in PortfolioValuation.candidateSymbols(for: currencies, to: target) where !symbols.contains(symbol) {
-                symbols.append(symbol)
-            }
-        }
-        var quotes: [PortfolioValuation.PricedQuote] = []
-        if !symbols.isEmpty {
-            let read = try await self.quotes(owner: owner, Selection(maxAge: maxAge), symbols: symbols, assetClass: nil).fanOut
-            var brokers: [String: BrokerKind] = [:]
-            for source in read.sources { brokers[source.connection] = source.broker }
-            quotes = read.data.compactMap { quote in
-                quote.connectionId.flatMap { brokers[$0] }.map { PortfolioValuation.PricedQuote(quote, broker: $0) }
-            }
-        }
+        let quotes = try await conversionQuotes(owner: owner, currencies: currencies, to: targets, maxAge: maxAge)
 
         var valuations: [String: PortfolioValuation] = [:]
         func valuation(_ currency: String) -> PortfolioValuation {

@@ -32,23 +32,34 @@ extension Gateway {
 
         var currencies = Set(balanceLines.map { $0.0.currency.uppercased() })
         currencies.formUnion(positionLines.map { $0.0.currency.uppercased() })
-        currencies.remove(target)
-        var quotes: [PortfolioValuation.PricedQuote] = []
-        if !currencies.isEmpty {
-            let symbols = PortfolioValuation.candidateSymbols(for: currencies, to: target)
-            let rates = Selection(maxAge: selection.maxAge)
-            let read = try await self.quotes(owner: owner, rates, symbols: symbols, assetClass: nil).fanOut
-            var quoteBrokers: [String: BrokerKind] = [:]
-            for source in read.sources { quoteBrokers[source.connection] = source.broker }
-            quotes = read.data.compactMap { quote in
-                quote.connectionId.flatMap { quoteBrokers[$0] }.map { PortfolioValuation.PricedQuote(quote, broker: $0) }
-            }
-        }
+        let quotes = try await conversionQuotes(owner: owner, currencies: currencies, to: [target], maxAge: selection.maxAge)
         let portfolio = PortfolioValuation(currency: target, quotes: quotes)
             .portfolio(balances: balanceLines, positions: positionLines)
         let sources = Self.mergedSources(balances.sources, positions.sources)
         let partial = sources.contains { $0.status == .error } || !portfolio.unconverted.isEmpty
         return PortfolioRead(portfolio: portfolio, sources: sources, partial: partial)
+    }
+
+    /// The quotes that convert `currencies` into each of `targets` (each pair both ways, and each side against USD:
+    /// `PortfolioValuation.candidateSymbols`), from every connection of the user, whatever a read's selection: a rate
+    /// may come from a broker that holds nothing. Each with its connection's broker; none when nothing needs
+    /// converting. The portfolio and the goals value through these.
+    func conversionQuotes(owner: Owner, currencies: Set<String>, to targets: Set<String>, maxAge: Duration?) async throws
+        -> [PortfolioValuation.PricedQuote]
+    {
+        var symbols: [String] = []
+        for target in targets.sorted() {
+            for symbol in PortfolioValuation.candidateSymbols(for: currencies, to: target) where !symbols.contains(symbol) {
+                symbols.append(symbol)
+            }
+        }
+        guard !symbols.isEmpty else { return [] }
+        let read = try await quotes(owner: owner, Selection(maxAge: maxAge), symbols: symbols, assetClass: nil).fanOut
+        var brokers: [String: BrokerKind] = [:]
+        for source in read.sources { brokers[source.connection] = source.broker }
+        return read.data.compactMap { quote in
+            quote.connectionId.flatMap { brokers[$0] }.map { PortfolioValuation.PricedQuote(quote, broker: $0) }
+        }
     }
 
     /// One line per connection from two reads of the same connections: the first failure, else the balances' line.
