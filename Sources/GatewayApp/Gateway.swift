@@ -40,12 +40,14 @@ public struct Gateway: Sendable {
     let passwords: PasswordHasher
     /// The key, session and connection-list reads of every request, cached under the store's change stamp.
     let hotReads: HotReads
+    /// The streams' shared parts: the order feed's tail, the quote feeds, the streams open per user.
+    let streams: StreamHub
 
     public init(
         store: some GatewayStore & OrderJournalStore, registry: AdapterRegistry, router: BrokerRouter, logger: Logger,
         orderSettings: OrderSettings = OrderSettings(), defaultReadMaxAge: Duration = .zero, coalesceReads: Bool = true,
         limits: TenantLimits = TenantLimits(), linking: LinkSettings = LinkSettings(),
-        sessions: SessionSettings = SessionSettings()
+        sessions: SessionSettings = SessionSettings(), streams: StreamSettings = StreamSettings()
     ) {
         self.store = store
         self.journal = store
@@ -70,6 +72,7 @@ public struct Gateway: Sendable {
         self.sessionKeys = SessionKeyRing(sessions.signingKeys)
         self.passwords = PasswordHasher(cost: sessions.passwordCost)
         self.hotReads = HotReads(store: store)
+        self.streams = StreamHub(settings: streams, journal: store, logger: logger)
     }
 
     /// Where the gateway's metrics go (the broker-call pipeline's factory): `/metrics` reads it.

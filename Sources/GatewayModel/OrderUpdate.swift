@@ -15,8 +15,8 @@ public struct OrderUpdate: Codable, Sendable, Hashable {
         case expired
         /// The order was changed (or replaced by a new one at the broker).
         case modified
-        /// An order whose outcome was unknown was found at the broker (or proven never to have arrived: then the
-        /// order is `rejected` as well, and `status` says so).
+        /// An order whose outcome was unknown was found at the broker. (One proven never to have arrived there is
+        /// `rejected`, with the reason in `detail`.)
         case reconciled
         /// The broker's answer was lost: the gateway is finding out whether it has the order.
         case unknown
@@ -33,7 +33,8 @@ public struct OrderUpdate: Codable, Sendable, Hashable {
     public var broker: BrokerKind?
     /// The broker's order status after the change, where known.
     public var status: OrderStatus?
-    /// The order as the journal recorded it after the change, where the broker has it.
+    /// The order as the journal holds it now (a replayed update carries the order's latest state, and `status`
+    /// the status right after this change), where the broker has it.
     public var order: Order?
     /// Human-readable detail (a rejection's reason, say); never a secret.
     public var detail: String?

@@ -109,12 +109,13 @@ extension PostgresStore: OrderJournalStore {
             try await db.execute(
                 """
                 UPDATE orders
-                SET state = ?, broker_order_id = ?, "order" = ?, error_code = ?, error_message = ?, updated_at = ?
+                SET state = ?, broker_order_id = ?, "order" = ?, broker_status = ?, error_code = ?, error_message = ?,
+                    updated_at = ?
                 WHERE tenant_id = ? AND id = ?
                 """,
                 [
-                    row.state, row.brokerOrderId, row.order, row.errorCode, row.errorMessage, updatedAt, row.tenantId,
-                    row.id,
+                    row.state, row.brokerOrderId, row.order, order.order?.status.rawValue, row.errorCode,
+                    row.errorMessage, updatedAt, row.tenantId, row.id,
                 ])
             try await Self.append(
                 db, event, orderId: row.id, tenantId: row.tenantId, sequence: try await Self.nextSequence(db, orderId: row.id))
@@ -316,6 +317,9 @@ extension PostgresStore: OrderJournalStore {
     static func append(
         _ db: PostgresSQL, _ event: JournalEventRow, orderId: String, tenantId: String, sequence: Int
     ) async throws {
+        // Held to the end of the transaction: events take their feed id (`feed_id`, the stream's cursor) one
+        // transaction at a time, so they commit in feed order and a reader past id n never finds n - 1 later.
+        try await db.execute("SELECT pg_advisory_xact_lock(hashtextextended('brokergateway.order-feed', 0))", [])
         try await db.execute(
             """
             INSERT INTO order_events (order_id, tenant_id, sequence, kind, state, status, broker_order_id, detail, at)

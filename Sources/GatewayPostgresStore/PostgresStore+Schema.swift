@@ -26,6 +26,7 @@ extension PostgresStore {
         ("v9-leases", leasesV9),
         ("v10-change-stamp", changeStampV10),
         ("v11-goals", goalsV11),
+        ("v13-order-feed", orderFeedV13),
     ]
 
     public func migrationsApplied() async throws -> Bool {
@@ -397,6 +398,27 @@ extension PostgresStore {
             DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION brokergateway_bump_store_change();
         CREATE CONSTRAINT TRIGGER connections_change AFTER INSERT OR UPDATE OR DELETE ON connections
             DEFERRABLE INITIALLY DEFERRED FOR EACH ROW EXECUTE FUNCTION brokergateway_bump_store_change();
+        """
+
+    /// The stream (issue 16), as SQLite's `v13-order-feed`: the broker's last known order status as a column, and
+    /// the journal events' feed id, the order feed's cursor (taken under a lock that orders the commits, see
+    /// `append`). An order whose JSON does not read is left without a status.
+    static let orderFeedV13 = """
+        ALTER TABLE orders ADD COLUMN broker_status TEXT;
+        DO $$
+        DECLARE r RECORD;
+        BEGIN
+            FOR r IN SELECT id, "order" FROM orders WHERE "order" IS NOT NULL LOOP
+                BEGIN
+                    UPDATE orders SET broker_status = (r."order"::jsonb ->> 'status') WHERE id = r.id;
+                EXCEPTION WHEN others THEN NULL;
+                END;
+            END LOOP;
+        END $$;
+        CREATE INDEX orders_open ON orders(state, broker_status, updated_at);
+        CREATE INDEX orders_user ON orders(tenant_id, user_id);
+        ALTER TABLE order_events ADD COLUMN feed_id BIGSERIAL;
+        CREATE UNIQUE INDEX order_events_feed ON order_events(feed_id);
         """
 
     /// Goals (issue 16, seed 002), as SQLite's `v11-goals`.

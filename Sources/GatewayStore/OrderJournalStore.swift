@@ -198,4 +198,46 @@ public protocol OrderJournalStore: Sendable {
     /// it was not released (another request took it first, or the tenant has no such order). This is the
     /// compare-and-set that lets exactly one of several concurrent requests with a released key send the order.
     func reclaimReleasedOrder(tenantId: String, id: String, event: OrderEvent) async throws -> JournaledOrder?
+
+    // MARK: The order feed (the stream's order updates)
+
+    /// Journal events after `cursor` across all tenants, in the order they were committed, at most `limit`: what the
+    /// stream tails. A cursor is never reused and a later commit never gets a lower one.
+    func orderFeed(after cursor: Int64, limit: Int) async throws -> [OrderFeedEvent]
+    /// One user's journal events after `cursor`, in commit order, at most `limit`: what a reconnecting stream replays.
+    func orderFeed(tenantId: String, userId: String, after cursor: Int64, limit: Int) async throws -> [OrderFeedEvent]
+    /// The cursor of the newest journal event (0 when there is none): where a new tail starts.
+    func orderFeedEnd() async throws -> Int64
+    /// Orders the broker has whose last known status is not final (open, partially filled, pending…), across all
+    /// tenants, least recently updated first, at most `limit`: what the order watcher brings up to date.
+    func openOrderReferences(limit: Int) async throws -> [JournaledOrderReference]
+}
+
+/// One journal event in the store-wide order feed, with the order it belongs to.
+public struct OrderFeedEvent: Sendable, Hashable {
+    /// Its place in the feed: increasing in commit order, never reused.
+    public var cursor: Int64
+    public var tenantId: String
+    /// The user whose connection placed the order (`nil` for an order journaled before users existed).
+    public var userId: String?
+    public var orderId: String
+    public var connectionId: String
+    public var broker: BrokerKind?
+    public var event: OrderEvent
+    /// The order as the journal holds it now (not as of the event), when the broker has it and it reads.
+    public var order: Order?
+
+    public init(
+        cursor: Int64, tenantId: String, userId: String?, orderId: String, connectionId: String, broker: BrokerKind?,
+        event: OrderEvent, order: Order?
+    ) {
+        self.cursor = cursor
+        self.tenantId = tenantId
+        self.userId = userId
+        self.orderId = orderId
+        self.connectionId = connectionId
+        self.broker = broker
+        self.event = event
+        self.order = order
+    }
 }

@@ -135,12 +135,13 @@ extension SQLiteStore: OrderJournalStore {
             try db.execute(
                 sql: """
                     UPDATE orders
-                    SET state = ?, broker_order_id = ?, "order" = ?, error_code = ?, error_message = ?, updated_at = ?
+                    SET state = ?, broker_order_id = ?, "order" = ?, broker_status = ?, error_code = ?,
+                        error_message = ?, updated_at = ?
                     WHERE tenant_id = ? AND id = ?
                     """,
                 arguments: [
-                    row.state, row.brokerOrderId, row.order, row.errorCode, row.errorMessage, updatedAt, row.tenantId,
-                    row.id,
+                    row.state, row.brokerOrderId, row.order, order.order?.status.rawValue, row.errorCode,
+                    row.errorMessage, updatedAt, row.tenantId, row.id,
                 ])
             let last = try Int.fetchOne(
                 db, sql: "SELECT MAX(sequence) FROM order_events WHERE order_id = ?", arguments: [row.id])

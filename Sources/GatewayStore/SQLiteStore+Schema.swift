@@ -434,6 +434,20 @@ extension SQLiteStore {
                     """)
         }
 
+        // The stream (issue 16): the broker's last known order status as a column, so that the order watcher finds
+        // the open orders without reading every order's JSON; the journal's rowid is the order feed's cursor. An
+        // order whose JSON does not read is left without one (it is not watched; reading it reports the damage).
+        migrator.registerMigration("v13-order-feed") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE orders ADD COLUMN broker_status TEXT;
+                    UPDATE orders SET broker_status = json_extract("order", '$.status')
+                        WHERE "order" IS NOT NULL AND json_valid("order");
+                    CREATE INDEX orders_open ON orders(state, broker_status, updated_at);
+                    CREATE INDEX orders_user ON orders(tenant_id, user_id);
+                    """)
+        }
+
         return migrator
     }()
 

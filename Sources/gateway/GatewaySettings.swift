@@ -95,6 +95,21 @@ struct GatewaySettings: Sendable {
             key: ["orders", "reconcileIntervalMs"], kind: .whole(100...600_000), defaultValue: "2000",
             summary: "how often the background reconciler looks for orders in `unknown`"),
         SettingKey(
+            key: ["orders", "watchIntervalMs"], kind: .whole(100...600_000), defaultValue: "1000",
+            summary: "how often the order watcher brings open orders up to date from their brokers (fills reach the stream and alerts)"),
+        SettingKey(
+            key: ["stream", "quoteIntervalMs"], kind: .whole(100...60_000), defaultValue: "1000",
+            summary: "how often a connection's streamed quotes are polled (brokers without a stream of their own)"),
+        SettingKey(
+            key: ["stream", "holdingsIntervalMs"], kind: .whole(500...300_000), defaultValue: "5000",
+            summary: "how often a stream's positions and balances are read (and at once after a fill)"),
+        SettingKey(
+            key: ["stream", "feedIntervalMs"], kind: .whole(50...10_000), defaultValue: "250",
+            summary: "how often the order journal's feed is read for streams' order updates"),
+        SettingKey(
+            key: ["stream", "perUser"], kind: .whole(1...100), defaultValue: "5",
+            summary: "streams one user may hold open at once"),
+        SettingKey(
             key: ["reads", "maxAgeMs"], kind: .whole(0...60_000), defaultValue: "0",
             summary: "how old an answer a read accepts when neither it (`maxAgeMs`) nor its tenant says; identical reads in flight are shared whatever this is"),
         SettingKey(
@@ -186,6 +201,8 @@ struct GatewaySettings: Sendable {
     var logLevel: Logger.Level
     var orderSettings: OrderSettings
     var reconcileInterval: Duration
+    var orderWatchInterval: Duration
+    var stream: StreamSettings
     var readMaxAge: Duration
     var coalesceReads: Bool
     var executor: ConcurrencyExecutor
@@ -308,6 +325,13 @@ struct GatewaySettings: Sendable {
             reconcileGrace: TimeInterval(try whole(key("orders", "reconcileGraceSeconds"))),
             previewLifetime: TimeInterval(try whole(key("orders", "previewLifetimeSeconds"))))
         reconcileInterval = .milliseconds(try whole(key("orders", "reconcileIntervalMs")))
+        orderWatchInterval = .milliseconds(try whole(key("orders", "watchIntervalMs")))
+        stream = StreamSettings(
+            quoteInterval: .milliseconds(try whole(key("stream", "quoteIntervalMs"))),
+            holdingsInterval: .milliseconds(try whole(key("stream", "holdingsIntervalMs"))),
+            feedInterval: .milliseconds(try whole(key("stream", "feedIntervalMs"))),
+            orderWatchInterval: .milliseconds(try whole(key("orders", "watchIntervalMs"))),
+            streamsPerUser: try whole(key("stream", "perUser")))
         readMaxAge = .milliseconds(try whole(key("reads", "maxAgeMs")))
         coalesceReads = try choice(key("reads", "coalesce")) == "on"
         executor = ConcurrencyExecutor(rawValue: try choice(key("executor"))) ?? .global

@@ -146,7 +146,8 @@ func buildGateway(
         coalesceReads: settings.coalesceReads, limits: settings.limits, linking: linking,
         sessions: SessionSettings(
             signingKeys: try SessionKeyFiles.load(dataDirectory: settings.dataDirectory),
-            accessTokenLifetime: settings.accessTokenLifetime, maxDevicesPerUser: settings.maxDevicesPerUser))
+            accessTokenLifetime: settings.accessTokenLifetime, maxDevicesPerUser: settings.maxDevicesPerUser),
+        streams: settings.stream)
 
     let ready = SandboxReadiness(expected: sandboxes.map(\.name))
     var services: [any Service] = sandboxes.map { sandbox in
@@ -188,6 +189,9 @@ func buildGateway(
         services.append(ClusterMembership(leases: leases, share: share, logger: logger))
     }
     services.append(OrderReconciler(gateway: gateway, interval: settings.reconcileInterval, leadership: leadership))
+    services.append(OrderWatcher(gateway: gateway, interval: settings.orderWatchInterval, leadership: leadership))
+    // After the server: a group stops its services in reverse order, so open streams end before the server drains.
+    services.append(StreamShutdown(gateway: gateway))
     return GatewayProcess(services: services, gateway: gateway)
 }
 

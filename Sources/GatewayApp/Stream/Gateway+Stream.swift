@@ -1,0 +1,291 @@
+public import Foundation
+public import GatewayCore
+public import GatewayModel
+import GatewayStore
+import Logging
+
+/// `GET /v1/stream`: a user's live quotes, order updates, and position and balance changes, as one sequence of
+/// messages the server writes as server-sent events.
+extension Gateway {
+    /// The most symbols one stream quotes (those named and the watchlist's together).
+    public static let maxStreamSymbols = 200
+
+    /// Opens a stream. Everything that can be refused is refused before the first message: a watchlist that does not
+    /// exist (404), too many symbols (422), a `Last-Event-ID` that is not an order cursor (400), too many streams (429).
+    ///
+    /// Order updates come from the journal's feed: with `lastEventId` (the id of the last order update the client
+    /// saw, or of the `ready` message it began with), every update of the user's orders after it is sent first, then
+    /// the live ones, each once. Quotes, positions and balances are live only: they start from what is now.
+    public func stream(
+        owner: Owner, _ subscription: StreamSubscription, _ selection: Selection = Selection(), lastEventId: String?
+    ) async throws -> AsyncStream<StreamEvent> {
+        let resumeFrom = try Self.streamCursor(lastEventId)
+        var instruments = subscription.symbols.map { InstrumentReference(symbol: $0, assetClass: subscription.assetClass) }
+        if let watchlistId = subscription.watchlistId {
+            let list = try await watchlist(owner: owner, id: watchlistId)
+            instruments += list.instruments.map { InstrumentReference(symbol: $0.symbol, assetClass: $0.assetClass) }
+        }
+        var seen: Set<String> = []
+        instruments = instruments.filter { seen.insert(QuoteFeeds.key($0.symbol)).inserted }
+        if instruments.count > Self.maxStreamSymbols {
+            throw GatewayError.unprocessable([
+                FieldProblem(
+                    field: subscription.watchlistId == nil ? "symbols" : "watchlist",
+                    problem: "names \(instruments.count) instruments; a stream quotes at most \(Self.maxStreamSymbols)")
+            ])
+        }
+        let connections = try await self.connections(owner: owner, selection).filter { $0.status == .active }
+        let quoting = instruments.isEmpty ? [] : connections.filter {
+            (registry.factory(for: $0.broker)?.capabilities.support(for: .quotes) ?? .unsupported) != .unsupported
+        }
+        let user = OrderFeedTail.UserKey(tenantId: owner.tenant.id, userId: owner.userId)
+        let hub = streams
+        try hub.admit(user)
+
+        var listening: (id: UInt64, from: Int64, events: AsyncStream<OrderFeedEvent>)?
+        let start: Int64
+        do {
+            if subscription.orders {
+                let listener = try await hub.tail.listen(user: user, capacity: hub.settings.bufferedMessages)
+                listening = listener
+                start = min(resumeFrom ?? listener.from, try await journal.orderFeedEnd())
+            } else {
+                start = try await journal.orderFeedEnd()
+            }
+        } catch {
+            hub.release(user)
+            if let listening { await hub.tail.stopListening(listening.id) }
+            throw error
+        }
+
+        let ready = StreamReady(
+            cursor: String(start), resumed: resumeFrom != nil && subscription.orders,
+            quotes: instruments.map(\.symbol), orders: subscription.orders, positions: subscription.positions,
+            balances: subscription.balances, connections: connections.map(\.id))
+        let (messages, output) = AsyncStream.makeStream(
+            of: StreamEvent.self, bufferingPolicy: .bufferingOldest(max(2, hub.settings.bufferedMessages)))
+        let gateway = self
+        let producer = Task {
+            await gateway.produce(
+                into: output, owner: owner, ready: ready, selection: selection, start: start,
+                replay: resumeFrom != nil, orders: listening, instruments: instruments, quoting: quoting,
+                holdings: (subscription.positions, subscription.balances))
+            output.finish()
+        }
+        let tracked = hub.track(producer)
+        output.onTermination = { _ in
+            producer.cancel()
+            hub.untrack(tracked)
+            hub.release(user)
+        }
+        return messages
+    }
+
+    /// A `Last-Event-ID`: an order cursor, a non-negative whole number.
+    static func streamCursor(_ text: String?) throws -> Int64? {
+        guard let text = text?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
+        guard text.count <= 19, text.allSatisfy(\.isASCII), let cursor = Int64(text), cursor >= 0 else {
+            throw GatewayError.invalid(
+                "Last-Event-ID", "must be the id of an event this stream sent (a whole number), not '\(text.prefix(40))'")
+        }
+        return cursor
+    }
+
+    /// Runs one stream until the client leaves (its task is cancelled) or falls too far behind.
+    private func produce(
+        into output: AsyncStream<StreamEvent>.Continuation, owner: Owner, ready: StreamReady, selection: Selection,
+        start: Int64, replay: Bool, orders: (id: UInt64, from: Int64, events: AsyncStream<OrderFeedEvent>)?,
+        instruments: [InstrumentReference], quoting: [ConnectionDescriptor], holdings: (positions: Bool, balances: Bool)
+    ) async {
+        let hub = streams
+        /// Sends a message; false once the client cannot keep up (the stream then ends, and the client resumes).
+        @Sendable func send(_ event: StreamEvent) -> Bool {
+            switch output.yield(event) {
+            case .enqueued: return true
+            case .dropped, .terminated: return false
+            @unknown default: return false
+            }
+        }
+        guard send(.ready(ready)) else { return }
+        let (fills, fillSignal) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        let gateway = self
+        await withTaskGroup(of: Void.self) { group in
+            if let orders {
+                group.addTask {
+                    await gateway.sendOrders(
+                        orders, owner: owner, after: start, replay: replay, send: send, filled: { fillSignal.yield() })
+                    await hub.tail.stopListening(orders.id)
+                }
+            }
+            for connection in quoting {
+                group.addTask {
+                    let (id, messages) = await hub.quotes.watch(
+                        connection, instruments, capacity: hub.settings.bufferedMessages
+                    ) { references in
+                        let adapter = try await gateway.adapter(for: connection)
+                        return try await BrokerOperationScope.$current.withValue(BrokerOperation.quotes.rawValue) {
+                            try await withDeadline(gateway.router.perSourceTimeout) {
+                                try await Self.quotes(adapter, references)
+                            }
+                        }
+                    }
+                    for await message in messages {
+                        let sent: Bool
+                        switch message {
+                        case .quote(let quote): sent = send(.quote(quote))
+                        case .source(let report): sent = send(.source(report))
+                        }
+                        if !sent { break }
+                    }
+                    await hub.quotes.stopWatching(connection.id, id)
+                }
+            }
+            if holdings.positions || holdings.balances {
+                group.addTask {
+                    await gateway.sendHoldings(owner: owner, selection, holdings, fills: fills, send: send)
+                }
+            }
+            group.addTask {
+                while !Task.isCancelled {
+                    do { try await Task.sleep(for: hub.settings.heartbeatInterval) } catch { return }
+                    if !send(.heartbeat) { return }
+                }
+            }
+            // The first part to end (the client left, or fell behind) ends them all.
+            _ = await group.next()
+            group.cancelAll()
+        }
+        fillSignal.finish()
+    }
+
+    /// The user's order updates: those after `after` from the store first (a resumed stream), then the live ones
+    /// from the tail, each once and in feed order.
+    private func sendOrders(
+        _ orders: (id: UInt64, from: Int64, events: AsyncStream<OrderFeedEvent>), owner: Owner, after: Int64,
+        replay: Bool, send: @Sendable (StreamEvent) -> Bool, filled: @Sendable () -> Void
+    ) async {
+        var delivered = after
+        func deliver(_ event: OrderFeedEvent) -> Bool {
+            guard event.cursor > delivered else { return true }
+            delivered = event.cursor
+            guard let update = OrderUpdate(event) else { return true }
+            if update.kind == .filled || update.kind == .partiallyFilled { filled() }
+            return send(.order(cursor: event.cursor, update))
+        }
+        if replay {
+            // Everything the tail had passed when this stream began listening is read from the store.
+            while !Task.isCancelled {
+                let page: [OrderFeedEvent]
+                do {
+                    page = try await journal.orderFeed(
+                        tenantId: owner.tenant.id, userId: owner.userId, after: delivered, limit: 500)
+                } catch {
+                    logger.warning("a stream could not replay its order updates", metadata: ["error": "\(error)"])
+                    return
+                }
+                for event in page where !deliver(event) { return }
+                if page.count < 500 { break }
+            }
+        }
+        for await event in orders.events {
+            if !deliver(event) { return }
+        }
+    }
+
+    /// Positions and balances, read every `holdingsInterval` (and at once after a fill), each change sent once.
+    private func sendHoldings(
+        owner: Owner, _ selection: Selection, _ holdings: (positions: Bool, balances: Bool), fills: AsyncStream<Void>,
+        send: @escaping @Sendable (StreamEvent) -> Bool
+    ) async {
+        let interval = streams.settings.holdingsInterval
+        var positions: [String: Position]?
+        var balances: [String: Balance]?
+        var fresh = selection
+        fresh.maxAge = interval
+        // Wakes the loop at each interval, or as soon as one of the user's orders fills.
+        let (wake, waker) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        await withTaskGroup(of: Void.self) { group in
+            group.addTask {
+                for await _ in fills { waker.yield() }
+            }
+            group.addTask {
+                while !Task.isCancelled {
+                    do { try await Task.sleep(for: interval) } catch { break }
+                    waker.yield()
+                }
+                waker.finish()
+            }
+            waker.yield()
+            var afterFill = false
+            for await _ in wake {
+                var read = fresh
+                if afterFill { read.maxAge = .zero }
+                if holdings.positions, let answer = try? await self.positions(owner: owner, read) {
+                    let now = Dictionary(answer.data.map { (Self.holdingKey($0), $0) }, uniquingKeysWith: { a, _ in a })
+                    let failed = Set(answer.sources.filter { $0.status == .error }.map(\.connection))
+                    for change in Self.changes(from: positions, to: now, failed: failed, connectionOf: \.connectionId, same: Self.sameHolding) {
+                        if !send(.position(PositionChange(change: change.kind, position: change.item))) { group.cancelAll(); return }
+                    }
+                    positions = Self.merged(positions, now, failed: failed, connectionOf: \.connectionId)
+                }
+                if holdings.balances, let answer = try? await self.balances(owner: owner, read) {
+                    let now = Dictionary(answer.data.map { ("\($0.connectionId)|\($0.accountId)|\($0.currency)", $0) }, uniquingKeysWith: { a, _ in a })
+                    let failed = Set(answer.sources.filter { $0.status == .error }.map(\.connection))
+                    for change in Self.changes(from: balances, to: now, failed: failed, connectionOf: \.connectionId, same: Self.sameBalance) {
+                        if !send(.balance(BalanceChange(change: change.kind, balance: change.item))) { group.cancelAll(); return }
+                    }
+                    balances = Self.merged(balances, now, failed: failed, connectionOf: \.connectionId)
+                }
+                afterFill = true
+            }
+            group.cancelAll()
+        }
+    }
+
+    static func holdingKey(_ position: Position) -> String {
+        "\(position.connectionId)|\(position.accountId)|\(position.instrument.symbol)|\(position.instrument.assetClass.rawValue)"
+    }
+
+    /// A holding changes when what is held changes, not when its price moves (quotes say that).
+    static func sameHolding(_ a: Position, _ b: Position) -> Bool {
+        a.quantity == b.quantity && a.averagePrice == b.averagePrice && a.costBasis == b.costBasis
+    }
+
+    static func sameBalance(_ a: Balance, _ b: Balance) -> Bool {
+        a.total == b.total && a.available == b.available && a.held == b.held && a.buyingPower == b.buyingPower
+    }
+
+    /// What changed between two reads. The first read is the snapshot; a connection that failed this time closes
+    /// nothing (its holdings are unknown, not gone).
+    static func changes<Item>(
+        from before: [String: Item]?, to now: [String: Item], failed: Set<String>, connectionOf: KeyPath<Item, String>,
+        same: (Item, Item) -> Bool
+    ) -> [(kind: HoldingChangeKind, item: Item)] {
+        guard let before else { return now.keys.sorted().map { (.snapshot, now[$0]!) } }
+        var result: [(kind: HoldingChangeKind, item: Item)] = []
+        for key in now.keys.sorted() {
+            let item = now[key]!
+            if let old = before[key] {
+                if !same(old, item) { result.append((.changed, item)) }
+            } else {
+                result.append((.opened, item))
+            }
+        }
+        for key in before.keys.sorted() where now[key] == nil {
+            let old = before[key]!
+            if !failed.contains(old[keyPath: connectionOf]) { result.append((.closed, old)) }
+        }
+        return result
+    }
+
+    /// The holdings known after a read: the new ones, and the last known of connections that failed this time.
+    static func merged<Item>(
+        _ before: [String: Item]?, _ now: [String: Item], failed: Set<String>, connectionOf: KeyPath<Item, String>
+    ) -> [String: Item] {
+        var result = now
+        for (key, item) in before ?? [:] where result[key] == nil && failed.contains(item[keyPath: connectionOf]) {
+            result[key] = item
+        }
+        return result
+    }
+}

@@ -1,0 +1,102 @@
+import Foundation
+import GatewayCore
+import GatewayModel
+import GatewayStore
+import Logging
+public import ServiceLifecycle
+import Synchronization
+
+/// Brings the journal's open orders up to date from their brokers in the background, so that a fill, a cancel at
+/// the broker or an expiry becomes a journal event (and so an order update on the stream and an order alert) without
+/// anyone reading the order. Each pass asks each connection about a few of its open orders (`perConnection`), taking
+/// turns through them, so a connection with many open orders stays within its broker's rate limit.
+///
+/// With `leadership` (several instances on one database), only the instance holding the reconciler's lease watches.
+public struct OrderWatcher: Service {
+    let gateway: Gateway
+    let interval: Duration
+    let leadership: ReconcilerLeadership?
+    let perConnection: Int
+
+    public init(gateway: Gateway, interval: Duration, leadership: ReconcilerLeadership? = nil, perConnection: Int = 3) {
+        self.gateway = gateway
+        self.interval = interval
+        self.leadership = leadership
+        self.perConnection = max(1, perConnection)
+    }
+
+    public func run() async throws {
+        let turns = WatchTurns()
+        while !Task.isCancelled, !Task.isShuttingDownGracefully {
+            if await leadership?.lead() ?? true {
+                await gateway.watchOpenOrders(perConnection: perConnection, turns: turns)
+            }
+            do {
+                try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
+            } catch {
+                break
+            }
+        }
+    }
+}
+
+/// Where each connection's turn through its open orders stands.
+final class WatchTurns: Sendable {
+    private let next = Mutex<[String: Int]>([:])
+
+    /// `count` of the connection's orders, from where the last pass stopped.
+    func take<Item>(_ items: [Item], connectionId: String, count: Int) -> [Item] {
+        guard items.count > count else { return items }
+        let start = next.withLock { next in
+            let start = next[connectionId, default: 0] % items.count
+            next[connectionId] = start + count
+            return start
+        }
+        return (0..<count).map { items[(start + $0) % items.count] }
+    }
+}
+
+extension Gateway {
+    /// One pass of the order watcher: a few open orders of each connection, read from the broker and journaled when
+    /// they changed. Failures are logged and end only that order's turn.
+    func watchOpenOrders(perConnection: Int, turns: WatchTurns, limit: Int = 1000) async {
+        let open: [JournaledOrderReference]
+        do {
+            open = try await journal.openOrderReferences(limit: limit)
+        } catch {
+            logger.error("the order watcher cannot list open orders", metadata: ["error": .string("\(error)")])
+            return
+        }
+        let byConnection = Dictionary(grouping: open.filter { !inFlight.isRunning($0.id) }) {
+            "\($0.tenantId)\n\($0.connectionId)"
+        }
+        await withTaskGroup(of: Void.self) { group in
+            for (key, references) in byConnection {
+                let chosen = turns.take(references.sorted { $0.id < $1.id }, connectionId: key, count: perConnection)
+                group.addTask {
+                    for reference in chosen { await self.watch(reference) }
+                }
+            }
+        }
+    }
+
+    private func watch(_ reference: JournaledOrderReference) async {
+        do {
+            guard let journaled = try await journal.journaledOrder(tenantId: reference.tenantId, id: reference.id),
+                let connection = try await store.connection(tenantId: reference.tenantId, id: reference.connectionId),
+                connection.status == .active
+            else { return }
+            let adapter = try await adapter(for: connection)
+            _ = try await BrokerOperationScope.$current.withValue(BrokerOperation.orders.rawValue) {
+                try await refresh(journaled, connection: connection, adapter: adapter)
+            }
+        } catch {
+            logger.debug(
+                "the order watcher could not bring an order up to date",
+                metadata: [
+                    "order": .string(reference.id), "connection": .string(reference.connectionId),
+                    "error": .string("\(error)"),
+                ])
+        }
+    }
+}

@@ -1,0 +1,160 @@
+import Foundation
+import GatewayCore
+import GatewayModel
+import Logging
+
+/// The quotes every stream and price alert watches, one feed per connection: however many clients watch a symbol at
+/// a connection, the broker is asked once per interval for the union of what is watched there, and each watcher is
+/// sent the quotes of its own symbols when they change (bid, ask or last). A feed stops when its last watcher leaves.
+actor QuoteFeeds {
+    enum Message: Sendable {
+        case quote(Quote)
+        /// The connection began failing (`error` set) or recovered.
+        case source(SourceReport)
+    }
+
+    private struct Watcher {
+        var keys: Set<String>
+        var continuation: AsyncStream<Message>.Continuation
+    }
+
+    private struct Feed {
+        var connection: ConnectionDescriptor
+        var watchers: [UInt64: Watcher] = [:]
+        /// The watched instruments by normalized symbol.
+        var instruments: [String: InstrumentReference] = [:]
+        var last: [String: Quote] = [:]
+        var failing: SourceReport?
+        var task: Task<Void, Never>?
+    }
+
+    private let interval: Duration
+    private let logger: Logger
+    private var feeds: [String: Feed] = [:]
+    private var nextId: UInt64 = 0
+
+    init(interval: Duration, logger: Logger) {
+        self.interval = interval
+        self.logger = logger
+    }
+
+    /// A symbol as quotes name it: upper case, without separators or an exchange suffix (`btc-usd` is `BTCUSD`).
+    nonisolated static func key(_ symbol: String) -> String {
+        let base = symbol.split(separator: ":", maxSplits: 1).first.map(String.init) ?? symbol
+        return String(base.uppercased().unicodeScalars.filter { !["/", "-", "_", "."].contains($0) })
+    }
+
+    /// Watches `instruments` at the connection; the last quote known of each comes at once.
+    func watch(
+        _ connection: ConnectionDescriptor, _ instruments: [InstrumentReference], capacity: Int,
+        poll: @escaping @Sendable ([InstrumentReference]) async throws -> [Quote]
+    ) -> (id: UInt64, messages: AsyncStream<Message>) {
+        let (messages, continuation) = AsyncStream.makeStream(
+            of: Message.self, bufferingPolicy: .bufferingNewest(max(1, capacity)))
+        nextId += 1
+        let id = nextId
+        var feed = feeds[connection.id] ?? Feed(connection: connection)
+        var keys: Set<String> = []
+        for instrument in instruments {
+            let key = Self.key(instrument.symbol)
+            keys.insert(key)
+            if feed.instruments[key] == nil { feed.instruments[key] = instrument }
+            if let quote = feed.last[key] { continuation.yield(.quote(quote)) }
+        }
+        if let failing = feed.failing { continuation.yield(.source(failing)) }
+        feed.watchers[id] = Watcher(keys: keys, continuation: continuation)
+        if feed.task == nil {
+            let connectionId = connection.id
+            feed.task = Task { await self.run(connectionId, poll: poll) }
+        }
+        feeds[connection.id] = feed
+        return (id, messages)
+    }
+
+    func stopWatching(_ connectionId: String, _ id: UInt64) {
+        guard var feed = feeds[connectionId] else { return }
+        feed.watchers.removeValue(forKey: id)?.continuation.finish()
+        if feed.watchers.isEmpty {
+            feed.task?.cancel()
+            feeds.removeValue(forKey: connectionId)
+            return
+        }
+        // What nobody watches any more is no longer asked for.
+        let watched = feed.watchers.values.reduce(into: Set<String>()) { $0.formUnion($1.keys) }
+        feed.instruments = feed.instruments.filter { watched.contains($0.key) }
+        feed.last = feed.last.filter { watched.contains($0.key) }
+        feeds[connectionId] = feed
+    }
+
+    /// How many connections are polled now (for tests and metrics).
+    var feedCount: Int { feeds.count }
+
+    private func run(_ connectionId: String, poll: @escaping @Sendable ([InstrumentReference]) async throws -> [Quote]) async {
+        while !Task.isCancelled {
+            guard let feed = feeds[connectionId] else { return }
+            let instruments = feed.instruments.values.sorted { $0.symbol < $1.symbol }
+            var pause = interval
+            let started = ContinuousClock.now
+            do {
+                let quotes = instruments.isEmpty ? [] : try await poll(instruments)
+                received(quotes, connectionId: connectionId)
+                recovered(connectionId, latency: ContinuousClock.now - started)
+            } catch is CancellationError {
+                return
+            } catch {
+                let failure = error as? GatewayError ?? GatewayError(.upstreamUnavailable, "the quotes could not be read")
+                failed(connectionId, failure, latency: ContinuousClock.now - started)
+                // A broker that asks for a pause gets it; one that fails otherwise is asked again less often.
+                if let retryAfter = failure.retryAfter {
+                    pause = max(pause, .milliseconds(Int(retryAfter * 1000)))
+                } else {
+                    pause = pause * 4
+                }
+            }
+            do { try await Task.sleep(for: pause) } catch { return }
+        }
+    }
+
+    private func received(_ quotes: [Quote], connectionId: String) {
+        guard var feed = feeds[connectionId] else { return }
+        for var quote in quotes {
+            quote.connectionId = connectionId
+            let key = Self.key(quote.instrument.symbol)
+            guard feed.instruments[key] != nil else { continue }
+            if let previous = feed.last[key], previous.bid == quote.bid, previous.ask == quote.ask,
+                previous.last == quote.last
+            {
+                continue
+            }
+            feed.last[key] = quote
+            for watcher in feed.watchers.values where watcher.keys.contains(key) {
+                watcher.continuation.yield(.quote(quote))
+            }
+        }
+        feeds[connectionId] = feed
+    }
+
+    private func failed(_ connectionId: String, _ error: GatewayError, latency: Duration) {
+        guard var feed = feeds[connectionId] else { return }
+        let report = SourceReport(
+            connection: connectionId, broker: feed.connection.broker, status: .error,
+            latencyMs: Int(latency.components.seconds * 1000 + latency.components.attoseconds / 1_000_000_000_000_000),
+            asOf: Date(), error: SourceReport.Failure(error))
+        if feed.failing?.error != report.error {
+            for watcher in feed.watchers.values { watcher.continuation.yield(.source(report)) }
+        }
+        feed.failing = report
+        feeds[connectionId] = feed
+    }
+
+    private func recovered(_ connectionId: String, latency: Duration) {
+        guard var feed = feeds[connectionId], feed.failing != nil else { return }
+        feed.failing = nil
+        let report = SourceReport(
+            connection: connectionId, broker: feed.connection.broker, status: .ok,
+            latencyMs: Int(latency.components.seconds * 1000 + latency.components.attoseconds / 1_000_000_000_000_000),
+            asOf: Date(), served: .fresh)
+        for watcher in feed.watchers.values { watcher.continuation.yield(.source(report)) }
+        feeds[connectionId] = feed
+    }
+}

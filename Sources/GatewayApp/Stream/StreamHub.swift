@@ -1,0 +1,86 @@
+import Foundation
+import GatewayCore
+import GatewayModel
+import GatewayStore
+import Logging
+public import ServiceLifecycle
+import Synchronization
+
+/// What the gateway's streams share: the order feed's tail, the quote feeds, and the streams open per user.
+final class StreamHub: Sendable {
+    let settings: StreamSettings
+    let tail: OrderFeedTail
+    let quotes: QuoteFeeds
+    private let open = Mutex<[OrderFeedTail.UserKey: Int]>([:])
+    private let producers = Mutex<[UInt64: Task<Void, Never>]>([:])
+    private let nextProducer = Atomic<UInt64>(0)
+    private let closed = Atomic<Bool>(false)
+
+    init(settings: StreamSettings, journal: any OrderJournalStore, logger: Logger) {
+        self.settings = settings
+        self.tail = OrderFeedTail(journal: journal, interval: settings.feedInterval, logger: logger)
+        self.quotes = QuoteFeeds(interval: settings.quoteInterval, logger: logger)
+    }
+
+    /// Takes one of the user's stream slots, or refuses with 429 when they are all taken (or the gateway is stopping).
+    func admit(_ user: OrderFeedTail.UserKey) throws {
+        if closed.load(ordering: .relaxed) {
+            throw GatewayError(.upstreamUnavailable, "the gateway is shutting down; reconnect to another instance", retryable: true)
+        }
+        let limit = settings.streamsPerUser
+        let admitted = open.withLock { open -> Bool in
+            let count = open[user, default: 0]
+            guard count < limit else { return false }
+            open[user] = count + 1
+            return true
+        }
+        guard admitted else {
+            throw GatewayError(
+                .rateLimited, "the user has \(limit) streams open, the most allowed; close one first", retryable: true,
+                retryAfter: 1)
+        }
+    }
+
+    func release(_ user: OrderFeedTail.UserKey) {
+        open.withLock { open in
+            let count = open[user, default: 1] - 1
+            open[user] = count > 0 ? count : nil
+        }
+    }
+
+    /// Keeps a stream's producer so that shutting down ends it.
+    func track(_ producer: Task<Void, Never>) -> UInt64 {
+        let id = nextProducer.add(1, ordering: .relaxed).newValue
+        producers.withLock { $0[id] = producer }
+        if closed.load(ordering: .relaxed) { producer.cancel() }
+        return id
+    }
+
+    func untrack(_ id: UInt64) {
+        _ = producers.withLock { $0.removeValue(forKey: id) }
+    }
+
+    /// Ends every open stream and refuses new ones: the server's graceful shutdown does not wait on clients that
+    /// would listen forever. Clients reconnect (with `Last-Event-ID`) to an instance that runs.
+    func closeAll() {
+        closed.store(true, ordering: .relaxed)
+        for producer in producers.withLock({ Array($0.values) }) { producer.cancel() }
+    }
+
+    var openStreams: Int { open.withLock { $0.values.reduce(0, +) } }
+}
+
+/// Ends the open streams when the service group shuts down gracefully. Run it after the HTTP server in the group, so
+/// that it is told first (a group shuts its services down in reverse order).
+public struct StreamShutdown: Service {
+    let gateway: Gateway
+
+    public init(gateway: Gateway) {
+        self.gateway = gateway
+    }
+
+    public func run() async throws {
+        try? await gracefulShutdown()
+        gateway.streams.closeAll()
+    }
+}
