@@ -113,7 +113,10 @@ public final class AdapterRegistry: Sendable {
                 wrapping: transport, broker: connection.broker, limits: factory.rateLimits, logger: logger)
         let context = AdapterContext(
             connection: connection, baseURL: resolved.url, credentials: credentials,
-            transport: pipelined, logger: logger, saveCredentials: saveCredentials, saveStatus: saveStatus)
+            transport: pipelined, logger: logger, saveCredentials: saveCredentials, saveStatus: saveStatus,
+            sockets: (self.transport as? any BrokerSocketTransport).map {
+                SandboxOriginSocketTransport(wrapped: $0, sandboxOrigin: resolved.sandboxOrigin)
+            })
         return try factory.makeAdapter(context)
     }
 

@@ -55,13 +55,18 @@ public struct AdapterContext: Sendable {
     public var saveCredentials: @Sendable (BrokerCredentials) async throws -> Void
     /// Records a status change (challenge or relink required) for this connection.
     public var saveStatus: @Sendable (ConnectionStatus, [String: String]?) async throws -> Void
+    /// Opens the broker's own push streams (WebSockets) under the same egress rules as `transport`; `nil` where the
+    /// transport cannot (test doubles), and the gateway then polls.
+    public var sockets: (any BrokerSocketTransport)?
 
     public init(
         connection: ConnectionDescriptor, baseURL: String, credentials: BrokerCredentials,
         transport: any BrokerTransport, logger: Logger,
         saveCredentials: @escaping @Sendable (BrokerCredentials) async throws -> Void = { _ in },
-        saveStatus: @escaping @Sendable (ConnectionStatus, [String: String]?) async throws -> Void = { _, _ in }
+        saveStatus: @escaping @Sendable (ConnectionStatus, [String: String]?) async throws -> Void = { _, _ in },
+        sockets: (any BrokerSocketTransport)? = nil
     ) {
+        self.sockets = sockets
         self.connection = connection
         self.baseURL = baseURL
         self.credentials = credentials

@@ -81,6 +81,26 @@ extension Gateway {
         return messages
     }
 
+    /// Where a connection's streamed quotes come from: the broker's own stream where its adapter has one, else reads.
+    func quoteSource(_ connection: ConnectionDescriptor) -> QuoteFeeds.Source {
+        let gateway = self
+        return QuoteFeeds.Source(
+            poll: { references in
+                let adapter = try await gateway.adapter(for: connection)
+                return try await BrokerOperationScope.$current.withValue(BrokerOperation.quotes.rawValue) {
+                    try await withDeadline(gateway.router.perSourceTimeout) { try await Self.quotes(adapter, references) }
+                }
+            },
+            stream: { references, onQuote in
+                let adapter = try await gateway.adapter(for: connection)
+                guard let streaming = adapter as? any BrokerStreaming, streaming.canStream else { return false }
+                let tradable = references.filter { adapter.capabilities.assetClasses.contains($0.impliedAssetClass) }
+                guard !tradable.isEmpty else { return false }
+                try await streaming.streamQuotes(tradable, onQuote)
+                return true
+            })
+    }
+
     /// A `Last-Event-ID`: an order cursor, a non-negative whole number.
     static func streamCursor(_ text: String?) throws -> Int64? {
         guard let text = text?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
@@ -120,15 +140,8 @@ extension Gateway {
             for connection in quoting {
                 group.addTask {
                     let (id, messages) = await hub.quotes.watch(
-                        connection, instruments, capacity: hub.settings.bufferedMessages
-                    ) { references in
-                        let adapter = try await gateway.adapter(for: connection)
-                        return try await BrokerOperationScope.$current.withValue(BrokerOperation.quotes.rawValue) {
-                            try await withDeadline(gateway.router.perSourceTimeout) {
-                                try await Self.quotes(adapter, references)
-                            }
-                        }
-                    }
+                        connection, instruments, capacity: hub.settings.bufferedMessages,
+                        source: gateway.quoteSource(connection))
                     for await message in messages {
                         let sent: Bool
                         switch message {

@@ -27,9 +27,24 @@ public struct OrderWatcher: Service {
 
     public func run() async throws {
         let turns = WatchTurns()
+        // Connections with open orders whose broker pushes order changes (Alpaca's trade updates): each has a
+        // listener that brings a changed order up to date at once, between passes.
+        var listeners: [WatchedConnection: Task<Void, Never>] = [:]
+        defer { for listener in listeners.values { listener.cancel() } }
         while !Task.isCancelled, !Task.isShuttingDownGracefully {
             if await leadership?.lead() ?? true {
-                await gateway.watchOpenOrders(perConnection: perConnection, turns: turns)
+                let watched = await gateway.watchOpenOrders(perConnection: perConnection, turns: turns)
+                for (connection, listener) in listeners where !watched.contains(connection) {
+                    listener.cancel()
+                    listeners.removeValue(forKey: connection)
+                }
+                for connection in watched where listeners[connection] == nil {
+                    let gateway = self.gateway
+                    listeners[connection] = Task { await gateway.listenForOrderChanges(connection) }
+                }
+            } else {
+                for listener in listeners.values { listener.cancel() }
+                listeners = [:]
             }
             do {
                 try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
@@ -38,6 +53,12 @@ public struct OrderWatcher: Service {
             }
         }
     }
+}
+
+/// A connection the order watcher watches (one with open orders).
+struct WatchedConnection: Hashable, Sendable {
+    var tenantId: String
+    var connectionId: String
 }
 
 /// Where each connection's turn through its open orders stands.
@@ -59,24 +80,71 @@ final class WatchTurns: Sendable {
 extension Gateway {
     /// One pass of the order watcher: a few open orders of each connection, read from the broker and journaled when
     /// they changed. Failures are logged and end only that order's turn.
-    func watchOpenOrders(perConnection: Int, turns: WatchTurns, limit: Int = 1000) async {
+    @discardableResult
+    func watchOpenOrders(perConnection: Int, turns: WatchTurns, limit: Int = 1000) async -> Set<WatchedConnection> {
         let open: [JournaledOrderReference]
         do {
             open = try await journal.openOrderReferences(limit: limit)
         } catch {
             logger.error("the order watcher cannot list open orders", metadata: ["error": .string("\(error)")])
-            return
+            return []
         }
         let byConnection = Dictionary(grouping: open.filter { !inFlight.isRunning($0.id) }) {
-            "\($0.tenantId)\n\($0.connectionId)"
+            WatchedConnection(tenantId: $0.tenantId, connectionId: $0.connectionId)
         }
         await withTaskGroup(of: Void.self) { group in
-            for (key, references) in byConnection {
-                let chosen = turns.take(references.sorted { $0.id < $1.id }, connectionId: key, count: perConnection)
+            for (connection, references) in byConnection {
+                let chosen = turns.take(
+                    references.sorted { $0.id < $1.id }, connectionId: "\(connection.tenantId)\n\(connection.connectionId)",
+                    count: perConnection)
                 group.addTask {
                     for reference in chosen { await self.watch(reference) }
                 }
             }
+        }
+        return Set(byConnection.keys)
+    }
+
+    /// Listens to the connection's broker for order changes while the task runs (nothing when its broker has no such
+    /// stream), and brings each changed journaled order up to date at once. Reconnects after a failure, after a pause.
+    func listenForOrderChanges(_ watched: WatchedConnection) async {
+        while !Task.isCancelled {
+            do {
+                guard let connection = try await store.connection(tenantId: watched.tenantId, id: watched.connectionId),
+                    connection.status == .active
+                else { return }
+                let adapter = try await adapter(for: connection)
+                guard let streaming = adapter as? any BrokerStreaming, streaming.canStream else { return }
+                try await streaming.streamOrderChanges { brokerOrderId in
+                    await self.orderChanged(connection, adapter: adapter, brokerOrderId: brokerOrderId)
+                }
+            } catch is CancellationError {
+                return
+            } catch {
+                if Task.isCancelled { return }
+                logger.notice(
+                    "a broker's order update stream failed; the order watcher's passes go on, and it reconnects",
+                    metadata: ["connection": .string(watched.connectionId), "error": .string("\(error)")])
+            }
+            do { try await Task.sleep(for: .seconds(5)) } catch { return }
+        }
+    }
+
+    /// The broker says one of its orders changed: the journaled order it is, if any, is brought up to date.
+    private func orderChanged(_ connection: ConnectionDescriptor, adapter: any BrokerAdapter, brokerOrderId: String) async {
+        do {
+            guard
+                let journaled = try await journal.journaledOrder(
+                    tenantId: connection.tenantId, connectionId: connection.id, brokerOrderId: brokerOrderId),
+                journaled.state == .accepted, !inFlight.isRunning(journaled.id)
+            else { return }
+            _ = try await BrokerOperationScope.$current.withValue(BrokerOperation.orders.rawValue) {
+                try await refresh(journaled, connection: connection, adapter: adapter)
+            }
+        } catch {
+            logger.debug(
+                "a pushed order change could not be recorded; the next pass will",
+                metadata: ["connection": .string(connection.id), "error": .string("\(error)")])
         }
     }
 
