@@ -51,7 +51,10 @@ struct OpenAPIDocumentTests {
             await harness.gateway.reconcilePending()
             for operation in try documentedOperations().sorted() {
                 let parts = operation.split(separator: " ", maxSplits: 1)
-                let path = parts[1].replacingOccurrences(of: "{id}", with: "x")
+                var path = parts[1].replacingOccurrences(of: "{id}", with: "x")
+                // The event stream answers until the client closes it, which this client cannot: a cursor that is
+                // not one is answered (400) by the route itself, which is what is checked here.
+                if path == "/v1/stream" { path += "?lastEventId=x" }
                 let response = try await client.call(.init(rawValue: String(parts[0]))!, path, headers: harness.auth, json: parts[0] == "GET" || parts[0] == "DELETE" ? nil : "{}")
                 let message = response.body.error?["message"] as? String ?? ""
                 #expect(!message.hasPrefix("no route"), "\(operation) is not served")
