@@ -1,0 +1,234 @@
+import Foundation
+import HummingbirdWebSocket
+import SandboxKit
+import Synchronization
+
+/// One connection to a market-data stream (`/v2/{feed}` for stocks, `/v1beta3/crypto/us` for crypto). Every
+/// message, both ways, is an array of objects tagged by `T` (inbound: one object with `action`):
+///
+/// ```
+/// ← [{"T":"success","msg":"connected"}]
+/// → {"action":"auth","key":"…","secret":"…"}
+/// ← [{"T":"success","msg":"authenticated"}]          ([{"T":"error","code":402,"msg":"auth failed"}] for bad keys)
+/// → {"action":"subscribe","quotes":["AAPL"],"trades":["AAPL"]}
+/// ← [{"T":"subscription","trades":["AAPL"],"quotes":["AAPL"],"bars":[],…}]
+/// ← [{"T":"q","S":"AAPL","bx":"V","bp":187.41,"bs":3,"ax":"V","ap":187.45,"as":2,"c":["R"],"z":"C","t":…}]
+/// ```
+/// Errors, as Alpaca numbers them: 400 `invalid syntax` (not JSON/msgpack, no known action, a channel that is
+/// not a list of strings), 401 `not authenticated` (a subscription before `auth`), 402 `auth failed`, 403
+/// `already authenticated`. Quotes and trades are pushed when the sandbox's market moves (a pin, an admin clock move,
+/// with the wall clock each price bucket) and only for a changed value: a subscription starts from the price
+/// at the time it is made. Bars, statuses and the other channels are acknowledged and never pushed.
+final class AlpacaDataStream: Sendable {
+    enum Kind: Sendable { case stocks, crypto }
+
+    let sandbox: AlpacaSandbox
+    let kind: Kind
+    let codec: StreamCodec
+
+    private struct State {
+        var account: UUID?
+        /// Channel → symbols, in the order subscribed (`*` is every symbol of the stream's asset class).
+        var channels: [String: [String]] = [:]
+        var lastQuotes: [String: MarketQuote] = [:]
+        var lastTrades: [String: MarketQuote] = [:]
+    }
+    private let state = Mutex(State())
+
+    init(sandbox: AlpacaSandbox, kind: Kind, codec: StreamCodec) {
+        self.sandbox = sandbox
+        self.kind = kind
+        self.codec = codec
+    }
+
+    /// The channels each stream acknowledges, in Alpaca's order (stocks also echo `corrections` and `cancelErrors`,
+    /// which follow `trades`).
+    var channelNames: [String] {
+        switch kind {
+        case .stocks: ["trades", "quotes", "bars", "updatedBars", "dailyBars", "statuses", "lulds"]
+        case .crypto: ["trades", "quotes", "orderbooks", "bars", "updatedBars", "dailyBars"]
+        }
+    }
+
+    func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
+        let greeting: MessagePack = .array([.object(["T": "success", "msg": "connected"])])
+        try await runStreamConnection(inbound: inbound, outbound: outbound, codec: codec, greeting: greeting) { message, send in
+            self.handle(message, send: send)
+        }
+    }
+
+    func handle(_ message: MessagePack?, send: @escaping @Sendable (MessagePack) -> Void) -> [@Sendable () async -> Void] {
+        guard let message, let action = message["action"]?.stringValue else {
+            send(Self.error(400, "invalid syntax"))
+            return []
+        }
+        switch action {
+        case "auth":
+            if state.withLock({ $0.account != nil }) {
+                send(Self.error(403, "already authenticated"))
+                return []
+            }
+            guard let key = message["key"]?.stringValue, let secret = message["secret"]?.stringValue,
+                let account = sandbox.account(keyID: key, secret: secret)
+            else {
+                send(Self.error(402, "auth failed"))
+                return []
+            }
+            // Registered before the answer: a move right after authenticating is not missed.
+            let wakeups = MarketWakeups(market: sandbox.market)
+            state.withLock { $0.account = account }
+            send(.array([.object(["T": "success", "msg": "authenticated"])]))
+            return wakeups.tasks { self.pushMoves(send: send) }
+        case "subscribe", "unsubscribe":
+            guard state.withLock({ $0.account != nil }) else {
+                send(Self.error(401, "not authenticated"))
+                return []
+            }
+            guard let changes = channelChanges(message) else {
+                send(Self.error(400, "invalid syntax"))
+                return []
+            }
+            let acknowledgement = apply(changes, subscribe: action == "subscribe")
+            send(.array([acknowledgement]))
+            return []
+        default:
+            send(Self.error(400, "invalid syntax"))
+            return []
+        }
+    }
+
+    /// The channels a (un)subscribe names, each a list of strings; nil when one is not.
+    private func channelChanges(_ message: MessagePack) -> [String: [String]]? {
+        var changes: [String: [String]] = [:]
+        for name in channelNames {
+            guard let value = message[name], value != .null else { continue }
+            guard let items = value.arrayValue else { return nil }
+            var symbols: [String] = []
+            for item in items {
+                guard let symbol = item.stringValue, !symbol.isEmpty else { return nil }
+                symbols.append(symbol)
+            }
+            changes[name] = symbols
+        }
+        return changes
+    }
+
+    /// Updates the subscription and answers with the whole of it. A newly subscribed symbol's quote and trade are
+    /// remembered as they are now, so what is pushed later is a change.
+    private func apply(_ changes: [String: [String]], subscribe: Bool) -> MessagePack {
+        let market = sandbox.market
+        return state.withLock { state in
+            for (channel, symbols) in changes {
+                var current = state.channels[channel] ?? []
+                if subscribe {
+                    for symbol in symbols where !current.contains(symbol) { current.append(symbol) }
+                } else {
+                    current.removeAll { symbols.contains($0) }
+                }
+                state.channels[channel] = current
+            }
+            let quoted = Set(resolve(state.channels["quotes"] ?? []).map(\.symbol))
+            let traded = Set(resolve(state.channels["trades"] ?? []).map(\.symbol))
+            state.lastQuotes = state.lastQuotes.filter { quoted.contains($0.key) }
+            state.lastTrades = state.lastTrades.filter { traded.contains($0.key) }
+            for symbol in quoted where state.lastQuotes[symbol] == nil { state.lastQuotes[symbol] = market.quote(symbol: symbol) }
+            for symbol in traded where state.lastTrades[symbol] == nil { state.lastTrades[symbol] = market.quote(symbol: symbol) }
+
+            var entries: [MessagePack.Entry] = [.init("T", "subscription")]
+            for name in channelNames {
+                entries.append(.init(.string(name), .array((state.channels[name] ?? []).map(MessagePack.string))))
+            }
+            if kind == .stocks {
+                let trades = MessagePack.array((state.channels["trades"] ?? []).map(MessagePack.string))
+                entries.append(.init("corrections", trades))
+                entries.append(.init("cancelErrors", trades))
+            }
+            return .map(entries)
+        }
+    }
+
+    /// The instruments `symbols` name on this stream (`*`: all of its asset class); unknown symbols name none.
+    private func resolve(_ symbols: [String]) -> [MarketInstrument] {
+        let assetClass: MarketInstrument.AssetClass = kind == .stocks ? .equity : .crypto
+        if symbols.contains("*") { return sandbox.assets.instruments.filter { $0.assetClass == assetClass } }
+        return symbols.compactMap { symbol in
+            guard let instrument = sandbox.assets.resolve(symbol), instrument.assetClass == assetClass else { return nil }
+            return instrument
+        }
+    }
+
+    /// Sends, in one message, every subscribed quote and trade that changed since it was last sent.
+    func pushMoves(send: @Sendable (MessagePack) -> Void) {
+        let market = sandbox.market
+        state.withLock { state in
+            var batch: [MessagePack] = []
+            for instrument in resolve(state.channels["quotes"] ?? []) {
+                guard let quote = market.quote(symbol: instrument.symbol) else { continue }
+                let last = state.lastQuotes[instrument.symbol]
+                if let last, last.bid == quote.bid, last.ask == quote.ask, last.bidSize == quote.bidSize, last.askSize == quote.askSize {
+                    continue
+                }
+                state.lastQuotes[instrument.symbol] = quote
+                batch.append(self.quoteMessage(quote, instrument: instrument))
+            }
+            for instrument in resolve(state.channels["trades"] ?? []) {
+                guard let quote = market.quote(symbol: instrument.symbol) else { continue }
+                let last = state.lastTrades[instrument.symbol]
+                if let last, last.last == quote.last, last.tradeID == quote.tradeID, last.lastSize == quote.lastSize { continue }
+                state.lastTrades[instrument.symbol] = quote
+                batch.append(self.tradeMessage(quote, instrument: instrument))
+            }
+            // Sent under the lock, so two wake-ups never interleave their batches out of order.
+            if !batch.isEmpty { send(.array(batch)) }
+        }
+    }
+
+    // MARK: Wire
+
+    static func error(_ code: Int64, _ text: String) -> MessagePack {
+        .array([.object(["T": "error", "code": .int(code), "msg": .string(text)])])
+    }
+
+    /// Market data carries numbers (not strings): integral values as ints, others as float64.
+    static func number(_ value: Decimal) -> MessagePack {
+        MessagePack(json: .number(DecimalText.format(value)))
+    }
+
+    /// Stock: `{"T":"q","S","bx","bp","bs","ax","ap","as","c","z","t"}`; crypto: `{"T":"q","S","bp","bs","ap","as","t"}`.
+    func quoteMessage(_ quote: MarketQuote, instrument: MarketInstrument) -> MessagePack {
+        switch kind {
+        case .stocks:
+            .object([
+                "T": "q", "S": .string(instrument.symbol),
+                "bx": "V", "bp": Self.number(quote.bid), "bs": Self.number(quote.bidSize),
+                "ax": "V", "ap": Self.number(quote.ask), "as": Self.number(quote.askSize),
+                "c": .array(["R"]), "z": .string(Self.tape(instrument)), "t": .timestamp(quote.timestamp),
+            ])
+        case .crypto:
+            .object([
+                "T": "q", "S": .string(instrument.symbol),
+                "bp": Self.number(quote.bid), "bs": Self.number(quote.bidSize),
+                "ap": Self.number(quote.ask), "as": Self.number(quote.askSize), "t": .timestamp(quote.timestamp),
+            ])
+        }
+    }
+
+    /// Stock: `{"T":"t","S","i","x","p","s","c","z","t"}`; crypto: `{"T":"t","S","p","s","t","i","tks"}`.
+    func tradeMessage(_ quote: MarketQuote, instrument: MarketInstrument) -> MessagePack {
+        switch kind {
+        case .stocks:
+            .object([
+                "T": "t", "S": .string(instrument.symbol), "i": .int(quote.tradeID), "x": "V",
+                "p": Self.number(quote.last), "s": Self.number(quote.lastSize), "c": .array(["@"]),
+                "z": .string(Self.tape(instrument)), "t": .timestamp(quote.timestamp),
+            ])
+        case .crypto:
+            .object([
+                "T": "t", "S": .string(instrument.symbol), "p": Self.number(quote.last), "s": Self.number(quote.lastSize),
+                "t": .timestamp(quote.timestamp), "i": .int(quote.tradeID), "tks": "B",
+            ])
+        }
+    }
+
+    static func tape(_ instrument: MarketInstrument) -> String { instrument.exchange == "NASDAQ" ? "C" : "B" }
+}

@@ -1,0 +1,143 @@
+import Foundation
+import HummingbirdWebSocket
+import SandboxKit
+import Synchronization
+
+/// One connection to the trading stream (`/stream`): in-band authentication, then `trade_updates` of that account.
+///
+/// ```
+/// → {"action":"auth","key":"…","secret":"…"}     (or alpaca-py's {"action":"authenticate","data":{"key_id","secret_key"}})
+/// ← {"stream":"authorization","data":{"action":"authenticate","status":"authorized"}}   ("unauthorized" for bad keys)
+/// → {"action":"listen","data":{"streams":["trade_updates"]}}
+/// ← {"stream":"listening","data":{"streams":["trade_updates"]}}
+/// ← {"stream":"trade_updates","data":{"event":"new",…}}  {"stream":"trade_updates","data":{"event":"fill",…}} …
+/// ```
+/// A listen before authenticating is answered `{"stream":"authorization","data":{"action":"listen","status":"unauthorized"}}`;
+/// `listen` names the whole set (an empty list stops the updates), and unknown streams are left out of the answer.
+/// A message that is not JSON (or msgpack, on a msgpack connection) or names no known action is answered
+/// `{"stream":"error","data":{"error_message":"invalid syntax"}}` (the sandbox's wording: Alpaca documents none).
+///
+/// While authenticated, every market move (a pinned price, an admin clock move, and with the wall clock every
+/// price bucket) runs the account's matching tick, so a resting order the price reaches fills and is streamed
+/// without waiting for a REST request.
+final class AlpacaTradingStream: Sendable {
+    let sandbox: AlpacaSandbox
+    let codec: StreamCodec
+
+    private struct State {
+        var account: UUID?
+        var listening = false
+    }
+    private let state = Mutex(State())
+
+    init(sandbox: AlpacaSandbox, codec: StreamCodec) {
+        self.sandbox = sandbox
+        self.codec = codec
+    }
+
+    var isListening: Bool { state.withLock { $0.listening } }
+
+    static let knownStreams: Set<String> = ["trade_updates"]
+
+    func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
+        try await runStreamConnection(inbound: inbound, outbound: outbound, codec: codec, greeting: nil) { message, send in
+            self.handle(message, send: send)
+        }
+    }
+
+    /// Answers one message; returns the tasks an authentication starts.
+    func handle(_ message: MessagePack?, send: @escaping @Sendable (MessagePack) -> Void) -> [@Sendable () async -> Void] {
+        guard let message, let action = message["action"]?.stringValue else {
+            send(Self.error("invalid syntax"))
+            return []
+        }
+        switch action {
+        case "auth", "authenticate":
+            // {"action":"auth","key","secret"}, or the older {"action":"authenticate","data":{"key_id","secret_key"}}.
+            let key = message["key"]?.stringValue ?? message["data"]?["key_id"]?.stringValue
+            let secret = message["secret"]?.stringValue ?? message["data"]?["secret_key"]?.stringValue
+            guard let key, let secret, let account = sandbox.account(keyID: key, secret: secret) else {
+                send(Self.authorization(action: "authenticate", authorized: false))
+                return []
+            }
+            let first = state.withLock { (state: inout State) -> Bool in
+                guard state.account == nil else { return false }
+                state.account = account
+                return true
+            }
+            guard first else {
+                send(Self.authorization(action: "authenticate", authorized: true))
+                return []
+            }
+            // Both registered before the answer is sent: nothing that happens after it is missed.
+            let updates = sandbox.tradeUpdates.listen(account: account)
+            let wakeups = MarketWakeups(market: sandbox.market)
+            send(Self.authorization(action: "authenticate", authorized: true))
+            let sandbox = self.sandbox
+            let forward: @Sendable () async -> Void = {
+                for await update in updates where self.isListening {
+                    send(Self.tradeUpdate(update))
+                }
+            }
+            return [forward] + wakeups.tasks { sandbox.evaluate(account: account) }
+        case "listen":
+            guard state.withLock({ $0.account != nil }) else {
+                send(Self.authorization(action: "listen", authorized: false))
+                return []
+            }
+            guard let requested = message["data"]?["streams"]?.arrayValue else {
+                send(Self.error("invalid syntax"))
+                return []
+            }
+            let streams = requested.compactMap(\.stringValue).filter(Self.knownStreams.contains)
+            var unique: [String] = []
+            for stream in streams where !unique.contains(stream) { unique.append(stream) }
+            state.withLock { $0.listening = unique.contains("trade_updates") }
+            send(.object(["stream": "listening", "data": .object(["streams": .array(unique.map(MessagePack.string))])]))
+            return []
+        default:
+            send(Self.error("invalid syntax"))
+            return []
+        }
+    }
+
+    static func authorization(action: String, authorized: Bool) -> MessagePack {
+        .object([
+            "stream": "authorization",
+            "data": .object(["action": .string(action), "status": .string(authorized ? "authorized" : "unauthorized")]),
+        ])
+    }
+
+    static func error(_ text: String) -> MessagePack {
+        .object(["stream": "error", "data": .object(["error_message": .string(text)])])
+    }
+
+    static func tradeUpdate(_ update: AlpacaTradeUpdate) -> MessagePack {
+        .object(["stream": "trade_updates", "data": MessagePack(json: update.data)])
+    }
+}
+
+/// When a stream connection re-reads the market: on every ``MarketMoves`` signal and, with the wall clock, once per
+/// price bucket (the path moves by itself then; with a ``ManualClock`` time moves only through the admin API, which
+/// signals). The signal stream is registered when this is made, so a move right after is not missed.
+struct MarketWakeups: Sendable {
+    let signals: AsyncStream<Void>
+    let period: Duration?
+
+    init(market: MarketEngine) {
+        self.signals = market.moves.watch()
+        self.period = market.clock is ManualClock ? nil : .seconds(market.configuration.bucketSeconds)
+    }
+
+    func tasks(_ wake: @escaping @Sendable () -> Void) -> [@Sendable () async -> Void] {
+        let signals = self.signals
+        var tasks: [@Sendable () async -> Void] = [{ for await _ in signals { wake() } }]
+        if let period {
+            tasks.append {
+                // A sampling period, not a synchronisation: the market path changes once per bucket.
+                while (try? await Task.sleep(for: period)) != nil { wake() }
+            }
+        }
+        return tasks
+    }
+}
