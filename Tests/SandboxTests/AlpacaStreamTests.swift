@@ -88,6 +88,74 @@ struct AlpacaStreamTests {
         }
     }
 
+    @Test("trading stream: a replace sends replaced then new, a cancel canceled; listening to nothing stops the updates")
+    func replaceCancelAndStop() async throws {
+        try await withAlpaca { client, _, _ async throws in
+            try await withStream(client.base, path: "/stream") { stream in
+                try await stream.sendText(Self.demoAuth)
+                _ = try await stream.receiveObject()
+                try await stream.sendText(#"{"action":"listen","data":{"streams":["trade_updates"]}}"#)
+                _ = try await stream.receiveObject()
+
+                // A limit far below the market rests.
+                let placed = try await client.post(
+                    "/v2/orders", #"{"symbol":"AAPL","qty":"1","side":"buy","type":"limit","limit_price":"1","time_in_force":"gtc"}"#)
+                let first = try #require(placed.object["id"] as? String)
+                #expect(try await Self.event(stream) == ["new", first])
+                let replaced = try await client.patch("/v2/orders/\(first)", #"{"limit_price":"2"}"#)
+                let second = try #require(replaced.object["id"] as? String)
+                #expect(try await Self.event(stream) == ["replaced", first])
+                #expect(try await Self.event(stream) == ["new", second])
+                #expect(try await client.delete("/v2/orders/\(second)").status == 204)
+                #expect(try await Self.event(stream) == ["canceled", second])
+
+                try await stream.sendText(#"{"action":"listen","data":{"streams":[]}}"#)
+                #expect(try await stream.receiveCanonical() == canon(#"{"stream":"listening","data":{"streams":[]}}"#))
+                let unheard = try await client.post(
+                    "/v2/orders", #"{"symbol":"AAPL","qty":"1","side":"buy","type":"limit","limit_price":"1","time_in_force":"gtc"}"#)
+                #expect(unheard.status == 200)
+                try await stream.sendText(#"{"action":"listen","data":{"streams":["trade_updates"]}}"#)
+                _ = try await stream.receiveObject()
+                // The next update is of the order placed now: nothing of the one placed while not listening.
+                let heard = try await client.post(
+                    "/v2/orders", #"{"symbol":"AAPL","qty":"1","side":"buy","type":"limit","limit_price":"1","time_in_force":"gtc"}"#)
+                #expect(try await Self.event(stream) == ["new", try #require(heard.object["id"] as? String)])
+            }
+        }
+    }
+
+    /// The next trade update's event and order id.
+    static func event(_ stream: StreamConversation) async throws -> [String] {
+        let data = try #require(try await stream.receiveObject()["data"] as? [String: Any])
+        return [data["event"] as? String ?? "?", (data["order"] as? [String: Any])?["id"] as? String ?? "?"]
+    }
+
+    @Test("a frame over the size limit ends that connection only: the sandbox serves the next one")
+    func oversizedFrame() async throws {
+        try await withAlpaca { client, _, _ async throws in
+            try await withStream(client.base, path: "/v2/iex") { stream in
+                _ = try await stream.receiveJSON()
+                try await stream.sendText(String(repeating: " ", count: 100_000) + Self.demoAuth)
+                do {
+                    _ = try await stream.receive()
+                    Issue.record("the connection answered a 100 kB frame")
+                } catch {
+                    // Closed, as it should be.
+                }
+            }
+            try await withStream(client.base, path: "/v2/iex") { stream in
+                _ = try await stream.receiveJSON()
+                try await stream.sendText(Self.demoAuth)
+                #expect(try await stream.receiveCanonical() == canon(#"[{"T":"success","msg":"authenticated"}]"#))
+                try await stream.sendText(#"{"action":"subscribe","quotes":"AAPL"}"#)
+                #expect(try await stream.receiveCanonical() == canon(#"[{"T":"error","code":400,"msg":"invalid syntax"}]"#))
+                try await stream.sendText(#"{"action":"subscribe","trades":["AAPL",7]}"#)
+                #expect(try await stream.receiveCanonical() == canon(#"[{"T":"error","code":400,"msg":"invalid syntax"}]"#))
+            }
+            #expect(try await client.get("/v2/account").status == 200)
+        }
+    }
+
     @Test("trading stream: wrong keys, listening unauthenticated, and garbage are answered, and the connection goes on")
     func tradingStreamRefusals() async throws {
         try await withAlpaca { client, _, _ async throws in

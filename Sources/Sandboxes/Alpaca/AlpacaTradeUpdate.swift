@@ -70,15 +70,16 @@ extension AlpacaAccountBook {
 final class AlpacaTradeUpdates: Sendable {
     private let listeners = Mutex<[UUID: (account: UUID, continuation: AsyncStream<AlpacaTradeUpdate>.Continuation)]>([:])
 
-    /// Updates of `account` from now on; the stream ends when its consumer stops iterating.
-    func listen(account: UUID) -> AsyncStream<AlpacaTradeUpdate> {
+    /// Updates of `account` from now on, until `stop` is called (nothing published after it reaches the stream)
+    /// or the consumer stops iterating.
+    func listen(account: UUID) -> (updates: AsyncStream<AlpacaTradeUpdate>, stop: @Sendable () -> Void) {
         let (stream, continuation) = AsyncStream.makeStream(of: AlpacaTradeUpdate.self, bufferingPolicy: .bufferingNewest(10_000))
         let id = UUID()
         listeners.withLock { $0[id] = (account, continuation) }
         continuation.onTermination = { [weak self] _ in
             _ = self?.listeners.withLock { $0.removeValue(forKey: id) }
         }
-        return stream
+        return (stream, { continuation.finish() })
     }
 
     func publish(_ updates: [AlpacaTradeUpdate], account: UUID) {

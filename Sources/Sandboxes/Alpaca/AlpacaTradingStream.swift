@@ -26,7 +26,8 @@ final class AlpacaTradingStream: Sendable {
 
     private struct State {
         var account: UUID?
-        var listening = false
+        /// Ends the `trade_updates` subscription; nil while not listening.
+        var stopListening: (@Sendable () -> Void)?
     }
     private let state = Mutex(State())
 
@@ -34,8 +35,6 @@ final class AlpacaTradingStream: Sendable {
         self.sandbox = sandbox
         self.codec = codec
     }
-
-    var isListening: Bool { state.withLock { $0.listening } }
 
     static let knownStreams: Set<String> = ["trade_updates"]
 
@@ -69,19 +68,13 @@ final class AlpacaTradingStream: Sendable {
                 send(Self.authorization(action: "authenticate", authorized: true))
                 return []
             }
-            // Both registered before the answer is sent: nothing that happens after it is missed.
-            let updates = sandbox.tradeUpdates.listen(account: account)
+            // Registered before the answer is sent: a move right after it is not missed.
             let wakeups = MarketWakeups(market: sandbox.market)
             send(Self.authorization(action: "authenticate", authorized: true))
             let sandbox = self.sandbox
-            let forward: @Sendable () async -> Void = {
-                for await update in updates where self.isListening {
-                    send(Self.tradeUpdate(update))
-                }
-            }
-            return [forward] + wakeups.tasks { sandbox.evaluate(account: account) }
+            return wakeups.tasks { sandbox.evaluate(account: account) }
         case "listen":
-            guard state.withLock({ $0.account != nil }) else {
+            guard let account = state.withLock({ $0.account }) else {
                 send(Self.authorization(action: "listen", authorized: false))
                 return []
             }
@@ -92,9 +85,24 @@ final class AlpacaTradingStream: Sendable {
             let streams = requested.compactMap(\.stringValue).filter(Self.knownStreams.contains)
             var unique: [String] = []
             for stream in streams where !unique.contains(stream) { unique.append(stream) }
-            state.withLock { $0.listening = unique.contains("trade_updates") }
+            // The listener is added (or removed) before the answer: every change after it is sent (or none is).
+            var tasks: [@Sendable () async -> Void] = []
+            if unique.contains("trade_updates") {
+                if state.withLock({ $0.stopListening == nil }) {
+                    let (updates, stop) = sandbox.tradeUpdates.listen(account: account)
+                    state.withLock { $0.stopListening = stop }
+                    tasks.append {
+                        for await update in updates { send(Self.tradeUpdate(update)) }
+                    }
+                }
+            } else {
+                state.withLock { state in
+                    state.stopListening?()
+                    state.stopListening = nil
+                }
+            }
             send(.object(["stream": "listening", "data": .object(["streams": .array(unique.map(MessagePack.string))])]))
-            return []
+            return tasks
         default:
             send(Self.error("invalid syntax"))
             return []
