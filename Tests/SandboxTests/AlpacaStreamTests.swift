@@ -261,6 +261,39 @@ struct AlpacaStreamTests {
         }
     }
 
+    @Test("stock data: minute bars are pushed as each minute ends on the sandbox's clock")
+    func minuteBars() async throws {
+        try await withAlpaca { client, _, _ async throws in
+            try await withStream(client.base, path: "/v2/iex") { stream in
+                _ = try await stream.receiveJSON()
+                try await stream.sendText(Self.demoAuth)
+                _ = try await stream.receiveJSON()
+                try await stream.sendText(#"{"action":"subscribe","bars":["AAPL"]}"#)
+                _ = try await stream.receiveJSON()
+
+                #expect(try await client.post("/_sandbox/clock/advance", #"{"seconds":60}"#).status == 200)
+                let first = try #require(try await stream.receiveJSON() as? [[String: Any]])
+                #expect(first.count == 1)
+                let bar = try #require(first.first)
+                #expect(bar["T"] as? String == "b" && bar["S"] as? String == "AAPL")
+                #expect(bar["t"] as? String == "2025-01-06T15:00:00.000000000Z")
+                // The REST API's bar of the same minute, from the same sampler.
+                let rest = try await client.get(
+                    "/v2/stocks/AAPL/bars?timeframe=1Min&start=2025-01-06T15:00:00Z&end=2025-01-06T15:00:59Z")
+                let restBar = try #require((rest.object["bars"] as? [[String: Any]])?.first)
+                for key in ["o", "h", "l", "c", "v", "n", "vw"] {
+                    #expect(canon([bar[key] ?? NSNull()]) == canon([restBar[key] ?? NSNull()]), "\(key)")
+                }
+
+                #expect(try await client.post("/_sandbox/clock/advance", #"{"seconds":185}"#).status == 200)
+                let next = try #require(try await stream.receiveJSON() as? [[String: Any]])
+                #expect(next.compactMap { $0["t"] as? String } == [
+                    "2025-01-06T15:01:00.000000000Z", "2025-01-06T15:02:00.000000000Z", "2025-01-06T15:03:00.000000000Z",
+                ])
+            }
+        }
+    }
+
     @Test("crypto data: /v1beta3/crypto/us streams BTC/USD quotes; another location is not a stream")
     func cryptoQuotes() async throws {
         try await withAlpaca { client, sandbox, _ async throws in

@@ -18,7 +18,9 @@ import Synchronization
 /// not a list of strings), 401 `not authenticated` (a subscription before `auth`), 402 `auth failed`, 403
 /// `already authenticated`. Quotes and trades are pushed when the sandbox's market moves (a pin, an admin clock move,
 /// with the wall clock each price bucket) and only for a changed value: a subscription starts from the price
-/// at the time it is made. Bars, statuses and the other channels are acknowledged and never pushed.
+/// at the time it is made. Minute bars (`{"T":"b","S","o","h","l","c","v","t","n","vw"}`, the REST API's bars from the
+/// same sampler) are pushed as each minute ends, the one in progress when subscribing included, at most the latest 60
+/// when the clock jumps. `updatedBars`, `dailyBars`, statuses and the other channels are acknowledged and never pushed.
 final class AlpacaDataStream: Sendable {
     enum Kind: Sendable { case stocks, crypto }
 
@@ -32,6 +34,8 @@ final class AlpacaDataStream: Sendable {
         var channels: [String: [String]] = [:]
         var lastQuotes: [String: MarketQuote] = [:]
         var lastTrades: [String: MarketQuote] = [:]
+        /// Per bar-subscribed symbol, the start (unix seconds) of the first minute whose bar is not sent yet.
+        var nextBarMinutes: [String: Int64] = [:]
     }
     private let state = Mutex(State())
 
@@ -127,6 +131,10 @@ final class AlpacaDataStream: Sendable {
                 }
                 state.channels[channel] = current
             }
+            let barred = Set(resolve(state.channels["bars"] ?? []).map(\.symbol))
+            state.nextBarMinutes = state.nextBarMinutes.filter { barred.contains($0.key) }
+            let minute = Timestamp.floorDiv(Timestamp.unixSeconds(market.now), 60) * 60
+            for symbol in barred where state.nextBarMinutes[symbol] == nil { state.nextBarMinutes[symbol] = minute }
             let quoted = Set(resolve(state.channels["quotes"] ?? []).map(\.symbol))
             let traded = Set(resolve(state.channels["trades"] ?? []).map(\.symbol))
             state.lastQuotes = state.lastQuotes.filter { quoted.contains($0.key) }
@@ -178,6 +186,18 @@ final class AlpacaDataStream: Sendable {
                 state.lastTrades[instrument.symbol] = quote
                 batch.append(self.tradeMessage(quote, instrument: instrument))
             }
+            let now = market.now
+            let currentMinute = Timestamp.floorDiv(Timestamp.unixSeconds(now), 60) * 60
+            for instrument in resolve(state.channels["bars"] ?? []) {
+                guard var next = state.nextBarMinutes[instrument.symbol], next < currentMinute else { continue }
+                next = max(next, currentMinute - 60 * 60)
+                let sampler = MarketBars(instrument: instrument, market: market, now: now)
+                while next < currentMinute {
+                    if let bar = sampler.bar(start: next, end: next + 60) { batch.append(self.barMessage(bar, instrument: instrument)) }
+                    next += 60
+                }
+                state.nextBarMinutes[instrument.symbol] = next
+            }
             // Sent under the lock, so two wake-ups never interleave their batches out of order.
             if !batch.isEmpty { send(.array(batch)) }
         }
@@ -228,6 +248,15 @@ final class AlpacaDataStream: Sendable {
                 "t": .timestamp(quote.timestamp), "i": .int(quote.tradeID), "tks": "B",
             ])
         }
+    }
+
+    /// `{"T":"b","S","o","h","l","c","v","t","n","vw"}`, stocks and crypto alike.
+    func barMessage(_ bar: MarketBars.Bar, instrument: MarketInstrument) -> MessagePack {
+        .object([
+            "T": "b", "S": .string(instrument.symbol),
+            "o": Self.number(bar.open), "h": Self.number(bar.high), "l": Self.number(bar.low), "c": Self.number(bar.close),
+            "v": Self.number(bar.volume), "t": .timestamp(bar.time), "n": .int(Int64(bar.trades)), "vw": Self.number(bar.vwap),
+        ])
     }
 
     static func tape(_ instrument: MarketInstrument) -> String { instrument.exchange == "NASDAQ" ? "C" : "B" }
