@@ -294,6 +294,36 @@ struct AlpacaStreamTests {
         }
     }
 
+    @Test("stock data: one connection per account and endpoint; another is refused with 406 and closed, until the first ends")
+    func connectionLimit() async throws {
+        try await withAlpaca { client, _, _ async throws in
+            try await withStream(client.base, path: "/v2/iex") { first in
+                _ = try await first.receiveJSON()
+                try await first.sendText(Self.demoAuth)
+                #expect(try await first.receiveCanonical() == canon(#"[{"T":"success","msg":"authenticated"}]"#))
+                try await withStream(client.base, path: "/v2/iex") { second in
+                    _ = try await second.receiveJSON()
+                    try await second.sendText(Self.demoAuth)
+                    #expect(
+                        try await second.receiveCanonical() == canon(#"[{"T":"error","code":406,"msg":"connection limit exceeded"}]"#))
+                    await #expect(throws: StreamConversation.Closed.self) { _ = try await second.receive() }
+                }
+                // Another endpoint is another limit.
+                try await withStream(client.base, path: "/v2/sip") { other in
+                    _ = try await other.receiveJSON()
+                    try await other.sendText(Self.demoAuth)
+                    #expect(try await other.receiveCanonical() == canon(#"[{"T":"success","msg":"authenticated"}]"#))
+                }
+            }
+            // The first connection has ended: its place is free.
+            try await withStream(client.base, path: "/v2/iex") { again in
+                _ = try await again.receiveJSON()
+                try await again.sendText(Self.demoAuth)
+                #expect(try await again.receiveCanonical() == canon(#"[{"T":"success","msg":"authenticated"}]"#))
+            }
+        }
+    }
+
     @Test("crypto data: /v1beta3/crypto/us streams BTC/USD quotes; another location is not a stream")
     func cryptoQuotes() async throws {
         try await withAlpaca { client, sandbox, _ async throws in

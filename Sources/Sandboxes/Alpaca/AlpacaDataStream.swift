@@ -16,7 +16,8 @@ import Synchronization
 /// ```
 /// Errors, as Alpaca numbers them: 400 `invalid syntax` (not JSON/msgpack, no known action, a channel that is
 /// not a list of strings), 401 `not authenticated` (a subscription before `auth`), 402 `auth failed`, 403
-/// `already authenticated`. Quotes and trades are pushed when the sandbox's market moves (a pin, an admin clock move,
+/// `already authenticated`, 406 `connection limit exceeded` (one connection per account and endpoint by default,
+/// ``AlpacaSandboxConfiguration/streamConnectionsPerEndpoint``; the connection is then closed). Quotes and trades are pushed when the sandbox's market moves (a pin, an admin clock move,
 /// with the wall clock each price bucket) and only for a changed value: a subscription starts from the price
 /// at the time it is made. Minute bars (`{"T":"b","S","o","h","l","c","v","t","n","vw"}`, the REST API's bars from the
 /// same sampler) are pushed as each minute ends, the one in progress when subscribing included, at most the latest 60
@@ -26,6 +27,8 @@ final class AlpacaDataStream: Sendable {
 
     let sandbox: AlpacaSandbox
     let kind: Kind
+    /// The path, without its slash: connections are counted per account and endpoint.
+    let endpoint: String
     let codec: StreamCodec
 
     private struct State {
@@ -39,9 +42,10 @@ final class AlpacaDataStream: Sendable {
     }
     private let state = Mutex(State())
 
-    init(sandbox: AlpacaSandbox, kind: Kind, codec: StreamCodec) {
+    init(sandbox: AlpacaSandbox, kind: Kind, endpoint: String, codec: StreamCodec) {
         self.sandbox = sandbox
         self.kind = kind
+        self.endpoint = endpoint
         self.codec = codec
     }
 
@@ -56,12 +60,17 @@ final class AlpacaDataStream: Sendable {
 
     func run(inbound: WebSocketInboundStream, outbound: WebSocketOutboundWriter) async throws {
         let greeting: MessagePack = .array([.object(["T": "success", "msg": "connected"])])
+        defer {
+            if let account = state.withLock({ $0.account }) {
+                sandbox.streamConnections.release(account: account, endpoint: endpoint)
+            }
+        }
         try await runStreamConnection(inbound: inbound, outbound: outbound, codec: codec, greeting: greeting) { message, send in
             self.handle(message, send: send)
         }
     }
 
-    func handle(_ message: MessagePack?, send: @escaping @Sendable (MessagePack) -> Void) -> [@Sendable () async -> Void] {
+    func handle(_ message: MessagePack?, send: StreamOutput) -> [@Sendable () async -> Void] {
         guard let message, let action = message["action"]?.stringValue else {
             send(Self.error(400, "invalid syntax"))
             return []
@@ -76,6 +85,12 @@ final class AlpacaDataStream: Sendable {
                 let account = sandbox.account(keyID: key, secret: secret)
             else {
                 send(Self.error(402, "auth failed"))
+                return []
+            }
+            let limit = sandbox.configuration.streamConnectionsPerEndpoint
+            guard sandbox.streamConnections.acquire(account: account, endpoint: endpoint, limit: limit) else {
+                send(Self.error(406, "connection limit exceeded"))
+                send.close()
                 return []
             }
             // Registered before the answer: a move right after authenticating is not missed.
@@ -166,7 +181,7 @@ final class AlpacaDataStream: Sendable {
     }
 
     /// Sends, in one message, every subscribed quote and trade that changed since it was last sent.
-    func pushMoves(send: @Sendable (MessagePack) -> Void) {
+    func pushMoves(send: StreamOutput) {
         let market = sandbox.market
         state.withLock { state in
             var batch: [MessagePack] = []

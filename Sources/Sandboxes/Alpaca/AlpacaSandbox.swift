@@ -26,6 +26,8 @@ public final class AlpacaSandbox: BrokerSimulator {
     let assets: AlpacaAssets
     /// The trading streams' listeners; every change of an order is published here, in order, under the state lock.
     let tradeUpdates = AlpacaTradeUpdates()
+    /// The market-data stream connections held, per account and endpoint.
+    let streamConnections = AlpacaStreamConnections()
     private let state: Mutex<State>
 
     private struct State {

@@ -1,7 +1,6 @@
 import Foundation
 import Hummingbird
 import HummingbirdWebSocket
-import NIOCore
 import SandboxKit
 
 /// Alpaca's two WebSocket streams, on the sandbox's own port next to the REST routes:
@@ -33,7 +32,8 @@ struct AlpacaStreams: Sendable {
         for feed in Self.stockFeeds {
             router.ws(RouterPath(stringLiteral: "v2/\(feed)"), shouldUpgrade: { request, _ in try Self.upgradeOnly(request) }) {
                 inbound, outbound, context in
-                let session = AlpacaDataStream(sandbox: sandbox, kind: .stocks, codec: StreamCodec(context.request, jsonFrames: .text))
+                let session = AlpacaDataStream(
+                    sandbox: sandbox, kind: .stocks, endpoint: "v2/\(feed)", codec: StreamCodec(context.request, jsonFrames: .text))
                 try await session.run(inbound: inbound, outbound: outbound)
             }
         }
@@ -44,7 +44,8 @@ struct AlpacaStreams: Sendable {
                 return try Self.upgradeOnly(request)
             }
         ) { inbound, outbound, context in
-            let session = AlpacaDataStream(sandbox: sandbox, kind: .crypto, codec: StreamCodec(context.request, jsonFrames: .text))
+            let session = AlpacaDataStream(
+                sandbox: sandbox, kind: .crypto, endpoint: "v1beta3/crypto/us", codec: StreamCodec(context.request, jsonFrames: .text))
             try await session.run(inbound: inbound, outbound: outbound)
         }
     }
@@ -53,87 +54,5 @@ struct AlpacaStreams: Sendable {
     static func upgradeOnly(_ request: Request) throws -> RouterShouldUpgrade {
         guard request.headers[.upgrade]?.lowercased() == "websocket" else { throw AlpacaAPIError.forStatus(404) }
         return .upgrade([:])
-    }
-}
-
-/// How one stream connection writes and reads: msgpack when the upgrade asked for it, else JSON.
-struct StreamCodec: Sendable {
-    enum Format: Sendable { case json, msgpack }
-    enum Frames: Sendable { case text, binary }
-
-    let format: Format
-    /// The frame type of JSON messages (msgpack is always binary).
-    let jsonFrames: Frames
-
-    init(_ request: Request, jsonFrames: Frames) {
-        let contentType = request.headers[.contentType]?.lowercased() ?? ""
-        self.format = contentType.contains("msgpack") ? .msgpack : .json
-        self.jsonFrames = jsonFrames
-    }
-
-    init(format: Format, jsonFrames: Frames) {
-        self.format = format
-        self.jsonFrames = jsonFrames
-    }
-
-    func frame(_ message: MessagePack) -> WebSocketOutboundWriter.OutboundFrame {
-        switch format {
-        case .msgpack:
-            return .binary(ByteBuffer(bytes: message.encoded))
-        case .json:
-            let text = message.json.serialized
-            return jsonFrames == .text ? .text(text) : .binary(ByteBuffer(string: text))
-        }
-    }
-
-    /// One inbound message: a binary frame of a msgpack connection is msgpack; anything else is JSON text.
-    /// Nil when it is neither.
-    func decode(_ message: WebSocketMessage) -> MessagePack? {
-        switch message {
-        case .text(let text):
-            return (try? JSON(parsing: text)).map(MessagePack.init(json:))
-        case .binary(let buffer):
-            let bytes = Array(buffer: buffer)
-            if format == .msgpack, let value = try? MessagePack(decoding: bytes) { return value }
-            return (try? JSON(parsing: bytes)).map(MessagePack.init(json:))
-        }
-    }
-}
-
-/// Runs a stream connection: `handle` answers each inbound message (through `send`) and returns the tasks it
-/// wants to live as long as the connection (a subscription's forwarder), which push through the same `send`. One
-/// writer task writes everything in order; when the client closes (or the server shuts down) the inbound sequence
-/// ends and every task of the connection is cancelled. Nothing a client sends can end more than its connection.
-func runStreamConnection(
-    inbound: WebSocketInboundStream,
-    outbound: WebSocketOutboundWriter,
-    codec: StreamCodec,
-    greeting: MessagePack?,
-    handle: @Sendable (MessagePack?, _ send: @escaping @Sendable (MessagePack) -> Void) async -> [@Sendable () async -> Void]
-) async throws {
-    let (messages, continuation) = AsyncStream.makeStream(of: MessagePack.self, bufferingPolicy: .bufferingNewest(10_000))
-    let send: @Sendable (MessagePack) -> Void = { continuation.yield($0) }
-    await withTaskGroup(of: Void.self) { group in
-        group.addTask {
-            for await message in messages {
-                do {
-                    try await outbound.write(codec.frame(message))
-                } catch {
-                    return  // the connection is gone; the reader sees its end too
-                }
-            }
-        }
-        if let greeting { send(greeting) }
-        do {
-            for try await message in inbound.messages(maxSize: AlpacaStreams.maximumMessageSize) {
-                for task in await handle(codec.decode(message), send) {
-                    group.addTask { await task() }
-                }
-            }
-        } catch {
-            // A message over the size limit or a broken connection: the connection ends, the sandbox goes on.
-        }
-        continuation.finish()
-        group.cancelAll()
     }
 }

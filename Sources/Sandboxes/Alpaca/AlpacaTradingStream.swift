@@ -45,7 +45,7 @@ final class AlpacaTradingStream: Sendable {
     }
 
     /// Answers one message; returns the tasks an authentication starts.
-    func handle(_ message: MessagePack?, send: @escaping @Sendable (MessagePack) -> Void) -> [@Sendable () async -> Void] {
+    func handle(_ message: MessagePack?, send: StreamOutput) -> [@Sendable () async -> Void] {
         guard let message, let action = message["action"]?.stringValue else {
             send(Self.error("invalid syntax"))
             return []
@@ -122,30 +122,5 @@ final class AlpacaTradingStream: Sendable {
 
     static func tradeUpdate(_ update: AlpacaTradeUpdate) -> MessagePack {
         .object(["stream": "trade_updates", "data": MessagePack(json: update.data)])
-    }
-}
-
-/// When a stream connection re-reads the market: on every ``MarketMoves`` signal and, with the wall clock, once per
-/// price bucket (the path moves by itself then; with a ``ManualClock`` time moves only through the admin API, which
-/// signals). The signal stream is registered when this is made, so a move right after is not missed.
-struct MarketWakeups: Sendable {
-    let signals: AsyncStream<Void>
-    let period: Duration?
-
-    init(market: MarketEngine) {
-        self.signals = market.moves.watch()
-        self.period = market.clock is ManualClock ? nil : .seconds(market.configuration.bucketSeconds)
-    }
-
-    func tasks(_ wake: @escaping @Sendable () -> Void) -> [@Sendable () async -> Void] {
-        let signals = self.signals
-        var tasks: [@Sendable () async -> Void] = [{ for await _ in signals { wake() } }]
-        if let period {
-            tasks.append {
-                // A sampling period, not a synchronisation: the market path changes once per bucket.
-                while (try? await Task.sleep(for: period)) != nil { wake() }
-            }
-        }
-        return tasks
     }
 }
