@@ -175,7 +175,9 @@ struct AlpacaStreamTests {
                 }
                 try await stream.sendBinary([0xc1, 0xff, 0x00])
                 #expect((try await stream.receiveObject())["stream"] as? String == "error")
-                try await stream.sendText(Self.demoAuth)
+                try await stream.sendText(#"{"action":"authenticate","data":{"oauth_token":"not-a-token"}}"#)
+                #expect((try await stream.receiveObject()["data"] as? [String: Any])?["status"] as? String == "unauthorized")
+                try await stream.sendText(#"{"action":"authenticate","data":{"oauth_token":"SANDBOX-ALPACA-OAUTH-TOKEN"}}"#)
                 #expect((try await stream.receiveObject()["data"] as? [String: Any])?["status"] as? String == "authorized")
             }
         }

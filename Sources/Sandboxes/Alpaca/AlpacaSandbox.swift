@@ -143,6 +143,11 @@ public final class AlpacaSandbox: BrokerSimulator {
         account(key: keyID, secret: secret)
     }
 
+    /// The account an OAuth token names, or nil.
+    func account(oauthToken: String) -> UUID? {
+        state.withLock { $0.tokens[oauthToken] }
+    }
+
     /// The account a request's credentials name, or nil.
     func authenticate(_ headers: HTTPFields) -> UUID? {
         if let authorization = headers[.authorization] {

@@ -6,7 +6,8 @@ import Synchronization
 /// One connection to the trading stream (`/stream`): in-band authentication, then `trade_updates` of that account.
 ///
 /// ```
-/// → {"action":"auth","key":"…","secret":"…"}     (or alpaca-py's {"action":"authenticate","data":{"key_id","secret_key"}})
+/// → {"action":"auth","key":"…","secret":"…"}     (or alpaca-py's {"action":"authenticate","data":{"key_id","secret_key"}},
+///                                                or {"action":"authenticate","data":{"oauth_token":"…"}})
 /// ← {"stream":"authorization","data":{"action":"authenticate","status":"authorized"}}   ("unauthorized" for bad keys)
 /// → {"action":"listen","data":{"streams":["trade_updates"]}}
 /// ← {"stream":"listening","data":{"streams":["trade_updates"]}}
@@ -44,7 +45,8 @@ final class AlpacaTradingStream: Sendable {
         }
     }
 
-    /// Answers one message; returns the tasks an authentication starts.
+    /// Answers one message; returns the tasks it starts (the market wake-ups on authenticating, the forwarder of
+    /// `trade_updates` on listening).
     func handle(_ message: MessagePack?, send: StreamOutput) -> [@Sendable () async -> Void] {
         guard let message, let action = message["action"]?.stringValue else {
             send(Self.error("invalid syntax"))
@@ -52,10 +54,14 @@ final class AlpacaTradingStream: Sendable {
         }
         switch action {
         case "auth", "authenticate":
-            // {"action":"auth","key","secret"}, or the older {"action":"authenticate","data":{"key_id","secret_key"}}.
+            // {"action":"auth","key","secret"}, the older {"action":"authenticate","data":{"key_id","secret_key"}}, or
+            // an OAuth token {"action":"authenticate","data":{"oauth_token"}}.
             let key = message["key"]?.stringValue ?? message["data"]?["key_id"]?.stringValue
             let secret = message["secret"]?.stringValue ?? message["data"]?["secret_key"]?.stringValue
-            guard let key, let secret, let account = sandbox.account(keyID: key, secret: secret) else {
+            let token = message["data"]?["oauth_token"]?.stringValue
+            let account =
+                if let key, let secret { sandbox.account(keyID: key, secret: secret) } else { token.flatMap(sandbox.account(oauthToken:)) }
+            guard let account else {
                 send(Self.authorization(action: "authenticate", authorized: false))
                 return []
             }
