@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Drives the Alpaca sandbox's WebSocket streams with alpaca-py's real stream clients.
 
-- StockDataStream (msgpack, as alpaca-py always speaks it) subscribes to AAPL quotes; the script pins AAPL's price
-  through the sandbox's admin API and waits for a quote at that price.
+- StockDataStream and CryptoDataStream (msgpack, as alpaca-py always speaks it) subscribe to AAPL and BTC/USD
+  quotes; the script pins the price through the sandbox's admin API and waits for a quote at that price.
 - TradingStream listens to trade_updates; the script places a market order through TradingClient and waits for
   its `new` and `fill` updates.
 
@@ -21,7 +21,7 @@ import traceback
 import urllib.request
 from decimal import Decimal
 
-from alpaca.data.live import StockDataStream
+from alpaca.data.live import CryptoDataStream, StockDataStream
 from alpaca.trading.client import TradingClient
 from alpaca.trading.enums import OrderSide, TimeInForce, TradeEvent
 from alpaca.trading.requests import MarketOrderRequest
@@ -53,18 +53,21 @@ def admin(base, method, path, body=None):
         return json.loads(text) if text else None
 
 
-class ObservedStockDataStream(StockDataStream):
-    """alpaca-py's StockDataStream, unchanged, plus an event when the server acknowledges the subscription
+def observed(stream_class):
+    """alpaca-py's data stream class, unchanged, plus an event when the server acknowledges a quote subscription
     (alpaca-py only logs it): the script moves the price once the server has the subscription."""
 
-    def __init__(self, *args, **kwargs):
-        super().__init__(*args, **kwargs)
-        self.subscribed = asyncio.Event()
+    class Observed(stream_class):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.subscribed = asyncio.Event()
 
-    async def _dispatch(self, msg):
-        if msg.get("T") == "subscription" and "AAPL" in (msg.get("quotes") or []):
-            self.subscribed.set()
-        await super()._dispatch(msg)
+        async def _dispatch(self, msg):
+            if msg.get("T") == "subscription" and msg.get("quotes"):
+                self.subscribed.set()
+            await super()._dispatch(msg)
+
+    return Observed
 
 
 class ObservedTradingStream(TradingStream):
@@ -89,41 +92,45 @@ async def stop(stream, runner, name):
     expect(stream._ws is None, f"{name} still holds its websocket")
 
 
-async def check_stock_quotes(base, ws_base, key, secret):
+async def check_quotes(base, ws_base, key, secret, stream_class, path, symbol):
+    name = stream_class.__name__
     quotes = asyncio.Queue()
 
     async def on_quote(quote):
         await quotes.put(quote)
 
-    stream = ObservedStockDataStream(key, secret, url_override=ws_base + "/v2/iex")
-    stream.subscribe_quotes(on_quote, "AAPL")
+    stream = observed(stream_class)(key, secret, url_override=ws_base + path)
+    stream.subscribe_quotes(on_quote, symbol)
     runner = asyncio.create_task(stream._run_forever())
+    admin_path = "/_sandbox/prices/" + symbol
     try:
         await asyncio.wait_for(stream.subscribed.wait(), TIMEOUT)
-        print("ok   StockDataStream: connected, authenticated and subscribed (msgpack)", flush=True)
+        print(f"ok   {name}: connected, authenticated and subscribed to {symbol} (msgpack)", flush=True)
 
-        current = await asyncio.to_thread(admin, base, "GET", "/_sandbox/prices/AAPL")
-        pinned = (Decimal(str(current["last"])) * Decimal("1.3")).quantize(Decimal("0.01"))
-        await asyncio.to_thread(admin, base, "PUT", "/_sandbox/prices/AAPL", {"price": str(pinned)})
+        current = await asyncio.to_thread(admin, base, "GET", admin_path)
+        wanted = (Decimal(str(current["last"])) * Decimal("1.3")).quantize(Decimal("0.01"))
+        # The sandbox rounds a pin to the instrument's tick: the answer says the price it pinned.
+        answer = await asyncio.to_thread(admin, base, "PUT", admin_path, {"price": str(wanted)})
+        pinned = Decimal(str(answer["last"]))
         try:
             loop = asyncio.get_running_loop()
             deadline = loop.time() + TIMEOUT
             while True:
                 quote = await asyncio.wait_for(quotes.get(), max(0.1, deadline - loop.time()))
-                expect(quote.symbol == "AAPL", f"a quote of {quote.symbol}")
+                expect(quote.symbol == symbol, f"a quote of {quote.symbol}")
                 expect(quote.timestamp.tzinfo is not None, f"timestamp {quote.timestamp!r} has no time zone")
                 if quote.bid_price < float(pinned) < quote.ask_price:
                     break
             print(
-                f"ok   StockDataStream: quote after pinning AAPL at {pinned}: bid {quote.bid_price} x {quote.bid_size}, "
+                f"ok   {name}: quote after pinning {symbol} at {pinned}: bid {quote.bid_price} x {quote.bid_size}, "
                 f"ask {quote.ask_price} x {quote.ask_size}, {quote.timestamp.isoformat()}",
                 flush=True,
             )
         finally:
-            await asyncio.to_thread(admin, base, "DELETE", "/_sandbox/prices/AAPL")
+            await asyncio.to_thread(admin, base, "DELETE", admin_path)
     finally:
-        await stop(stream, runner, "StockDataStream")
-    print("ok   StockDataStream: closed cleanly", flush=True)
+        await stop(stream, runner, name)
+    print(f"ok   {name}: closed cleanly", flush=True)
 
 
 async def check_trade_updates(base, ws_base, key, secret):
@@ -170,7 +177,8 @@ async def check_trade_updates(base, ws_base, key, secret):
 
 async def main():
     base, ws_base, key, secret = settings()
-    await check_stock_quotes(base, ws_base, key, secret)
+    await check_quotes(base, ws_base, key, secret, StockDataStream, "/v2/iex", "AAPL")
+    await check_quotes(base, ws_base, key, secret, CryptoDataStream, "/v1beta3/crypto/us", "BTC/USD")
     await check_trade_updates(base, ws_base, key, secret)
 
 
