@@ -326,6 +326,34 @@ struct AlpacaStreamTests {
         }
     }
 
+    @Test("stock data: a connection that does not authenticate in time is answered 404 auth timeout and closed")
+    func authTimeout() async throws {
+        var configuration = AlpacaSandboxConfiguration()
+        configuration.streamAuthTimeout = .milliseconds(200)
+        try await withAlpaca(configuration: configuration) { client, _, _ async throws in
+            try await withStream(client.base, path: "/v2/iex") { stream in
+                _ = try await stream.receiveJSON()
+                #expect(try await stream.receiveCanonical() == canon(#"[{"T":"error","code":404,"msg":"auth timeout"}]"#))
+                await #expect(throws: StreamConversation.Closed.self) { _ = try await stream.receive() }
+            }
+            // An authenticated connection outlives the timeout: the pin after it is still pushed.
+            try await withStream(client.base, path: "/v2/iex") { stream in
+                _ = try await stream.receiveJSON()
+                try await stream.sendText(Self.demoAuth)
+                _ = try await stream.receiveJSON()
+                try await stream.sendText(#"{"action":"subscribe","trades":["AAPL"]}"#)
+                _ = try await stream.receiveJSON()
+                // Waits for a timed-out twin connection to be answered, so the timeout has passed for this one too.
+                try await withStream(client.base, path: "/v2/sip") { twin in
+                    _ = try await twin.receiveJSON()
+                    #expect(try await twin.receiveCanonical() == canon(#"[{"T":"error","code":404,"msg":"auth timeout"}]"#))
+                }
+                #expect(try await client.put("/_sandbox/prices/AAPL", #"{"price":"199"}"#).status == 200)
+                #expect((try await stream.receiveJSON() as? [[String: Any]])?.first?["p"] as? Int == 199)
+            }
+        }
+    }
+
     @Test("crypto data: /v1beta3/crypto/us streams BTC/USD quotes; another location is not a stream")
     func cryptoQuotes() async throws {
         try await withAlpaca { client, sandbox, _ async throws in

@@ -16,7 +16,8 @@ import Synchronization
 /// ```
 /// Errors, as Alpaca numbers them: 400 `invalid syntax` (not JSON/msgpack, no known action, a channel that is
 /// not a list of strings), 401 `not authenticated` (a subscription before `auth`), 402 `auth failed`, 403
-/// `already authenticated`, 406 `connection limit exceeded` (one connection per account and endpoint by default,
+/// `already authenticated`, 404 `auth timeout` (no `auth` within ``AlpacaSandboxConfiguration/streamAuthTimeout``;
+/// the connection is then closed), 406 `connection limit exceeded` (one connection per account and endpoint by default,
 /// ``AlpacaSandboxConfiguration/streamConnectionsPerEndpoint``; the connection is then closed). Quotes and trades are pushed when the sandbox's market moves (a pin, an admin clock move,
 /// with the wall clock each price bucket) and only for a changed value: a subscription starts from the price
 /// at the time it is made. Minute bars (`{"T":"b","S","o","h","l","c","v","t","n","vw"}`, the REST API's bars from the
@@ -65,7 +66,17 @@ final class AlpacaDataStream: Sendable {
                 sandbox.streamConnections.release(account: account, endpoint: endpoint)
             }
         }
-        try await runStreamConnection(inbound: inbound, outbound: outbound, codec: codec, greeting: greeting) { message, send in
+        let authTimeout = sandbox.configuration.streamAuthTimeout
+        try await runStreamConnection(
+            inbound: inbound, outbound: outbound, codec: codec, greeting: greeting,
+            start: { send in
+                [{
+                    guard (try? await Task.sleep(for: authTimeout)) != nil, self.state.withLock({ $0.account == nil }) else { return }
+                    send(Self.error(404, "auth timeout"))
+                    send.close()
+                }]
+            }
+        ) { message, send in
             self.handle(message, send: send)
         }
     }

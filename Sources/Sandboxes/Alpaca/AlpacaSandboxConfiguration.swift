@@ -24,6 +24,10 @@ public struct AlpacaSandboxConfiguration: Sendable {
     /// `[{"T":"error","code":406,"msg":"connection limit exceeded"}]` when it authenticates, and closed. (Set after
     /// `init`, which keeps its signature for the code already built against it.)
     public var streamConnectionsPerEndpoint: Int = 1
+    /// How long a market-data stream connection may stay unauthenticated: then it is answered
+    /// `[{"T":"error","code":404,"msg":"auth timeout"}]` and closed. (Alpaca names the error, not the time; set after
+    /// `init`.)
+    public var streamAuthTimeout: Duration = .seconds(10)
 
     public init(
         accounts: [AlpacaSandboxAccount] = [.demo],

@@ -52,36 +52,38 @@ struct StreamCodec: Sendable {
 /// What a stream connection sends, in order: messages, then possibly the end of the connection.
 struct StreamOutput: Sendable {
     let continuation: AsyncStream<MessagePack>.Continuation
-    let closing: StreamClosing
+    let events: AsyncStream<StreamEvent>.Continuation
 
     func callAsFunction(_ message: MessagePack) { continuation.yield(message) }
 
     /// Ends the connection once everything sent before is written (the server's close frame follows).
-    func close() { closing.request() }
+    func close() { events.yield(.close) }
 }
 
-/// Whether a handler asked to end its connection.
-final class StreamClosing: Sendable {
-    private let requested = Mutex(false)
-    func request() { requested.withLock { $0 = true } }
-    var isRequested: Bool { requested.withLock { $0 } }
+/// What the connection's loop acts on, in order: each inbound message (nil when unreadable), or a close.
+enum StreamEvent: Sendable {
+    case message(MessagePack?)
+    case close
 }
 
-/// Runs a stream connection: `handle` answers each inbound message (through `send`) and returns the tasks it
-/// wants to live as long as the connection (a subscription's forwarder), which push through the same `send`. One
-/// writer task writes everything in order; when the client closes (or the server shuts down) the inbound sequence
-/// ends and every task of the connection is cancelled. Nothing a client sends can end more than its connection.
+/// Runs a stream connection. A reader task turns inbound frames into events; the connection's loop answers each
+/// message with `handle` (through `send`) and starts the tasks it returns, which live as long as the connection (a
+/// subscription's forwarder, a timer) and push through the same `send`; `start` gives the first such tasks. One
+/// writer task writes everything in order. When the client closes (or the server shuts down) the events end and
+/// every task of the connection is cancelled; when a handler or task asks to close, what was sent before is written
+/// first. Nothing a client sends can end more than its connection.
 func runStreamConnection(
     inbound: WebSocketInboundStream,
     outbound: WebSocketOutboundWriter,
     codec: StreamCodec,
     greeting: MessagePack?,
+    start: (_ send: StreamOutput) -> [@Sendable () async -> Void] = { _ in [] },
     handle: @Sendable (MessagePack?, _ send: StreamOutput) async -> [@Sendable () async -> Void]
 ) async throws {
     let (messages, continuation) = AsyncStream.makeStream(of: MessagePack.self, bufferingPolicy: .bufferingNewest(10_000))
     let (written, writerDone) = AsyncStream.makeStream(of: Void.self)
-    let closing = StreamClosing()
-    let send = StreamOutput(continuation: continuation, closing: closing)
+    let (events, eventSink) = AsyncStream.makeStream(of: StreamEvent.self)
+    let send = StreamOutput(continuation: continuation, events: eventSink)
     await withTaskGroup(of: Void.self) { group in
         group.addTask {
             defer { writerDone.finish() }
@@ -93,19 +95,28 @@ func runStreamConnection(
                 }
             }
         }
-        if let greeting { send(greeting) }
-        do {
-            for try await message in inbound.messages(maxSize: AlpacaStreams.maximumMessageSize) {
-                for task in await handle(codec.decode(message), send) {
-                    group.addTask { await task() }
+        group.addTask {
+            defer { eventSink.finish() }
+            do {
+                for try await message in inbound.messages(maxSize: AlpacaStreams.maximumMessageSize) {
+                    eventSink.yield(.message(codec.decode(message)))
                 }
-                if closing.isRequested { break }
+            } catch {
+                // A message over the size limit or a broken connection: the connection ends, the sandbox goes on.
             }
-        } catch {
-            // A message over the size limit or a broken connection: the connection ends, the sandbox goes on.
+        }
+        if let greeting { send(greeting) }
+        for task in start(send) { group.addTask { await task() } }
+        var closing = false
+        for await event in events {
+            guard case .message(let message) = event else {
+                closing = true
+                break
+            }
+            for task in await handle(message, send) { group.addTask { await task() } }
         }
         continuation.finish()
-        if closing.isRequested {
+        if closing {
             // The server ends the connection: what was sent before goes out first.
             for await _ in written {}
         }
