@@ -8,8 +8,8 @@ import SandboxKit
 /// | path | Alpaca's host | what |
 /// |---|---|---|
 /// | `/stream` | `wss://paper-api.alpaca.markets/stream` | `trade_updates` of the authenticated account |
-/// | `/v2/{feed}` (`iex`, `sip`, `delayed_sip`, `test`, `boats`, `overnight`, `otc`) | `wss://stream.data.alpaca.markets/v2/{feed}` | stock quotes and trades |
-/// | `/v1beta3/crypto/{loc}` (`us`) | `wss://stream.data.alpaca.markets/v1beta3/crypto/us` | crypto quotes and trades |
+/// | `/v2/{feed}` (`iex`, `sip`, `delayed_sip`, `test`, `boats`, `overnight`, `otc`) | `wss://stream.data.alpaca.markets/v2/{feed}` | stock quotes, trades and minute bars |
+/// | `/v1beta3/crypto/{loc}` (`us`) | `wss://stream.data.alpaca.markets/v1beta3/crypto/us` | crypto quotes, trades and minute bars |
 ///
 /// Credentials travel in-band (an `auth` message), checked against the same keys as the REST API. A client that
 /// sends `Content-Type: application/msgpack` on the upgrade request (alpaca-py's data streams do) is answered in

@@ -20,11 +20,6 @@ struct StreamCodec: Sendable {
         self.jsonFrames = jsonFrames
     }
 
-    init(format: Format, jsonFrames: Frames) {
-        self.format = format
-        self.jsonFrames = jsonFrames
-    }
-
     func frame(_ message: MessagePack) -> WebSocketOutboundWriter.OutboundFrame {
         switch format {
         case .msgpack:
