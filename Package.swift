@@ -47,6 +47,8 @@ let package = Package(
         .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
         // Already built for Hummingbird; named for the HTTP/1 ↔ swift-http-types codec the server's own channel uses.
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
+        // The Alpaca sandbox's WebSocket streams (trading and market data); its client in the sandbox tests.
+        .package(url: "https://github.com/hummingbird-project/hummingbird-websocket.git", from: "2.8.1"),
     ],
     targets: [
         // Canonical types only: no I/O, no dependencies.
@@ -168,6 +170,7 @@ let package = Package(
             name: "SandboxKit",
             dependencies: [
                 .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "Crypto", package: "swift-crypto"),
@@ -178,7 +181,12 @@ let package = Package(
         // One target per simulated broker: its routes, its state; everything else comes from the kit.
         .target(
             name: "AlpacaSandbox",
-            dependencies: ["SandboxKit", .product(name: "Hummingbird", package: "hummingbird")],
+            dependencies: [
+                "SandboxKit",
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "HummingbirdWebSocket", package: "hummingbird-websocket"),
+                .product(name: "NIOCore", package: "swift-nio"),
+            ],
             path: "Sources/Sandboxes/Alpaca",
             swiftSettings: swiftSettings
         ),
@@ -436,6 +444,9 @@ let package = Package(
             dependencies: [
                 "Sandbox", "SandboxKit", "AlpacaSandbox", "SaxoSandbox", "TradeItSandbox", "TradeOgreSandbox", "ChildProcess",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),
                 .product(name: "NIOHTTP1", package: "swift-nio"),

@@ -3,7 +3,8 @@ import Foundation
 import Sandbox
 import Testing
 
-/// Runs the real third-party Python clients (alpaca-py, ccxt) against a live Alpaca sandbox.
+/// Runs the real third-party Python clients (alpaca-py, ccxt) against a live Alpaca sandbox: REST, and alpaca-py's
+/// stream clients against its WebSocket streams.
 ///
 /// Set `BROKERGATEWAY_FIDELITY_PYTHON` to an interpreter that has `Tests/Fidelity/requirements.txt` installed:
 /// `python3 -m venv /tmp/fidelity-venv && /tmp/fidelity-venv/bin/pip install -r Tests/Fidelity/requirements.txt`,
@@ -20,7 +21,7 @@ struct FidelityTests {
             if: python != nil,
             "BROKERGATEWAY_FIDELITY_PYTHON is not set: point it at a python with Tests/Fidelity/requirements.txt installed"),
         .timeLimit(.minutes(3)),
-        arguments: ["alpaca_py_check.py", "ccxt_alpaca_check.py"]
+        arguments: ["alpaca_py_check.py", "alpaca_py_stream_check.py", "ccxt_alpaca_check.py"]
     )
     func pythonClient(_ script: String) async throws {
         let python = try #require(Self.python)

@@ -42,6 +42,8 @@ public enum MarketError: Error, Sendable, Equatable, CustomStringConvertible {
 public final class MarketEngine: Sendable {
     public let configuration: MarketConfiguration
     public let clock: any SandboxClock
+    /// Signals to the market's watchers that prices may have moved (pins, admin clock moves).
+    package let moves = MarketMoves()
 
     private let bySymbol: [String: Int]
     private let byID: [UUID: Int]
@@ -175,6 +177,7 @@ public final class MarketEngine: Sendable {
     /// Pins `symbol`'s price (rounded to its tick) until cleared with `nil`.
     public func setPriceOverride(_ price: Decimal?, for symbol: String) throws(MarketError) {
         guard let index = bySymbol[symbol] else { throw .unknownSymbol(symbol) }
+        defer { moves.signal() }
         guard let price else {
             state.withLock { _ = $0.overrides.removeValue(forKey: symbol) }
             return
@@ -200,6 +203,7 @@ public final class MarketEngine: Sendable {
 
     public func clearPriceOverrides() {
         state.withLock { $0.overrides.removeAll() }
+        moves.signal()
     }
 
     // MARK: Buckets

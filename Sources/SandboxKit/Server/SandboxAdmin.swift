@@ -18,6 +18,8 @@ import NIOCore
 /// | `GET /_sandbox/clock` | `{"now":"...","manual":true}` |
 /// | `POST /_sandbox/clock/advance` | `{"seconds":60}` moves a ``ManualClock`` forward → `{"now":...}`; 409 with the wall clock |
 ///
+/// Setting or clearing a price and advancing the clock wake the streams' watchers (``MarketMoves``).
+///
 /// A rule is `{"kind":"latency|error|tooManyRequests|timeout|dropResponse|malformedBody|truncatedBody",
 /// "method"?:"POST","pathPrefix"?:"/v2/orders","count"?:1,"probability"?:0.5,
 /// "latencyMs"?:250,"status"?:503,"body"?:"...","retryAfterSeconds"?:1,"afterEffect"?:true}`.
@@ -226,6 +228,7 @@ package struct SandboxAdmin: Sendable {
             throw AdminError.invalid("body must be {\"seconds\": <number from 0 to 100 years>}")
         }
         clock.advance(by: seconds)
+        market.moves.signal()
         return .json(["now": .string(Timestamp.format(clock.now()))])
     }
 

@@ -1,21 +1,26 @@
 public import Hummingbird
+public import HummingbirdWebSocket
 public import NIOCore
 
 /// The request context of every sandbox simulator.
 ///
 /// It keeps the connection's channel so fault injection can close a connection without answering,
-/// and a slot for the simulator's authenticated principal.
-public struct SandboxRequestContext: RequestContext {
+/// and a slot for the simulator's authenticated principal. It can carry a WebSocket upgrade, so a simulator's
+/// streaming endpoints are routes of its one router, behind the same middleware (error rendering, faults).
+public struct SandboxRequestContext: RequestContext, WebSocketRequestContext {
     public var coreContext: CoreRequestContextStorage
     /// The connection the request arrived on.
     public let channel: any Channel
     /// Set by a simulator's authentication middleware (for Alpaca: the account id).
     package var principal: String?
+    /// Where a WebSocket route leaves its handler for the upgrade.
+    public let webSocket: WebSocketHandlerReference<SandboxRequestContext>
 
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.channel = source.channel
         self.principal = nil
+        self.webSocket = .init()
     }
 
     /// Bodies larger than this are refused with 413.

@@ -1,5 +1,6 @@
 public import Foundation
 public import Hummingbird
+import HummingbirdWebSocket
 public import Logging
 public import ServiceLifecycle
 
@@ -14,11 +15,7 @@ public protocol SandboxSimulator: Sendable {
 /// Add it to the application's `ServiceGroup`; it stops on graceful shutdown. Port 0 binds an ephemeral port:
 /// `onRunning` receives the base URL once the socket is listening (e.g. `http://127.0.0.1:53121`).
 public struct SandboxServer: Service {
-    private let responder: RouterResponder<SandboxRequestContext>
-    private let host: String
-    private let port: Int
-    private let logger: Logger
-    private let onRunning: @Sendable (URL) async -> Void
+    private let app: Application<RouterResponder<SandboxRequestContext>>
 
     public init(
         _ simulator: some SandboxSimulator,
@@ -27,18 +24,13 @@ public struct SandboxServer: Service {
         logger: Logger = SandboxServer.quietLogger,
         onRunning: @escaping @Sendable (URL) async -> Void = { _ in }
     ) {
-        self.responder = simulator.makeRouter().buildResponder()
-        self.host = host
-        self.port = port
-        self.logger = logger
-        self.onRunning = onRunning
-    }
-
-    public func run() async throws {
-        let host = self.host
-        let onRunning = self.onRunning
-        let app = Application(
-            responder: responder,
+        let router = simulator.makeRouter()
+        self.app = Application(
+            responder: router.buildResponder(),
+            // HTTP/1 with a WebSocket upgrade: only a request asking to upgrade goes through the router's WebSocket
+            // routes (the streams) first; every other request is served exactly as by the plain HTTP/1 server.
+            // Frames of up to 64 KiB: alpaca-py splits a large subscription into frames of 32 KiB.
+            server: .http1WebSocketUpgrade(webSocketRouter: router, configuration: .init(ws: .init(maxFrameSize: 1 << 16))),
             configuration: .init(address: .hostname(host, port: port), serverName: nil),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0
@@ -49,6 +41,9 @@ public struct SandboxServer: Service {
             },
             logger: logger
         )
+    }
+
+    public func run() async throws {
         try await app.run()
     }
 

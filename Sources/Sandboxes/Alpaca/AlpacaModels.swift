@@ -114,6 +114,8 @@ struct AlpacaAccountBook: Sendable {
     var lastEquity: Decimal = 0
     var lastEquityDay: Int64 = .min
     var configurations: [JSON.Member] = AlpacaAccountBook.defaultConfigurations
+    /// Trade updates noted by `insert` and `update` and not yet handed to the trading streams.
+    var pendingUpdates: [AlpacaTradeUpdate] = []
 
     static let defaultConfigurations: [JSON.Member] = [
         .init(key: "dtbp_check", value: "entry"),
@@ -142,10 +144,13 @@ struct AlpacaAccountBook: Sendable {
         orderIndex[order.id] = orders.count
         clientOrderIDs[order.clientOrderID] = order.id
         orders.append(order)
+        recordChange(of: order, from: nil)
     }
 
     mutating func update(_ order: AlpacaOrder) {
         guard let index = orderIndex[order.id] else { return }
+        let old = orders[index]
         orders[index] = order
+        recordChange(of: order, from: old)
     }
 }

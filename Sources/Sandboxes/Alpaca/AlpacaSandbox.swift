@@ -24,6 +24,10 @@ public final class AlpacaSandbox: BrokerSimulator {
     public let faults: FaultInjector
 
     let assets: AlpacaAssets
+    /// The trading streams' listeners; every change of an order is published here, in order, under the state lock.
+    let tradeUpdates = AlpacaTradeUpdates()
+    /// The market-data stream connections held, per account and endpoint.
+    let streamConnections = AlpacaStreamConnections()
     private let state: Mutex<State>
 
     private struct State {
@@ -113,17 +117,35 @@ public final class AlpacaSandbox: BrokerSimulator {
     /// Runs the matching "tick" for every account: expires lapsed orders and fills those the market now reaches.
     public func evaluate() {
         let env = environment()
+        let tradeUpdates = self.tradeUpdates
         state.withLock { state in
             for id in state.books.keys {
                 state.books[id]!.evaluateAll(env: env)
+                tradeUpdates.publish(state.books[id]!.drainUpdates(), account: id)
             }
         }
+    }
+
+    /// The matching "tick" for one account (a trading stream runs it when the market moves, so a resting order
+    /// the new price reaches fills, and is streamed, without waiting for a request).
+    func evaluate(account: UUID) {
+        _ = try? withBook(account) { _, _ in }
     }
 
     // MARK: Internals used by the routes
 
     func environment() -> AlpacaTradingEnvironment {
         AlpacaTradingEnvironment(market: market, assets: assets, configuration: configuration, now: market.now)
+    }
+
+    /// The account a key pair names, or nil (the trading and data streams authenticate in-band with it).
+    func account(keyID: String, secret: String) -> UUID? {
+        account(key: keyID, secret: secret)
+    }
+
+    /// The account an OAuth token names, or nil.
+    func account(oauthToken: String) -> UUID? {
+        state.withLock { $0.tokens[oauthToken] }
     }
 
     /// The account a request's credentials name, or nil.
@@ -171,10 +193,14 @@ public final class AlpacaSandbox: BrokerSimulator {
         _ account: UUID, _ body: (inout AlpacaAccountBook, AlpacaTradingEnvironment) throws -> Result
     ) throws -> Result {
         let env = environment()
+        let tradeUpdates = self.tradeUpdates
         return try state.withLock { state in
             guard var book = state.books[account] else { throw AlpacaAPIError.unauthorized }
             book.evaluateAll(env: env)
-            defer { state.books[account] = book }
+            defer {
+                tradeUpdates.publish(book.drainUpdates(), account: account)
+                state.books[account] = book
+            }
             return try body(&book, env)
         }
     }
@@ -193,6 +219,7 @@ public final class AlpacaSandbox: BrokerSimulator {
 
     package func registerRoutes(on router: Router<SandboxRequestContext>) {
         AlpacaRoutes(sandbox: self).register(on: router)
+        AlpacaStreams(sandbox: self).register(on: router)
     }
 
     /// The account's state as it is, without the lazy tick (for tests of the tick itself).

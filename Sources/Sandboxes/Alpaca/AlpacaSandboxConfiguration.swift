@@ -19,6 +19,15 @@ public struct AlpacaSandboxConfiguration: Sendable {
     public var provisionedTemplate: AlpacaSandboxAccount
     /// How many accounts may be open at run time at once (each lives in memory).
     public var maximumProvisionedAccounts: Int
+    /// How many connections one account may hold to one market-data stream endpoint (`/v2/iex`,
+    /// `/v1beta3/crypto/us`, ...) at once: 1, as for most Alpaca subscriptions. One more is answered
+    /// `[{"T":"error","code":406,"msg":"connection limit exceeded"}]` when it authenticates, and closed. (Set after
+    /// `init`, which keeps its signature for the code already built against it.)
+    public var streamConnectionsPerEndpoint: Int = 1
+    /// How long a market-data stream connection may stay unauthenticated: then it is answered
+    /// `[{"T":"error","code":404,"msg":"auth timeout"}]` and closed. (Alpaca names the error, not the time; set after
+    /// `init`.)
+    public var streamAuthTimeout: Duration = .seconds(10)
 
     public init(
         accounts: [AlpacaSandboxAccount] = [.demo],
