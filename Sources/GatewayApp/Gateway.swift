@@ -40,12 +40,15 @@ public struct Gateway: Sendable {
     let passwords: PasswordHasher
     /// The key, session and connection-list reads of every request, cached under the store's change stamp.
     let hotReads: HotReads
+    /// Alerts: the per-user limit, and the webhook and APNs delivery (the engine that fires them is `AlertEngine`).
+    let alertSettings: AlertSettings
+    let alertDelivery: AlertDelivery
 
     public init(
         store: some GatewayStore & OrderJournalStore, registry: AdapterRegistry, router: BrokerRouter, logger: Logger,
         orderSettings: OrderSettings = OrderSettings(), defaultReadMaxAge: Duration = .zero, coalesceReads: Bool = true,
         limits: TenantLimits = TenantLimits(), linking: LinkSettings = LinkSettings(),
-        sessions: SessionSettings = SessionSettings()
+        sessions: SessionSettings = SessionSettings(), alerts: AlertSettings = AlertSettings()
     ) {
         self.store = store
         self.journal = store
@@ -70,6 +73,8 @@ public struct Gateway: Sendable {
         self.sessionKeys = SessionKeyRing(sessions.signingKeys)
         self.passwords = PasswordHasher(cost: sessions.passwordCost)
         self.hotReads = HotReads(store: store)
+        self.alertSettings = alerts
+        self.alertDelivery = AlertDelivery(store: store, settings: alerts, logger: logger)
     }
 
     /// Where the gateway's metrics go (the broker-call pipeline's factory): `/metrics` reads it.
