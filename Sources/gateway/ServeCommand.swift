@@ -146,7 +146,8 @@ func buildGateway(
         coalesceReads: settings.coalesceReads, limits: settings.limits, linking: linking,
         sessions: SessionSettings(
             signingKeys: try SessionKeyFiles.load(dataDirectory: settings.dataDirectory),
-            accessTokenLifetime: settings.accessTokenLifetime, maxDevicesPerUser: settings.maxDevicesPerUser))
+            accessTokenLifetime: settings.accessTokenLifetime, maxDevicesPerUser: settings.maxDevicesPerUser),
+        alerts: settings.alerts)
 
     let ready = SandboxReadiness(expected: sandboxes.map(\.name))
     var services: [any Service] = sandboxes.map { sandbox in

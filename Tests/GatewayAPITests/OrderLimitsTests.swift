@@ -112,7 +112,7 @@ struct OrderLimitsTests {
                 }
             }
         }
-        #expect(operations == ["placeOrder", "previewOrder", "modifyOrder", "createGoal", "updateGoal"])
+        #expect(operations == ["placeOrder", "previewOrder", "modifyOrder", "createGoal", "updateGoal", "createAlert", "updateAlert"])
     }
 
     // MARK: The journal and the reconciler
