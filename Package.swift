@@ -378,6 +378,7 @@ let package = Package(
             name: "GatewayAppTests",
             dependencies: [
                 "GatewayApp", "GatewayModel", "GatewayCore", "GatewayStore",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
             swiftSettings: swiftSettings
