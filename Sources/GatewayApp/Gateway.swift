@@ -43,6 +43,8 @@ public struct Gateway: Sendable {
     /// Alerts: the per-user limit, and the webhook and APNs delivery (the engine that fires them is `AlertEngine`).
     let alertSettings: AlertSettings
     let alertDelivery: AlertDelivery
+    /// The stream of the `AlertEngine` made for this gateway, for test sends.
+    let alertStream = AlertStreamRelay()
 
     public init(
         store: some GatewayStore & OrderJournalStore, registry: AdapterRegistry, router: BrokerRouter, logger: Logger,

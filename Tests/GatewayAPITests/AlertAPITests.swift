@@ -121,6 +121,7 @@ struct AlertAPITests {
             // A test send of an alert with no webhook or APNs tries nothing.
             let test = try await client.call(.post, "/v1/alerts/\(id)/test", headers: harness.auth)
             #expect(test.status == 200 && (test.body.dataObject["attempts"] as? [Any])?.isEmpty == true)
+            #expect(test.body.dataObject["streamed"] as? Bool == false)
         }
     }
 
@@ -225,6 +226,11 @@ struct AlertAPITests {
                 }
                 let stored = try await client.call(.get, "/v1/alerts/\(id)", headers: harness.auth).body.dataObject
                 #expect(stored["lastFiredAt"] as? String != nil && stored["armed"] as? Bool == false)
+                // With an engine attached, a test send goes on the user's stream too.
+                let test = try await client.call(.post, "/v1/alerts/\(id)/test", headers: harness.auth)
+                #expect(test.body.dataObject["streamed"] as? Bool == true)
+                #expect(streamed.withLock { $0.last?.2.kind } == .test)
+                #expect(streamed.withLock { $0.last?.1 } == harness.userId)
             }
         }
     }

@@ -47,6 +47,7 @@ extension APIHandlers {
     func testAlert(_ input: Operations.TestAlert.Input) async throws -> Operations.TestAlert.Output {
         let owner = try RequestIdentity.requireOwner()
         let sent = try await gateway.testAlert(owner: owner, id: input.path.id)
-        return .ok(.init(body: .json(.init(data: .init(notification: sent.notification, attempts: sent.attempts)))))
+        return .ok(
+            .init(body: .json(.init(data: .init(notification: sent.notification, attempts: sent.attempts, streamed: sent.streamed)))))
     }
 }

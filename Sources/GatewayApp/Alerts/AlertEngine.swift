@@ -6,6 +6,18 @@ import Logging
 public import ServiceLifecycle
 import Synchronization
 
+/// The stream an alert engine puts notifications on, as the gateway's test sends reach it: set when an engine is
+/// made for the gateway (the latest one wins), empty until then.
+final class AlertStreamRelay: Sendable {
+    private let sink = Mutex<AlertEngine.StreamSink?>(nil)
+
+    func attach(_ sink: @escaping AlertEngine.StreamSink) {
+        self.sink.withLock { $0 = sink }
+    }
+
+    var current: AlertEngine.StreamSink? { sink.withLock { $0 } }
+}
+
 /// One user of one tenant: whose alerts, quotes and orders these are.
 public struct AlertUserKey: Hashable, Sendable {
     public var tenantId: String
@@ -66,6 +78,8 @@ public final class AlertEngine: Service, Sendable {
         self.onStream = onStream
         self.logger = gateway.logger
         self.maxConcurrentDeliveries = max(1, maxConcurrentDeliveries)
+        // Test sends (`POST /v1/alerts/{id}/test`) go on the stream through this engine's closure too.
+        gateway.alertStream.attach(onStream)
         let made = AsyncStream.makeStream(of: Job.self, bufferingPolicy: .bufferingOldest(10_000))
         queue = made.stream
         enqueue = made.continuation

@@ -3,6 +3,14 @@ public import GatewayCore
 public import GatewayModel
 public import GatewayStore
 
+/// What a test send did.
+public struct AlertTestSend: Sendable {
+    public var notification: AlertNotification
+    public var attempts: [AlertDeliveryAttempt]
+    /// Whether it went on the user's stream (an `AlertEngine` is attached to the gateway).
+    public var streamed: Bool
+}
+
 /// Alerts (issue 16): stored per user, fired by `AlertEngine`, delivered on the stream, by webhook and by APNs.
 extension Gateway {
     /// The most entries one page of a delivery log holds.
@@ -77,16 +85,21 @@ extension Gateway {
             limit: min(max(limit, 1), Self.alertDeliveriesPageLimit))
     }
 
-    /// Sends a test notification through the alert's webhook and APNs channels now, retries included, and answers
-    /// with every attempt made (also in the delivery log, marked `test`). An alert with neither channel has nothing
-    /// to try: an empty answer. The stream is not sent tests.
-    public func testAlert(owner: Owner, id: String) async throws -> (notification: AlertNotification, attempts: [AlertDeliveryAttempt]) {
+    /// Sends a test notification through the alert's channels now: the user's stream when an `AlertEngine` is attached
+    /// to this gateway, then its webhook and APNs, retries included; answers with every webhook and APNs attempt
+    /// made (also in the delivery log, marked `test`).
+    public func testAlert(owner: Owner, id: String) async throws -> AlertTestSend {
         let alert = try await alert(owner: owner, id: id)
         let notification = AlertNotification(
             eventId: AlertEngine.makeEventId(), alertId: alert.id, alertName: alert.name, kind: .test, rule: alert.rule,
             message: "a test of alert \(alert.name ?? alert.id)", firedAt: Date())
+        var streamed = false
+        if let stream = alertStream.current {
+            await stream(owner.tenant.id, owner.userId, notification)
+            streamed = true
+        }
         let attempts = await alertDelivery.deliver(notification, alert: alert, tenantId: owner.tenant.id, userId: owner.userId, test: true)
-        return (notification, attempts)
+        return AlertTestSend(notification: notification, attempts: attempts, streamed: streamed)
     }
 
     /// A connection a rule names must be the user's (another user's is not found, as everywhere).
