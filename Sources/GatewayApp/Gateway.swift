@@ -62,7 +62,8 @@ public struct Gateway: Sendable {
         self.previews = PreviewCache()
         self.accountIds = AccountCache()
         self.reads = ReadCoalescer()
-        self.metrics = ApplicationMetrics(factory: registry.pipeline.metrics)
+        let metrics = ApplicationMetrics(factory: registry.pipeline.metrics)
+        self.metrics = metrics
         self.reconcilerHeartbeat = Heartbeat()
         self.reconciliationAttempts = ReconciliationAttempts()
         self.defaultReadMaxAge = defaultReadMaxAge
@@ -76,7 +77,9 @@ public struct Gateway: Sendable {
         self.passwords = PasswordHasher(cost: sessions.passwordCost)
         self.hotReads = HotReads(store: store)
         self.alertSettings = alerts
-        self.alertDelivery = AlertDelivery(store: store, settings: alerts, logger: logger)
+        var alertDelivery = AlertDelivery(store: store, settings: alerts, logger: logger)
+        alertDelivery.metrics = metrics
+        self.alertDelivery = alertDelivery
     }
 
     /// Where the gateway's metrics go (the broker-call pipeline's factory): `/metrics` reads it.

@@ -8,6 +8,8 @@ import GatewayTesting
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import NIOCore
+import Prometheus
 import Synchronization
 import Testing
 
@@ -130,7 +132,8 @@ struct AlertAPITests {
     @Test("a webhook is signed, retried after a 500, and both attempts are in the delivery log")
     func webhookRetryAndLog() async throws {
         try await WebhookReceiver.with(statuses: [.internalServerError, .ok]) { receiver, url in
-            try await APIHarness.with(alerts: Self.loopback) { harness, client in
+            let pipeline = BrokerPipeline(metrics: PrometheusMetricsFactory(registry: PrometheusCollectorRegistry()))
+            try await APIHarness.with(pipeline: pipeline, alerts: Self.loopback) { harness, client in
                 let created = try await client.call(.post, "/v1/alerts", headers: harness.auth, json: Self.priceAlert(webhook: url))
                 #expect(created.status == 201, "\(created.body)")
                 let id = try #require(created.body.dataObject["id"] as? String)
@@ -166,6 +169,10 @@ struct AlertAPITests {
                 #expect(page.body.dataList.map { $0["attempt"] as? Int } == [1])
                 // The secret is nowhere in the log.
                 #expect(!"\(log.body)".contains(secret))
+                // Each attempt is counted by channel and outcome.
+                let metrics = try await client.execute(uri: "/metrics", method: .get) { try PrometheusText(String(buffer: $0.body)) }
+                #expect(metrics.sum("brokergateway_alert_deliveries_total", ["channel": "webhook", "outcome": "retrying"]) == 1)
+                #expect(metrics.sum("brokergateway_alert_deliveries_total", ["channel": "webhook", "outcome": "delivered"]) == 1)
             }
         }
     }

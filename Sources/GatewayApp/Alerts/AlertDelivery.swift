@@ -21,6 +21,8 @@ public struct AlertDelivery: Sendable {
     let logger: Logger
     let now: @Sendable () -> Date
     let sleep: @Sendable (Duration) async throws -> Void
+    /// Where each attempt is counted (`brokergateway_alert_deliveries_total`); the gateway's own.
+    var metrics: ApplicationMetrics?
 
     public init(
         store: any GatewayStore, settings: AlertSettings, logger: Logger, now: @escaping @Sendable () -> Date = { Date() },
@@ -170,6 +172,7 @@ public struct AlertDelivery: Sendable {
                 outcome: result.delivered ? .delivered : again ? .retrying : .failed, httpStatus: result.status,
                 error: result.error, test: test)
             made.append(entry)
+            metrics?.alertDelivery(channel: channel, outcome: entry.outcome)
             do {
                 try await store.recordAlertDelivery(tenantId: tenantId, userId: userId, entry)
             } catch {

@@ -65,6 +65,7 @@ public final class AlertEngine: Service, Sendable {
     let onStream: StreamSink
     let logger: Logger
     let maxConcurrentDeliveries: Int
+    let metrics: ApplicationMetrics
     private let state = Mutex(State())
     private let queue: AsyncStream<Job>
     private let enqueue: AsyncStream<Job>.Continuation
@@ -77,6 +78,7 @@ public final class AlertEngine: Service, Sendable {
         self.delivery = gateway.alertDelivery
         self.onStream = onStream
         self.logger = gateway.logger
+        self.metrics = gateway.metrics
         self.maxConcurrentDeliveries = max(1, maxConcurrentDeliveries)
         // Test sends (`POST /v1/alerts/{id}/test`) go on the stream through this engine's closure too.
         gateway.alertStream.attach(onStream)
@@ -221,6 +223,7 @@ public final class AlertEngine: Service, Sendable {
 
     func fire(_ notification: AlertNotification, alert: Alert, tenantId: String, userId: String, armed: Bool, disable: Bool) async {
         await record(tenantId: tenantId, userId: userId, alert.id, armed: armed, firedAt: notification.firedAt, disable: disable)
+        metrics.alertFired(kind: notification.kind)
         logger.info(
             "alert fired", metadata: ["alert": "\(alert.id)", "event": "\(notification.eventId)", "kind": "\(notification.kind.rawValue)"])
         await onStream(tenantId, userId, notification)
