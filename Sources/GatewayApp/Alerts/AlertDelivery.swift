@@ -115,7 +115,7 @@ public struct AlertDelivery: Sendable {
             } catch {
                 return AttemptResult(status: nil, error: "the APNs provider token could not be made", delivered: false, retryable: false)
             }
-            var result = await send(request)
+            var result = await send(request, readsAPNsReason: true)
             guard let status = result.status, !result.delivered else { return result }
             let reason = result.error
             if status == 410 || (status == 400 && reason == "BadDeviceToken") {
@@ -136,14 +136,15 @@ public struct AlertDelivery: Sendable {
         }
     }
 
-    /// Sends one request and judges the answer.
-    func send(_ request: BrokerRequest) async -> AttemptResult {
+    /// Sends one request and judges the answer. An APNs answer's error is its `reason`; a webhook receiver's body is
+    /// never read into the log.
+    func send(_ request: BrokerRequest, readsAPNsReason: Bool = false) async -> AttemptResult {
         do {
             let response = try await settings.transport.send(request)
             let status = response.status
             if (200..<300).contains(status) { return AttemptResult(status: status, error: nil, delivered: true, retryable: false) }
             let retryable = status >= 500 || status == 429 || status == 408
-            let reason = request.loggedPath == "webhook" ? nil : APNsProvider.reason(response.body)
+            let reason = readsAPNsReason ? APNsProvider.reason(response.body) : nil
             return AttemptResult(
                 status: status, error: reason ?? "the receiver answered \(status)", delivered: false, retryable: retryable,
                 retryAfter: BrokerNumber.retryAfter(response.headers, now: now()))
