@@ -95,6 +95,35 @@ struct AlertEngineTests {
         }
     }
 
+    @Test("a user's alerts are read once per alertsMaxAge; a write through the gateway is seen at once")
+    func cachedUntilWritten() async throws {
+        let store = try SQLiteStore(inMemoryWith: .random())
+        let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
+        let gateway = Gateway(
+            store: store, registry: AdapterRegistry(factories: [], transport: NoTransport(), logger: logger), router: BrokerRouter(),
+            logger: logger, alerts: AlertSettings(transport: NoTransport()))
+        let tenant = try await store.createTenant(name: "Acme")
+        let user = try await store.createUser(tenantId: tenant.id, NewUser(), audit: nil)
+        let owner = Owner(tenant: tenant, userId: user.id, actor: "test")
+        let stream = Stream()
+        let engine = AlertEngine(gateway: gateway, alertsMaxAge: .seconds(3600)) { tenantId, userId, notification in
+            stream.received.withLock { $0.append((tenantId, userId, notification)) }
+        }
+        let instrument = Instrument(symbol: "AAPL", assetClass: .equity)
+        func quote(_ last: Decimal) async { await engine.observe(quote: Quote(instrument: instrument, last: last), tenantId: tenant.id, userId: user.id, at: Self.start) }
+        await quote(10)
+        // Written behind the gateway's back: not seen while the user's alerts read a moment ago are fresh.
+        _ = try await Self.create(store, tenant, user.id, .price(.init(instrument: InstrumentReference(symbol: "AAPL"), condition: .above, threshold: 5)))
+        await quote(11)
+        #expect(stream.notifications.isEmpty)
+        // Written through the gateway (the API's path): seen by the next quote.
+        let input = AlertInput(rule: AlertRuleInput(type: .price, instrument: InstrumentReference(symbol: "AAPL"), condition: .above, threshold: 1))
+        let created = try await gateway.createAlert(owner: owner, input)
+        await quote(12)
+        #expect(Set(stream.notifications.map(\.alertId)).contains(created.alert.id))
+        #expect(stream.notifications.count == 2)
+    }
+
     @Test("once: a price alert disables itself when it fires and is no longer watched; cross_back keeps it, disarmed")
     func onceAndWatched() async throws {
         try await Self.with { engine, store, tenant, users, stream in

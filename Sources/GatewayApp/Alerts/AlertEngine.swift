@@ -6,16 +6,23 @@ import Logging
 public import ServiceLifecycle
 import Synchronization
 
-/// The stream an alert engine puts notifications on, as the gateway's test sends reach it: set when an engine is
-/// made for the gateway (the latest one wins), empty until then.
+/// What the gateway knows of the `AlertEngine` made for it (the latest one wins; empty until then): the stream its
+/// test sends go on, and whom to tell that a user's alerts were written through the API (the engine drops what it
+/// cached of them).
 final class AlertStreamRelay: Sendable {
     private let sink = Mutex<AlertEngine.StreamSink?>(nil)
+    private let changed = Mutex<(@Sendable (AlertUserKey) -> Void)?>(nil)
 
-    func attach(_ sink: @escaping AlertEngine.StreamSink) {
+    func attach(_ sink: @escaping AlertEngine.StreamSink, alertsChanged: @escaping @Sendable (AlertUserKey) -> Void) {
         self.sink.withLock { $0 = sink }
+        changed.withLock { $0 = alertsChanged }
     }
 
     var current: AlertEngine.StreamSink? { sink.withLock { $0 } }
+
+    func alertsChanged(tenantId: String, userId: String) {
+        changed.withLock { $0 }?(AlertUserKey(tenantId: tenantId, userId: userId))
+    }
 }
 
 /// One user of one tenant: whose alerts, quotes and orders these are.
@@ -54,6 +61,10 @@ public final class AlertEngine: Service, Sendable {
         var unknown: [AlertUserKey: AlertRules.UnknownOrders] = [:]
         /// `alertId|orderId|…` of the order firings made, so an order fires an alert once.
         var firedOrders: Set<String> = []
+        /// Each user's alerts as last read, and when; dropped when they are written (here, or through this gateway's
+        /// API). `generation` moves with every drop, so a read that was in flight across one is not kept.
+        var cache: [AlertUserKey: (loaded: ContinuousClock.Instant, alerts: [Alert])] = [:]
+        var generation = 0
 
         /// Far more than any gateway holds; past it the memory is dropped rather than grown (a price alert then
         /// starts from its stored `armed`, an order alert may fire again for an order it already told of).
@@ -66,6 +77,7 @@ public final class AlertEngine: Service, Sendable {
     let logger: Logger
     let maxConcurrentDeliveries: Int
     let metrics: ApplicationMetrics
+    let alertsMaxAge: Duration
     private let state = Mutex(State())
     private let queue: AsyncStream<Job>
     private let enqueue: AsyncStream<Job>.Continuation
@@ -73,18 +85,25 @@ public final class AlertEngine: Service, Sendable {
     /// - Parameters:
     ///   - onStream: called with every firing, before any other channel; put it on the user's stream.
     ///   - maxConcurrentDeliveries: notifications delivered at once by `run()` (each with its own retries).
-    public init(gateway: Gateway, maxConcurrentDeliveries: Int = 16, onStream: @escaping StreamSink) {
+    ///   - alertsMaxAge: how long a user's alerts, once read, are used without reading them again. Writes through this
+    ///     gateway (the API's, the engine's own) are seen at once; another instance's within this time.
+    public init(
+        gateway: Gateway, maxConcurrentDeliveries: Int = 16, alertsMaxAge: Duration = .seconds(1),
+        onStream: @escaping StreamSink
+    ) {
         self.store = gateway.store
         self.delivery = gateway.alertDelivery
         self.onStream = onStream
         self.logger = gateway.logger
         self.metrics = gateway.metrics
+        self.alertsMaxAge = alertsMaxAge
         self.maxConcurrentDeliveries = max(1, maxConcurrentDeliveries)
-        // Test sends (`POST /v1/alerts/{id}/test`) go on the stream through this engine's closure too.
-        gateway.alertStream.attach(onStream)
         let made = AsyncStream.makeStream(of: Job.self, bufferingPolicy: .bufferingOldest(10_000))
         queue = made.stream
         enqueue = made.continuation
+        // Test sends (`POST /v1/alerts/{id}/test`) go on the stream through this engine's closure too, and the API's
+        // alert writes drop what this engine cached of the user's alerts.
+        gateway.alertStream.attach(onStream) { [weak self] key in self?.forget(key) }
     }
 
     /// A notification's event id: `evt_` and 20 base32 characters.
@@ -239,11 +258,34 @@ public final class AlertEngine: Service, Sendable {
         } catch {
             logger.error("an alert's state could not be stored", metadata: ["alert": "\(id)", "error": "\(AlertDelivery.describe(error))"])
         }
+        forget(AlertUserKey(tenantId: tenantId, userId: userId))
     }
 
+    /// Drops what is cached of the user's alerts (they were written).
+    func forget(_ key: AlertUserKey) {
+        state.withLock { state in
+            state.cache[key] = nil
+            state.generation &+= 1
+        }
+    }
+
+    /// The user's alerts: as read less than `alertsMaxAge` ago and not written since, else read now.
     func userAlerts(tenantId: String, userId: String) async -> [Alert]? {
+        let key = AlertUserKey(tenantId: tenantId, userId: userId)
+        let now = ContinuousClock.now
+        let maxAge = alertsMaxAge
+        let (cached, generation) = state.withLock { state in
+            (state.cache[key].flatMap { now - $0.loaded < maxAge ? $0.alerts : nil }, state.generation)
+        }
+        if let cached { return cached }
         do {
-            return try await store.alerts(tenantId: tenantId, userId: userId)
+            let alerts = try await store.alerts(tenantId: tenantId, userId: userId)
+            state.withLock { state in
+                guard state.generation == generation else { return }
+                if state.cache.count >= State.maximumEntries { state.cache.removeAll() }
+                state.cache[key] = (now, alerts)
+            }
+            return alerts
         } catch {
             logger.error("a user's alerts could not be read", metadata: ["error": "\(AlertDelivery.describe(error))"])
             return nil

@@ -42,6 +42,7 @@ extension Gateway {
         let alert = try await store.createAlert(
             tenantId: owner.tenant.id, userId: owner.userId, draft, webhookSecret: secret, limit: alertSettings.maxAlertsPerUser,
             audit: Self.alertAudit(owner, "alert.created", target: nil, draft: draft))
+        alertStream.alertsChanged(tenantId: owner.tenant.id, userId: owner.userId)
         return CreatedAlert(alert: alert, webhookSecret: secret)
     }
 
@@ -67,6 +68,7 @@ extension Gateway {
                 tenantId: owner.tenant.id, userId: owner.userId, id: id, draft,
                 audit: Self.alertAudit(owner, "alert.updated", target: id, draft: draft))
         else { throw GatewayError(.notFound, "no alert '\(id)'") }
+        alertStream.alertsChanged(tenantId: owner.tenant.id, userId: owner.userId)
         return alert
     }
 
@@ -76,6 +78,7 @@ extension Gateway {
         guard try await store.deleteAlert(tenantId: owner.tenant.id, userId: owner.userId, id: id, audit: audit) else {
             throw GatewayError(.notFound, "no alert '\(id)'")
         }
+        alertStream.alertsChanged(tenantId: owner.tenant.id, userId: owner.userId)
     }
 
     /// The alert's delivery log, newest first.
