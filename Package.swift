@@ -112,6 +112,7 @@ let package = Package(
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
                 .product(name: "JWTKit", package: "jwt-kit"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
@@ -387,6 +388,7 @@ let package = Package(
             name: "GatewayAppTests",
             dependencies: [
                 "GatewayApp", "GatewayModel", "GatewayCore", "GatewayStore",
+                .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
             swiftSettings: swiftSettings
@@ -509,6 +511,7 @@ let package = Package(
             dependencies: [
                 "GatewayModel", "GatewayCore", "GatewayStore", "GatewayApp", "GatewayAPI", "GatewayTesting",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "NIOCore", package: "swift-nio"),

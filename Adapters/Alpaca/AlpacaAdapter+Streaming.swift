@@ -13,19 +13,24 @@ extension AlpacaAdapter: BrokerStreaming {
         return true
     }
 
-    public func streamQuotes(_ instruments: [InstrumentReference], _ onQuote: @escaping @Sendable (Quote) async -> Void)
-        async throws
-    {
+    public func streamQuotes(
+        _ instruments: [InstrumentReference], onSubscribed: @escaping @Sendable () async -> Void,
+        _ onQuote: @escaping @Sendable (Quote) async -> Void
+    ) async throws {
         let stocks = Array(Set(instruments.filter { $0.impliedAssetClass != .crypto }.map(\.alpacaSymbol))).sorted()
         let crypto = Array(Set(instruments.filter { $0.impliedAssetClass == .crypto }.map(\.alpacaSymbol))).sorted()
         try await withThrowingTaskGroup(of: Void.self) { group in
             if !stocks.isEmpty {
                 group.addTask {
-                    try await marketData(path: "/v2/\(configuration.feed)", symbols: stocks, crypto: false, onQuote)
+                    // The connection's feed, else IEX: the one every Alpaca account may stream.
+                    try await marketData(
+                        path: "/v2/\(configuration.feed ?? "iex")", symbols: stocks, crypto: false, onSubscribed, onQuote)
                 }
             }
             if !crypto.isEmpty {
-                group.addTask { try await marketData(path: "/v1beta3/crypto/us", symbols: crypto, crypto: true, onQuote) }
+                group.addTask {
+                    try await marketData(path: "/v1beta3/crypto/us", symbols: crypto, crypto: true, onSubscribed, onQuote)
+                }
             }
             try await group.waitForAll()
         }
@@ -63,7 +68,8 @@ extension AlpacaAdapter: BrokerStreaming {
     /// One market data socket: connect, authenticate, subscribe to quotes and trades, then each message as a quote
     /// (bid and ask from the symbol's last quote, last from its last trade).
     private func marketData(
-        path: String, symbols: [String], crypto: Bool, _ onQuote: @escaping @Sendable (Quote) async -> Void
+        path: String, symbols: [String], crypto: Bool, _ onSubscribed: @escaping @Sendable () async -> Void,
+        _ onQuote: @escaping @Sendable (Quote) async -> Void
     ) async throws {
         guard let sockets = context.sockets, case .keys(let keyId, let secret) = configuration.auth else {
             throw GatewayError(.notSupported, "this Alpaca connection cannot stream market data", broker: .alpaca)
@@ -73,18 +79,21 @@ extension AlpacaAdapter: BrokerStreaming {
         try await sockets.withSocket(request) { socket in
             var quotes: [String: AlpacaQuote] = [:]
             var trades: [String: AlpacaTrade] = [:]
+            // Authenticated at once (Alpaca reads an auth sent before its `connected`; waiting for that first message
+            // would hang on a server that sends it late or not at).
+            let auth = AlpacaStreamAction(action: "auth", key: keyId, secret: secret)
+            try await socket.send(String(decoding: try BrokerHTTPClient.json(auth), as: UTF8.self))
             for try await message in socket.messages {
                 guard let items = try? JSONDecoder().decode([AlpacaStreamItem].self, from: message.data) else {
                     throw GatewayError(.malformedResponse, "Alpaca's market data stream sent a message that does not read", broker: .alpaca)
                 }
                 for item in items {
                     switch item.type {
-                    case "success" where item.message == "connected":
-                        let auth = AlpacaStreamAction(action: "auth", key: keyId, secret: secret)
-                        try await socket.send(String(decoding: try BrokerHTTPClient.json(auth), as: UTF8.self))
                     case "success" where item.message == "authenticated":
                         let subscribe = AlpacaStreamSubscription(action: "subscribe", quotes: symbols, trades: symbols)
                         try await socket.send(String(decoding: try BrokerHTTPClient.json(subscribe), as: UTF8.self))
+                    case "subscription":
+                        await onSubscribed()
                     case "error":
                         throw Self.streamError(code: item.code, message: item.message)
                     case "q":

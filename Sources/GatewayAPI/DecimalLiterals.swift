@@ -10,7 +10,7 @@ import OpenAPIRuntime
 /// field's bounds by the application (``DecimalBounds``).
 struct DecimalLiterals: ServerMiddleware {
     /// The operations whose request bodies hold decimals (`DecimalInput` in the document; a test keeps this in step).
-    static let operationIDs: Set<String> = ["placeOrder", "previewOrder", "modifyOrder", "createGoal", "updateGoal"]
+    static let operationIDs: Set<String> = ["placeOrder", "previewOrder", "modifyOrder", "createGoal", "updateGoal", "createAlert", "updateAlert"]
 
     func intercept(
         _ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,

@@ -42,12 +42,18 @@ public struct Gateway: Sendable {
     let hotReads: HotReads
     /// The streams' shared parts: the order feed's tail, the quote feeds, the streams open per user.
     let streams: StreamHub
+    /// Alerts: the per-user limit, and the webhook and APNs delivery (the engine that fires them is `AlertEngine`).
+    let alertSettings: AlertSettings
+    let alertDelivery: AlertDelivery
+    /// The stream of the `AlertEngine` made for this gateway, for test sends.
+    let alertStream = AlertStreamRelay()
 
     public init(
         store: some GatewayStore & OrderJournalStore, registry: AdapterRegistry, router: BrokerRouter, logger: Logger,
         orderSettings: OrderSettings = OrderSettings(), defaultReadMaxAge: Duration = .zero, coalesceReads: Bool = true,
         limits: TenantLimits = TenantLimits(), linking: LinkSettings = LinkSettings(),
-        sessions: SessionSettings = SessionSettings(), streams: StreamSettings = StreamSettings()
+        sessions: SessionSettings = SessionSettings(), streams: StreamSettings = StreamSettings(),
+        alerts: AlertSettings = AlertSettings()
     ) {
         self.store = store
         self.journal = store
@@ -59,7 +65,8 @@ public struct Gateway: Sendable {
         self.previews = PreviewCache()
         self.accountIds = AccountCache()
         self.reads = ReadCoalescer()
-        self.metrics = ApplicationMetrics(factory: registry.pipeline.metrics)
+        let metrics = ApplicationMetrics(factory: registry.pipeline.metrics)
+        self.metrics = metrics
         self.reconcilerHeartbeat = Heartbeat()
         self.reconciliationAttempts = ReconciliationAttempts()
         self.defaultReadMaxAge = defaultReadMaxAge
@@ -73,6 +80,10 @@ public struct Gateway: Sendable {
         self.passwords = PasswordHasher(cost: sessions.passwordCost)
         self.hotReads = HotReads(store: store)
         self.streams = StreamHub(settings: streams, journal: store, logger: logger)
+        self.alertSettings = alerts
+        var alertDelivery = AlertDelivery(store: store, settings: alerts, logger: logger)
+        alertDelivery.metrics = metrics
+        self.alertDelivery = alertDelivery
     }
 
     /// Where the gateway's metrics go (the broker-call pipeline's factory): `/metrics` reads it.

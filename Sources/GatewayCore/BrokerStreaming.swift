@@ -8,10 +8,13 @@ public protocol BrokerStreaming: Sendable {
     var canStream: Bool { get }
 
     /// Calls `onQuote` with each quote the broker pushes for `instruments` (bid and ask from its quotes, last from its
-    /// trades) until the task is cancelled. Returns when the broker closes the stream; throws when it cannot be
-    /// opened or the broker ends it with an error.
-    func streamQuotes(_ instruments: [InstrumentReference], _ onQuote: @escaping @Sendable (Quote) async -> Void)
-        async throws
+    /// trades) until the task is cancelled, and `onSubscribed` once the broker has confirmed the subscription (what
+    /// moved before then is not pushed: the caller reads a snapshot then). Returns when the broker closes the stream;
+    /// throws when it cannot be opened or the broker ends it with an error.
+    func streamQuotes(
+        _ instruments: [InstrumentReference], onSubscribed: @escaping @Sendable () async -> Void,
+        _ onQuote: @escaping @Sendable (Quote) async -> Void
+    ) async throws
 
     /// Calls `onChange` with the broker order id of each order the broker says changed (filled, cancelled, replaced,
     /// …) until the task is cancelled. Returns or throws as `streamQuotes`.

@@ -26,6 +26,7 @@ extension PostgresStore {
         ("v9-leases", leasesV9),
         ("v10-change-stamp", changeStampV10),
         ("v11-goals", goalsV11),
+        ("v12-alerts", alertsV12),
         ("v13-order-feed", orderFeedV13),
     ]
 
@@ -439,5 +440,44 @@ extension PostgresStore {
         CREATE INDEX goals_user ON goals(tenant_id, user_id, created_at, id);
         CREATE TRIGGER goals_user_never_changes BEFORE UPDATE OF user_id, tenant_id ON goals
             FOR EACH ROW EXECUTE FUNCTION brokergateway_refuse('a goal never changes its user');
+        """
+
+    /// Alerts and their delivery logs (issue 16, alerts), as SQLite's `v12-alerts`.
+    static let alertsV12 = """
+        CREATE TABLE alerts (
+            id TEXT PRIMARY KEY,
+            tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+            user_id TEXT NOT NULL,
+            name TEXT,
+            rule TEXT NOT NULL,
+            channels TEXT NOT NULL DEFAULT '{}',
+            enabled BOOLEAN NOT NULL DEFAULT TRUE,
+            rearm TEXT NOT NULL,
+            armed BOOLEAN NOT NULL DEFAULT TRUE,
+            webhook_secret BYTEA NOT NULL,
+            created_at BIGINT NOT NULL,
+            updated_at BIGINT NOT NULL,
+            last_fired_at BIGINT,
+            FOREIGN KEY (tenant_id, user_id) REFERENCES users(tenant_id, id) ON DELETE CASCADE
+        );
+        CREATE INDEX alerts_user ON alerts(tenant_id, user_id, created_at, id);
+        CREATE INDEX alerts_enabled ON alerts(enabled);
+        CREATE TRIGGER alerts_user_never_changes BEFORE UPDATE OF user_id, tenant_id ON alerts
+            FOR EACH ROW EXECUTE FUNCTION brokergateway_refuse('an alert never changes its user');
+        CREATE TABLE alert_deliveries (
+            sequence BIGINT GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+            id TEXT NOT NULL UNIQUE,
+            tenant_id TEXT NOT NULL,
+            alert_id TEXT NOT NULL REFERENCES alerts(id) ON DELETE CASCADE,
+            event_id TEXT NOT NULL,
+            channel TEXT NOT NULL,
+            attempt BIGINT NOT NULL,
+            at BIGINT NOT NULL,
+            outcome TEXT NOT NULL,
+            http_status BIGINT,
+            error TEXT,
+            test BOOLEAN NOT NULL DEFAULT FALSE
+        );
+        CREATE INDEX alert_deliveries_alert ON alert_deliveries(tenant_id, alert_id, sequence);
         """
 }

@@ -220,7 +220,74 @@ public protocol GatewayStore: Sendable {
     /// Replaces every field; `nil` when the user has no such goal (then nothing is audited).
     func updateGoal(tenantId: String, userId: String, id: String, _ draft: GoalDraft, audit: AuditRecord?) async throws -> Goal?
     func deleteGoal(tenantId: String, userId: String, id: String, audit: AuditRecord?) async throws -> Bool
+
+    // MARK: Alerts
+    // Each is one user's: no call reaches another user's alert or its delivery log. The webhook secret is sealed with
+    // the credential cipher (its tenant and alert ids authenticated) and read back only to sign a delivery.
+    /// The user's alerts, oldest first.
+    func alerts(tenantId: String, userId: String) async throws -> [Alert]
+    func alert(tenantId: String, userId: String, id: String) async throws -> Alert?
+    /// Every enabled alert of every tenant with its owner (what the alert engine watches).
+    func enabledAlerts() async throws -> [OwnedAlert]
+    /// - Throws: `GatewayError(.unprocessable)` when the user already has `limit` alerts; `.notFound` for an unknown
+    ///   tenant or user. `audit` (its target set to the new alert's id) is written in the same transaction.
+    func createAlert(
+        tenantId: String, userId: String, _ draft: AlertDraft, webhookSecret: String, limit: Int, audit: AuditRecord?
+    ) async throws -> Alert
+    /// Replaces every field of the draft and re-arms the alert; `nil` when the user has no such alert.
+    func updateAlert(tenantId: String, userId: String, id: String, _ draft: AlertDraft, audit: AuditRecord?) async throws -> Alert?
+    /// Deletes the alert and its delivery log.
+    func deleteAlert(tenantId: String, userId: String, id: String, audit: AuditRecord?) async throws -> Bool
+    /// The alert's webhook signing secret, decrypted; `nil` when the user has no such alert.
+    func alertWebhookSecret(tenantId: String, userId: String, id: String) async throws -> String?
+    /// Records an alert's state after the engine judged it: `armed` (a price alert waits for its condition again, or
+    /// not until the price crosses back), `firedAt` (when it fired: `lastFiredAt` moves) and `disable` (a `once`
+    /// alert that fired); `false` when there is no such alert. Not audited: the gateway's doing, not a user's write.
+    func recordAlertState(tenantId: String, userId: String, id: String, armed: Bool, firedAt: Date?, disable: Bool) async throws -> Bool
+    /// Removes the APNs channel of the alert if it still names `deviceToken` (APNs said the token is gone).
+    func dropAlertDeviceToken(tenantId: String, userId: String, id: String, deviceToken: String) async throws -> Bool
+    /// Appends one attempt to the alert's delivery log (the newest `AlertDraft.deliveryLogLength` are kept).
+    func recordAlertDelivery(tenantId: String, userId: String, _ attempt: AlertDeliveryAttempt) async throws
+    /// The alert's delivery log, newest first: at most `limit`, older than the entry `before` (a cursor) when given.
+    /// - Throws: `GatewayError(.notFound)` when `before` names no entry of the alert's log.
+    func alertDeliveries(
+        tenantId: String, userId: String, alertId: String, before: String?, limit: Int
+    ) async throws -> [AlertDeliveryAttempt]
 }
+
+/// An alert with its owner.
+public struct OwnedAlert: Sendable, Hashable {
+    public var tenantId: String
+    public var userId: String
+    public var alert: Alert
+
+    public init(tenantId: String, userId: String, alert: Alert) {
+        self.tenantId = tenantId
+        self.userId = userId
+        self.alert = alert
+    }
+}
+
+/// An alert's fields as the store writes them (already checked by the application).
+public struct AlertDraft: Sendable, Hashable {
+    public var name: String?
+    public var rule: AlertRule
+    public var channels: AlertChannels
+    public var enabled: Bool
+    public var rearm: AlertRearm
+
+    public init(name: String?, rule: AlertRule, channels: AlertChannels, enabled: Bool, rearm: AlertRearm) {
+        self.name = name
+        self.rule = rule
+        self.channels = channels
+        self.enabled = enabled
+        self.rearm = rearm
+    }
+
+    /// How many entries of one alert's delivery log are kept (older ones are dropped as new ones come).
+    public static let deliveryLogLength = 1000
+}
+
 
 // The goal writes without an audit record (the tests', and the operator's).
 extension GatewayStore {

@@ -434,6 +434,50 @@ extension SQLiteStore {
                     """)
         }
 
+        // Alerts (issue 16, alerts): a user's price and order alerts and each one's delivery log. rule and channels
+        // are JSON (the threshold a decimal string); webhook_secret is sealed with the credential cipher (the tenant
+        // and alert ids authenticated), never stored in clear. The log's sequence orders it (newest first on reads).
+        migrator.registerMigration("v12-alerts") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE alerts (
+                        id TEXT PRIMARY KEY NOT NULL,
+                        tenant_id TEXT NOT NULL REFERENCES tenants(id) ON DELETE CASCADE,
+                        user_id TEXT NOT NULL,
+                        name TEXT,
+                        rule TEXT NOT NULL,
+                        channels TEXT NOT NULL DEFAULT '{}',
+                        enabled INTEGER NOT NULL DEFAULT 1,
+                        rearm TEXT NOT NULL,
+                        armed INTEGER NOT NULL DEFAULT 1,
+                        webhook_secret BLOB NOT NULL,
+                        created_at INTEGER NOT NULL,
+                        updated_at INTEGER NOT NULL,
+                        last_fired_at INTEGER,
+                        FOREIGN KEY (tenant_id, user_id) REFERENCES users(tenant_id, id) ON DELETE CASCADE
+                    );
+                    CREATE INDEX alerts_user ON alerts(tenant_id, user_id, created_at, id);
+                    CREATE INDEX alerts_enabled ON alerts(enabled);
+                    CREATE TRIGGER alerts_user_never_changes BEFORE UPDATE OF user_id, tenant_id ON alerts
+                    BEGIN SELECT RAISE(ABORT, 'an alert never changes its user'); END;
+                    CREATE TABLE alert_deliveries (
+                        sequence INTEGER PRIMARY KEY AUTOINCREMENT,
+                        id TEXT NOT NULL UNIQUE,
+                        tenant_id TEXT NOT NULL,
+                        alert_id TEXT NOT NULL REFERENCES alerts(id) ON DELETE CASCADE,
+                        event_id TEXT NOT NULL,
+                        channel TEXT NOT NULL,
+                        attempt INTEGER NOT NULL,
+                        at INTEGER NOT NULL,
+                        outcome TEXT NOT NULL,
+                        http_status INTEGER,
+                        error TEXT,
+                        test INTEGER NOT NULL DEFAULT 0
+                    );
+                    CREATE INDEX alert_deliveries_alert ON alert_deliveries(tenant_id, alert_id, sequence);
+                    """)
+        }
+
         // The stream (issue 16): the broker's last known order status as a column, so that the order watcher finds
         // the open orders without reading every order's JSON; the journal's rowid is the order feed's cursor. An
         // order whose JSON does not read is left without one (it is not watched; reading it reports the damage).

@@ -1,6 +1,6 @@
 import GatewayCore
 
-/// Opaque, prefixed, random identifiers: `ten_…`, `usr_…`, `conn_…`, `wl_…`, `goal_…`, `key_…`, `aud_…`.
+/// Opaque, prefixed, random identifiers: `ten_…`, `usr_…`, `conn_…`, `wl_…`, `goal_…`, `alr_…`, `dlv_…`, `key_…`, `aud_…`.
 ///
 /// The random part is `RandomIdentifier.base32` (lowercase Crockford base32), so an id reads well, survives
 /// double-click selection and URL paths, and never contains the `_` that separates parts of an API key.
@@ -9,6 +9,8 @@ package enum StoreIdentifier {
     package static let connection = "conn"
     package static let watchlist = "wl"
     package static let goal = "goal"
+    package static let alert = "alr"
+    package static let alertDelivery = "dlv"
     package static let apiKey = "key"
     package static let user = "usr"
     package static let auditEvent = "aud"

@@ -182,6 +182,34 @@ struct GatewaySettings: Sendable {
             key: ["sessions", "maxDevicesPerUser"], kind: .whole(1...1_000), defaultValue: "10",
             summary: "how many devices one end user may have; a login from one more is a 409 until one is removed"),
         SettingKey(
+            key: ["alerts", "maxPerUser"], kind: .whole(1...10_000), defaultValue: "100",
+            summary: "how many alerts one end user may have; one more is a 422"),
+        SettingKey(
+            key: ["alerts", "maxAttempts"], kind: .whole(1...20), defaultValue: "5",
+            summary: "attempts to deliver one alert notification on one channel (webhook, APNs), the first included; network errors, 5xx, 408 and 429 are tried again"),
+        SettingKey(
+            key: ["alerts", "retryBaseDelayMs"], kind: .whole(1...600_000), defaultValue: "1000",
+            summary: "the wait before an alert delivery's second attempt; each later wait doubles (plus up to 25 % jitter, at least a `Retry-After`)"),
+        SettingKey(
+            key: ["alerts", "retryMaxDelayMs"], kind: .whole(1...3_600_000), defaultValue: "60000",
+            summary: "the longest wait between two attempts of an alert delivery"),
+        SettingKey(
+            key: ["alerts", "timeoutMs"], kind: .whole(100...120_000), defaultValue: "10000",
+            summary: "how long one webhook or APNs attempt may take (the receiver's answer is read up to 64 KiB)"),
+        SettingKey(
+            key: ["apns", "teamId"], kind: .text, defaultValue: "(none)",
+            summary: "APNs: the Apple developer team id (with `apns.keyId`, `apns.keyFile` and `apns.topic`, or none of them: no pushes)"),
+        SettingKey(
+            key: ["apns", "keyId"], kind: .text, defaultValue: "(none)", summary: "APNs: the id of the .p8 signing key"),
+        SettingKey(
+            key: ["apns", "keyFile"], kind: .text, defaultValue: "(none)",
+            summary: "APNs: the .p8 signing key file (`AuthKey_<keyId>.p8`, readable by the gateway only)"),
+        SettingKey(
+            key: ["apns", "topic"], kind: .text, defaultValue: "(none)", summary: "APNs: the app's bundle id (`apns-topic`)"),
+        SettingKey(
+            key: ["apns", "environment"], kind: .choice(["production", "sandbox"]), defaultValue: "production",
+            summary: "APNs: `production` (api.push.apple.com) or `sandbox` (api.sandbox.push.apple.com, development builds)"),
+        SettingKey(
             key: ["configFile"], kind: .text, defaultValue: "(none)",
             summary: "a JSON file with any of these settings, e.g. `{\"port\": 9000, \"orders\": {\"brokerTimeoutMs\": 5000}}`"),
     ]
@@ -225,6 +253,8 @@ struct GatewaySettings: Sendable {
     /// How long an end user's access token lives.
     var accessTokenLifetime: Duration
     var maxDevicesPerUser: Int
+    /// Alerts: the per-user limit, delivery retries and bounds (through the egress policy), APNs when configured.
+    var alerts: AlertSettings
 
     /// The providers in order of precedence: flags, environment, config file.
     static func reader(arguments: [String], environment: [String: String]) async throws -> ConfigReader {
@@ -381,6 +411,29 @@ struct GatewaySettings: Sendable {
         exportEnabled = try choice(key("connections", "export")) == "on"
         accessTokenLifetime = .seconds(try whole(key("sessions", "accessTokenSeconds")))
         maxDevicesPerUser = try whole(key("sessions", "maxDevicesPerUser"))
+        let apnsKeys = ["teamId", "keyId", "keyFile", "topic"].map { key("apns", $0) }
+        let apnsValues = try apnsKeys.map { setting -> String? in
+            let value = try text(setting)
+            return value == setting.defaultValue ? nil : value
+        }
+        var apns: APNsSettings?
+        if apnsValues.contains(where: { $0 != nil }) {
+            guard let teamId = apnsValues[0], let keyId = apnsValues[1], let keyFile = apnsValues[2], let topic = apnsValues[3] else {
+                throw SettingsError("apns.teamId, apns.keyId, apns.keyFile and apns.topic are set together or not at all")
+            }
+            let environment = APNsSettings.Environment(rawValue: try choice(key("apns", "environment"))) ?? .production
+            do {
+                apns = try APNsSettings.load(teamId: teamId, keyId: keyId, keyFile: keyFile, topic: topic, environment: environment)
+            } catch let error as GatewayError {
+                throw SettingsError("apns.keyFile (--apns-key-file, BROKERGATEWAY_APNS_KEY_FILE): \(error.message)")
+            }
+        }
+        alerts = AlertSettings(
+            maxAlertsPerUser: try whole(key("alerts", "maxPerUser")), maxAttempts: try whole(key("alerts", "maxAttempts")),
+            baseDelay: .milliseconds(try whole(key("alerts", "retryBaseDelayMs"))),
+            maxDelay: .milliseconds(try whole(key("alerts", "retryMaxDelayMs"))),
+            timeout: .milliseconds(try whole(key("alerts", "timeoutMs"))),
+            transport: HTTPClientTransport(policy: egress), apns: apns)
         let publicURL = try text(key("publicUrl"))
         if publicURL == key("publicUrl").defaultValue {
             self.publicURL = nil

@@ -147,7 +147,8 @@ func buildGateway(
         sessions: SessionSettings(
             signingKeys: try SessionKeyFiles.load(dataDirectory: settings.dataDirectory),
             accessTokenLifetime: settings.accessTokenLifetime, maxDevicesPerUser: settings.maxDevicesPerUser),
-        streams: settings.stream)
+        streams: settings.stream,
+        alerts: settings.alerts)
 
     let ready = SandboxReadiness(expected: sandboxes.map(\.name))
     var services: [any Service] = sandboxes.map { sandbox in
@@ -190,6 +191,13 @@ func buildGateway(
     }
     services.append(OrderReconciler(gateway: gateway, interval: settings.reconcileInterval, leadership: leadership))
     services.append(OrderWatcher(gateway: gateway, interval: settings.orderWatchInterval, leadership: leadership))
+    // Alerts: the engine delivers webhooks and pushes (a Service); the monitor feeds it order updates, the quotes its
+    // price alerts watch and the clock, on the lease holder only. Firings go on the user's streams of this instance.
+    let alerts = AlertEngine(gateway: gateway) { tenantId, userId, notification in
+        gateway.publishAlert(notification, tenantId: tenantId, userId: userId)
+    }
+    services.append(alerts)
+    services.append(AlertMonitor(gateway: gateway, engine: alerts, leadership: leadership))
     // After the server: a group stops its services in reverse order, so open streams end before the server drains.
     services.append(StreamShutdown(gateway: gateway))
     return GatewayProcess(services: services, gateway: gateway)

@@ -59,7 +59,8 @@ import Testing
     }
 
     func withWorld(
-        streamsPerUser: Int = 5, heartbeat: Duration = .seconds(5), _ body: @escaping @Sendable (World) async throws -> Void
+        streamsPerUser: Int = 5, heartbeat: Duration = .seconds(5), quoteInterval: Duration = .milliseconds(100),
+        _ body: @escaping @Sendable (World) async throws -> Void
     ) async throws {
         let market = MarketEngine(clock: ManualClock(start: Date()))
         try market.setPriceOverride(Decimal(string: "100"), for: "AAPL")
@@ -76,7 +77,7 @@ import Testing
             let gateway = Gateway(
                 store: store, registry: registry, router: BrokerRouter(), logger: logger,
                 streams: StreamSettings(
-                    quoteInterval: .milliseconds(100), holdingsInterval: .seconds(2), feedInterval: .milliseconds(50),
+                    quoteInterval: quoteInterval, holdingsInterval: .seconds(2), feedInterval: .milliseconds(50),
                     heartbeatInterval: heartbeat, streamsPerUser: streamsPerUser))
             let tenant = try await store.createTenant(name: "stream")
             let key = try await store.issueDefaultUserKey(tenantId: tenant.id, label: "stream").plaintext
@@ -87,9 +88,17 @@ import Testing
             let app = Application(
                 router: try GatewayServer.router(gateway: gateway),
                 configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
-            // The order watcher, as `gateway serve` runs it: it finds the fills no request asks about.
+            // The order watcher and the alerts, as `gateway serve` runs them: the watcher finds the fills no request
+            // asks about; the monitor feeds the alert engine, whose firings go on the user's streams.
             let watcher = Task { try await OrderWatcher(gateway: gateway, interval: .milliseconds(100)).run() }
             defer { watcher.cancel() }
+            let alerts = AlertEngine(gateway: gateway) { tenantId, userId, notification in
+                gateway.publishAlert(notification, tenantId: tenantId, userId: userId)
+            }
+            let monitor = Task {
+                try await AlertMonitor(gateway: gateway, engine: alerts, interval: .milliseconds(100)).run()
+            }
+            defer { monitor.cancel() }
             try await app.test(.live) { client in
                 let port = try #require(client.port)
                 var world = World(
@@ -175,8 +184,9 @@ import Testing
             }
             let replayed = await resumed.events.filter { $0.name == "order" }
             #expect(replayed.contains { $0.json["orderId"] as? String == missed && $0.json["kind"] as? String == "placed" })
-            // Nothing at or before the last id seen is sent again, and every id is sent once, in order.
-            #expect(!replayed.contains { $0.json["orderId"] as? String == resting })
+            // Nothing the first stream saw is sent again, and every id is sent once, in order.
+            let seenBefore = Set(await first.events.compactMap(\.id))
+            #expect(replayed.allSatisfy { !seenBefore.contains($0.id ?? "") }, "\(replayed)")
             let ids = replayed.compactMap { $0.id.flatMap { Int64($0) } }
             #expect(ids == ids.sorted() && Set(ids).count == ids.count)
             #expect(ids.allSatisfy { $0 > Int64(lastSeen)! })
@@ -184,6 +194,71 @@ import Testing
 
             #expect(await other.events.filter { $0.name == "order" }.isEmpty)
             await other.close()
+        }
+    }
+
+    /// Polled once a minute here, a price move that arrives within a second came through Alpaca's own stream: the
+    /// gateway's socket to the sandbox's market-data WebSocket, under the egress policy's sandbox grant.
+    @Test func alpacaQuotesComeThroughAlpacasOwnStream() async throws {
+        try await withWorld(quoteInterval: .seconds(60)) { world in
+            let stream = try await world.stream("symbols=AAPL&orders=false")
+            _ = try await stream.next("ready") { $0.name == "ready" }
+            // Once subscribed, the price now is read once: what the broker's stream does not push.
+            _ = try await stream.next("AAPL's first quote") { $0.name == "quote" && $0.json["last"] as? String == "100" }
+            for price in ["100.5", "101.5", "102.5"] {
+                try world.market.setPriceOverride(Decimal(string: price), for: "AAPL")
+                let moved = ContinuousClock.now
+                let quote = try await stream.next("AAPL at \(price)", within: .seconds(2)) {
+                    $0.name == "quote" && $0.json["last"] as? String == price
+                }
+                #expect(ContinuousClock.now - moved < .seconds(1))
+                #expect(quote.json["bid"] != nil && quote.json["ask"] != nil)
+            }
+            let seen = await stream.events
+            #expect(!seen.contains { $0.name == "source" }, "\(seen)")
+            await stream.close()
+        }
+    }
+
+    @Test func priceAndOrderAlertsFireOnTheStream() async throws {
+        try await withWorld { world in
+            let created = try await world.call(.post, "/v1/alerts", """
+                {"name": "MSFT over 55", "rule": {"type": "price", "instrument": {"symbol": "MSFT", "assetClass": "equity"},
+                 "condition": "above", "threshold": "55"}}
+                """)
+            #expect(created.status == 201, "\(created.body)")
+            let priceAlert = try #require(created.body.data["id"] as? String)
+            let filled = try await world.call(.post, "/v1/alerts", #"{"name": "fills", "rule": {"type": "order", "on": "filled"}}"#)
+            #expect(filled.status == 201, "\(filled.body)")
+            let orderAlert = try #require(filled.body.data["id"] as? String)
+
+            let stream = try await world.stream("orders=false")
+            _ = try await stream.next("ready") { $0.name == "ready" }
+            // Below the threshold nothing fires; at 56 the price alert does, once.
+            try world.market.setPriceOverride(Decimal(string: "54"), for: "MSFT")
+            try world.market.setPriceOverride(Decimal(string: "56"), for: "MSFT")
+            let price = try await stream.next("the price alert") {
+                $0.name == "alert" && $0.json["alertId"] as? String == priceAlert
+            }
+            #expect(price.json["kind"] as? String == "price")
+            #expect(price.json["price"] as? String == "56")
+
+            // A market order fills at once: the order alert fires with the order's update.
+            let placed = try await world.call(.post, "/v1/orders", """
+                {"connectionId":"\(world.connectionId)","accountId":"\(world.accountId)","symbol":"MSFT","side":"buy",
+                 "type":"market","quantity":"1"}
+                """)
+            #expect(placed.status == 201, "\(placed.body)")
+            let orderId = try #require(placed.body.data["id"] as? String)
+            let order = try await stream.next("the order alert") {
+                $0.name == "alert" && $0.json["alertId"] as? String == orderAlert
+            }
+            #expect((order.json["orderUpdate"] as? [String: Any])?["orderId"] as? String == orderId)
+            let stored = try await world.call(.get, "/v1/alerts/\(priceAlert)")
+            #expect(stored.body.data["lastFiredAt"] != nil)
+            #expect(stored.body.data["armed"] as? Bool == false)
+            #expect(await stream.events.filter { $0.json["alertId"] as? String == priceAlert }.count == 1)
+            await stream.close()
         }
     }
 

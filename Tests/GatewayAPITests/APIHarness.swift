@@ -36,6 +36,7 @@ struct APIHarness {
         moreFactories: [any BrokerAdapterFactory] = [],
         linking: LinkSettings = LinkSettings(),
         sessions: SessionSettings = SessionSettings(passwordCost: 10),
+        alerts: AlertSettings = AlertSettings(),
         _ body: @escaping @Sendable (APIHarness, any TestClientProtocol) async throws -> T
     ) async throws -> T {
         let directory = existing ?? FileManager.default.temporaryDirectory.appendingPathComponent("bg-api-\(UUID().uuidString)")
@@ -49,7 +50,7 @@ struct APIHarness {
             transport: transport, logger: logger, pipeline: pipeline)
         let gateway = Gateway(
             store: store, registry: registry, router: router, logger: logger, orderSettings: orderSettings,
-            defaultReadMaxAge: defaultReadMaxAge, limits: limits, linking: linking, sessions: sessions)
+            defaultReadMaxAge: defaultReadMaxAge, limits: limits, linking: linking, sessions: sessions, alerts: alerts)
         let tenant = try await store.createTenant(name: "Tenant A")
         let key = try await store.issueDefaultUserKey(tenantId: tenant.id, label: "test")
         let harness = APIHarness(

@@ -127,6 +127,7 @@ struct SpecFirstTests {
             "OrderModification": #""quantity":"2""#,
             "WatchlistInput": #""name":"Tech""#,
             "GoalInput": #""name":"House","targetValue":"1000","currency":"EUR","allocations":[]"#,
+            "AlertInput": #""rule":{"type":"order","on":"filled"}"#,
             "TenantSettings": #""readMaxAgeMs":1000"#,
             "UserInput": #""displayName":"Ann""#,
             "KeyCreate": #""label":"k","scopes":["read"]"#,

@@ -101,7 +101,9 @@ struct OrderLimitsTests {
                 return (schemas[name] as? [String: Any]).map(holdsDecimals) ?? false
             }
             let properties = schema["properties"] as? [String: Any] ?? [:]
+            let alternatives = schema["oneOf"] as? [[String: Any]] ?? []
             return properties.values.contains { ($0 as? [String: Any]).map(holdsDecimals) ?? false }
+                || alternatives.contains(where: holdsDecimals)
         }
         var operations: Set<String> = []
         for case let item as [String: Any] in (document["paths"] as? [String: Any] ?? [:]).values {
@@ -112,7 +114,7 @@ struct OrderLimitsTests {
                 }
             }
         }
-        #expect(operations == ["placeOrder", "previewOrder", "modifyOrder", "createGoal", "updateGoal"])
+        #expect(operations == ["placeOrder", "previewOrder", "modifyOrder", "createGoal", "updateGoal", "createAlert", "updateAlert"])
     }
 
     // MARK: The journal and the reconciler

@@ -70,6 +70,7 @@ struct RouteAuthorizationTests {
         var connection: ConnectionDescriptor
         var watchlist: Watchlist
         var goal: Goal
+        var alert: Alert
         var orderId: String
         var deviceId: String
         var expiredToken: String
@@ -81,7 +82,7 @@ struct RouteAuthorizationTests {
         var otherTenantKey: String
         var unboundAllScopes: String
         var withoutScope: [Scope: String]
-        var guardedIds: [String] { [connection.id, watchlist.id, goal.id, orderId, deviceId] }
+        var guardedIds: [String] { [connection.id, watchlist.id, goal.id, alert.id, orderId, deviceId] }
     }
 
     /// An access token of user A from a login with a one-time code.
@@ -105,6 +106,10 @@ struct RouteAuthorizationTests {
             tenantId: tenant.id, userId: harness.userId, name: "A's list", instruments: [])
         let goal = try await store.createGoal(
             tenantId: tenant.id, userId: harness.userId, GoalDraft(name: "A's goal", targetValue: 1000, currency: "USD", allocations: []))
+        let alert = try await store.createAlert(
+            tenantId: tenant.id, userId: harness.userId,
+            AlertDraft(name: "A's alert", rule: .order(.init(on: .filled)), channels: AlertChannels(), enabled: true, rearm: .crossBack),
+            webhookSecret: "whsec_a", limit: 100, audit: nil)
         let placed = try await client.call(
             .post, "/v1/orders", headers: harness.auth,
             json: #"{"connectionId": "\#(connection.id)", "accountId": "ACC-1", "symbol": "AAPL", "side": "buy", "type": "limit", "quantity": "1", "limitPrice": "10"}"#)
@@ -132,7 +137,7 @@ struct RouteAuthorizationTests {
             .post, "/v1/auth/logout/device", headers: [.authorization: "Bearer \(loggedOut.token)", .contentType: "application/json"], json: "{}")
         #expect(logout.status == 200, "\(logout.body)")
         return World(
-            connection: connection, watchlist: watchlist, goal: goal, orderId: orderId, deviceId: expired.device,
+            connection: connection, watchlist: watchlist, goal: goal, alert: alert, orderId: orderId, deviceId: expired.device,
             expiredToken: expired.token, loggedOutToken: loggedOut.token, userA: harness.userId, userB: userB.id,
             keyId: harnessKeyId, revokedKey: revoked.plaintext, otherTenantKey: otherKey.plaintext,
             unboundAllScopes: unbound.plaintext, withoutScope: without)
@@ -145,6 +150,7 @@ struct RouteAuthorizationTests {
             else if operation.path.hasPrefix("/v1/orders") { world.orderId }
             else if operation.path.hasPrefix("/v1/watchlists") { world.watchlist.id }
             else if operation.path.hasPrefix("/v1/goals") { world.goal.id }
+            else if operation.path.hasPrefix("/v1/alerts") { world.alert.id }
             else if operation.path.hasPrefix("/v1/users") { world.userA }
             else if operation.path.hasPrefix("/v1/keys") { world.keyId }
             else if operation.path.hasPrefix("/v1/devices") { world.deviceId }
@@ -170,6 +176,8 @@ struct RouteAuthorizationTests {
         case "updateWatchlist": #"{"name": "Renamed"}"#
         case "createGoal": #"{"name": "New", "targetValue": "100", "currency": "USD", "allocations": []}"#
         case "updateGoal": #"{"name": "Renamed"}"#
+        case "createAlert": #"{"rule": {"type": "order", "on": "filled"}}"#
+        case "updateAlert": #"{"name": "Renamed"}"#
         case "putTenantSettings": #"{"readMaxAgeMs": 100}"#
         case "exportConnections": #"{"recipientKey": "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA="}"#
         case "importConnections": #"{"bundle": "AAAA"}"#
@@ -275,6 +283,7 @@ struct RouteAuthorizationTests {
             #expect(try await harness.store.connections(tenantId: harness.tenant.id, userId: harness.userId).map(\.id) == [world.connection.id])
             #expect(try await harness.store.watchlist(tenantId: harness.tenant.id, userId: harness.userId, id: world.watchlist.id) == world.watchlist)
             #expect(try await harness.store.goal(tenantId: harness.tenant.id, userId: harness.userId, id: world.goal.id) == world.goal)
+            #expect(try await harness.store.alert(tenantId: harness.tenant.id, userId: harness.userId, id: world.alert.id) == world.alert)
         }
     }
 }

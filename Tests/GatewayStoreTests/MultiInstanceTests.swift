@@ -20,10 +20,10 @@ struct MultiInstanceTests {
                 backend == .sqlite
                 ? [
                     "v1-initial", "v2-order-journal", "v3-tenant-read-freshness", "v4-sandbox-urls-without-path",
-                    "v5-order-journal-venues", "v6-link-states", "v7-tenancy", "v8-sessions", "v9-leases", "v11-goals",
+                    "v5-order-journal-venues", "v6-link-states", "v7-tenancy", "v8-sessions", "v9-leases", "v11-goals", "v12-alerts",
                     "v13-order-feed",
                 ]
-                : ["v8-schema", "v9-leases", "v10-change-stamp", "v11-goals", "v13-order-feed"]
+                : ["v8-schema", "v9-leases", "v10-change-stamp", "v11-goals", "v12-alerts", "v13-order-feed"]
             let firstApplied = try await applied(first)
             #expect(firstApplied == expected)
             #expect(try await applied(second) == firstApplied)

@@ -37,6 +37,7 @@ enum ServerSentEventText {
             case .position(let change): data = try encoder.encode(change)
             case .balance(let change): data = try encoder.encode(change)
             case .source(let report): data = try encoder.encode(report)
+            case .alert(let notification): data = try encoder.encode(notification)
             case .heartbeat: data = Data()
             }
         } catch {

@@ -49,6 +49,20 @@ final class ApplicationMetrics: Sendable {
         return answer
     }
 
+    /// One attempt to deliver an alert: its channel (`webhook`, `apns`) and outcome (`delivered`, `retrying`,
+    /// `failed`).
+    func alertDelivery(channel: AlertChannel, outcome: AlertDeliveryOutcome) {
+        Counter(
+            label: "brokergateway_alert_deliveries_total",
+            dimensions: [("channel", channel.rawValue), ("outcome", outcome.rawValue)], factory: factory
+        ).increment()
+    }
+
+    /// An alert fired: `price` or `order`.
+    func alertFired(kind: AlertNotification.Kind) {
+        Counter(label: "brokergateway_alerts_fired_total", dimensions: [("kind", kind.rawValue)], factory: factory).increment()
+    }
+
     /// A placement's outcome: `accepted`, `rejected` or `unknown` (awaiting reconciliation).
     func placement(_ outcome: String) {
         Counter(label: "brokergateway_orders_total", dimensions: [("outcome", outcome)], factory: factory).increment()

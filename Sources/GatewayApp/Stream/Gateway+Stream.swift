@@ -91,14 +91,19 @@ extension Gateway {
                     try await withDeadline(gateway.router.perSourceTimeout) { try await Self.quotes(adapter, references) }
                 }
             },
-            stream: { references, onQuote in
+            stream: { references, onSubscribed, onQuote in
                 let adapter = try await gateway.adapter(for: connection)
                 guard let streaming = adapter as? any BrokerStreaming, streaming.canStream else { return false }
                 let tradable = references.filter { adapter.capabilities.assetClasses.contains($0.impliedAssetClass) }
                 guard !tradable.isEmpty else { return false }
-                try await streaming.streamQuotes(tradable, onQuote)
+                try await streaming.streamQuotes(tradable, onSubscribed: onSubscribed, onQuote)
                 return true
             })
+    }
+
+    /// Puts an alert's firing on the user's streams open on this instance (the `AlertEngine`'s stream sink).
+    public func publishAlert(_ notification: AlertNotification, tenantId: String, userId: String) {
+        streams.publish(notification, to: OrderFeedTail.UserKey(tenantId: tenantId, userId: userId))
     }
 
     /// A `Last-Event-ID`: an order cursor, a non-negative whole number.
@@ -152,6 +157,12 @@ extension Gateway {
                     }
                     await hub.quotes.stopWatching(connection.id, id)
                 }
+            }
+            group.addTask {
+                let user = OrderFeedTail.UserKey(tenantId: owner.tenant.id, userId: owner.userId)
+                let (id, alerts) = hub.listenForAlerts(user)
+                for await notification in alerts where !send(.alert(notification)) { break }
+                hub.stopListeningForAlerts(user, id)
             }
             if holdings.positions || holdings.balances {
                 group.addTask {

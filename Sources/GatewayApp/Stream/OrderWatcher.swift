@@ -138,8 +138,11 @@ extension Gateway {
                     tenantId: connection.tenantId, connectionId: connection.id, brokerOrderId: brokerOrderId),
                 journaled.state == .accepted, !inFlight.isRunning(journaled.id)
             else { return }
-            _ = try await BrokerOperationScope.$current.withValue(BrokerOperation.orders.rawValue) {
-                try await refresh(journaled, connection: connection, adapter: adapter)
+            try await streams.refreshingOnce(journaled.id) {
+                guard let current = try await journal.journaledOrder(tenantId: connection.tenantId, id: journaled.id) else { return }
+                _ = try await BrokerOperationScope.$current.withValue(BrokerOperation.orders.rawValue) {
+                    try await refresh(current, connection: connection, adapter: adapter)
+                }
             }
         } catch {
             logger.debug(
@@ -155,8 +158,12 @@ extension Gateway {
                 connection.status == .active
             else { return }
             let adapter = try await adapter(for: connection)
-            _ = try await BrokerOperationScope.$current.withValue(BrokerOperation.orders.rawValue) {
-                try await refresh(journaled, connection: connection, adapter: adapter)
+            try await streams.refreshingOnce(journaled.id) {
+                // Read again inside: a pushed change may have been recorded since the look-up.
+                guard let current = try await journal.journaledOrder(tenantId: reference.tenantId, id: reference.id) else { return }
+                _ = try await BrokerOperationScope.$current.withValue(BrokerOperation.orders.rawValue) {
+                    try await refresh(current, connection: connection, adapter: adapter)
+                }
             }
         } catch {
             logger.debug(

@@ -13,8 +13,11 @@ actor QuoteFeeds {
     struct Source: Sendable {
         /// One read of the quotes.
         var poll: @Sendable ([InstrumentReference]) async throws -> [Quote]
-        /// Streams quotes until cancelled; `false` at once when the connection has no stream (then it is polled).
-        var stream: @Sendable ([InstrumentReference], @escaping @Sendable (Quote) async -> Void) async throws -> Bool
+        /// Streams quotes until cancelled, calling the first closure once the broker confirmed the subscription;
+        /// `false` at once when the connection has no stream (then it is polled).
+        var stream: @Sendable (
+            [InstrumentReference], @escaping @Sendable () async -> Void, @escaping @Sendable (Quote) async -> Void
+        ) async throws -> Bool
     }
 
     enum Message: Sendable {
@@ -155,10 +158,19 @@ actor QuoteFeeds {
                     enum Ended { case changed, closedByBroker, noStream }
                     let ended = try await withThrowingTaskGroup(of: Ended.self) { group in
                         group.addTask {
-                            try await source.stream(instruments) { quote in
-                                await self.received([quote], connectionId: connectionId)
-                                await self.recovered(connectionId, latency: .zero)
-                            } ? .closedByBroker : .noStream
+                            try await source.stream(
+                                instruments,
+                                {
+                                    // Subscribed: what the stream will not push (the price now, and moves while it
+                                    // was being opened) is read once.
+                                    if let quotes = try? await source.poll(instruments) {
+                                        await self.received(quotes, connectionId: connectionId)
+                                    }
+                                },
+                                { quote in
+                                    await self.received([quote], connectionId: connectionId)
+                                    await self.recovered(connectionId, latency: .zero)
+                                }) ? .closedByBroker : .noStream
                         }
                         group.addTask {
                             await self.changed(connectionId, since: version)

@@ -14,6 +14,8 @@ public enum StreamEvent: Sendable {
     case position(PositionChange)
     /// A cash balance that changed (total, available, held or buying power).
     case balance(BalanceChange)
+    /// One of the user's alerts fired (`/v1/alerts`).
+    case alert(AlertNotification)
     /// A connection the stream reads from began failing, or recovered.
     case source(SourceReport)
     /// Nothing happened for a while: a comment line that keeps proxies from closing the connection.
@@ -27,6 +29,7 @@ public enum StreamEvent: Sendable {
         case .order: "order"
         case .position: "position"
         case .balance: "balance"
+        case .alert: "alert"
         case .source: "source"
         case .heartbeat: nil
         }

@@ -1,6 +1,6 @@
 import Foundation
 import GatewayCore
-import GatewayModel
+public import GatewayModel
 import GatewayStore
 import Logging
 public import ServiceLifecycle
@@ -68,6 +68,47 @@ final class StreamHub: Sendable {
     }
 
     var openStreams: Int { open.withLock { $0.values.reduce(0, +) } }
+
+    // MARK: One refresh of an order at a time
+
+    private let refreshing = Mutex<Set<String>>([])
+
+    /// Runs `body` unless the order watcher is already bringing this order up to date (a pass and a pushed change at
+    /// once), so one change is journaled once.
+    func refreshingOnce(_ orderId: String, _ body: () async throws -> Void) async rethrows {
+        guard refreshing.withLock({ $0.insert(orderId).inserted }) else { return }
+        defer { _ = refreshing.withLock { $0.remove(orderId) } }
+        try await body()
+    }
+
+    // MARK: Alerts on the streams
+
+    private let alertListeners = Mutex<[OrderFeedTail.UserKey: [UInt64: AsyncStream<AlertNotification>.Continuation]]>([:])
+
+    /// The user's alert firings, from now until `stopListeningForAlerts`.
+    func listenForAlerts(_ user: OrderFeedTail.UserKey) -> (id: UInt64, alerts: AsyncStream<AlertNotification>) {
+        let (alerts, continuation) = AsyncStream.makeStream(
+            of: AlertNotification.self, bufferingPolicy: .bufferingNewest(max(1, settings.bufferedMessages)))
+        let id = nextProducer.add(1, ordering: .relaxed).newValue
+        alertListeners.withLock { $0[user, default: [:]][id] = continuation }
+        return (id, alerts)
+    }
+
+    func stopListeningForAlerts(_ user: OrderFeedTail.UserKey, _ id: UInt64) {
+        let removed = alertListeners.withLock { listeners -> AsyncStream<AlertNotification>.Continuation? in
+            let continuation = listeners[user]?.removeValue(forKey: id)
+            if listeners[user]?.isEmpty == true { listeners[user] = nil }
+            return continuation
+        }
+        removed?.finish()
+    }
+
+    /// Puts a firing on every stream the user has open on this instance.
+    func publish(_ notification: AlertNotification, to user: OrderFeedTail.UserKey) {
+        for continuation in alertListeners.withLock({ Array(($0[user] ?? [:]).values) }) {
+            continuation.yield(notification)
+        }
+    }
 }
 
 /// Ends the open streams when the service group shuts down gracefully. Run it after the HTTP server in the group, so
