@@ -157,7 +157,8 @@ import Testing
             let lastSeen = try #require(fill.id)
             // The fill changes what is held: the stream says so (after its snapshot, which came first).
             let afterFill = await first.events.count
-            let held = try await first.next("the AAPL position after the fill", after: afterFill) {
+            // (Read through the fan-out, as GET /v1/positions is: given time on a loaded machine.)
+            let held = try await first.next("the AAPL position after the fill", after: afterFill, within: .seconds(30)) {
                 $0.name == "position" && (($0.json["position"] as? [String: Any])?["instrument"] as? [String: Any])?["symbol"] as? String == "AAPL"
             }
             #expect(["opened", "changed"].contains(held.json["change"] as? String ?? ""), "\(held)")
