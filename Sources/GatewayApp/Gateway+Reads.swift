@@ -48,18 +48,21 @@ extension Gateway {
         return (read, Self.unquoted(symbols, by: read.data))
     }
 
+    /// A symbol as quotes name it: upper case, without separators or an exchange suffix (`btc-usd`, `BTCUSD` and
+    /// `BTC/USD` are one pair; `AAPL:xnas` is `AAPL`).
+    static func symbolKey(_ symbol: String) -> String {
+        let base = symbol.split(separator: ":", maxSplits: 1).first.map(String.init) ?? symbol
+        return String(base.uppercased().unicodeScalars.filter { !["/", "-", "_", "."].contains($0) })
+    }
+
     /// The symbols asked for that no quote answers, each once, in the order asked. A symbol matches a quote's
     /// instrument whatever its case and separators (`btc-usd`, `BTCUSD` and `BTC/USD` are one pair), and a listed
     /// symbol's exchange suffix (`AAPL:xnas`) names the exchange, not the symbol.
     static func unquoted(_ symbols: [String], by quotes: [Quote]) -> [String] {
-        func normalized(_ symbol: String) -> String {
-            let base = symbol.split(separator: ":", maxSplits: 1).first.map(String.init) ?? symbol
-            return String(base.uppercased().unicodeScalars.filter { !["/", "-", "_", "."].contains($0) })
-        }
-        let quoted = Set(quotes.map { normalized($0.instrument.symbol) })
+        let quoted = Set(quotes.map { symbolKey($0.instrument.symbol) })
         var seen: Set<String> = []
         return symbols.filter { symbol in
-            let key = normalized(symbol)
+            let key = symbolKey(symbol)
             return !quoted.contains(key) && seen.insert(key).inserted
         }
     }

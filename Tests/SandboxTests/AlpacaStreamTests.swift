@@ -329,7 +329,8 @@ struct AlpacaStreamTests {
     @Test("stock data: a connection that does not authenticate in time is answered 404 auth timeout and closed")
     func authTimeout() async throws {
         var configuration = AlpacaSandboxConfiguration()
-        configuration.streamAuthTimeout = .milliseconds(200)
+        // Long enough that the authenticated connection below sends its auth in time on a loaded machine.
+        configuration.streamAuthTimeout = .seconds(2)
         try await withAlpaca(configuration: configuration) { client, _, _ async throws in
             try await withStream(client.base, path: "/v2/iex") { stream in
                 _ = try await stream.receiveJSON()

@@ -59,10 +59,9 @@ actor QuoteFeeds {
         self.logger = logger
     }
 
-    /// A symbol as quotes name it: upper case, without separators or an exchange suffix (`btc-usd` is `BTCUSD`).
+    /// A symbol as quotes name it (`Gateway.symbolKey`): what a watcher asked for matches what the broker answers.
     nonisolated static func key(_ symbol: String) -> String {
-        let base = symbol.split(separator: ":", maxSplits: 1).first.map(String.init) ?? symbol
-        return String(base.uppercased().unicodeScalars.filter { !["/", "-", "_", "."].contains($0) })
+        Gateway.symbolKey(symbol)
     }
 
     /// Watches `instruments` at the connection; the last quote known of each comes at once.
