@@ -75,7 +75,10 @@ import Testing
                 factories: [AlpacaAdapterFactory()], transport: HTTPClientTransport.loopbackForTests, logger: logger,
                 egress: .loopbackForTests)
             let gateway = Gateway(
-                store: store, registry: registry, router: BrokerRouter(), logger: logger,
+                // Generous read deadlines: what is tested is what reaches the stream, not how fast a loaded machine's
+                // sandbox answers (a read past its deadline would report the broker failing, and no change).
+                store: store, registry: registry, router: BrokerRouter(perSourceTimeout: .seconds(20), overallTimeout: .seconds(25)),
+                logger: logger,
                 streams: StreamSettings(
                     quoteInterval: quoteInterval, holdingsInterval: .seconds(2), feedInterval: .milliseconds(50),
                     heartbeatInterval: heartbeat, streamsPerUser: streamsPerUser))
@@ -158,7 +161,7 @@ import Testing
             // The fill changes what is held: the stream says so (after its snapshot, which came first).
             let afterFill = await first.events.count
             // (Read through the fan-out, as GET /v1/positions is: given time on a loaded machine.)
-            let held = try await first.next("the AAPL position after the fill", after: afterFill, within: .seconds(30)) {
+            let held = try await first.next("the AAPL position after the fill", after: afterFill, within: .seconds(60)) {
                 $0.name == "position" && (($0.json["position"] as? [String: Any])?["instrument"] as? [String: Any])?["symbol"] as? String == "AAPL"
             }
             #expect(["opened", "changed"].contains(held.json["change"] as? String ?? ""), "\(held)")
