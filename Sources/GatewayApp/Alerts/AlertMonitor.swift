@@ -122,8 +122,10 @@ public struct AlertMonitor: Service {
                     }
                 }
             } catch {
+                // The watches stay as they are: a store that cannot answer for a moment must not stop every quote.
                 gateway.logger.warning("the alerts cannot read what their prices watch", metadata: ["error": "\(error)"])
-                wanted = watches.isEmpty ? [:] : [:]
+                do { try await Task.sleep(for: interval) } catch { return }
+                continue
             }
             for (connectionId, watch) in watches where wanted[connectionId]?.instruments != watch.instruments {
                 watch.task.cancel()
