@@ -384,6 +384,10 @@ let package = Package(
         // Child processes for tests (the gateway binary, real Python clients) without Foundation's `Process`.
         .target(name: "CChildProcess", path: "Tests/CChildProcess"),
         .target(name: "ChildProcess", dependencies: ["CChildProcess"], path: "Tests/ChildProcess", swiftSettings: swiftSettings),
+        // Admission for tests that start worlds of servers or child processes (`.heavyWorld`), and the unhurried
+        // deadlines of worlds whose subject is not a deadline. Test support only.
+        .target(
+            name: "TestWorlds", dependencies: ["GatewayCore"], path: "Tests/TestWorlds", swiftSettings: swiftSettings),
         .testTarget(
             name: "GatewayAppTests",
             dependencies: [
@@ -396,6 +400,7 @@ let package = Package(
         .testTarget(
             name: "ClientTests",
             dependencies: [
+                "TestWorlds",
                 "BrokerGatewayClient", "GatewayModel", "GatewayCore", "GatewayStore", "GatewayApp", "GatewayAPI",
                 "GatewayTesting", "TradeOgreAdapter", "Sandbox",
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -409,8 +414,9 @@ let package = Package(
         .testTarget(
             name: "GatewayExecutableTests",
             dependencies: [
+                "TestWorlds",
                 "gateway", "GatewayApp", "GatewayStore", "GatewayPostgresStore", "GatewayCore", "GatewayTesting",
-                "ChildProcess",
+                "ChildProcess", "Sandbox", "GatewayModel",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
@@ -444,6 +450,7 @@ let package = Package(
         .testTarget(
             name: "SandboxTests",
             dependencies: [
+                "TestWorlds",
                 "Sandbox", "SandboxKit", "AlpacaSandbox", "SaxoSandbox", "TradeItSandbox", "TradeOgreSandbox", "ChildProcess",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "HummingbirdWSClient", package: "hummingbird-websocket"),
@@ -468,6 +475,7 @@ let package = Package(
         .testTarget(
             name: "SaxoAdapterTests",
             dependencies: [
+                "TestWorlds",
                 "SaxoAdapter", "GatewayModel", "GatewayCore", "GatewayTesting", "Sandbox",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
@@ -478,6 +486,7 @@ let package = Package(
         .testTarget(
             name: "EndToEndTests",
             dependencies: [
+                "TestWorlds",
                 "GatewayModel", "GatewayCore", "GatewayStore", "GatewayPostgresStore", "GatewayApp", "GatewayAPI", "AlpacaAdapter", "SaxoAdapter",
                 "TradeItAdapter", "TradeOgreAdapter", "Sandbox", "GatewayTesting", "HostileBroker",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
@@ -500,6 +509,7 @@ let package = Package(
         .testTarget(
             name: "TradeItAdapterTests",
             dependencies: [
+                "TestWorlds",
                 "TradeItAdapter", "GatewayModel", "GatewayCore", "GatewayTesting", "Sandbox",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),

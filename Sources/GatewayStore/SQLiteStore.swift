@@ -69,6 +69,23 @@ public final class SQLiteStore: GatewayStore {
         try prepare()
     }
 
+    /// Opens the store as ``init(path:cipher:logger:busyTimeout:)`` does, on a dispatch queue: opening migrates the
+    /// file and waits for its disk syncs, and another connection's write lock may hold it up to `busyTimeout`. From
+    /// async code that wait must not hold a thread of the cooperative pool (two on a 2-core machine), which every
+    /// request and every other task shares.
+    public static func opening(
+        path: String, cipher: CredentialCipher, logger: Logger = Logger(label: "BrokerGateway.Store"),
+        busyTimeout: TimeInterval = 5
+    ) async throws -> SQLiteStore {
+        try await withCheckedThrowingContinuation { continuation in
+            DispatchQueue.global(qos: .userInitiated).async {
+                continuation.resume(with: Result {
+                    try SQLiteStore(path: path, cipher: cipher, logger: logger, busyTimeout: busyTimeout)
+                })
+            }
+        }
+    }
+
     /// A store that lives in memory only and disappears with the value: for tests and demos.
     public init(inMemoryWith cipher: CredentialCipher = .random(), logger: Logger = Logger(label: "BrokerGateway.Store"))
         throws

@@ -44,7 +44,7 @@ struct DemoBootstrap {
                 if let autoLogin = sandbox.autoLoginQuery {
                     connection = try await linkThroughLoginPage(owner: owner, new, autoLogin: autoLogin)
                 } else {
-                    connection = try await gateway.link(owner: owner, new)
+                    connection = try await linkRetryingWhileBusy(owner: owner, new)
                 }
                 logger.info("linked demo connection", metadata: ["connection": .string(connection.id), "broker": .string(sandbox.broker.rawValue)])
             } catch {
@@ -116,6 +116,25 @@ struct DemoBootstrap {
         guard count > 0 else { return nil }
         let key = String(decoding: buffer[0..<count], as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
         return key.isEmpty ? nil : key
+    }
+
+    /// Links a demo connection that needs no login page. The sandbox is in this process, so a timeout or an
+    /// unavailable answer only says the machine is busy (a first start beside other work): that is tried again, twice,
+    /// instead of leaving the demo user without the connection for good (a restart renews connections, it does not
+    /// make missing ones). A link that fails stores nothing, so a second try cannot make a second connection.
+    func linkRetryingWhileBusy(owner: Owner, _ new: NewConnection) async throws -> ConnectionDescriptor {
+        var attempt = 1
+        while true {
+            do {
+                return try await gateway.link(owner: owner, new)
+            } catch let error as GatewayError where [.upstreamTimeout, .upstreamUnavailable].contains(error.code) && attempt < 3 {
+                logger.warning(
+                    "the demo connection's link was not answered in time; trying again",
+                    metadata: ["broker": .string(new.broker.rawValue), "attempt": .stringConvertible(attempt)])
+                attempt += 1
+                try await Task.sleep(for: .milliseconds(250 * attempt))
+            }
+        }
     }
 
     /// Links a demo connection the way a user would, through the broker's login page, with the sandbox's

@@ -31,7 +31,7 @@ struct StoreOptions: ParsableArguments {
                 try await body(store)
             }
         }
-        return try await body(try SQLiteStore(path: settings.databasePath, cipher: cipher, logger: logger))
+        return try await body(try await SQLiteStore.opening(path: settings.databasePath, cipher: cipher, logger: logger))
     }
 
     /// The data folder's SQLite store, migrated (for tests that keep it open across commands).
@@ -40,7 +40,7 @@ struct StoreOptions: ParsableArguments {
         guard settings.postgres == nil else { throw ValidationError("--database-url names PostgreSQL, not a SQLite file") }
         var logger = Logger(label: "BrokerGateway.operator")
         logger.logLevel = .warning
-        return try SQLiteStore(path: settings.databasePath, cipher: cipher, logger: logger)
+        return try await SQLiteStore.opening(path: settings.databasePath, cipher: cipher, logger: logger)
     }
 
     private func settingsAndCipher() async throws -> (GatewaySettings, CredentialCipher) {

@@ -63,7 +63,7 @@ struct ServeCommand: AsyncParsableCommand {
         settings: GatewaySettings, environment: [String: String], store: (any GatewayStore & OrderJournalStore)?,
         logger: Logger
     ) async throws {
-        var services = try buildGateway(settings: settings, environment: environment, logger: logger, store: store).services
+        var services = try await buildGateway(settings: settings, environment: environment, logger: logger, store: store).services
         if let endpoint = settings.tracesEndpoint {
             // Process-global, so only here: tests build gateways without it, and spans are then no-ops.
             services.insert(try Self.bootstrapTracing(endpoint: endpoint, logger: logger), at: 0)
@@ -121,11 +121,15 @@ func buildGateway(
     settings: GatewaySettings, environment: [String: String], logger: Logger,
     store openStore: (any GatewayStore & OrderJournalStore)? = nil,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
-) throws -> GatewayProcess {
+) async throws -> GatewayProcess {
     // The data folder holds the master key, the transfer key, the database and the demo key: readable by this user only.
     let cipher = try openDataDirectory(settings: settings, environment: environment)
-    let store: any GatewayStore & OrderJournalStore =
-        try openStore ?? SQLiteStore(path: settings.databasePath, cipher: cipher, logger: logger)
+    let store: any GatewayStore & OrderJournalStore
+    if let openStore {
+        store = openStore
+    } else {
+        store = try await SQLiteStore.opening(path: settings.databasePath, cipher: cipher, logger: logger)
+    }
     // One registry per gateway: `/metrics` shows it, and nothing else writes to it (no global MetricsSystem).
     let metrics = PrometheusMetricsFactory(registry: PrometheusCollectorRegistry())
     // How many instances share each broker connection's rate limits: 1, unless the cluster's membership says more.

@@ -13,9 +13,10 @@ import Logging
 import Sandbox
 import Testing
 import TradeOgreAdapter
+import TestWorlds
 
 /// The generated client library against a live gateway on a loopback port, with a TradeOgre sandbox behind it.
-@Suite("Client library against a running gateway")
+@Suite("Client library against a running gateway", .heavyWorld)
 struct ClientLibraryTests {
     func withLiveGateway(
         unbound: Bool = false, _ body: @escaping @Sendable (BrokerGatewayClient, String) async throws -> Void
@@ -25,7 +26,7 @@ struct ClientLibraryTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         try await withSandbox(TradeOgreSandbox()) { sandboxURL in
             let logger = Logger(label: "client-test", factory: { _ in SwiftLogNoOpLogHandler() })
-            let store = try SQLiteStore(path: directory.appendingPathComponent("gateway.sqlite").path, cipher: .random(), logger: logger)
+            let store = try await SQLiteStore.opening(path: directory.appendingPathComponent("gateway.sqlite").path, cipher: .random(), logger: logger)
             let registry = AdapterRegistry(
                 factories: [TradeOgreAdapterFactory()], transport: HTTPClientTransport.loopbackForTests, logger: logger,
                 egress: .loopbackForTests)

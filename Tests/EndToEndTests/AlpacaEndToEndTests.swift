@@ -15,10 +15,11 @@ import NIOCore
 import NIOHTTP1
 import Sandbox
 import Testing
+import TestWorlds
 
 /// The unified API over the real Alpaca adapter and the Alpaca sandbox on loopback: what a user of
 /// `swift run gateway` sees, and proof that orders sent through /v1 change the broker's state.
-@Suite("End to end: Alpaca through /v1")
+@Suite("End to end: Alpaca through /v1", .heavyWorld)
 struct AlpacaEndToEndTests {
     struct World: Sendable {
         let sandboxURL: String
@@ -34,11 +35,11 @@ struct AlpacaEndToEndTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         try await withSandbox(AlpacaSandbox()) { url in
             let logger = Logger(label: "e2e", factory: { _ in SwiftLogNoOpLogHandler() })
-            let store = try SQLiteStore(path: directory.appendingPathComponent("gateway.sqlite").path, cipher: .random(), logger: logger)
+            let store = try await SQLiteStore.opening(path: directory.appendingPathComponent("gateway.sqlite").path, cipher: .random(), logger: logger)
             let registry = AdapterRegistry(
                 factories: [AlpacaAdapterFactory()], transport: HTTPClientTransport.loopbackForTests, logger: logger,
                 egress: .loopbackForTests)
-            let gateway = Gateway(store: store, registry: registry, router: BrokerRouter(), logger: logger)
+            let gateway = Gateway(store: store, registry: registry, router: .unhurried, logger: logger)
             let tenant = try await store.createTenant(name: "e2e")
             let key = try await store.issueDefaultUserKey(tenantId: tenant.id, label: "e2e")
             let app = Application(router: try GatewayServer.router(gateway: gateway), logger: logger)

@@ -16,10 +16,11 @@ import NIOHTTP1
 import Sandbox
 import Synchronization
 import Testing
+import TestWorlds
 
 /// Orders through /v1 while the Alpaca sandbox drops answers after acting, times out, answers 5xx or sends
 /// garbage: after reconciliation every intent has exactly one order at the broker or none, and the journal agrees.
-@Suite("Orders under faults: Alpaca")
+@Suite("Orders under faults: Alpaca", .heavyWorld)
 struct AlpacaOrderCampaignTests {
     static let seed: UInt64 = 20_261_122
 
@@ -37,7 +38,7 @@ struct AlpacaOrderCampaignTests {
         let sandbox = AlpacaSandbox(configuration: AlpacaSandboxConfiguration(requestsPerMinute: 1_000_000), faults: faults)
         try await withSandbox(sandbox) { url in
             let logger = Logger(label: "campaign", factory: { _ in SwiftLogNoOpLogHandler() })
-            let store = try SQLiteStore(path: directory.appendingPathComponent("gateway.sqlite").path, cipher: .random(), logger: logger)
+            let store = try await SQLiteStore.opening(path: directory.appendingPathComponent("gateway.sqlite").path, cipher: .random(), logger: logger)
             // The campaign is about the journal and idempotency, not the breaker: on a loaded test machine the
             // injected timeouts and slow answers would open it, and every later placement would be refused unsent.
             let registry = AdapterRegistry(
@@ -46,7 +47,7 @@ struct AlpacaOrderCampaignTests {
                     breakerConsecutiveFailures: 1_000_000, breakerFailureRatio: 2, breakerMinimumCalls: 1_000_000)),
                 egress: .loopbackForTests)
             let gateway = Gateway(
-                store: store, registry: registry, router: BrokerRouter(), logger: logger,
+                store: store, registry: registry, router: .unhurried, logger: logger,
                 orderSettings: OrderSettings(brokerTimeout: .milliseconds(1500), reconcileGrace: 0))
             let tenant = try await store.createTenant(name: "campaign")
             let connection = try await gateway.link(owner: try await gateway.defaultOwner(tenant), NewConnection(

@@ -17,6 +17,7 @@ import SaxoAdapter
 import Sandbox
 import Synchronization
 import Testing
+import TestWorlds
 import TradeItAdapter
 import TradeOgreAdapter
 
@@ -36,7 +37,7 @@ struct Loopback: Sendable {
     }
 
     static func with(
-        _ simulator: some SandboxSimulator, limits: TenantLimits = TenantLimits(), router: BrokerRouter = BrokerRouter(),
+        _ simulator: some SandboxSimulator, limits: TenantLimits = TenantLimits(), router: BrokerRouter = .unhurried,
         _ body: @escaping @Sendable (Loopback, any TestClientProtocol) async throws -> Void
     ) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bg-loop-\(UUID().uuidString)")
@@ -44,7 +45,7 @@ struct Loopback: Sendable {
         defer { try? FileManager.default.removeItem(at: directory) }
         try await withSandbox(simulator) { url in
             let logger = Logger(label: "e2e", factory: { _ in SwiftLogNoOpLogHandler() })
-            let store = try SQLiteStore(path: directory.appendingPathComponent("gateway.sqlite").path, cipher: .random(), logger: logger)
+            let store = try await SQLiteStore.opening(path: directory.appendingPathComponent("gateway.sqlite").path, cipher: .random(), logger: logger)
             let upstream = CountingTransport(base: HTTPClientTransport.loopbackForTests)
             let registry = AdapterRegistry(
                 factories: [AlpacaAdapterFactory(), SaxoAdapterFactory(), TradeItAdapterFactory(), TradeOgreAdapterFactory()],

@@ -3,6 +3,7 @@ import GatewayModel
 import HTTPTypes
 import Sandbox
 import Testing
+import TestWorlds
 
 /// `/v1/goals` over the four sandboxes at once, on one market with pinned prices, checked against figures worked
 /// out by hand (issue 16, goals; seed 002).
@@ -10,7 +11,7 @@ import Testing
 /// What is held (see `PortfolioEndToEndTests`): Alpaca 10 AAPL (2,000 USD) and 5 MSFT (2,000 USD); TradeIt 10 AAPL
 /// (2,000 USD); TradeOgre 25 XMR/BTC worth 0.1 BTC. Rates: EUR/USD 1.25 (Saxo), so USD→EUR 0.8; BTC/USD 50,000, so
 /// BTC→EUR 40,000 (through USD).
-@Suite("End to end: goals across four brokers")
+@Suite("End to end: goals across four brokers", .heavyWorld)
 struct GoalsEndToEndTests {
     static let prices = [
         "AAPL": "200", "MSFT": "400", "SPY": "500", "BTC/USD": "50000", "EUR/USD": "1.25", "XMR/BTC": "0.004",

@@ -16,10 +16,11 @@ import Sandbox
 import Testing
 import TradeItAdapter
 import TradeOgreAdapter
+import TestWorlds
 
 /// Linking keeps what proving the credentials did at the broker (issue 15, item 1), Saxo's access tokens alone
 /// (item 2), and reads that do not wait on an unrelated call (item 5).
-@Suite("End to end: linking keeps what its proof did")
+@Suite("End to end: linking keeps what its proof did", .heavyWorld)
 struct LinkingEndToEndTests {
     // MARK: Saxo: single-use refresh tokens, across a restart
 
@@ -29,13 +30,13 @@ struct LinkingEndToEndTests {
         let app: Application<RouterResponder<APIContext>>
         let store: SQLiteStore
 
-        init(path: String, cipher: CredentialCipher) throws {
+        init(path: String, cipher: CredentialCipher) async throws {
             let logger = Logger(label: "e2e", factory: { _ in SwiftLogNoOpLogHandler() })
-            store = try SQLiteStore(path: path, cipher: cipher, logger: logger)
+            store = try await SQLiteStore.opening(path: path, cipher: cipher, logger: logger)
             let registry = AdapterRegistry(
                 factories: [AlpacaAdapterFactory(), SaxoAdapterFactory(), TradeItAdapterFactory(), TradeOgreAdapterFactory()],
                 transport: HTTPClientTransport.loopbackForTests, logger: logger, egress: .loopbackForTests)
-            let gateway = Gateway(store: store, registry: registry, router: BrokerRouter(), logger: logger)
+            let gateway = Gateway(store: store, registry: registry, router: .unhurried, logger: logger)
             app = Application(router: try GatewayServer.router(gateway: gateway), logger: logger)
         }
 
@@ -65,7 +66,7 @@ struct LinkingEndToEndTests {
         let cipher = try CredentialCipher(keyBytes: (0..<32).map { UInt8($0) })
 
         try await withSandbox(sandbox) { url in
-            let first = try Process(path: path, cipher: cipher)
+            let first = try await Process(path: path, cipher: cipher)
             let tenant = try await first.store.createTenant(name: "restart")
             let key = try await first.store.issueDefaultUserKey(tenantId: tenant.id, label: "restart").plaintext
             let linked = try await first.call(key, .post, "/v1/connections", json: """
@@ -84,7 +85,7 @@ struct LinkingEndToEndTests {
             #expect(beforeRestart["refreshToken"] != pair.refreshToken, "the spent refresh token is still stored")
 
             // A new process over the same folder: no adapter, no token in memory; only what was persisted.
-            let second = try Process(path: path, cipher: cipher)
+            let second = try await Process(path: path, cipher: cipher)
             for _ in 0..<3 {
                 clock.advance(by: 1300)
                 let read = try await second.call(key, .get, "/v1/accounts")

@@ -4,9 +4,10 @@ import HummingbirdTesting
 import GatewayModel
 import Sandbox
 import Testing
+import TestWorlds
 
 /// Quote reads that say which symbols no broker quotes, and orders looked up by the broker's id (issue 15, item 6).
-@Suite("End to end: symbols not found, orders by broker id")
+@Suite("End to end: symbols not found, orders by broker id", .heavyWorld)
 struct LookupEndToEndTests {
     @Test func aQuoteReadNamesTheSymbolsNoBrokerQuotes() async throws {
         try await Loopback.with(AlpacaSandbox()) { world, client in
@@ -69,7 +70,7 @@ struct LookupEndToEndTests {
     }
 }
 
-@Suite("End to end: TradeIt equity quotes")
+@Suite("End to end: TradeIt equity quotes", .heavyWorld)
 struct TradeItQuoteEndToEndTests {
     @Test func equitiesAndPairsAreQuotedTogether() async throws {
         let sandbox = TradeItSandbox()

@@ -4,11 +4,12 @@ import GatewayModel
 import HTTPTypes
 import Sandbox
 import Testing
+import TestWorlds
 
 /// One account with 2,000 positions, read through `/v1/positions` from the Alpaca sandbox: the whole answer arrives,
 /// complete and correct. (10,000, and how fast, is `Benchmarks/PositionsBenchmark`'s question: in a debug build among
 /// the suite's parallel tests, 10,000 took the machine's CPU for seconds and starved other tests' deadlines.)
-@Suite("End to end: 2,000 positions of one account")
+@Suite("End to end: 2,000 positions of one account", .heavyWorld)
 struct ManyPositionsEndToEndTests {
     static let count = 2_000
 

@@ -4,10 +4,11 @@ import HTTPTypes
 import HummingbirdTesting
 import Sandbox
 import Testing
+import TestWorlds
 
 /// Alpaca candles and the order book route through /v1, against the built-in Alpaca and TradeOgre sandboxes on
 /// loopback (issue 15, item 6).
-@Suite("End to end: candles and order books through /v1")
+@Suite("End to end: candles and order books through /v1", .heavyWorld)
 struct MarketDataEndToEndTests {
     static func linkAlpaca(_ world: Loopback, _ client: any TestClientProtocol) async throws -> String {
         let linked = try await world.call(client, .post, "/v1/connections", json: """

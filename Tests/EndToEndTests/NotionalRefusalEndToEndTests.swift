@@ -5,10 +5,11 @@ import HummingbirdTesting
 import NIOCore
 import Sandbox
 import Testing
+import TestWorlds
 
 /// Issue 15, item 3: the brokers that size orders in units only (Saxo, TradeIt, TradeOgre) refuse an order sized in
 /// money with a 422 naming `notional` before anything reaches them, and `GET /v1/brokers` says so beforehand.
-@Suite("Notional orders at brokers that size orders in units")
+@Suite("Notional orders at brokers that size orders in units", .heavyWorld)
 struct NotionalRefusalEndToEndTests {
     @Test(arguments: [CampaignBroker.saxo, .tradeit, .tradeogre])
     func aNotionalOrderIsRefusedAndTheCapabilitiesSaySo(_ broker: CampaignBroker) async throws {

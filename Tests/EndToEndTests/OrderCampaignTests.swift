@@ -9,6 +9,7 @@ import HummingbirdTesting
 import NIOCore
 import Sandbox
 import Testing
+import TestWorlds
 
 /// One broker's part in the order campaigns: its sandbox (with the given faults), how to link it, and an order that
 /// rests on its book (far from the market) whose price can differ per intent.
@@ -80,7 +81,7 @@ struct CampaignBroker: Sendable, CustomTestStringConvertible {
 
 /// Orders are never lost and never doubled, for the brokers besides Alpaca (which has its own campaign with lookups
 /// by client order id): TradeIt and TradeOgre have no client order ids, Saxo finds orders by ExternalReference.
-@Suite("Orders under faults: one key, one order; seeded campaigns")
+@Suite("Orders under faults: one key, one order; seeded campaigns", .heavyWorld)
 struct OrderCampaignTests {
     func order(_ broker: CampaignBroker, connection: String, account: String, index: Int) -> String {
         #"{"connectionId":"\#(connection)","accountId":"\#(account)","symbol":"\#(broker.symbol)","side":"buy","type":"limit","timeInForce":"gtc","quantity":"\#(broker.quantity)","limitPrice":"\#(broker.price(index))"}"#

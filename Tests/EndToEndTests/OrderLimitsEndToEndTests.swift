@@ -14,10 +14,11 @@ import NIOHTTP1
 import Sandbox
 import Testing
 import TradeOgreAdapter
+import TestWorlds
 
 /// Issue 12 against the sandboxes: a definite no-action failure releases the idempotency key (and the same key then
 /// places exactly one order), and reconciliation by matching never takes another tenant's order at a shared account.
-@Suite("Orders against the sandboxes: released keys, claims across tenants")
+@Suite("Orders against the sandboxes: released keys, claims across tenants", .heavyWorld)
 struct OrderLimitsEndToEndTests {
     func order(_ broker: CampaignBroker, connection: String, account: String, index: Int) -> String {
         #"{"connectionId":"\#(connection)","accountId":"\#(account)","symbol":"\#(broker.symbol)","side":"buy","type":"limit","timeInForce":"gtc","quantity":"\#(broker.quantity)","limitPrice":"\#(broker.price(index))"}"#
@@ -139,11 +140,11 @@ struct OrderLimitsEndToEndTests {
         let faults = FaultInjector()
         try await withSandbox(TradeOgreSandbox(faults: faults)) { url in
             let logger = Logger(label: "shared-account", factory: { _ in SwiftLogNoOpLogHandler() })
-            let store = try SQLiteStore(path: directory.appendingPathComponent("gateway.sqlite").path, cipher: .random(), logger: logger)
+            let store = try await SQLiteStore.opening(path: directory.appendingPathComponent("gateway.sqlite").path, cipher: .random(), logger: logger)
             let registry = AdapterRegistry(
                 factories: [TradeOgreAdapterFactory()], transport: HTTPClientTransport.loopbackForTests, logger: logger, egress: .loopbackForTests)
             let gateway = Gateway(
-                store: store, registry: registry, router: BrokerRouter(), logger: logger,
+                store: store, registry: registry, router: .unhurried, logger: logger,
                 orderSettings: OrderSettings(brokerTimeout: .seconds(2), reconcileGrace: 0))
             func link(_ tenant: Tenant) async throws -> ConnectionDescriptor {
                 try await gateway.link(owner: try await gateway.defaultOwner(tenant), NewConnection(

@@ -10,6 +10,7 @@ import Logging
 import Sandbox
 import Testing
 import TradeOgreAdapter
+import TestWorlds
 
 /// Two sandbox brokers over loopback (Alpaca and TradeOgre, each with its own fault injector) behind one gateway whose
 /// pipeline has short durations, and a connection to each.
@@ -44,7 +45,7 @@ struct PipelineWorld: Sendable {
                     transport: HTTPClientTransport.loopbackForTests, logger: logger,
                     pipeline: BrokerPipeline(settings: settings), egress: .loopbackForTests)
                 let gateway = Gateway(
-                    store: store, registry: registry, router: BrokerRouter(), logger: logger,
+                    store: store, registry: registry, router: .unhurried, logger: logger,
                     orderSettings: OrderSettings(brokerTimeout: .seconds(2), reconcileGrace: 0))
                 let tenant = try await store.createTenant(name: "pipeline")
                 let alpaca = try await gateway.link(owner: try await gateway.defaultOwner(tenant), NewConnection(
@@ -72,7 +73,7 @@ struct PipelineWorld: Sendable {
     var alpacaFired: Int { alpacaFaults.rules.map(\.fired).reduce(0, +) }
 }
 
-@Suite("Broker pipeline against the sandboxes: breaker, retries, writes")
+@Suite("Broker pipeline against the sandboxes: breaker, retries, writes", .heavyWorld)
 struct PipelineFaultTests {
     @Test func aBrokerFailingEveryCallOpensItsBreakerWhileTheOtherBrokerIsUnaffectedThenAProbeClosesIt() async throws {
         try await PipelineWorld.with { world in

@@ -17,10 +17,11 @@ import Sandbox
 import Testing
 import TradeItAdapter
 import TradeOgreAdapter
+import TestWorlds
 
 /// `GET /v1/portfolio` over the four sandboxes at once, on one market with pinned prices, checked against totals
 /// worked out by hand (issue 16, the portfolio).
-@Suite("End to end: the portfolio across four brokers")
+@Suite("End to end: the portfolio across four brokers", .heavyWorld)
 struct PortfolioEndToEndTests {
     static let prices = [
         "AAPL": "200", "MSFT": "400", "SPY": "500", "BTC/USD": "50000", "EUR/USD": "1.25", "XMR/BTC": "0.004",

@@ -15,6 +15,7 @@ import NIOCore
 import SaxoAdapter
 import Sandbox
 import Testing
+import TestWorlds
 import TradeItAdapter
 import TradeOgreAdapter
 
@@ -72,7 +73,7 @@ struct Quartet: Sendable {
         let registry = AdapterRegistry(
             factories: [AlpacaAdapterFactory(), SaxoAdapterFactory(), TradeItAdapterFactory(), TradeOgreAdapterFactory()],
             transport: HTTPClientTransport.loopbackForTests, logger: logger, egress: .loopbackForTests)
-        let gateway = Gateway(store: store, registry: registry, router: BrokerRouter(), logger: logger)
+        let gateway = Gateway(store: store, registry: registry, router: .unhurried, logger: logger)
         let tenant = try await store.createTenant(name: "portfolio")
         let key = try await store.issueDefaultUserKey(tenantId: tenant.id, label: "portfolio").plaintext
         let otherUser = try await store.createUser(tenantId: tenant.id, NewUser(externalId: "other"), audit: nil)

@@ -4,9 +4,10 @@ import HTTPTypes
 import HummingbirdTesting
 import Sandbox
 import Testing
+import TestWorlds
 
 /// Saxo through /v1: the seed app's screens, and its order flow (market, changed to limit, back to market).
-@Suite("End to end: Saxo through /v1")
+@Suite("End to end: Saxo through /v1", .heavyWorld)
 struct SaxoEndToEndTests {
     func link(_ world: Loopback, _ client: any TestClientProtocol) async throws -> String {
         let linked = try await world.call(client, .post, "/v1/connections", json: """

@@ -15,11 +15,12 @@ import NIOCore
 import NIOHTTP1
 import Sandbox
 import Testing
+import TestWorlds
 
 /// `GET /v1/stream` against a live gateway on a loopback port and the Alpaca sandbox: a price move and an order's
 /// fill reach an SSE client within a second, and a client that drops and comes back with `Last-Event-ID` is sent
 /// every order update it missed, each once.
-@Suite struct StreamEndToEndTests {
+@Suite(.heavyWorld) struct StreamEndToEndTests {
     struct World: Sendable {
         let port: Int
         let key: String
@@ -70,7 +71,7 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         try await withSandbox(AlpacaSandbox(market: market)) { url in
             let logger = Logger(label: "e2e", factory: { _ in SwiftLogNoOpLogHandler() })
-            let store = try SQLiteStore(path: directory.appendingPathComponent("gateway.sqlite").path, cipher: .random(), logger: logger)
+            let store = try await SQLiteStore.opening(path: directory.appendingPathComponent("gateway.sqlite").path, cipher: .random(), logger: logger)
             let registry = AdapterRegistry(
                 factories: [AlpacaAdapterFactory()], transport: HTTPClientTransport.loopbackForTests, logger: logger,
                 egress: .loopbackForTests)

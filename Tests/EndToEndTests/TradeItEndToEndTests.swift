@@ -9,9 +9,10 @@ import HummingbirdTesting
 import NIOCore
 import Sandbox
 import Testing
+import TestWorlds
 
 /// TradeIt through /v1: the OAuth popup link, the security question, and a session expiring mid-use.
-@Suite("End to end: TradeIt through /v1")
+@Suite("End to end: TradeIt through /v1", .heavyWorld)
 struct TradeItEndToEndTests {
     /// Starts a link through the API, logs in on the sandbox's page as `persona`, and follows the broker's redirect
     /// back to the gateway's callback. Returns the connection id.

@@ -5,9 +5,10 @@ import HTTPTypes
 import HummingbirdTesting
 import Sandbox
 import Testing
+import TestWorlds
 
 /// TradeOgre through /v1: keyless quotes, holdings as positions, and a limit order on the sandbox's book.
-@Suite("End to end: TradeOgre through /v1")
+@Suite("End to end: TradeOgre through /v1", .heavyWorld)
 struct TradeOgreEndToEndTests {
     @Test func keylessConnectionsServeQuotesOnly() async throws {
         try await Loopback.with(TradeOgreSandbox()) { world, client in

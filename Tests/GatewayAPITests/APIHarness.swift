@@ -42,7 +42,7 @@ struct APIHarness {
         let directory = existing ?? FileManager.default.temporaryDirectory.appendingPathComponent("bg-api-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { if existing == nil { try? FileManager.default.removeItem(at: directory) } }
-        let store = try SQLiteStore(path: directory.appendingPathComponent("gateway.sqlite").path, cipher: cipher)
+        let store = try await SQLiteStore.opening(path: directory.appendingPathComponent("gateway.sqlite").path, cipher: cipher)
         let state = brokerState
         let logger = Logger(label: "test")
         let registry = AdapterRegistry(

@@ -63,8 +63,8 @@ struct CachedGatewayHarness {
         let path = directory.appendingPathComponent("gateway.sqlite").path
         let cipher = CredentialCipher.random()
         let statements = StatementLog()
-        let store = try SQLiteStore(path: path, cipher: cipher, logger: statements.logger)
-        let otherProcess = try SQLiteStore(path: path, cipher: cipher)
+        let store = try await SQLiteStore.opening(path: path, cipher: cipher, logger: statements.logger)
+        let otherProcess = try await SQLiteStore.opening(path: path, cipher: cipher)
         let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
         let state = FakeBrokerState()
         let registry = AdapterRegistry(

@@ -213,7 +213,7 @@ struct OrderLimitsTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("gateway.sqlite").path
         let logger = Logger(label: "busy", factory: { _ in SwiftLogNoOpLogHandler() })
-        let store = try SQLiteStore(path: path, cipher: .random(), logger: logger, busyTimeout: 0.05)
+        let store = try await SQLiteStore.opening(path: path, cipher: .random(), logger: logger, busyTimeout: 0.05)
         let registry = AdapterRegistry(factories: [], transport: UnusedTransport(), logger: logger)
         let gateway = Gateway(store: store, registry: registry, router: BrokerRouter(), logger: logger)
         let tenant = try await store.createTenant(name: "busy")

@@ -22,7 +22,7 @@ struct LiveServer {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let logger = Logger(label: "live", factory: { _ in SwiftLogNoOpLogHandler() })
-        let store = try SQLiteStore(path: directory.appendingPathComponent("gateway.sqlite").path, cipher: .random())
+        let store = try await SQLiteStore.opening(path: directory.appendingPathComponent("gateway.sqlite").path, cipher: .random())
         let registry = AdapterRegistry(factories: [], transport: UnusedTransport(), logger: logger)
         let gateway = Gateway(store: store, registry: registry, router: BrokerRouter(), logger: logger)
         let tenant = try await store.createTenant(name: "live")

@@ -16,8 +16,8 @@ struct ClusterMembershipTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appending(path: "gateway.sqlite").path(percentEncoded: false)
         let cipher = CredentialCipher.random()
-        let first = try SQLiteStore(path: path, cipher: cipher)
-        let second = try SQLiteStore(path: path, cipher: cipher)
+        let first = try await SQLiteStore.opening(path: path, cipher: cipher)
+        let second = try await SQLiteStore.opening(path: path, cipher: cipher)
         let logger = Logger(label: "test")
         let shareA = InstanceShare()
         let shareB = InstanceShare()

@@ -16,8 +16,8 @@ struct ReconcilerLeadershipTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appending(path: "gateway.sqlite").path(percentEncoded: false)
         let cipher = CredentialCipher.random()
-        let first = try SQLiteStore(path: path, cipher: cipher)
-        let second = try SQLiteStore(path: path, cipher: cipher)
+        let first = try await SQLiteStore.opening(path: path, cipher: cipher)
+        let second = try await SQLiteStore.opening(path: path, cipher: cipher)
         let logger = Logger(label: "test")
         let a = ReconcilerLeadership(leases: first, ttl: .seconds(10), holder: "a", logger: logger)
         let b = ReconcilerLeadership(leases: second, ttl: .seconds(10), holder: "b", logger: logger)

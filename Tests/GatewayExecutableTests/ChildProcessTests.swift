@@ -4,10 +4,11 @@ import Testing
 
 #if canImport(Glibc)
 import Glibc
+import TestWorlds
 #endif
 
 /// The tests' process starter: what the child inherits, what it says, how it ends.
-@Suite("ChildProcess: tests' child processes")
+@Suite("ChildProcess: tests' child processes", .heavyWorld)
 struct ChildProcessTests {
     @Test func theChildInheritsOnlyItsThreeStandardDescriptors() async throws {
         // Descriptors this process holds open (not close-on-exec) while the child starts: none may reach it.

@@ -3,15 +3,18 @@ import Configuration
 import Foundation
 import GatewayApp
 import GatewayCore
+import GatewayModel
 import GatewayPostgresStore
 import GatewayStore
 import GatewayTesting
 import NIOCore
+import Sandbox
 import NIOHTTP1
 @testable import gateway
 import Logging
 import ServiceLifecycle
 import Testing
+import TestWorlds
 
 @Suite("gateway serve: settings from flags, environment and file")
 struct GatewaySettingsTests {
@@ -141,7 +144,7 @@ struct GatewaySettingsTests {
     }
 }
 
-@Suite("gateway serve: buildGateway runs for real")
+@Suite("gateway serve: buildGateway runs for real", .heavyWorld)
 struct BuildGatewayTests {
     @Test func theDemoKeyIsNeverWrittenThroughALink() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bg-link-\(UUID().uuidString)")
@@ -152,17 +155,45 @@ struct BuildGatewayTests {
         let link = directory.appendingPathComponent("demo-api-key")
         try FileManager.default.createSymbolicLink(at: link, withDestinationURL: elsewhere)
         let bootstrap = DemoBootstrap(
-            gateway: try makeGateway(directory), dataDirectory: directory,
+            gateway: try await makeGateway(directory), dataDirectory: directory,
             logger: Logger(label: "link-test", factory: { _ in SwiftLogNoOpLogHandler() }))
         #expect(throws: (any Error).self) { try bootstrap.writePrivately("secret\n", to: link) }
         #expect(try String(contentsOf: elsewhere, encoding: .utf8) == "untouched")
     }
 
-    func makeGateway(_ directory: URL) throws -> Gateway {
+    func makeGateway(_ directory: URL) async throws -> Gateway {
         let logger = Logger(label: "link-test", factory: { _ in SwiftLogNoOpLogHandler() })
-        let store = try SQLiteStore(path: directory.appendingPathComponent("gateway.sqlite").path, cipher: .random(), logger: logger)
+        let store = try await SQLiteStore.opening(path: directory.appendingPathComponent("gateway.sqlite").path, cipher: .random(), logger: logger)
         let registry = AdapterRegistry(factories: [], transport: HTTPClientTransport.loopbackForTests, logger: logger)
         return Gateway(store: store, registry: registry, router: BrokerRouter(), logger: logger)
+    }
+
+    /// Before: a first start on a busy machine whose demo link was not answered in time left the demo user without
+    /// that connection for good (restarts renew the connections there are, they make none).
+    @Test func aDemoLinkTheSandboxDidNotAnswerIsTriedAgain() async throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bg-demo-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let sandboxes = BuiltInSandbox.all().filter { $0.name == "alpaca" }
+        let alpaca = try #require(sandboxes.first?.simulator as? AlpacaSandbox)
+        // The first link's account read fails on every attempt the pipeline makes (the first try and its two
+        // retries), as a broker too busy to answer would: the link fails `upstream_unavailable`.
+        alpaca.faults.add(FaultRule(.error(status: 503), method: "GET", pathPrefix: "/v2/account", count: 3))
+        let logger = Logger(label: "demo-test", factory: { _ in SwiftLogNoOpLogHandler() })
+        try await withSandbox(alpaca) { url in
+            let store = try await SQLiteStore.opening(
+                path: directory.appendingPathComponent("gateway.sqlite").path, cipher: .random(), logger: logger)
+            let registry = AdapterRegistry(
+                factories: BuiltInAdapters.factories, transport: HTTPClientTransport(), logger: logger)
+            registry.registerSandbox("alpaca", broker: .alpaca, url: url.absoluteString)
+            let gateway = Gateway(store: store, registry: registry, router: .unhurried, logger: logger)
+            try await DemoBootstrap(gateway: gateway, dataDirectory: directory, logger: logger).runIfEmpty(sandboxes: sandboxes)
+            #expect(alpaca.faults.rules.isEmpty, "the failing answers were not all used")
+            let tenant = try #require(try await gateway.demoTenant())
+            let connections = try await store.connections(tenantId: tenant.id)
+            #expect(connections.map(\.broker) == [.alpaca])
+            #expect(connections.first?.status == .active)
+        }
     }
 
     @Test func servesTheDemoTenantOnAFreePortAndShutsDown() async throws {
@@ -172,7 +203,7 @@ struct BuildGatewayTests {
             arguments: ["--port", "0", "--data-dir", directory.path], environment: [:]))
         let logger = Logger(label: "serve-test", factory: { _ in SwiftLogNoOpLogHandler() })
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let process = try buildGateway(settings: settings, environment: [:], logger: logger) { port in
+        let process = try await buildGateway(settings: settings, environment: [:], logger: logger) { port in
             continuation.yield(port)
         }
         let group = ServiceGroup(configuration: .init(services: process.services.map { .init(service: $0) }, logger: logger))

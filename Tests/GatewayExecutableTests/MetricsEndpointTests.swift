@@ -4,11 +4,12 @@ import GatewayTesting
 import NIOCore
 import NIOHTTP1
 import Testing
+import TestWorlds
 
 /// `/metrics` as an operator's Prometheus sees it: the real `gateway serve` (in-process sandboxes, demo tenant)
 /// after a few reads, its exposition parsed by a strict text-format parser, holding the broker pipeline's, the
 /// application's and the HTTP server's series.
-@Suite("gateway serve: /metrics")
+@Suite("gateway serve: /metrics", .heavyWorld)
 struct MetricsEndpointTests {
     @Test func theExpositionHoldsThePipelinesTheApplicationsAndTheServersSeries() async throws {
         let binary = TracingExportTests.gatewayBinary

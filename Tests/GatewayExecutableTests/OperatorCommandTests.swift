@@ -5,10 +5,11 @@ import GatewayCore
 import GatewayStore
 import Testing
 @testable import gateway
+import TestWorlds
 
 /// `gateway tenants …` and `gateway keys …` on a data folder, as the operator runs them, checked through the store
 /// the gateway serves from.
-@Suite("gateway tenants and keys")
+@Suite("gateway tenants and keys", .heavyWorld)
 struct OperatorCommandTests {
     func withDataFolder(_ body: (String) async throws -> Void) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bg-operator-\(UUID().uuidString)")

@@ -6,10 +6,11 @@ import NIOCore
 import NIOHTTP1
 import Testing
 @testable import gateway
+import TestWorlds
 
 /// `gateway sandbox` as a script runs it: its output to a pipe, read line by line as it comes (not when a buffer
 /// fills), and its brokers' rate limits, latency and market hours set from the command line.
-@Suite("gateway sandbox")
+@Suite("gateway sandbox", .heavyWorld)
 struct SandboxCommandTests {
     /// The base URL of each sandbox, as `gateway sandbox` prints it to a pipe.
     func started(_ arguments: [String], log: String) async throws -> (ChildProcess, [String: String]) {

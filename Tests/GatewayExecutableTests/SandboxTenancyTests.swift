@@ -10,10 +10,11 @@ import ServiceLifecycle
 import Synchronization
 import Testing
 @testable import gateway
+import TestWorlds
 
 /// The in-process sandboxes as tenants see them through `gateway serve`: every tenant that links a built-in sandbox
 /// gets a simulated account of its own, and restarts renew the demo tenant's demo connections and no one else's.
-@Suite("gateway serve: one sandbox account per tenant")
+@Suite("gateway serve: one sandbox account per tenant", .heavyWorld)
 struct SandboxTenancyTests {
     /// Runs `buildGateway` for real on `directory` (port 0) until `body` returns, then shuts it down.
     func serve(
@@ -23,7 +24,7 @@ struct SandboxTenancyTests {
             arguments: ["--port", "0", "--data-dir", directory.path], environment: [:]))
         let logger = Logger(label: "tenancy-test", factory: { _ in SwiftLogNoOpLogHandler() })
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let process = try buildGateway(settings: settings, environment: [:], logger: logger) { port in continuation.yield(port) }
+        let process = try await buildGateway(settings: settings, environment: [:], logger: logger) { port in continuation.yield(port) }
         let group = ServiceGroup(configuration: .init(services: process.services.map { .init(service: $0) }, logger: logger))
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }

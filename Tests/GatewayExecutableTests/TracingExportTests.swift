@@ -6,10 +6,11 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import Testing
+import TestWorlds
 
 /// `--otel-traces-endpoint`: the gateway binary, run as a process of its own (tracing is bootstrapped process-wide,
 /// once), sends OTLP/HTTP trace exports to a collector; here a loopback stand-in that records what it receives.
-@Suite("gateway serve: OpenTelemetry traces")
+@Suite("gateway serve: OpenTelemetry traces", .heavyWorld)
 struct TracingExportTests {
     /// The `gateway` binary beside the test bundle in the build folder.
     static var gatewayBinary: URL {

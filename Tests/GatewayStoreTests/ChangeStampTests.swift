@@ -25,7 +25,7 @@ struct ChangeStampTests {
     func anotherProcess() async throws {
         let cipher = CredentialCipher.random()
         try await withStore(cipher: cipher) { store, directory in
-            let other = try SQLiteStore(path: databasePath(in: directory), cipher: cipher)
+            let other = try await SQLiteStore.opening(path: databasePath(in: directory), cipher: cipher)
             defer { try? other.close() }
             let tenant = try await store.createTenant(name: "A")
             let key = try await store.issueAPIKey(tenantId: tenant.id, label: "k")

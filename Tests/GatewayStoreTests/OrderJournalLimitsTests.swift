@@ -183,7 +183,7 @@ struct OrderJournalLimitsTests {
         try await withTemporaryDirectory { directory in
             let path = databasePath(in: directory)
             let cipher = CredentialCipher.random()
-            let first = try SQLiteStore(path: path, cipher: cipher)
+            let first = try await SQLiteStore.opening(path: path, cipher: cipher)
             let a = try await first.createTenant(name: "A")
             let b = try await first.createTenant(name: "B")
             let connectionA = try await first.createConnection(tenantId: a.id, userId: nil, NewConnection(
@@ -206,7 +206,7 @@ struct OrderJournalLimitsTests {
                 """)
             try first.close()
 
-            let second = try SQLiteStore(path: path, cipher: cipher)
+            let second = try await SQLiteStore.opening(path: path, cipher: cipher)
             defer { try? second.close() }
             #expect(try await second.appliedMigrations().contains("v5-order-journal-venues"))
             #expect(try await second.journaledOrder(tenantId: b.id, id: theirs.id)?.sentAt == theirs.createdAt)
@@ -225,7 +225,7 @@ struct OrderJournalLimitsTests {
     @Test func aWriteThatMeetsAnotherWritersLockIsARetryable503() async throws {
         try await withTemporaryDirectory { directory in
             let path = databasePath(in: directory)
-            let store = try SQLiteStore(path: path, cipher: .random(), busyTimeout: 0.05)
+            let store = try await SQLiteStore.opening(path: path, cipher: .random(), busyTimeout: 0.05)
             defer { try? store.close() }
             let lock = try WriteLockHolder(path: path)
             do {

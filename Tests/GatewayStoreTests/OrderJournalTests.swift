@@ -35,7 +35,7 @@ struct OrderJournalTests {
         try await withTemporaryDirectory { directory in
             let path = databasePath(in: directory)
             let cipher = CredentialCipher.random()
-            let first = try SQLiteStore(path: path, cipher: cipher)
+            let first = try await SQLiteStore.opening(path: path, cipher: cipher)
             let tenant = try await first.createTenant(name: "Acme")
             let pending = sampleIntent(tenantId: tenant.id)
             try await first.createOrderIntent(pending, event: intentEvent(at: pending.createdAt))
@@ -50,7 +50,7 @@ struct OrderJournalTests {
                 tenantId: tenant.id, key: "k", requestHash: "h", proposedOrderId: placed.id, retention: 86_400)
             try first.close()
 
-            let second = try SQLiteStore(path: path, cipher: cipher)
+            let second = try await SQLiteStore.opening(path: path, cipher: cipher)
             defer { try? second.close() }
             #expect(try await second.appliedMigrations() == ["v1-initial", "v2-order-journal", "v3-tenant-read-freshness", "v4-sandbox-urls-without-path", "v5-order-journal-venues", "v6-link-states", "v7-tenancy", "v8-sessions", "v9-leases", "v11-goals", "v12-alerts", "v13-order-feed"])
             #expect(try await second.journaledOrder(tenantId: tenant.id, id: pending.id) == pending)

@@ -11,7 +11,7 @@ struct SandboxURLMigrationTests {
         try await withTemporaryDirectory { directory in
             let path = databasePath(in: directory)
             let cipher = CredentialCipher.random()
-            let first = try SQLiteStore(path: path, cipher: cipher)
+            let first = try await SQLiteStore.opening(path: path, cipher: cipher)
             let tenant = try await first.createTenant(name: "Acme")
             let stored: [(broker: BrokerKind, before: String, after: String)] = [
                 (.saxo, "sandbox://saxo/sim/openapi", "sandbox://saxo"),
@@ -35,7 +35,7 @@ struct SandboxURLMigrationTests {
             try await first.executeRaw("DELETE FROM grdb_migrations WHERE identifier = 'v4-sandbox-urls-without-path'")
             try first.close()
 
-            let second = try SQLiteStore(path: path, cipher: cipher)
+            let second = try await SQLiteStore.opening(path: path, cipher: cipher)
             defer { try? second.close() }
             #expect(try await second.appliedMigrations().contains("v4-sandbox-urls-without-path"))
             for (id, entry) in zip(ids, stored) {

@@ -12,7 +12,7 @@ struct SchemaTests {
             let cipher = CredentialCipher.random()
             #expect(!FileManager.default.fileExists(atPath: path))
 
-            let first = try SQLiteStore(path: path, cipher: cipher)
+            let first = try await SQLiteStore.opening(path: path, cipher: cipher)
             #expect(try await first.appliedMigrations() == ["v1-initial", "v2-order-journal", "v3-tenant-read-freshness", "v4-sandbox-urls-without-path", "v5-order-journal-venues", "v6-link-states", "v7-tenancy", "v8-sessions", "v9-leases", "v11-goals", "v12-alerts", "v13-order-feed"])
             let tables = try await first.fetchRawStrings(
                 "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
@@ -43,7 +43,7 @@ struct SchemaTests {
             try first.close()
             #expect(try posixPermissions(path) == 0o600)
 
-            let second = try SQLiteStore(path: path, cipher: cipher)
+            let second = try await SQLiteStore.opening(path: path, cipher: cipher)
             defer { try? second.close() }
             #expect(try await second.appliedMigrations() == ["v1-initial", "v2-order-journal", "v3-tenant-read-freshness", "v4-sandbox-urls-without-path", "v5-order-journal-venues", "v6-link-states", "v7-tenancy", "v8-sessions", "v9-leases", "v11-goals", "v12-alerts", "v13-order-feed"])
             let schemaAfter = try await second.fetchRawStrings("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY name")

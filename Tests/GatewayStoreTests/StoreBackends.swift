@@ -87,7 +87,7 @@ func withTwoStores<T: Sendable>(
         return try await withTemporaryDirectory { directory in
             let path = databasePath(in: directory)
             let stores = try await withThrowingTaskGroup(of: SQLiteStore.self) { group in
-                for _ in 0..<2 { group.addTask { try SQLiteStore(path: path, cipher: cipher) } }
+                for _ in 0..<2 { group.addTask { try await SQLiteStore.opening(path: path, cipher: cipher) } }
                 var stores: [SQLiteStore] = []
                 for try await store in group { stores.append(store) }
                 return stores

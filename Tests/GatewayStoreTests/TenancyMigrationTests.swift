@@ -36,7 +36,7 @@ struct TenancyMigrationTests {
                 """,
             ])
 
-            let store = try SQLiteStore(path: path, cipher: .random())
+            let store = try await SQLiteStore.opening(path: path, cipher: .random())
             defer { try? store.close() }
             #expect(try await store.appliedMigrations().contains("v7-tenancy"))
 

@@ -17,7 +17,7 @@ func withStore<T>(
     cipher: CredentialCipher = .random(), _ body: (SQLiteStore, URL) async throws -> T
 ) async throws -> T {
     try await withTemporaryDirectory { directory in
-        let store = try SQLiteStore(path: databasePath(in: directory), cipher: cipher)
+        let store = try await SQLiteStore.opening(path: databasePath(in: directory), cipher: cipher)
         defer { try? store.close() }
         return try await body(store, directory)
     }

@@ -2,6 +2,7 @@ import ChildProcess
 import Foundation
 import Sandbox
 import Testing
+import TestWorlds
 
 /// Runs the real third-party Python clients (alpaca-py, ccxt) against a live Alpaca sandbox: REST, and alpaca-py's
 /// stream clients against its WebSocket streams.
@@ -9,7 +10,7 @@ import Testing
 /// Set `BROKERGATEWAY_FIDELITY_PYTHON` to an interpreter that has `Tests/Fidelity/requirements.txt` installed:
 /// `python3 -m venv /tmp/fidelity-venv && /tmp/fidelity-venv/bin/pip install -r Tests/Fidelity/requirements.txt`,
 /// then `BROKERGATEWAY_FIDELITY_PYTHON=/tmp/fidelity-venv/bin/python swift test --filter FidelityTests`.
-@Suite("Fidelity: real Python clients against the Alpaca sandbox")
+@Suite("Fidelity: real Python clients against the Alpaca sandbox", .heavyWorld)
 struct FidelityTests {
     static let python = ProcessInfo.processInfo.environment["BROKERGATEWAY_FIDELITY_PYTHON"].flatMap { $0.isEmpty ? nil : $0 }
 
@@ -20,7 +21,9 @@ struct FidelityTests {
         .enabled(
             if: python != nil,
             "BROKERGATEWAY_FIDELITY_PYTHON is not set: point it at a python with Tests/Fidelity/requirements.txt installed"),
-        .timeLimit(.minutes(3)),
+        // A backstop against a hang, not a deadline: it also covers the wait for a world slot (`.heavyWorld`) on a
+        // loaded machine; the client itself is stopped after 150 s below.
+        .timeLimit(.minutes(10)),
         arguments: ["alpaca_py_check.py", "alpaca_py_stream_check.py", "ccxt_alpaca_check.py"]
     )
     func pythonClient(_ script: String) async throws {

@@ -55,6 +55,28 @@ struct MarketEngineTests {
         #expect(market.quote(symbol: "AAPL", at: earlier) == before)
     }
 
+    @Test("the two- and three-word hashes are the variadic one without its array", arguments: [
+        (UInt64(0), UInt64(0), UInt64(0)), (1, 2, 3), (UInt64.max, 0x9e37_79b9_7f4a_7c15, 42), (20_250_106, 7, UInt64.max - 1),
+    ])
+    func fixedArityHashes(words: (UInt64, UInt64, UInt64)) {
+        let variadic: (UInt64...) -> UInt64 = StableHash.combine
+        #expect(StableHash.combine(words.0, words.1) == variadic(words.0, words.1))
+        #expect(StableHash.combine(words.0, words.1, words.2) == variadic(words.0, words.1, words.2))
+    }
+
+    @Test("quotes asked from many tasks at once agree with quotes asked one by one")
+    func concurrentQuotesAgree() async throws {
+        let concurrent = MarketEngine(configuration: MarketConfiguration(seed: 5), clock: ManualClock(start: Self.start))
+        let serial = MarketEngine(configuration: MarketConfiguration(seed: 5), clock: ManualClock(start: Self.start))
+        let symbols = InstrumentCatalogue.standard.map(\.symbol)
+        let quotes = await withTaskGroup(of: [MarketQuote?].self) { group in
+            for _ in 0..<4 { group.addTask { symbols.map { concurrent.quote(symbol: $0) } } }
+            return await group.reduce(into: []) { $0.append($1) }
+        }
+        let expected = symbols.map { serial.quote(symbol: $0) }
+        for answer in quotes { #expect(answer == expected) }
+    }
+
     @Test("an override pins the price, enters the day's range, and clears")
     func override() throws {
         let clock = ManualClock(start: Self.start)

@@ -1,13 +1,14 @@
 import Foundation
 import Sandbox
 import Testing
+import TestWorlds
 
 /// Runs the real Python `saxo_openapi` client (PyPI 0.6.0) against a live Saxo sandbox, logon flow included.
 ///
 /// Set `BROKERGATEWAY_FIDELITY_PYTHON` to an interpreter that has `Tests/Fidelity/requirements.txt` installed:
 /// `python3 -m venv /tmp/saxo-venv && /tmp/saxo-venv/bin/pip install -r Tests/Fidelity/requirements.txt`,
 /// then `BROKERGATEWAY_FIDELITY_PYTHON=/tmp/saxo-venv/bin/python swift test --filter SaxoFidelityTests`.
-@Suite("Fidelity: saxo_openapi against the Saxo sandbox")
+@Suite("Fidelity: saxo_openapi against the Saxo sandbox", .heavyWorld)
 struct SaxoFidelityTests {
     static let python = ProcessInfo.processInfo.environment["BROKERGATEWAY_FIDELITY_PYTHON"].flatMap { $0.isEmpty ? nil : $0 }
 
@@ -18,7 +19,9 @@ struct SaxoFidelityTests {
         .enabled(
             if: python != nil,
             "BROKERGATEWAY_FIDELITY_PYTHON is not set: point it at a python with Tests/Fidelity/requirements.txt installed"),
-        .timeLimit(.minutes(3))
+        // A backstop against a hang, not a deadline: it also covers the wait for a world slot (`.heavyWorld`) on a
+        // loaded machine; the client itself has its own timeout below.
+        .timeLimit(.minutes(10))
     )
     func saxoOpenAPI() async throws {
         let python = try #require(Self.python)

@@ -1,10 +1,11 @@
 import Foundation
 import Sandbox
 import Testing
+import TestWorlds
 
 /// The SaxoTraderGO seed app's flow (seeds/004): account summary, watchlists and prices, and positions built with
 /// the legacy `trade/v1/orders` endpoint.
-@Suite("Saxo sandbox: the seed app's flow")
+@Suite("Saxo sandbox: the seed app's flow", .heavyWorld)
 struct SaxoSeedFlowTests {
     /// The seed's order body, verbatim apart from the account key.
     static let seedOrder = """

@@ -1,6 +1,7 @@
 import Foundation
 import Sandbox
 import Testing
+import TestWorlds
 
 /// Runs the real ccxt `tradeogre` exchange (ccxt 4.5.5, the last release that has it) against a live TradeOgre sandbox.
 ///
@@ -9,7 +10,7 @@ import Testing
 /// `Tests/Fidelity/requirements-tradeogre.txt` installed:
 /// `python3 -m venv /tmp/to-venv && /tmp/to-venv/bin/pip install -r Tests/Fidelity/requirements-tradeogre.txt`, then
 /// `BROKERGATEWAY_FIDELITY_PYTHON_TRADEOGRE=/tmp/to-venv/bin/python swift test --filter TradeOgreFidelity`.
-@Suite("Fidelity: ccxt tradeogre against the TradeOgre sandbox")
+@Suite("Fidelity: ccxt tradeogre against the TradeOgre sandbox", .heavyWorld)
 struct TradeOgreFidelityTests {
     static let python = ProcessInfo.processInfo.environment["BROKERGATEWAY_FIDELITY_PYTHON_TRADEOGRE"]
         .flatMap { $0.isEmpty ? nil : $0 }
@@ -22,7 +23,9 @@ struct TradeOgreFidelityTests {
         .enabled(
             if: python != nil,
             "BROKERGATEWAY_FIDELITY_PYTHON_TRADEOGRE is not set: point it at a python with Tests/Fidelity/requirements-tradeogre.txt (ccxt 4.5.5) installed"),
-        .timeLimit(.minutes(3))
+        // A backstop against a hang, not a deadline: it also covers the wait for a world slot (`.heavyWorld`) on a
+        // loaded machine; the client itself has its own timeout below.
+        .timeLimit(.minutes(10))
     )
     func ccxtTradeOgre() async throws {
         let python = try #require(Self.python)

@@ -6,10 +6,11 @@ import GatewayTesting
 @testable import SaxoAdapter
 import Sandbox
 import Testing
+import TestWorlds
 
 /// The adapter against the running Saxo sandbox: reads, the seed's order flow, and the token lifecycle with the
 /// sandbox's short token lifetime and a manual clock shared by both sides.
-@Suite("Saxo adapter against the running sandbox")
+@Suite("Saxo adapter against the running sandbox", .heavyWorld)
 struct SandboxEndToEndTests {
     static let appCredentials = [
         "appKey": SaxoSandboxConfiguration.demoAppKey, "appSecret": SaxoSandboxConfiguration.demoAppSecret,

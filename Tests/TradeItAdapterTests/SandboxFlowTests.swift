@@ -9,6 +9,7 @@ import Sandbox
 import Synchronization
 import Testing
 import TradeItAdapter
+import TestWorlds
 
 /// Records every request path (and passes it on), so tests can count authentications.
 final class RecordingTransport: BrokerTransport {
@@ -80,7 +81,7 @@ func verifier(fromRedirect response: BrokerResponse, callback: String) throws ->
     return try #require(components.queryItems?.first { $0.name == "oAuthVerifier" }?.value)
 }
 
-@Suite("TradeIt adapter against the sandbox")
+@Suite("TradeIt adapter against the sandbox", .heavyWorld)
 struct SandboxFlowTests {
     let callback = "myapp://completeOAuth"
 

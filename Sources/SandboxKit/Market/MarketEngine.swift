@@ -110,16 +110,25 @@ public final class MarketEngine: Sendable {
         let dayStart = firstBucket(ofDay: day)
         let offset = path.offset(bucket: bucket)
 
-        let (override, range, overrideExtremes) = state.withLock { state in
-            let range = foldedRange(symbol: symbol, path: path, day: day, through: bucket, currentOffset: offset, state: &state)
+        let (override, known, overrideExtremes) = state.withLock { state in
             let extremes = state.overrideExtremes[symbol].flatMap { $0.day == day ? ($0.high, $0.low) : nil }
-            return (state.overrides[symbol], range, extremes)
+            return (state.overrides[symbol], state.ranges[symbol], extremes)
+        }
+        // The walk of the day's minutes runs outside the lock: the first quote of a symbol in a day samples up to
+        // 1,440 minutes, and no other caller of this market (every sandbox on it) may wait on the lock meanwhile.
+        let range = foldedRange(known, path: path, day: day, through: bucket, currentOffset: offset)
+        state.withLock { state in
+            // Keep the cache monotonic: a question about an earlier moment must not shrink or widen later answers.
+            let stored = state.ranges[symbol]
+            if stored == nil || stored!.day < day || (stored!.day == day && range.folded.sampledThrough >= stored!.sampledThrough) {
+                state.ranges[symbol] = range.folded
+            }
         }
 
         let pathMid = path.price(offset: offset)
         let mid = override ?? pathMid
-        var high = path.price(offset: range.high)
-        var low = path.price(offset: range.low)
+        var high = path.price(offset: range.withCurrent.high)
+        var low = path.price(offset: range.withCurrent.low)
         if let override {
             high = max(high, override)
             low = min(low, override)
@@ -226,13 +235,13 @@ public final class MarketEngine: Sendable {
         return Timestamp.floorDiv(seconds + size - 1, size)
     }
 
-    /// Extends the symbol's day range with the one-minute grid up to `bucket`, and the current offset.
+    /// Extends a symbol's known day range with the one-minute grid up to `bucket` (`folded`, what may be cached), and
+    /// that with the current offset (`withCurrent`, what this quote shows). Pure: the caller holds no lock.
     private func foldedRange(
-        symbol: String, path: PricePath, day: Int64, through bucket: Int64, currentOffset: Int64, state: inout State
-    ) -> DayRange {
+        _ existing: DayRange?, path: PricePath, day: Int64, through bucket: Int64, currentOffset: Int64
+    ) -> (folded: DayRange, withCurrent: DayRange) {
         let dayStart = firstBucket(ofDay: day)
         let step = max(1, 60 / Int64(configuration.bucketSeconds))
-        let existing = state.ranges[symbol]
         var range: DayRange
         if let existing, existing.day == day, existing.sampledThrough <= bucket {
             range = existing
@@ -248,13 +257,9 @@ public final class MarketEngine: Sendable {
             range.sampledThrough = sample
             sample += step
         }
-        // Keep the cache monotonic: a question about an earlier moment must not shrink or widen later answers.
-        if existing == nil || existing!.day < day || (existing!.day == day && range.sampledThrough >= existing!.sampledThrough) {
-            state.ranges[symbol] = range
-        }
         var result = range
         result.high = max(result.high, currentOffset)
         result.low = min(result.low, currentOffset)
-        return result
+        return (range, result)
     }
 }

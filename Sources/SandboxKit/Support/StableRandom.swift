@@ -21,6 +21,17 @@ package enum StableHash {
         return z ^ (z >> 31)
     }
 
+    /// Mixes two words into one; the same as the variadic form, without its array: the price path calls this 20 times
+    /// for every bucket it prices.
+    package static func combine(_ first: UInt64, _ second: UInt64) -> UInt64 {
+        mix(mix(0x243f_6a88_85a3_08d3 ^ first) ^ second)
+    }
+
+    /// Mixes three words into one, as the variadic form does.
+    package static func combine(_ first: UInt64, _ second: UInt64, _ third: UInt64) -> UInt64 {
+        mix(combine(first, second) ^ third)
+    }
+
     /// Mixes several words into one.
     package static func combine(_ words: UInt64...) -> UInt64 {
         var state: UInt64 = 0x243f_6a88_85a3_08d3
