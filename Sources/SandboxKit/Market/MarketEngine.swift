@@ -50,7 +50,7 @@ public final class MarketEngine: Sendable {
     private let paths: [PricePath]
     private let state: Mutex<State>
 
-    private struct DayRange {
+    private struct DayRange: Equatable {
         var day: Int64
         var high: Int64
         var low: Int64
@@ -117,11 +117,17 @@ public final class MarketEngine: Sendable {
         // The walk of the day's minutes runs outside the lock: the first quote of a symbol in a day samples up to
         // 1,440 minutes, and no other caller of this market (every sandbox on it) may wait on the lock meanwhile.
         let range = foldedRange(known, path: path, day: day, through: bucket, currentOffset: offset)
-        state.withLock { state in
-            // Keep the cache monotonic: a question about an earlier moment must not shrink or widen later answers.
-            let stored = state.ranges[symbol]
-            if stored == nil || stored!.day < day || (stored!.day == day && range.folded.sampledThrough >= stored!.sampledThrough) {
-                state.ranges[symbol] = range.folded
+        // Most quotes fold nothing new (the minute has not turned): then the cache is as it was and the lock is not
+        // taken again.
+        if range.folded != known {
+            state.withLock { state in
+                // Keep the cache monotonic: a question about an earlier moment must not shrink or widen later answers.
+                let stored = state.ranges[symbol]
+                if stored == nil || stored!.day < day
+                    || (stored!.day == day && range.folded.sampledThrough >= stored!.sampledThrough)
+                {
+                    state.ranges[symbol] = range.folded
+                }
             }
         }
 
