@@ -116,7 +116,10 @@ struct StatusTests {
         }
         let pipeline = BrokerPipeline(settings: PipelineSettings(
             breakerConsecutiveFailures: 3, breakerCoolDown: .seconds(300), maxRetries: 0))
-        try await APIHarness.with(pipeline: pipeline, transport: transport) { harness, client in
+        // What health counts is the subject, not the deadline: 60 s a source (the harness's default is 2 s) keeps a
+        // loaded machine from turning a read into a timeout that health then counts differently.
+        let router = BrokerRouter(perSourceTimeout: .seconds(60), overallTimeout: .seconds(90))
+        try await APIHarness.with(router: router, pipeline: pipeline, transport: transport) { harness, client in
             let failing = try await harness.link(.alpaca, baseURL: "https://failing.fake")
             let healthy = try await harness.link(.saxo, baseURL: "https://healthy.fake")
             harness.state.set("https://failing.fake", FakeBrokerBehaviour(callsTransport: true))
