@@ -7,13 +7,13 @@ import GatewayModel
 /// | HTTP | Alpaca code / message | GatewayError |
 /// |---|---|---|
 /// | 401 | none or 40110000 | `unauthorized` |
-/// | 403 | 40310000 `insufficient buying power`, `insufficient balance for …` (crypto) | `insufficient_funds` |
-/// | 403 | 40310000 `insufficient qty available for order …` (selling more than is held) | `rejected` (field `quantity`) |
+/// | 403 | 40310000 `insufficient buying power`, `insufficient day trading buying power`, `insufficient balance for …` (crypto, either side) | `insufficient_funds` |
+/// | 403 | 40310000 `insufficient qty available for order …` (selling more than is held) | `insufficient_funds` |
 /// | 403 | anything else (account not allowed to trade, options level, …) | `forbidden` |
 /// | 404 | 40410000 or none | `not_found` |
 /// | 422 | 40010001 `client_order_id must be unique` | `conflict` |
 /// | 422 | 42210000 `… is already in "filled" state` and other state complaints | `conflict` |
-/// | 422, 400 | 42210000 / 40010001 / none: validation (`invalid crypto time_in_force`, `asset "X" not found`) | `unprocessable` |
+/// | 422, 400 | 42210000 / 40010001 / none: validation (`invalid crypto time_in_force`, `asset "X" not found`, `qty must be >= 0.0001`, `… sub-penny increment …`) | `unprocessable`, naming the canonical field the message names (`fieldOfMessage`) |
 /// | 429 | 42910000 | `rate_limited`, `retryAfter` from `Retry-After` (seconds or HTTP date), else `X-RateLimit-Reset` (unix seconds), read by `BrokerNumber` |
 /// | 3xx | | `malformed_response` (no redirect is followed) |
 /// | 504 | | `upstream_timeout` |
@@ -51,9 +51,7 @@ enum AlpacaErrors {
                 return make(.insufficientFunds, "Alpaca: insufficient buying power")
             }
             if lowered.contains("insufficient qty") {
-                return make(
-                    .rejected, "Alpaca: insufficient quantity available",
-                    details: [FieldProblem(field: "quantity", problem: "exceeds the quantity available")])
+                return make(.insufficientFunds, "Alpaca: insufficient quantity available")
             }
             return make(.forbidden, "Alpaca refused the request (HTTP 403)")
         case 404:
@@ -65,7 +63,8 @@ enum AlpacaErrors {
             if lowered.contains("already in") && lowered.contains("state") {
                 return make(.conflict, "Alpaca: the order is not in a state that allows this")
             }
-            return make(.unprocessable, "Alpaca could not process the request (HTTP \(response.status))")
+            let details = fieldOfMessage(lowered).map { [FieldProblem(field: $0, problem: text ?? "is refused by Alpaca")] } ?? []
+            return make(.unprocessable, "Alpaca could not process the request (HTTP \(response.status))", details: details)
         case 429:
             var error = make(.rateLimited, "Alpaca: rate limit exceeded")
             error.retryAfter = retryAfter(response, now: now)
@@ -77,6 +76,25 @@ enum AlpacaErrors {
         default:
             return make(.rejected, "Alpaca answered HTTP \(response.status)")
         }
+    }
+
+    /// Alpaca's validation messages → the canonical field they are about, first match wins. Alpaca names its request
+    /// parameters in the text (`qty must be >= 0.0001`, `invalid limit_price 150.001. sub-penny increment does not
+    /// fulfill minimum pricing criteria`, `invalid crypto time_in_force`; docs.alpaca.markets "Orders at Alpaca" and
+    /// the 422 messages quoted in the wire reference); an unknown asset is `asset "X" not found`, or `could not find
+    /// us_equity 'X'` (40010001, alpacahq/Alpaca-API issue #184); a fractional quantity of an asset that is not
+    /// fractionable is `fractional orders are not supported for X`.
+    static let messageFields: [(text: String, field: String)] = [
+        ("asset \"", "symbol"), ("could not find", "symbol"), ("fractional orders are not supported", "quantity"),
+        ("fractional orders must be day", "timeInForce"), ("fractional orders must be market or limit", "type"),
+        ("limit_price", "limitPrice"), ("limit price", "limitPrice"), ("stop_price", "stopPrice"),
+        ("stop price", "stopPrice"), ("time_in_force", "timeInForce"), ("notional", "notional"), ("qty", "quantity"),
+        ("client_order_id", "clientOrderId"), ("side", "side"), ("symbol", "symbol"), ("order type", "type"),
+    ]
+
+    /// The canonical field a lowercased Alpaca validation message is about, if it names one.
+    static func fieldOfMessage(_ lowered: String) -> String? {
+        messageFields.first { lowered.contains($0.text) }?.field
     }
 
     /// Seconds to wait: `Retry-After` (seconds or an HTTP date), else `X-RateLimit-Reset` (unix seconds) minus now;

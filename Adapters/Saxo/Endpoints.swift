@@ -38,6 +38,23 @@ struct Endpoint: Sendable {
             query: [("FieldGroups", "DisplayAndFormat")])
     }
 
+    /// Every audit entry of one order (`EntryType=All`: a `Last` entry alone could be a refused change request).
+    static func orderActivities(orderId: String) -> Endpoint {
+        Endpoint(
+            method: .get, path: "/cs/v1/audit/orderactivities",
+            query: [("OrderId", orderId), ("EntryType", "All"), ("FieldGroups", "DisplayAndFormat")])
+    }
+
+    /// The latest audit entry of each order of an account whose latest activity is at or after `from`.
+    static func latestOrderActivities(accountKey: String, from: Date) -> Endpoint {
+        Endpoint(
+            method: .get, path: "/cs/v1/audit/orderactivities",
+            query: [
+                ("AccountKey", accountKey), ("EntryType", "Last"), ("FromDateTime", SaxoTimestamp.format(from)),
+                ("FieldGroups", "DisplayAndFormat"),
+            ])
+    }
+
     static func placeOrder() -> Endpoint { Endpoint(method: .post, path: "/trade/v2/orders") }
     static func changeOrder() -> Endpoint { Endpoint(method: .patch, path: "/trade/v2/orders") }
     static func precheck() -> Endpoint { Endpoint(method: .post, path: "/trade/v2/orders/precheck") }

@@ -13,10 +13,20 @@ import GatewayModel
 /// | 404 | | `not_found` (callers that change or cancel an order turn it into `conflict`: "already filled or gone") |
 /// | 409 | | `conflict`: an identical order was sent within 15 s without a distinct `X-Request-ID` |
 /// | 429 | `RateLimitExceeded` | `rate_limited`, `retryAfter` = `X-RateLimit-*-Reset` (seconds) of the exhausted dimension |
-/// | any | `InsufficentCash` (sic), `InsufficientCash`, `WouldExceedMargin`, `WouldExceedMarginCeiling`, `InsufficientMargin` | `insufficient_funds` |
+/// | any | `InsufficentCash` (sic), `InsufficientCash`, `WouldExceedMargin`, `WouldExceedMarginCeiling`, `InsufficientMargin`, `ShortTradeDisabled` (selling more than is held where the account may not go short) | `insufficient_funds` |
+/// | any | `MarketClosed` | `market_closed` |
 /// | any | `OrderNotFound` | `not_found` |
+/// | any | `TooLateToCancelOrder` | `conflict` (the order already ended) |
 /// | 400 | `InvalidModelState` with `ModelState`, `InvalidRequest`, `InvalidQueryParameters`, `TypeConversionError` | `unprocessable`, one detail per `ModelState` message |
-/// | 400, other 4xx, 200 with `ErrorInfo` | trading rules (`OnWrongSideOfMarket`, `TooFarFromMarket`, `PriceNotInTickSizeIncrements`, `IllegalAmount`, `IllegalInstrumentId`, `MarketClosed`, …) | `rejected`, with a field detail where the code names one |
+/// | 400, other 4xx, 200 with `ErrorInfo` | trading rules that name a field (`IllegalAmount`, `AmountBelowMinimumLotSize`, `AmountNotInLotSize`, `PriceNotInTickSizeIncrements`, `IllegalPrice`, `OnWrongSideOfMarket`, `TooFarFromMarket`, `IllegalInstrumentId`, `IllegalDuration`, `IllegalAccount`) | `unprocessable`, with that field (`fieldOfCode`) |
+/// | 400, other 4xx, 200 with `ErrorInfo` | any other trading rule | `rejected` |
+///
+/// The codes and their meanings are Saxo's `TradingErrorCode` list, as the developer portal gives it for
+/// `POST /trade/v2/orders` (https://www.developer.saxo/openapi/referencedocs/trade/v2/orders/post__trade, "Error
+/// Code"): e.g. `AmountBelowMinimumLotSize` "Order size is below the minimum exchange lot size", `AmountNotInLotSize`
+/// "Order size is not a valid exchange lot order size"; `TooLateToCancelOrder` is in the list for
+/// `DELETE /trade/v2/orders/{OrderIds}`. The gateway answers the same mistake with the same code at every broker (the
+/// README's "Errors" table).
 /// | 3xx | | `malformed_response` (no redirect is followed) |
 /// | 504 | | `upstream_timeout` |
 /// | 5xx | | `upstream_unavailable` |
@@ -27,7 +37,12 @@ import GatewayModel
 enum SaxoErrors {
     static let insufficientFundsCodes: Set<String> = [
         "InsufficentCash", "InsufficientCash", "WouldExceedMargin", "WouldExceedMarginCeiling", "InsufficientMargin",
+        "ShortTradeDisabled",
     ]
+    /// The market is not trading: the same order may succeed later.
+    static let marketClosedCodes: Set<String> = ["MarketClosed"]
+    /// The order already ended (filled, cancelled) or is past changing.
+    static let endedCodes: Set<String> = ["TooLateToCancelOrder"]
     static let requestShapeCodes: Set<String> = [
         "InvalidModelState", "InvalidRequest", "InvalidQueryParameters", "TypeConversionError",
     ]
@@ -35,7 +50,9 @@ enum SaxoErrors {
     static let fieldOfCode: [String: String] = [
         "IllegalAmount": "quantity",
         "AmountBelowMinimumLotSize": "quantity",
+        "AmountNotInLotSize": "quantity",
         "PriceNotInTickSizeIncrements": "limitPrice",
+        "IllegalPrice": "limitPrice",
         "OnWrongSideOfMarket": "limitPrice",
         "TooFarFromMarket": "limitPrice",
         "IllegalInstrumentId": "symbol",
@@ -91,14 +108,20 @@ enum SaxoErrors {
         if insufficientFundsCodes.contains(code) {
             return make(.insufficientFunds, info, fallback: "Saxo: insufficient funds")
         }
+        if marketClosedCodes.contains(code) {
+            return make(.marketClosed, info, fallback: "Saxo: the market is closed")
+        }
         if code == "OrderNotFound" {
             return make(.notFound, info, fallback: "Saxo has no such order")
+        }
+        if endedCodes.contains(code) {
+            return make(.conflict, info, fallback: "Saxo: the order can no longer be changed or cancelled")
         }
         if code == "RateLimitExceeded" {
             return make(.rateLimited, info, fallback: "Saxo: rate limit exceeded")
         }
         let problems = details(of: info)
-        if requestShapeCodes.contains(code) || (info.modelState?.isEmpty == false) {
+        if requestShapeCodes.contains(code) || (info.modelState?.isEmpty == false) || fieldOfCode[code] != nil {
             return make(.unprocessable, info, fallback: "Saxo could not process the request (HTTP \(status))", details: problems)
         }
         return make(.rejected, info, fallback: "Saxo rejected the request (HTTP \(status))", details: problems)

@@ -23,27 +23,41 @@ extension SaxoAdapter {
         return Array(orders.prefix(max(query.limit, 1)))
     }
 
-    /// `port/v1/orders/{ClientKey}/{OrderId}`: an empty list means the order is no longer open (filled, cancelled
-    /// or never placed): `not_found`.
+    /// `port/v1/orders/{ClientKey}/{OrderId}`, and once Saxo no longer lists the order there (an empty list: it
+    /// filled, was cancelled, expired or was refused), its order activities (`cs/v1/audit/orderactivities`), which
+    /// say how it ended. `not_found` only when neither knows the id.
     public func order(brokerOrderId: String) async throws -> Order {
         let clientKey = try await self.clientKey()
-        guard let order = try await openOrder(clientKey: clientKey, orderId: brokerOrderId, known: nil) else {
-            throw GatewayError(
-                .notFound, "Saxo has no open order '\(brokerOrderId)' (filled, cancelled or never placed)",
-                broker: .saxo)
-        }
-        return order
+        if let order = try await openOrder(clientKey: clientKey, orderId: brokerOrderId, known: nil) { return order }
+        if let order = try await auditedOrder(orderId: brokerOrderId, known: nil) { return order }
+        throw GatewayError(
+            .notFound, "Saxo knows no order '\(brokerOrderId)': it is neither open nor in Saxo's order activities",
+            broker: .saxo)
     }
 
-    /// Searches the open orders for one placed with `ExternalReference` = `clientOrderId`. An order that has already
-    /// left the open orders (filled) is not found: `nil`.
+    /// How far back `order(clientOrderId:accountId:)` looks in the audit for an order that left the open orders:
+    /// reconciliation asks about placements whose answer was lost moments ago, and a week spans a long outage.
+    static let auditLookback: TimeInterval = 7 * 86_400
+
+    /// Searches the open orders for one placed with `ExternalReference` = `clientOrderId`, then the latest audit
+    /// entry of each order active in the last `auditLookback` (Saxo does not make the reference unique: the most
+    /// recent such order wins). `nil` when neither has one.
     public func order(clientOrderId: String, accountId: String) async throws -> Order? {
-        _ = try await saxoAccount(accountId)
+        let account = try await saxoAccount(accountId)
         let open = try await fetchList(SaxoOrder.self, .openOrders())
-        guard let match = open.first(where: {
+        if let match = open.first(where: {
             $0.externalReference == clientOrderId && ($0.accountId == nil || $0.accountId == accountId)
-        }) else { return nil }
-        return try await canonicalOrders([match]).first
+        }) {
+            return try await canonicalOrders([match]).first
+        }
+        let since = configuration.now().addingTimeInterval(-Self.auditLookback)
+        let latest = try await fetchList(
+            SaxoOrderActivity.self, .latestOrderActivities(accountKey: account.accountKey, from: since))
+        let matches = latest.filter {
+            $0.externalReference == clientOrderId && ($0.accountId == nil || $0.accountId == accountId)
+        }
+        guard let match = matches.sorted(by: SaxoOrderActivity.chronological).last else { return nil }
+        return try await auditedOrder(orderId: match.orderId, known: nil)
     }
 
     /// `trade/v2/orders/precheck` with the `Costs` field group.
@@ -65,9 +79,11 @@ extension SaxoAdapter {
     }
 
     /// `POST trade/v2/orders` with `ManualOrder: false`, `ExternalReference` and `X-Request-ID` = the client order
-    /// id (a repeat within 15 s with the same id is refused 409 rather than placed twice), then reads the order back.
-    /// An order no longer open at read-back is reported `filled` (see `Order(placed:…)`); a read-back that fails
-    /// reports `pending_new`, for the order pipeline to reconcile by client order id.
+    /// id (a repeat within 15 s with the same id is refused 409 rather than placed twice), then reads the order back:
+    /// from the open orders, else (it filled or ended while the placement was answered) from its order activities,
+    /// so a fill in flight is in the answer with its quantity and average price. An order neither lists yet, or a
+    /// read-back that fails, is reported `pending_new` (see `Order(placed:…)`), for the order pipeline to reconcile
+    /// by client order id.
     public func placeOrder(_ request: OrderRequest) async throws -> Order {
         try validate(request)
         guard let clientOrderId = request.clientOrderId else {
@@ -91,25 +107,26 @@ extension SaxoAdapter {
                 if order.clientOrderId == orderId { order.clientOrderId = clientOrderId }
                 return order
             }
+            if var order = try await auditedOrder(orderId: orderId, known: instrument) {
+                if order.clientOrderId == orderId { order.clientOrderId = clientOrderId }
+                return order
+            }
             return Order(
                 placed: request, brokerOrderId: orderId, clientOrderId: clientOrderId, instrument: instrument,
-                now: configuration.now())
+                now: configuration.now(), brokerStatus: "NotYetListed")
         } catch let error as GatewayError where error.code != .unauthorized {
             context.logger.warning(
                 "saxo order placed but not read back", metadata: ["order": "\(orderId)", "code": "\(error.code)"])
-            var order = Order(
+            return Order(
                 placed: request, brokerOrderId: orderId, clientOrderId: clientOrderId, instrument: instrument,
-                now: configuration.now())
-            order.status = .pendingNew
-            order.filledQuantity = 0
-            order.brokerStatus = "ReadBackFailed"
-            return order
+                now: configuration.now(), brokerStatus: "ReadBackFailed")
         }
     }
 
     /// `PATCH trade/v2/orders` with the whole order (Saxo wants type, amount, price and duration each time), then
-    /// reads it back. The type may change (the seed's Market → Limit → Market). A 404 (or `OrderNotFound`) means the
-    /// order filled or went away first: `conflict`.
+    /// reads it back: from the open orders, else (the change, to Market say, filled it) from its order activities.
+    /// The type may change (the seed's Market → Limit → Market). A 404 (or `OrderNotFound`) means the order filled
+    /// or went away first: `conflict`.
     public func modifyOrder(_ order: Order, _ modification: OrderModification) async throws -> Order {
         let id = try brokerId(of: order)
         try validate(modification, of: order)
@@ -130,7 +147,11 @@ extension SaxoAdapter {
             if current.clientOrderId == current.brokerOrderId { current.clientOrderId = order.clientOrderId }
             return current
         }
-        // Gone from the open orders at once: the change (to Market, say) filled it.
+        if var ended = try await auditedOrder(orderId: changed.orderId ?? id, known: instrument) {
+            if ended.clientOrderId == ended.brokerOrderId { ended.clientOrderId = order.clientOrderId }
+            return ended
+        }
+        // Gone from the open orders at once, and not yet in the audit: the change (to Market, say) filled it.
         var filled = order.applying(modification)
         filled.status = .filled
         filled.filledQuantity = filled.quantity
@@ -170,6 +191,22 @@ extension SaxoAdapter {
         guard let raw = list.first(where: { $0.orderId == orderId }) ?? list.first else { return nil }
         if let known { remember([known]) }
         return try await canonicalOrders([raw]).first
+    }
+
+    /// An order that has left the open orders, from its audit entries; `nil` when the audit has none.
+    func auditedOrder(orderId: String, known: Instrument?) async throws -> Order? {
+        let entries = try await fetchList(SaxoOrderActivity.self, .orderActivities(orderId: orderId))
+        guard let sample = entries.last(where: { $0.orderId == orderId }) else { return nil }
+        var known = known
+        if known == nil, !entries.contains(where: { $0.displayAndFormat?.symbol != nil }), let uic = sample.uic,
+            let assetType = sample.assetType
+        {
+            known = try await instruments(for: [(uic, assetType)])[Self.key(uic: uic, assetType: assetType)]
+        }
+        guard let order = try Order(saxoActivities: entries, brokerOrderId: orderId, connectionId: connectionId, known: known)
+        else { return nil }
+        remember([order.instrument])
+        return order
     }
 
     /// Maps Saxo orders, looking up (once, per asset type) the instruments of those without `DisplayAndFormat`.

@@ -140,7 +140,9 @@ public struct TradeItAdapter: LinkingAdapter {
                 .challengeRequired, ["question": challenge.question, "options": challenge.options.joined(separator: "\n")])
             return .challenge(token: token, challenge)
         case "ERROR":
-            if envelope.code == 700 { try await markRelinkRequired(envelope) }
+            // 700 (the token is dead) on any call, and 300 ("Could Not Login": the broker refused the login behind
+            // the token) when opening a session: the link does not work until the user links again.
+            if envelope.code == 700 || (envelope.code == 300 && what == "user/authenticate") { try await markRelinkRequired(envelope) }
             throw tableError(envelope)
         default:
             throw TradeItErrors.malformed("\(what) answered a status the gateway does not know")

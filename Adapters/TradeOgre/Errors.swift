@@ -10,8 +10,8 @@ import GatewayModel
 /// | `error` text | GatewayError |
 /// |---|---|
 /// | `Must be authorized` | `unauthorized` |
-/// | `Market not found` | `not_found` (the market) |
-/// | `Insufficient funds` | `insufficient_funds` |
+/// | `Market not found` | `unprocessable`, field `symbol`: the market named does not exist (an unknown symbol answers the same at every broker; reads that find no market leave it out) |
+/// | `Insufficient funds` | `insufficient_funds` (either side: the quote currency to buy, the base currency to sell) |
 /// | `Order not found` | `not_found` (the order) |
 /// | anything else | `rejected`, with the text |
 ///
@@ -43,7 +43,9 @@ enum TradeOgreErrors {
                 .unauthorized, "TradeOgre: Must be authorized (the API key and secret were refused)", broker: .tradeogre,
                 retryable: false, brokerCode: text)
         case "Market not found":
-            return GatewayError(.notFound, "TradeOgre: Market not found", broker: .tradeogre, retryable: false, brokerCode: text)
+            return GatewayError(
+                .unprocessable, "TradeOgre: Market not found", broker: .tradeogre, retryable: false,
+                details: [FieldProblem(field: "symbol", problem: "TradeOgre has no such market")], brokerCode: text)
         case "Insufficient funds":
             return GatewayError(
                 .insufficientFunds, "TradeOgre: Insufficient funds", broker: .tradeogre, retryable: false, brokerCode: text)

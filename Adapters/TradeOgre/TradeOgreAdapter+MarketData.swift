@@ -31,7 +31,7 @@ extension TradeOgreAdapter {
         do {
             let ticker = try await fetch(TradeOgreTicker.self, .ticker(market: market.wire(naming)))
             return Quote(tradeOgre: ticker, instrument: Instrument(tradeOgre: market, naming: naming), connectionId: connectionId)
-        } catch let error as GatewayError where error.code == .notFound && error.brokerCode == "Market not found" {
+        } catch let error as GatewayError where error.brokerCode == "Market not found" {
             return nil
         }
     }

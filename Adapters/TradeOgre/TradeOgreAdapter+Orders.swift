@@ -48,11 +48,18 @@ extension TradeOgreAdapter {
                 let index = next
                 let uuid = listed[index].brokerOrderId ?? ""
                 next += 1
+                let entry = listed[index]
                 group.addTask {
                     do {
                         return (index, try await readOrder(uuid: uuid, clientOrderId: nil))
                     } catch let error as GatewayError where Self.isOrderNotFound(error) {
                         return (index, nil)
+                    } catch let error as GatewayError where ![.unauthorized, .forbidden].contains(error.code) {
+                        // One order's detail failed: the list keeps the order as listed (without its fills), and says so.
+                        ReadGaps.record(GatewayError(
+                            error.code, "TradeOgre order \(uuid) could not be read in detail (\(error.message)): it is listed without its fills",
+                            broker: .tradeogre, retryable: error.retryable, retryAfter: error.retryAfter))
+                        return (index, entry)
                     }
                 }
             }

@@ -100,14 +100,29 @@ public struct TradeOgreAdapter: BrokerAdapter {
     /// Totals from `GET /account/balances` and the open orders of every market from `POST /account/orders`, the two
     /// calls at once; what the orders hold is subtracted from the totals (see ``HeldFunds`` for the rule). Zero totals
     /// are left out unless `includeZeroBalances` is set. Sorted by currency.
+    ///
+    /// The totals are the answer; the open orders only refine it. When they cannot be read (the broker failed or
+    /// answered nonsense; refused credentials still fail the read, as they fail the totals), the totals are answered
+    /// with nothing held and the gap is recorded (``ReadGaps``), so the read is `partial` and says that `available`
+    /// may include funds open orders hold.
     public func balances(accountId: String?) async throws -> [Balance] {
         try check(accountId)
         try requireKeys()
         async let totalsCall = fetch(TradeOgreBalances.self, .balances())
         async let ordersCall = fetch([TradeOgreOpenOrder].self, .openOrders(), form: [])
-        let (totals, open) = try await (totalsCall, ordersCall)
+        let totals = try await totalsCall
+        var held: [String: Decimal] = [:]
+        do {
+            held = try HeldFunds.held(by: try await ordersCall, naming: naming)
+        } catch let error as GatewayError where ![.unauthorized, .forbidden].contains(error.code) {
+            ReadGaps.record(GatewayError(
+                error.code,
+                "TradeOgre's open orders could not be read (\(error.message)): held amounts are unknown, and available may "
+                    + "include funds open orders hold",
+                broker: .tradeogre, retryable: error.retryable, retryAfter: error.retryAfter))
+        }
         return HeldFunds.balances(
-            totals: totals.balances, held: try HeldFunds.held(by: open, naming: naming),
+            totals: totals.balances, held: held,
             includeZero: configuration.includeZeroBalances, connectionId: connectionId, accountId: Self.accountId)
     }
 

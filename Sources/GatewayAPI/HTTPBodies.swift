@@ -29,18 +29,24 @@ struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
 }
 
 /// Headers every answer carries: nothing the API serves is meant to run or be sniffed as something else (the OAuth
-/// callback page included); the dashboard's files get a policy that lets its own script and style run, and nothing
-/// else. Set here rather than through the generated types, whose header
-/// serialization would percent-encode the policy's spaces and quotes.
+/// callback page included); the dashboard's and the docs page's files get a policy that lets their own script and
+/// style run, and nothing else. Set here rather than through the generated types, whose header serialization would
+/// percent-encode the policy's spaces and quotes.
 struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var response = try await next(request, context)
-        response.headers[HTTPField.Name("Content-Security-Policy")!] =
-            DashboardAssets.isDashboardPath(request.uri.path) ? DashboardAssets.contentSecurityPolicy : Self.contentSecurityPolicy
+        response.headers[HTTPField.Name("Content-Security-Policy")!] = Self.contentSecurityPolicy(for: request.uri.path)
         response.headers[HTTPField.Name("X-Content-Type-Options")!] = "nosniff"
         return response
     }
 
-    /// Everything but the dashboard runs and loads nothing.
+    /// Everything but the dashboard and the docs page runs and loads nothing.
     static var contentSecurityPolicy: String { "default-src 'none'; frame-ancestors 'none'" }
+
+    /// The static pages' own policies; the API's everywhere else.
+    static func contentSecurityPolicy(for path: String) -> String {
+        if DashboardAssets.isDashboardPath(path) { return DashboardAssets.contentSecurityPolicy }
+        if DocsAssets.isDocsPath(path) { return DocsAssets.contentSecurityPolicy }
+        return contentSecurityPolicy
+    }
 }

@@ -217,8 +217,31 @@ extension Gateway {
             return Self.report(connection, outcome)
         } catch {
             let gatewayError = BrokerRouter.gatewayErrorForReport(error)
-            let status = gatewayError.code == .unauthorized ? "relink_required" : "error"
+            let refused = gatewayError.code == .unauthorized && !gatewayError.retryable
+            if refused, connection.status != .relinkRequired {
+                // The broker refused the login: the connection says so (reads, status and the dashboard), whatever
+                // the adapter itself recorded.
+                await markRelinkRequired(connection, gatewayError)
+            }
+            let status = refused ? "relink_required" : "error"
             return AuthenticationReport(connection: connection.id, broker: connection.broker, status: status, error: SourceReport.Failure(gatewayError))
+        }
+    }
+
+    /// Moves a connection whose broker refused its credentials to `relink_required`, with the broker's reason.
+    /// Best-effort: a store that cannot take it is logged, and the next refused call tries again.
+    func markRelinkRequired(_ connection: ConnectionDescriptor, _ error: GatewayError) async {
+        registry.pipeline.recordRefusal(connectionId: connection.id, broker: connection.broker, error: error)
+        do {
+            _ = try await store.updateConnectionStatus(
+                tenantId: connection.tenantId, connectionId: connection.id, status: .relinkRequired,
+                detail: ["reason": error.message])
+            registry.evict(connectionId: connection.id)
+            invalidateReads(connection: connection.id)
+        } catch {
+            logger.warning(
+                "a connection the broker refused could not be marked relink_required",
+                metadata: ["connection": .string(connection.id), "error": .string("\(error)")])
         }
     }
 
@@ -240,6 +263,12 @@ extension Gateway {
         }
         return await withTaskGroup(of: (Int, AuthenticationReport).self) { group in
             for (index, connection) in connections.enumerated() {
+                // An active connection is left alone: authenticating it again would open a new session, and at
+                // TradeIt ask its security question again, for a link that works.
+                if connection.status == .active {
+                    group.addTask { (index, AuthenticationReport(connection: connection.id, broker: connection.broker, status: "active")) }
+                    continue
+                }
                 group.addTask { (index, await self.authenticate(connection)) }
             }
             var reports = [AuthenticationReport?](repeating: nil, count: connections.count)

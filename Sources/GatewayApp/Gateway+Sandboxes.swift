@@ -5,8 +5,9 @@ public import GatewayStore
 import Logging
 
 /// Tenancy in the built-in sandboxes: every connection to `sandbox://<name>` has a simulated account of its own,
-/// provisioned in process when it links or relinks and forgotten when it goes; after a restart (the simulators keep
-/// their accounts in memory) only the demo tenant's demo connections are renewed.
+/// provisioned in process when it links or relinks and forgotten when it goes. `gateway serve` keeps the simulators'
+/// accounts in its data folder, so they outlive a restart; a simulator that starts empty loses them, and then only the
+/// demo tenant's demo connections are renewed.
 extension Gateway {
     /// The built-in sandbox a new connection names, when this gateway runs it; a `sandbox://` URL of another
     /// broker's sandbox is refused.
@@ -104,12 +105,17 @@ extension Gateway {
         try await store.setDemoTenantId(tenant.id)
     }
 
-    /// The sandboxes start empty on every run: every sandbox connection is `relink_required` (a relink provisions a
-    /// fresh account), except the demo tenant's connections holding the public demo logins, which the demo
-    /// bootstrap renews and which are returned. One unreadable connection is logged and skipped, never stops the rest.
-    public func sandboxConnectionsAfterRestart(demoTenant: Tenant?) async throws -> [(tenant: Tenant, connection: ConnectionDescriptor)] {
+    /// A sandbox that started empty (no saved state) lost the accounts it held: every connection to it is
+    /// `relink_required` (a relink provisions a fresh account). A sandbox in `kept` continued from its saved state,
+    /// so its accounts, keys and tokens are still there and its connections are left as they are. In both, the demo
+    /// tenant's connections holding the public demo logins are returned with their stored credentials, for the demo
+    /// bootstrap to renew (or, where the sandbox kept its state, to check first). One unreadable connection is
+    /// logged and skipped, never stops the rest.
+    public func sandboxConnectionsAfterRestart(demoTenant: Tenant?, kept: Set<String> = [])
+        async throws -> [(tenant: Tenant, connection: ConnectionDescriptor, credentials: BrokerCredentials)]
+    {
         guard !linking.sandboxes.sandboxes.isEmpty else { return [] }
-        var demo: [(tenant: Tenant, connection: ConnectionDescriptor)] = []
+        var demo: [(tenant: Tenant, connection: ConnectionDescriptor, credentials: BrokerCredentials)] = []
         for tenant in try await store.tenants() {
             for connection in try await store.connections(tenantId: tenant.id) {
                 guard let (name, sandbox) = linking.sandboxes.sandbox(forBaseURL: connection.baseURL),
@@ -118,9 +124,10 @@ extension Gateway {
                 do {
                     let credentials = try await store.credentials(tenantId: tenant.id, connectionId: connection.id)
                     if tenant.id == demoTenant?.id, sandbox.isDemo(credentials) {
-                        demo.append((tenant, connection))
+                        demo.append((tenant, connection, credentials))
                         continue
                     }
+                    if kept.contains(name) { continue }
                     _ = try await store.updateConnectionStatus(
                         tenantId: tenant.id, connectionId: connection.id, status: .relinkRequired,
                         detail: ["reason": "the built-in \(name) sandbox restarted and its simulated account is gone: relink "

@@ -19,6 +19,7 @@ public struct Gateway: Sendable {
     let inFlight: InFlightOrders
     let previews: PreviewCache
     let accountIds: AccountCache
+    let orderRecords: OrderRecordLocks
     let reads: ReadCoalescer
     let metrics: ApplicationMetrics
     let reconcilerHeartbeat: Heartbeat
@@ -64,6 +65,7 @@ public struct Gateway: Sendable {
         self.inFlight = InFlightOrders()
         self.previews = PreviewCache()
         self.accountIds = AccountCache()
+        self.orderRecords = OrderRecordLocks()
         self.reads = ReadCoalescer()
         let metrics = ApplicationMetrics(factory: registry.pipeline.metrics)
         self.metrics = metrics
@@ -193,15 +195,25 @@ public struct Gateway: Sendable {
             if connection.status != .active {
                 throw Self.statusError(connection)
             }
-            let call: @Sendable () async throws -> [Item] = {
+            // The answer and what it lacks travel together, so a shared or cached answer keeps its gaps.
+            let call: @Sendable () async throws -> [GappedRead<Item>] = {
                 let adapter = try await gateway.adapter(for: connection)
-                return try await BrokerOperationScope.$current.withValue(operation.rawValue) {
-                    try await CallBudget.with(limit: callsPerConnection) { try await read(adapter, connection) }
+                let (items, gaps) = try await ReadGaps.collecting {
+                    try await BrokerOperationScope.$current.withValue(operation.rawValue) {
+                        try await CallBudget.with(limit: callsPerConnection) { try await read(adapter, connection) }
+                    }
                 }
+                return [GappedRead(items: items, gaps: gaps)]
             }
-            guard let key, gateway.coalesceReads else { return SourceAnswer(items: try await call(), asOf: Date(), served: .fresh) }
-            return try await gateway.reads.read(
+            guard let key, gateway.coalesceReads else {
+                let read = try await call().first
+                return SourceAnswer(items: read?.items ?? [], asOf: Date(), served: .fresh, gaps: read?.gaps ?? [])
+            }
+            let answer = try await gateway.reads.read(
                 ReadCoalescer.Key(connection: connection.id, read: "\(operation.rawValue)|\(key)"), maxAge: maxAge, call)
+            return SourceAnswer(
+                items: answer.items.first?.items ?? [], asOf: answer.asOf, served: answer.served,
+                gaps: answer.items.first?.gaps ?? [])
           }
           }
         }
@@ -249,4 +261,10 @@ public struct Gateway: Sendable {
         return connection
     }
 
+}
+
+/// One connection's answer to a read with what it lacks, as the read coalescer keeps it.
+struct GappedRead<Item: Sendable>: Sendable {
+    var items: [Item]
+    var gaps: [SourceReport.Failure]
 }

@@ -122,6 +122,11 @@ public final class AdapterRegistry: Sendable {
 
     /// Forgets the cached adapter of a connection (deleted, or its credentials changed). Its pipeline state (breaker,
     /// budgets, health) stays: the broker's view of the account has not changed; `forget` drops it too.
+    /// The adapter made for a connection, and the connection as it was then, if one is cached.
+    public func cachedAdapter(connectionId: String) -> (connection: ConnectionDescriptor, adapter: any BrokerAdapter)? {
+        cache.withLock { $0[connectionId] }.map { ($0.version, $0.adapter) }
+    }
+
     public func evict(connectionId: String) {
         _ = cache.withLock { $0.removeValue(forKey: connectionId) }
     }

@@ -1,4 +1,5 @@
 public import Foundation
+import Synchronization
 public import GatewayModel
 
 /// How a source's answer was obtained.
@@ -17,11 +18,39 @@ public struct SourceAnswer<Item: Sendable>: Sendable {
     /// When the broker gave this answer.
     public var asOf: Date
     public var served: ReadService
+    /// What the answer lacks: an auxiliary call of the read failed and the adapter answered without it.
+    public var gaps: [SourceReport.Failure]
 
-    public init(items: [Item], asOf: Date, served: ReadService) {
+    public init(items: [Item], asOf: Date, served: ReadService, gaps: [SourceReport.Failure] = []) {
         self.items = items
         self.asOf = asOf
         self.served = served
+        self.gaps = gaps
+    }
+}
+
+/// Where an adapter says what its answer lacks. A read whose auxiliary call fails (TradeOgre's open orders behind the
+/// amounts its balances hold, one order's detail in a list) answers what it has and records the failure here,
+/// instead of failing the whole source: the fan-out reports the source `ok` with its `gaps`, and the read `partial`.
+/// Set as a task-local around one connection's part of a read; outside one, recording does nothing.
+public final class ReadGaps: Sendable {
+    @TaskLocal public static var current: ReadGaps?
+    private let recorded = Mutex<[SourceReport.Failure]>([])
+
+    public init() {}
+
+    /// Records what the answer lacks, and why.
+    public static func record(_ error: GatewayError) {
+        current?.recorded.withLock { $0.append(SourceReport.Failure(error)) }
+    }
+
+    public var all: [SourceReport.Failure] { recorded.withLock { $0 } }
+
+    /// Runs `body` with a fresh collector; returns its result and what was recorded.
+    public static func collecting<T: Sendable>(_ body: () async throws -> T) async rethrows -> (T, [SourceReport.Failure]) {
+        let gaps = ReadGaps()
+        let value = try await $current.withValue(gaps) { try await body() }
+        return (value, gaps.all)
     }
 }
 
@@ -52,10 +81,12 @@ public struct SourceReport: Codable, Sendable, Hashable {
     /// How an `ok` answer was obtained; absent for an error.
     public var served: ReadService?
     public var error: Failure?
+    /// For an `ok` answer that lacks a part (an auxiliary call failed): what is missing and why. Absent when whole.
+    public var gaps: [Failure]?
 
     public init(
         connection: String, broker: BrokerKind, status: State, latencyMs: Int, asOf: Date, served: ReadService? = nil,
-        error: Failure? = nil
+        error: Failure? = nil, gaps: [Failure]? = nil
     ) {
         self.connection = connection
         self.broker = broker
@@ -64,6 +95,7 @@ public struct SourceReport: Codable, Sendable, Hashable {
         self.asOf = asOf
         self.served = served
         self.error = error
+        self.gaps = gaps?.isEmpty == true ? nil : gaps
     }
 }
 
@@ -71,8 +103,8 @@ public struct SourceReport: Codable, Sendable, Hashable {
 public struct FanOut<Item: Sendable>: Sendable {
     public var data: [Item]
     public var sources: [SourceReport]
-    /// True when any source failed or timed out.
-    public var partial: Bool { sources.contains { $0.status == .error } }
+    /// True when any source failed or timed out, or answered without a part of its read (`gaps`).
+    public var partial: Bool { sources.contains { $0.status == .error || $0.gaps != nil } }
 
     public init(data: [Item], sources: [SourceReport]) {
         self.data = data
@@ -103,7 +135,8 @@ public struct BrokerRouter: Sendable {
         _ read: @escaping @Sendable (Source) async throws -> [Item]
     ) async -> FanOut<Item> {
         await fanOutAnswers(sources, describe: describe) { source in
-            SourceAnswer(items: try await read(source), asOf: Date(), served: .fresh)
+            let (items, gaps) = try await ReadGaps.collecting { try await read(source) }
+            return SourceAnswer(items: items, asOf: Date(), served: .fresh, gaps: gaps)
         }
     }
 
@@ -145,7 +178,7 @@ public struct BrokerRouter: Sendable {
                 data.append(contentsOf: answer.items)
                 reports.append(SourceReport(
                     connection: connection, broker: broker, status: .ok, latencyMs: latencyMs, asOf: answer.asOf,
-                    served: answer.served))
+                    served: answer.served, gaps: answer.gaps))
             case .failure(let error):
                 reports.append(SourceReport(
                     connection: connection, broker: broker, status: .error, latencyMs: latencyMs, asOf: now,

@@ -19,7 +19,12 @@ public struct GatewayError: Error, Sendable, Hashable, CustomStringConvertible {
         public static let unprocessable = Code("unprocessable")
         public static let payloadTooLarge = Code("payload_too_large")
         public static let rejected = Code("rejected")
+        /// The account lacks what the order needs: the cash or margin to buy, or the holding to sell (it may not go
+        /// short); HTTP 422. Names no field: the request is sound, the account is short.
         public static let insufficientFunds = Code("insufficient_funds")
+        /// The instrument's market is not trading now (closed, or halted), and the broker refuses rather than queues
+        /// the order; HTTP 422. The same order may succeed when the market opens.
+        public static let marketClosed = Code("market_closed")
         public static let rateLimited = Code("rate_limited")
         public static let upstreamTimeout = Code("upstream_timeout")
         public static let upstreamUnavailable = Code("upstream_unavailable")
@@ -44,7 +49,7 @@ public struct GatewayError: Error, Sendable, Hashable, CustomStringConvertible {
             case .notFound: 404
             case .invalidRequest: 400
             case .payloadTooLarge: 413
-            case .unprocessable, .rejected, .insufficientFunds: 422
+            case .unprocessable, .rejected, .insufficientFunds, .marketClosed: 422
             case .rateLimited: 429
             case .upstreamTimeout: 504
             case .upstreamUnavailable: 503

@@ -46,6 +46,15 @@ public enum OrderStatus: String, WireEnum {
     }
 }
 
+/// Where an order's view comes from, when it is not the broker's answer of the moment.
+public enum OrderSource: String, WireEnum {
+    /// The broker's own report of the order.
+    case broker
+    /// The broker no longer reports this order (it left the broker's lists, or the broker now uses its id for another
+    /// order): this is the journal's last confirmed state, as of `updatedAt`.
+    case journal
+}
+
 /// An order at a broker, as the gateway knows it.
 ///
 /// An order is sized either in units (`quantity`) or in money (`notional`, a dollar-amount order). For a notional
@@ -94,6 +103,9 @@ public struct Order: Codable, Sendable, Hashable {
     public var canceledAt: Date?
     /// When the order expired.
     public var expiredAt: Date?
+    /// `journal` when the broker could not say and this is the journal's last confirmed state; absent for the
+    /// broker's own report.
+    public var source: OrderSource?
 
     public init(
         id: String, brokerOrderId: String?, clientOrderId: String, connectionId: String, broker: BrokerKind,
@@ -102,7 +114,7 @@ public struct Order: Codable, Sendable, Hashable {
         filledQuantity: Decimal = 0, averageFillPrice: Decimal? = nil, createdAt: Date? = nil,
         updatedAt: Date? = nil, expiresAt: Date? = nil, brokerStatus: String? = nil, notional: Decimal? = nil,
         replaces: String? = nil, replacedBy: String? = nil, submittedAt: Date? = nil, filledAt: Date? = nil,
-        canceledAt: Date? = nil, expiredAt: Date? = nil
+        canceledAt: Date? = nil, expiredAt: Date? = nil, source: OrderSource? = nil
     ) {
         self.id = id
         self.brokerOrderId = brokerOrderId
@@ -131,12 +143,13 @@ public struct Order: Codable, Sendable, Hashable {
         self.filledAt = filledAt
         self.canceledAt = canceledAt
         self.expiredAt = expiredAt
+        self.source = source
     }
 
     enum CodingKeys: String, CodingKey {
         case id, brokerOrderId, clientOrderId, connectionId, broker, accountId, instrument, side, type, timeInForce
         case quantity, limitPrice, stopPrice, status, filledQuantity, averageFillPrice, createdAt, updatedAt
-        case expiresAt, brokerStatus, notional, replaces, replacedBy, submittedAt, filledAt, canceledAt, expiredAt
+        case expiresAt, brokerStatus, notional, replaces, replacedBy, submittedAt, filledAt, canceledAt, expiredAt, source
     }
 
     public init(from decoder: any Decoder) throws {
@@ -168,6 +181,7 @@ public struct Order: Codable, Sendable, Hashable {
         filledAt = try c.decodeIfPresent(Date.self, forKey: .filledAt)
         canceledAt = try c.decodeIfPresent(Date.self, forKey: .canceledAt)
         expiredAt = try c.decodeIfPresent(Date.self, forKey: .expiredAt)
+        source = try c.decodeIfPresent(OrderSource.self, forKey: .source)
     }
 
     public func encode(to encoder: any Encoder) throws {
@@ -199,5 +213,6 @@ public struct Order: Codable, Sendable, Hashable {
         try c.encodeIfPresent(filledAt, forKey: .filledAt)
         try c.encodeIfPresent(canceledAt, forKey: .canceledAt)
         try c.encodeIfPresent(expiredAt, forKey: .expiredAt)
+        try c.encodeIfPresent(source, forKey: .source)
     }
 }

@@ -50,6 +50,19 @@ extension PostgresStore: OrderJournalStore {
         }
     }
 
+    public func heldIdempotencyKey(tenantId: String, key: String, requestHash: String) async throws -> IdempotencyClaim? {
+        try await read("heldIdempotencyKey") { db in
+            guard
+                let held = try await db.row(
+                    "SELECT request_hash, order_id FROM idempotency_keys WHERE tenant_id = ? AND key = ? AND expires_at >= ?",
+                    [tenantId, key, StoreClock.nowMillis()])
+            else { return nil }
+            let orderId = try held.string("order_id")
+            return try held.string("request_hash") == requestHash
+                ? .existing(orderId: orderId) : .mismatch(orderId: orderId)
+        }
+    }
+
     // MARK: Writing the journal
 
     public func createOrderIntent(_ order: JournaledOrder, event: OrderEvent) async throws {
@@ -92,6 +105,9 @@ extension PostgresStore: OrderJournalStore {
     }
 
     public func updateJournaledOrder(_ order: JournaledOrder, event: OrderEvent) async throws {
+        // A placement's own answer is the broker's word that this intent holds the id now: an older binding of the
+        // same id is a reuse by a broker that started over, and is retired rather than refusing the new order.
+        let supersedes = event.kind == .accepted
         let row = try JournalRow(order)
         let event = try JournalEventRow(event)
         try await write("updateJournaledOrder") { db in
@@ -104,7 +120,8 @@ extension PostgresStore: OrderJournalStore {
             let updatedAt = max(row.updatedAt, try stored.int64("updated_at") + 1)
             if let brokerOrderId = row.brokerOrderId {
                 try await Self.recordBrokerOrderId(
-                    db, brokerOrderId, orderId: row.id, tenantId: row.tenantId, connectionId: connectionId)
+                    db, brokerOrderId, orderId: row.id, tenantId: row.tenantId, connectionId: connectionId,
+                    supersedes: supersedes)
             }
             try await db.execute(
                 """
@@ -140,7 +157,8 @@ extension PostgresStore: OrderJournalStore {
                 SELECT \(Self.journaledOrderColumns) FROM orders
                 WHERE tenant_id = ? AND id = (
                     SELECT order_id FROM order_broker_ids
-                    WHERE tenant_id = ? AND connection_id = ? AND broker_order_id = ?)
+                    WHERE tenant_id = ? AND connection_id = ? AND broker_order_id = ?
+                    ORDER BY retired_at IS NOT NULL, created_at DESC LIMIT 1)
                 """,
                 [tenantId, tenantId, connectionId, brokerOrderId]
             ).map(JournaledOrder.init(postgres:))
@@ -276,42 +294,70 @@ extension PostgresStore: OrderJournalStore {
         return Int(last ?? 0) + 1
     }
 
+    /// Records that `brokerOrderId` is the order's; nothing when it already is. Another live binding of the id, on
+    /// this connection or at the order's venue through any tenant's connection, refuses it, unless `supersedes`
+    /// (the broker's placement answer for this order: the older binding is a reuse, and is retired).
     static func recordBrokerOrderId(
-        _ db: PostgresSQL, _ brokerOrderId: String, orderId: String, tenantId: String, connectionId: String
+        _ db: PostgresSQL, _ brokerOrderId: String, orderId: String, tenantId: String, connectionId: String,
+        supersedes: Bool = false
     ) async throws {
         // Held to the end of the transaction: every instance recording this broker order id goes one at a time.
         try await db.execute(
             "SELECT pg_advisory_xact_lock(hashtextextended('brokergateway.broker-order-id.' || ?, 0))", [brokerOrderId])
         let owner = try await db.row(
             """
-            SELECT order_id FROM order_broker_ids
-            WHERE tenant_id = ? AND connection_id = ? AND broker_order_id = ?
+            SELECT order_id, created_at FROM order_broker_ids
+            WHERE tenant_id = ? AND connection_id = ? AND broker_order_id = ? AND retired_at IS NULL
             """,
-            [tenantId, connectionId, brokerOrderId])?.string("order_id")
-        switch owner {
+            [tenantId, connectionId, brokerOrderId])
+        let now = StoreClock.nowMillis()
+        // Only a binding recorded before this order was sent can be a reuse: the broker's answer to this send cannot
+        // have been recorded before it.
+        let sentAt = try await db.row("SELECT COALESCE(sent_at, created_at) AS sent_at FROM orders WHERE id = ?", [orderId])?
+            .int64("sent_at") ?? now
+        let boundAt = try owner?.int64("created_at")
+        let reused = supersedes && boundAt.map { $0 < sentAt } == true
+        switch try owner?.string("order_id") {
         case orderId?:
             return
         case let other?:
-            throw GatewayError(
-                .conflict, "broker order \(brokerOrderId) already belongs to order \(other) on connection \(connectionId)")
+            guard reused else {
+                throw GatewayError(
+                    .conflict, "broker order \(brokerOrderId) already belongs to order \(other) on connection \(connectionId)")
+            }
+            try await db.execute(
+                """
+                UPDATE order_broker_ids SET retired_at = ?
+                WHERE tenant_id = ? AND connection_id = ? AND broker_order_id = ? AND retired_at IS NULL
+                """,
+                [now, tenantId, connectionId, brokerOrderId])
         case nil:
             break
         }
         let venue = try await db.row("SELECT venue FROM orders WHERE id = ?", [orderId])?.optionalString("venue")
         if let venue,
             try await db.row(
-                "SELECT 1 FROM order_broker_ids WHERE venue = ? AND broker_order_id = ? AND order_id != ?",
+                "SELECT 1 FROM order_broker_ids WHERE venue = ? AND broker_order_id = ? AND order_id != ? AND retired_at IS NULL",
                 [venue, brokerOrderId, orderId]) != nil
         {
-            throw GatewayError(
-                .conflict, "broker order \(brokerOrderId) already belongs to another order placed at this broker account")
+            let recent = try await db.row(
+                "SELECT 1 FROM order_broker_ids WHERE venue = ? AND broker_order_id = ? AND order_id != ? AND retired_at IS NULL AND created_at >= ?",
+                [venue, brokerOrderId, orderId, sentAt]) != nil
+            guard supersedes, !recent else {
+                throw GatewayError(
+                    .conflict, "broker order \(brokerOrderId) already belongs to another order placed at this broker account")
+            }
+            try await db.execute(
+                "UPDATE order_broker_ids SET retired_at = ? WHERE venue = ? AND broker_order_id = ? AND order_id != ? AND retired_at IS NULL",
+                [now, venue, brokerOrderId, orderId])
         }
         try await db.execute(
             """
             INSERT INTO order_broker_ids (order_id, tenant_id, connection_id, broker_order_id, created_at, venue)
             VALUES (?, ?, ?, ?, ?, ?)
+            ON CONFLICT DO NOTHING
             """,
-            [orderId, tenantId, connectionId, brokerOrderId, StoreClock.nowMillis(), venue])
+            [orderId, tenantId, connectionId, brokerOrderId, now, venue])
     }
 
     static func append(

@@ -28,6 +28,7 @@ extension PostgresStore {
         ("v11-goals", goalsV11),
         ("v12-alerts", alertsV12),
         ("v13-order-feed", orderFeedV13),
+        ("v14-broker-id-reuse", brokerIdReuseV14),
     ]
 
     public func migrationsApplied() async throws -> Bool {
@@ -420,6 +421,33 @@ extension PostgresStore {
         CREATE INDEX orders_user ON orders(tenant_id, user_id);
         ALTER TABLE order_events ADD COLUMN feed_id BIGSERIAL;
         CREATE UNIQUE INDEX order_events_feed ON order_events(feed_id);
+        """
+
+    /// A broker order id reused by a broker that started over (issue 26), as SQLite's `v14-broker-id-reuse`: a
+    /// binding is retired (`retired_at`) by the placement answer that reuses its id, never deleted; at most one live
+    /// binding per connection and per venue.
+    static let brokerIdReuseV14 = """
+        ALTER TABLE order_broker_ids ADD COLUMN retired_at BIGINT;
+        ALTER TABLE order_broker_ids DROP CONSTRAINT order_broker_ids_pkey;
+        ALTER TABLE order_broker_ids ADD PRIMARY KEY (tenant_id, connection_id, broker_order_id, order_id);
+        CREATE UNIQUE INDEX order_broker_ids_live ON order_broker_ids(tenant_id, connection_id, broker_order_id)
+            WHERE retired_at IS NULL;
+        DROP INDEX order_broker_ids_venue_order;
+        CREATE UNIQUE INDEX order_broker_ids_venue_order ON order_broker_ids(venue, broker_order_id)
+            WHERE venue IS NOT NULL AND retired_at IS NULL;
+        CREATE FUNCTION brokergateway_retire_only() RETURNS trigger LANGUAGE plpgsql AS $$
+        BEGIN
+            IF OLD.retired_at IS NULL AND NEW.retired_at IS NOT NULL
+                AND (NEW.order_id, NEW.tenant_id, NEW.connection_id, NEW.broker_order_id, NEW.created_at, NEW.venue)
+                    IS NOT DISTINCT FROM
+                    (OLD.order_id, OLD.tenant_id, OLD.connection_id, OLD.broker_order_id, OLD.created_at, OLD.venue) THEN
+                RETURN NEW;
+            END IF;
+            RAISE EXCEPTION '%', TG_ARGV[0];
+        END $$;
+        DROP TRIGGER order_broker_ids_never_changed ON order_broker_ids;
+        CREATE TRIGGER order_broker_ids_never_changed BEFORE UPDATE ON order_broker_ids
+            FOR EACH ROW EXECUTE FUNCTION brokergateway_retire_only('recorded broker order ids never change (a binding is only retired, once)');
         """
 
     /// Goals (issue 16, seed 002), as SQLite's `v11-goals`.

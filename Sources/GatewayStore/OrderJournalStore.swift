@@ -165,6 +165,10 @@ public protocol OrderJournalStore: Sendable {
         tenantId: String, key: String, requestHash: String, proposedOrderId: String, retention: TimeInterval
     ) async throws -> IdempotencyClaim
 
+    /// What a live `key` holds, without claiming it: `.existing` for the same request, `.mismatch` for another,
+    /// `nil` when the key is free or expired. A repeat answered from here costs the broker nothing.
+    func heldIdempotencyKey(tenantId: String, key: String, requestHash: String) async throws -> IdempotencyClaim?
+
     /// Writes a new order intent (state `submitting`) and its first event, in one transaction.
     func createOrderIntent(_ order: JournaledOrder, event: OrderEvent) async throws
 

@@ -61,6 +61,19 @@ extension SQLiteStore: OrderJournalStore {
         }
     }
 
+    public func heldIdempotencyKey(tenantId: String, key: String, requestHash: String) async throws -> IdempotencyClaim? {
+        try await read("heldIdempotencyKey") { db in
+            guard
+                let held = try Row.fetchOne(
+                    db, sql: "SELECT request_hash, order_id FROM idempotency_keys WHERE tenant_id = ? AND key = ? AND expires_at >= ?",
+                    arguments: [tenantId, key, StoreClock.nowMillis()])
+            else { return nil }
+            let orderId = try held.decode(String.self, forColumn: "order_id")
+            return try held.decode(String.self, forColumn: "request_hash") == requestHash
+                ? .existing(orderId: orderId) : .mismatch(orderId: orderId)
+        }
+    }
+
     // MARK: Writing the journal
 
     /// Journals a new order with `event` as its first event (sequence 1, whatever `event.sequence` says) and, when
@@ -118,6 +131,9 @@ extension SQLiteStore: OrderJournalStore {
     /// - Throws: `GatewayError(.notFound)` when the tenant has no such order; `.conflict` when the broker order id
     ///   already belongs to another order (one broker order never belongs to two intents). Nothing is written then.
     public func updateJournaledOrder(_ order: JournaledOrder, event: OrderEvent) async throws {
+        // A placement's own answer is the broker's word that this intent holds the id now: an older binding of the
+        // same id is a reuse by a broker that started over, and is retired rather than refusing the new order.
+        let supersedes = event.kind == .accepted
         let row = try JournalRow(order)
         let event = try JournalEventRow(event)
         try await write("updateJournaledOrder") { db in
@@ -130,7 +146,8 @@ extension SQLiteStore: OrderJournalStore {
             let updatedAt = max(row.updatedAt, try stored.decode(Int64.self, forColumn: "updated_at") + 1)
             if let brokerOrderId = row.brokerOrderId {
                 try Self.recordBrokerOrderId(
-                    db, brokerOrderId, orderId: row.id, tenantId: row.tenantId, connectionId: connectionId)
+                    db, brokerOrderId, orderId: row.id, tenantId: row.tenantId, connectionId: connectionId,
+                    supersedes: supersedes)
             }
             try db.execute(
                 sql: """
@@ -171,7 +188,8 @@ extension SQLiteStore: OrderJournalStore {
                     SELECT \(Self.journaledOrderColumns) FROM orders
                     WHERE tenant_id = ? AND id = (
                         SELECT order_id FROM order_broker_ids
-                        WHERE tenant_id = ? AND connection_id = ? AND broker_order_id = ?)
+                        WHERE tenant_id = ? AND connection_id = ? AND broker_order_id = ?
+                        ORDER BY retired_at IS NOT NULL, created_at DESC LIMIT 1)
                     """,
                 arguments: [tenantId, tenantId, connectionId, brokerOrderId]
             ).map(JournaledOrder.init(row:))
@@ -305,43 +323,78 @@ extension SQLiteStore: OrderJournalStore {
 
     static let referenceColumns = "id, tenant_id, connection_id, state, created_at, COALESCE(sent_at, created_at) AS sent_at"
 
-    /// Records that `brokerOrderId` is the order's; nothing when it already is. Refused when another order holds it,
-    /// on this connection or at the order's venue through any tenant's connection.
+    /// Records that `brokerOrderId` is the order's; nothing when it already is. Another live binding of the id, on
+    /// this connection or at the order's venue through any tenant's connection, refuses it, unless `supersedes`
+    /// (the broker's placement answer for this order: the older binding is a reuse by a broker that started over, and
+    /// is retired; the older order keeps its history and its last view).
     static func recordBrokerOrderId(
-        _ db: Database, _ brokerOrderId: String, orderId: String, tenantId: String, connectionId: String
+        _ db: Database, _ brokerOrderId: String, orderId: String, tenantId: String, connectionId: String,
+        supersedes: Bool = false
     ) throws {
-        let owner = try String.fetchOne(
+        let owner = try Row.fetchOne(
             db,
             sql: """
-                SELECT order_id FROM order_broker_ids
-                WHERE tenant_id = ? AND connection_id = ? AND broker_order_id = ?
+                SELECT order_id, created_at FROM order_broker_ids
+                WHERE tenant_id = ? AND connection_id = ? AND broker_order_id = ? AND retired_at IS NULL
                 """,
             arguments: [tenantId, connectionId, brokerOrderId])
-        switch owner {
+        let now = StoreClock.nowMillis()
+        // Only a binding recorded before this order was sent can be a reuse: the broker's answer to this send cannot
+        // have been recorded before it.
+        let sentAt = try Int64.fetchOne(
+            db, sql: "SELECT COALESCE(sent_at, created_at) FROM orders WHERE id = ?", arguments: [orderId]) ?? now
+        let boundAt = try owner?.decode(Int64.self, forColumn: "created_at")
+        let reused = supersedes && boundAt.map { $0 < sentAt } == true
+        switch try owner?.decode(String.self, forColumn: "order_id") {
         case orderId?:
             return
         case let other?:
-            throw GatewayError(
-                .conflict, "broker order \(brokerOrderId) already belongs to order \(other) on connection \(connectionId)")
+            guard reused else {
+                throw GatewayError(
+                    .conflict, "broker order \(brokerOrderId) already belongs to order \(other) on connection \(connectionId)")
+            }
+            try db.execute(
+                sql: """
+                    UPDATE order_broker_ids SET retired_at = ?
+                    WHERE tenant_id = ? AND connection_id = ? AND broker_order_id = ? AND retired_at IS NULL
+                    """,
+                arguments: [now, tenantId, connectionId, brokerOrderId])
         case nil:
             break
         }
         let venue = try String.fetchOne(db, sql: "SELECT venue FROM orders WHERE id = ?", arguments: [orderId])
         if let venue,
             try Bool.fetchOne(
-                db, sql: "SELECT 1 FROM order_broker_ids WHERE venue = ? AND broker_order_id = ? AND order_id != ?",
+                db,
+                sql: "SELECT 1 FROM order_broker_ids WHERE venue = ? AND broker_order_id = ? AND order_id != ? AND retired_at IS NULL",
                 arguments: [venue, brokerOrderId, orderId]) != nil
         {
             // Held through another connection, perhaps another tenant's: its order id is not this tenant's to see.
-            throw GatewayError(
-                .conflict, "broker order \(brokerOrderId) already belongs to another order placed at this broker account")
+            let recent = try Bool.fetchOne(
+                db,
+                sql: """
+                    SELECT 1 FROM order_broker_ids
+                    WHERE venue = ? AND broker_order_id = ? AND order_id != ? AND retired_at IS NULL AND created_at >= ?
+                    """,
+                arguments: [venue, brokerOrderId, orderId, sentAt]) != nil
+            guard supersedes, !recent else {
+                throw GatewayError(
+                    .conflict, "broker order \(brokerOrderId) already belongs to another order placed at this broker account")
+            }
+            try db.execute(
+                sql: """
+                    UPDATE order_broker_ids SET retired_at = ?
+                    WHERE venue = ? AND broker_order_id = ? AND order_id != ? AND retired_at IS NULL
+                    """,
+                arguments: [now, venue, brokerOrderId, orderId])
         }
         try db.execute(
             sql: """
                 INSERT INTO order_broker_ids (order_id, tenant_id, connection_id, broker_order_id, created_at, venue)
                 VALUES (?, ?, ?, ?, ?, ?)
+                ON CONFLICT DO NOTHING
                 """,
-            arguments: [orderId, tenantId, connectionId, brokerOrderId, StoreClock.nowMillis(), venue])
+            arguments: [orderId, tenantId, connectionId, brokerOrderId, now, venue])
     }
 
     static func append(_ db: Database, _ event: JournalEventRow, orderId: String, tenantId: String, sequence: Int) throws {

@@ -492,6 +492,44 @@ extension SQLiteStore {
                     """)
         }
 
+        // A broker that starts over (a paper account reset, a simulator without its state) hands out order ids it
+        // gave before (issue 26). A broker order id is bound to at most one live order of a connection and of a
+        // venue, as before; the placement answer that reuses one retires the older binding (`retired_at`) instead of
+        // being refused, so the new order is recorded as itself and the older one keeps its history and its view.
+        // Bindings are still never deleted, and the only change a row may take is its retirement, once.
+        migrator.registerMigration("v14-broker-id-reuse") { db in
+            try db.execute(
+                sql: """
+                    CREATE TABLE order_broker_ids_v14 (
+                        order_id TEXT NOT NULL REFERENCES orders(id),
+                        tenant_id TEXT NOT NULL,
+                        connection_id TEXT NOT NULL,
+                        broker_order_id TEXT NOT NULL,
+                        created_at INTEGER NOT NULL,
+                        venue TEXT,
+                        retired_at INTEGER,
+                        PRIMARY KEY (tenant_id, connection_id, broker_order_id, order_id)
+                    );
+                    INSERT INTO order_broker_ids_v14 (order_id, tenant_id, connection_id, broker_order_id, created_at, venue)
+                        SELECT order_id, tenant_id, connection_id, broker_order_id, created_at, venue FROM order_broker_ids;
+                    DROP TABLE order_broker_ids;
+                    ALTER TABLE order_broker_ids_v14 RENAME TO order_broker_ids;
+                    CREATE UNIQUE INDEX order_broker_ids_live ON order_broker_ids(tenant_id, connection_id, broker_order_id)
+                        WHERE retired_at IS NULL;
+                    CREATE INDEX order_broker_ids_connection ON order_broker_ids(tenant_id, connection_id, created_at);
+                    CREATE INDEX order_broker_ids_venue ON order_broker_ids(venue, created_at);
+                    CREATE INDEX order_broker_ids_venue_order ON order_broker_ids(venue, broker_order_id);
+                    CREATE TRIGGER order_broker_ids_never_changed BEFORE UPDATE ON order_broker_ids
+                    WHEN NOT (OLD.retired_at IS NULL AND NEW.retired_at IS NOT NULL AND NEW.order_id IS OLD.order_id
+                        AND NEW.tenant_id IS OLD.tenant_id AND NEW.connection_id IS OLD.connection_id
+                        AND NEW.broker_order_id IS OLD.broker_order_id AND NEW.created_at IS OLD.created_at
+                        AND NEW.venue IS OLD.venue)
+                    BEGIN SELECT RAISE(ABORT, 'recorded broker order ids never change (a binding is only retired, once)'); END;
+                    CREATE TRIGGER order_broker_ids_never_deleted BEFORE DELETE ON order_broker_ids
+                    BEGIN SELECT RAISE(ABORT, 'recorded broker order ids are never deleted'); END;
+                    """)
+        }
+
         return migrator
     }()
 

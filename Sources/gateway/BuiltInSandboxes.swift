@@ -28,13 +28,40 @@ struct BuiltInSandbox: Sendable {
     /// credentials; and how to forget one.
     var provision: @Sendable () throws -> [String: String]
     var release: @Sendable ([String: String]) -> Void
+    /// Whether the simulator still accepts credentials a connection stored (the simulator's own verdict, asked
+    /// without a call that could mark the connection).
+    var accepts: @Sendable ([String: String]) -> Bool
+    /// Whether the simulator continued from a state saved in its folder (its accounts, keys and tokens are the ones
+    /// connections stored), rather than starting empty.
+    var restored: Bool = false
 
+    /// The sandboxes with their state in memory: every start is a fresh one (`gateway sandbox`, tests).
     static func all(_ options: SandboxOptions = SandboxOptions()) -> [BuiltInSandbox] {
         let market = MarketEngine()
-        let alpaca = AlpacaSandbox(configuration: options.alpaca, market: market)
-        let saxo = SaxoSandbox(configuration: options.saxo, market: market)
-        let tradeIt = TradeItSandbox(market: market)
-        let tradeOgre = TradeOgreSandbox(market: market)
+        return make(
+            options,
+            alpaca: AlpacaSandbox(configuration: options.alpaca, market: market),
+            saxo: SaxoSandbox(configuration: options.saxo, market: market),
+            tradeIt: TradeItSandbox(market: market), tradeOgre: TradeOgreSandbox(market: market))
+    }
+
+    /// The sandboxes keeping their state in `stateDirectory` (`alpaca.json`, `saxo.json`, `tradeit.json`,
+    /// `tradeogre.json`), as `gateway serve` runs them: accounts, orders, positions and the logins connections stored
+    /// are the same after a restart.
+    /// - Throws: a sandbox's ``SandboxStateError`` when its file is there but cannot be read (it names the file).
+    static func all(_ options: SandboxOptions = SandboxOptions(), stateDirectory: URL) throws -> [BuiltInSandbox] {
+        let market = MarketEngine()
+        return make(
+            options,
+            alpaca: try AlpacaSandbox(configuration: options.alpaca, market: market, stateDirectory: stateDirectory),
+            saxo: try SaxoSandbox(configuration: options.saxo, market: market, stateDirectory: stateDirectory),
+            tradeIt: try TradeItSandbox(market: market, stateDirectory: stateDirectory),
+            tradeOgre: try TradeOgreSandbox(market: market, stateDirectory: stateDirectory))
+    }
+
+    private static func make(
+        _ options: SandboxOptions, alpaca: AlpacaSandbox, saxo: SaxoSandbox, tradeIt: TradeItSandbox, tradeOgre: TradeOgreSandbox
+    ) -> [BuiltInSandbox] {
         if let rule = options.latencyRule {
             for faults in [alpaca.faults, saxo.faults, tradeIt.faults, tradeOgre.faults] { faults.add(rule) }
         }
@@ -49,7 +76,12 @@ struct BuiltInSandbox: Sendable {
                     let account = try alpaca.provisionAccount()
                     return ["keyId": account.keyID, "secretKey": account.secretKey]
                 },
-                release: { credentials in if let key = credentials["keyId"] { alpaca.releaseAccount(keyID: key) } }),
+                release: { credentials in if let key = credentials["keyId"] { alpaca.releaseAccount(keyID: key) } },
+                accepts: { credentials in
+                    guard let key = credentials["keyId"], let secret = credentials["secretKey"] else { return false }
+                    return alpaca.accepts(keyID: key, secretKey: secret)
+                },
+                restored: alpaca.restoredState),
             BuiltInSandbox(
                 name: "saxo", broker: .saxo, displayName: "Saxo sandbox (demo)", simulator: saxo,
                 demoCredentials: [
@@ -62,7 +94,12 @@ struct BuiltInSandbox: Sendable {
                     let app = try saxo.provisionApp()
                     return ["appKey": app.appKey, "appSecret": app.appSecret, "refreshToken": app.refreshToken]
                 },
-                release: { credentials in if let key = credentials["appKey"] { saxo.releaseApp(appKey: key) } }),
+                release: { credentials in if let key = credentials["appKey"] { saxo.releaseApp(appKey: key) } },
+                accepts: { credentials in
+                    guard let key = credentials["appKey"] else { return false }
+                    return saxo.accepts(appKey: key, refreshToken: credentials["refreshToken"], accessToken: credentials["accessToken"])
+                },
+                restored: saxo.restoredState),
             BuiltInSandbox(
                 name: "tradeit", broker: .tradeit, displayName: "TradeIt sandbox: Dummy broker (demo)", simulator: tradeIt,
                 demoCredentials: ["apiKey": TradeItSandboxConfiguration.demoAPIKey],
@@ -70,7 +107,13 @@ struct BuiltInSandbox: Sendable {
                 autoLoginQuery: "autoLogin=\(TradeItPersona.dummy.rawValue)",
                 demoKey: "apiKey",
                 provision: { ["apiKey": try tradeIt.provisionAPIKey()] },
-                release: { credentials in if let key = credentials["apiKey"] { tradeIt.releaseAPIKey(key) } }),
+                release: { credentials in if let key = credentials["apiKey"] { tradeIt.releaseAPIKey(key) } },
+                accepts: { credentials in
+                    guard let key = credentials["apiKey"], let user = credentials["userId"], let token = credentials["userToken"]
+                    else { return false }
+                    return tradeIt.accepts(apiKey: key, userId: user, userToken: token)
+                },
+                restored: tradeIt.restoredState),
             BuiltInSandbox(
                 name: "tradeogre", broker: .tradeogre, displayName: "TradeOgre sandbox (demo)", simulator: tradeOgre,
                 demoCredentials: ["apiKey": TradeOgreSandboxAccount.demoAPIKey, "apiSecret": TradeOgreSandboxAccount.demoAPISecret],
@@ -80,7 +123,12 @@ struct BuiltInSandbox: Sendable {
                     let account = try tradeOgre.provisionAccount()
                     return ["apiKey": account.apiKey, "apiSecret": account.apiSecret]
                 },
-                release: { credentials in if let key = credentials["apiKey"] { tradeOgre.releaseAccount(apiKey: key) } }),
+                release: { credentials in if let key = credentials["apiKey"] { tradeOgre.releaseAccount(apiKey: key) } },
+                accepts: { credentials in
+                    guard let key = credentials["apiKey"], let secret = credentials["apiSecret"] else { return false }
+                    return tradeOgre.accepts(apiKey: key, apiSecret: secret)
+                },
+                restored: tradeOgre.restoredState),
         ]
     }
 

@@ -64,17 +64,32 @@ struct DemoBootstrap {
         FileHandle.standardOutput.write(Data((banner + "\n").utf8))
     }
 
-    /// The in-process sandboxes start empty on every run, so the accounts and tokens they held before a restart are
-    /// gone. The demo tenant's demo connections get the sandbox's demo login again (and link again through the login
-    /// page where the broker links that way); every other sandbox connection, of any tenant, becomes
-    /// `relink_required`, and its relink provisions a fresh account. Connections to real brokers are never touched.
+    /// After a restart. A sandbox that continued from its saved state (`<data>/sandboxes/`) still holds the accounts,
+    /// keys and tokens the connections stored: its connections are left alone, and a demo connection is renewed only
+    /// when the sandbox itself says its stored login no longer works (a Saxo refresh token that lapsed while the
+    /// gateway was down) or the connection is not active. A sandbox that started empty (no saved state: a data folder
+    /// from before sandboxes kept one) lost its accounts: the demo tenant's demo connections get the sandbox's demo
+    /// login again (and link again through the login page where the broker links that way), and every other
+    /// connection to it, of any tenant, becomes `relink_required`; its relink provisions a fresh account.
+    /// Connections to real brokers are never touched.
     func renewSandboxLinks(sandboxes: [BuiltInSandbox]) async throws {
         let demoTenant = try await recordedDemoTenant()
-        for (tenant, connection) in try await gateway.sandboxConnectionsAfterRestart(demoTenant: demoTenant) {
+        let kept = Set(sandboxes.filter(\.restored).map(\.name))
+        for (tenant, connection, credentials) in try await gateway.sandboxConnectionsAfterRestart(demoTenant: demoTenant, kept: kept) {
             guard let sandbox = sandboxes.first(where: { SandboxAccounts.name(ofBaseURL: connection.baseURL) == $0.name }),
                 let userId = connection.userId
             else {
                 continue
+            }
+            if sandbox.restored, connection.status == .active, sandbox.accepts(credentials.values) {
+                logger.debug("the demo connection's login still works", metadata: ["connection": .string(connection.id)])
+                continue
+            }
+            if sandbox.restored {
+                logger.notice(
+                    "renewing the demo connection: the sandbox no longer accepts its stored login",
+                    metadata: ["connection": .string(connection.id), "broker": .string(sandbox.broker.rawValue),
+                               "status": .string(connection.status.rawValue)])
             }
             let owner = Owner.operator(tenant: tenant, userId: userId)
             do {

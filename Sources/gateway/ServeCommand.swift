@@ -139,7 +139,11 @@ func buildGateway(
         factories: BuiltInAdapters.factories,
         transport: HTTPClientTransport(policy: settings.egress), logger: logger,
         pipeline: BrokerPipeline(metrics: metrics, settings: settings.pipeline, share: share), egress: settings.egress)
-    let sandboxes = settings.sandboxesEnabled ? BuiltInSandbox.all(settings.sandboxOptions) : []
+    // The in-process sandboxes keep their accounts, orders and logins beside the gateway's own store, so the two
+    // agree after a restart (a sandbox starting empty would hand out order ids the journal already holds).
+    let sandboxes =
+        settings.sandboxesEnabled
+        ? try BuiltInSandbox.all(settings.sandboxOptions, stateDirectory: sandboxStateDirectory(settings.dataDirectory)) : []
     let linking = LinkSettings(
         stateLifetime: settings.linkStateLifetime, exportEnabled: settings.exportEnabled,
         transferKey: try TransferKey.load(dataDirectory: settings.dataDirectory), sandboxes: BuiltInSandbox.accounts(sandboxes))
@@ -195,6 +199,8 @@ func buildGateway(
     }
     services.append(OrderReconciler(gateway: gateway, interval: settings.reconcileInterval, leadership: leadership))
     services.append(OrderWatcher(gateway: gateway, interval: settings.orderWatchInterval, leadership: leadership))
+    // Breakers are per process: each instance probes its own once their cool-down ends.
+    services.append(BreakerProber(gateway: gateway))
     // Alerts: the engine delivers webhooks and pushes (a Service); the monitor feeds it order updates, the quotes its
     // price alerts watch and the clock, on the lease holder only. Firings go on the user's streams of this instance.
     let alerts = AlertEngine(gateway: gateway) { tenantId, userId, notification in
@@ -205,6 +211,11 @@ func buildGateway(
     // After the server: a group stops its services in reverse order, so open streams end before the server drains.
     services.append(StreamShutdown(gateway: gateway))
     return GatewayProcess(services: services, gateway: gateway)
+}
+
+/// Where `gateway serve` keeps its in-process sandboxes' state: `<data>/sandboxes/`.
+func sandboxStateDirectory(_ dataDirectory: URL) -> URL {
+    dataDirectory.appendingPathComponent("sandboxes", isDirectory: true)
 }
 
 /// Lets the gateway wait until every in-process sandbox listens, without polling.

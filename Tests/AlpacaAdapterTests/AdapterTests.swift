@@ -155,7 +155,7 @@ struct ErrorTableTests {
         (401, #"{"code": 40110000, "message": "request is not authorized"}"#, .unauthorized),
         (403, #"{"buying_power":"176531.28","code":40310000,"cost_basis":"48640000","message":"insufficient buying power"}"#, .insufficientFunds),
         (403, #"{"code":40310000,"message":"insufficient balance for USD (requested: 100, available: 10)"}"#, .insufficientFunds),
-        (403, #"{"code":40310000,"message":"insufficient qty available for order (requested: 10, available: 5)"}"#, .rejected),
+        (403, #"{"code":40310000,"message":"insufficient qty available for order (requested: 10, available: 5)"}"#, .insufficientFunds),
         (403, #"{"code":40310000,"message":"account is not authorized to trade"}"#, .forbidden),
         (404, #"{"code":40410000,"message":"order not found"}"#, .notFound),
         (404, "", .notFound),

@@ -5,8 +5,9 @@ Starts `.build/debug/gateway` (or $BROKERGATEWAY_GATEWAY) on port 0 with a tempo
 sandbox brokers and a short breaker cool-down; reads the served URL and the Alpaca sandbox's URL from its log; opens
 /dashboard, is refused a wrong key (401), enters the demo tenant's key (<data>/demo-api-key), keeps /v1/positions
 traffic going, injects a 503 fault into the Alpaca sandbox (its /_sandbox/faults admin), waits until the Alpaca card
-says failing, clears the fault, waits until it says healthy again, checks the other brokers stayed healthy, then stops
-the gateway and waits for the page to mark its data stale. Every wait is a Playwright wait on the page (no sleeps
+says failing, clears the fault, waits until it says healthy again, checks the other brokers stayed healthy, links a
+TradeIt connection whose login the broker refuses (the sandbox's `fail` login) and waits for its card to say failing,
+then stops the gateway and waits for the page to mark its data stale. Every wait is a Playwright wait on the page (no sleeps
 standing in for synchronisation).
 
 Screenshots go to .build/dashboard/. With BROKERGATEWAY_DASHBOARD_SCREENSHOT=1 the failing-state screenshot (desktop
@@ -26,6 +27,7 @@ import sys
 import tempfile
 import threading
 import urllib.error
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -47,6 +49,38 @@ RECOVERY_TIMEOUT_MS = 120_000
 
 def log(message):
     print(f"[dashboard-test] {message}", flush=True)
+
+
+class _NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, req, fp, code, msg, headers, newurl):
+        return None
+
+
+def redirect_location(url, timeout=10):
+    """The Location of a redirect, not followed (the broker's login page sends the browser to the gateway)."""
+    opener = urllib.request.build_opener(_NoRedirect)
+    try:
+        with opener.open(url, timeout=timeout) as response:
+            raise AssertionError(f"GET {url} answered {response.status}, not a redirect")
+    except urllib.error.HTTPError as error:
+        assert error.code in (301, 302, 303, 307), f"GET {url} answered {error.code}"
+        return error.headers["Location"]
+
+
+def link_failing_tradeit(base, key):
+    """Links a TradeIt connection through the sandbox's login page with its `fail` login (the broker refuses the
+    login behind the link). Returns the connection id and the page the browser lands on."""
+    auth = {"Authorization": f"Bearer {key}"}
+    status, body = request("POST", f"{base}/v1/connections", {
+        "broker": "tradeit", "displayName": "Refused login", "baseURL": "sandbox://tradeit",
+        "settings": {"brokerShortName": "Dummy"}, "credentials": {"apiKey": "SANDBOX-TRADEIT-API-KEY"},
+    }, headers=auth)
+    assert status == 202, body
+    started = json.loads(body)["data"]
+    callback = urllib.parse.urlsplit(redirect_location(started["popupURL"] + "&autoLogin=fail"))
+    status, page = request("GET", f"{base}{callback.path}?{callback.query}")
+    assert status == 200, page
+    return started["connection"]["id"], page.decode()
 
 
 def request(method, url, body=None, headers=None, timeout=10):
@@ -191,12 +225,22 @@ def main():
                 assert traffic.seen[broker] == {"healthy"}, f"{broker} was {sorted(traffic.seen[broker])}"
             assert "failing" in traffic.seen["alpaca"], traffic.seen["alpaca"]
 
+            # A TradeIt link whose login the broker refuses is never active: the page says so, and its card fails.
+            refused, landing = link_failing_tradeit(base, key)
+            log(f"linked {refused} with a refused login")
+            assert "is linked" not in landing and "relink_required" in landing, landing
+            refused_block = page.locator(f'section.connection[data-connection="{refused}"]')
+            expect(refused_block).to_have_attribute("data-state", "failing", timeout=30_000)
+            # The refusal came in a 200 answer; it counts as the failed call it was.
+            expect(refused_block.locator('[data-role="error-rate"] dd')).not_to_contain_text("0% ·", timeout=10_000)
+            page.screenshot(path=str(SHOTS / "04-refused-login.png"), full_page=True)
+
             # The gateway goes away: the last data stays, marked stale.
             gateway.stop()
             expect(page.locator("body")).to_have_attribute("data-stale", "true", timeout=20_000)
             expect(page.locator("#banner")).to_be_visible()
             expect(card(page, "alpaca")).to_be_visible()
-            page.screenshot(path=str(SHOTS / "04-unreachable.png"), full_page=True)
+            page.screenshot(path=str(SHOTS / "05-unreachable.png"), full_page=True)
 
             # Only the expected console noise: the 401 above and the failed polls after the gateway stopped.
             unexpected = [m for m in console_errors if "401" not in m and "Failed to fetch" not in m

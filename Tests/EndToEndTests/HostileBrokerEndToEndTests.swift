@@ -103,7 +103,7 @@ struct HostileBrokerEndToEndTests {
     static let brokerFailureCodes: Set<String> = [
         "rate_limited", "upstream_timeout", "upstream_unavailable", "malformed_response", "egress_refused",
         "unprocessable", "rejected", "not_found", "forbidden", "unauthorized", "conflict", "invalid_request",
-        "insufficient_funds",
+        "insufficient_funds", "market_closed",
     ]
 
     // MARK: The default policy

@@ -121,6 +121,47 @@ struct TradeItEndToEndTests {
         }
     }
 
+    /// Issue 26. Before: the `fail` login's link read `active` everywhere (the callback page, the connection, the
+    /// status, the dashboard) while every read failed `unauthorized: Could Not Login`.
+    @Test func aFailedLoginIsNeverActive() async throws {
+        try await Loopback.with(TradeItSandbox()) { world, client in
+            let connection = try await link(world, client, persona: "fail")
+            let linked = try await world.call(client, .get, "/v1/connections/\(connection)")
+            #expect(linked.body.data["status"] as? String == "relink_required")
+            #expect((linked.body.data["statusDetail"] as? [String: String])?["reason"]?.contains("Could Not Login") == true)
+            let read = try await world.call(client, .get, "/v1/balances")
+            #expect(read.body["partial"] as? Bool == true)
+            #expect((read.body.sources.first?["error"] as? [String: Any])?["code"] as? String == "unauthorized")
+            let again = try await world.call(client, .post, "/v1/connections/\(connection)/authenticate")
+            #expect(again.body.data["status"] as? String == "relink_required")
+            let status = try await world.call(client, .get, "/v1/status")
+            let report = try #require((status.body["connections"] as? [[String: Any]])?.first { $0["connectionId"] as? String == connection })
+            #expect(report["link"] as? String == "relink_required")
+            #expect(report["state"] as? String == "failing")
+            // The refusal came in a 200 answer (TradeIt's ERROR envelope): health counts it as the failed call it was.
+            #expect(((report["health"] as? [String: Any])?["errors"] as? Int ?? 0) >= 1)
+        }
+    }
+
+    /// Issue 26. Before: authenticate-all opened a new session for every connection, and asked an already answered
+    /// security question again.
+    @Test func authenticateAllLeavesAnActiveConnectionAlone() async throws {
+        let sandbox = TradeItSandbox()
+        try await Loopback.with(sandbox) { world, client in
+            let connection = try await link(world, client, persona: "dummySecurity")
+            let right = try await world.call(
+                client, .post, "/v1/connections/\(connection)/challenge", json: #"{"answer":"\#(TradeItSandboxConfiguration.securityAnswer)"}"#)
+            #expect(right.body.data["status"] as? String == "active")
+            let sessions = sandbox.openSessionCount
+            let all = try await world.call(client, .post, "/v1/connections/authenticate")
+            #expect(all.body.list.first?["status"] as? String == "active")
+            #expect(all.body.list.first?["challenge"] == nil)
+            #expect(sandbox.openSessionCount == sessions)
+            let after = try await world.call(client, .get, "/v1/connections/\(connection)")
+            #expect(after.body.data["status"] as? String == "active")
+        }
+    }
+
     @Test func aSessionExpiringMidUseIsReopenedUnnoticed() async throws {
         let sandbox = TradeItSandbox()
         try await Loopback.with(sandbox) { world, client in

@@ -18,6 +18,9 @@ struct FakeBrokerBehaviour: Sendable {
     var failBeforePlacing: GatewayError? = nil
     /// After taking an order the broker becomes unreachable (so immediate reconciliation cannot see it).
     var unreachableAfterPlacing = false
+    /// Cancel takes effect, then the broker holds its answer until the test calls `releaseCancelAnswer()` (a
+    /// watcher may read the order meanwhile).
+    var holdsCancelAnswer = false
     /// Each operation first sends one GET to the connection's base URL through the adapter's transport (the
     /// broker-call pipeline, so its breaker and health see it); a 5xx answer fails the operation.
     var callsTransport = false
@@ -29,6 +32,28 @@ final class FakeBrokerState: Sendable {
     let placed = Mutex(0)
     /// How many times each fake connection's positions were read (by base URL).
     let positionReads: Mutex<[String: Int]> = Mutex([:])
+    /// Every account list and every order read by id, whatever the connection: the broker's lookups.
+    let accountReads = Mutex(0)
+    let orderReads = Mutex(0)
+    /// The broker order id of each cancel, once it took effect (before the answer).
+    let canceled: AsyncStream<String>
+    let canceledSink: AsyncStream<String>.Continuation
+    let cancelAnswers: AsyncStream<Void>
+    let cancelAnswerSink: AsyncStream<Void>.Continuation
+
+    init() {
+        (canceled, canceledSink) = AsyncStream.makeStream(of: String.self)
+        (cancelAnswers, cancelAnswerSink) = AsyncStream.makeStream(of: Void.self)
+    }
+
+    /// Lets one held cancel answer.
+    func releaseCancelAnswer() { cancelAnswerSink.yield() }
+
+    /// Forgets every order and starts its ids over, as a broker reset (or a simulator restarted without its state).
+    func startOver() {
+        orders.withLock { $0 = [:] }
+        placed.withLock { $0 = 0 }
+    }
 
     func positionReadCount(_ baseURL: String) -> Int { positionReads.withLock { $0[baseURL] ?? 0 } }
 
@@ -102,6 +127,7 @@ struct FakeBroker: BrokerAdapter {
     }
 
     func accounts() async throws -> [Account] {
+        state.accountReads.withLock { $0 += 1 }
         try await behave()
         return [Account(id: "ACC-1", connectionId: connectionId, broker: kind, currency: "USD")]
     }
@@ -143,6 +169,7 @@ struct FakeBroker: BrokerAdapter {
     }
 
     func order(brokerOrderId: String) async throws -> Order {
+        state.orderReads.withLock { $0 += 1 }
         try await behave()
         guard let order = state.orders.withLock({ $0[brokerOrderId] }) else {
             throw GatewayError(.notFound, "order not found", broker: kind)
@@ -199,6 +226,10 @@ struct FakeBroker: BrokerAdapter {
         var canceled = order
         canceled.status = .canceled
         state.orders.withLock { $0[order.brokerOrderId ?? ""] = canceled }
+        state.canceledSink.yield(order.brokerOrderId ?? "")
+        if state.behaviour(for: context.baseURL).holdsCancelAnswer {
+            for await _ in state.cancelAnswers { break }
+        }
         return canceled
     }
 

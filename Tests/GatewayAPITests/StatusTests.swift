@@ -7,6 +7,7 @@ import GatewayStore
 import HTTPTypes
 import HummingbirdTesting
 import NIOCore
+import Synchronization
 import Testing
 
 @Suite("API: GET /v1/status and the ops dashboard")
@@ -169,6 +170,41 @@ struct StatusTests {
         }
     }
 
+    /// Issue 26. Before: an open breaker stayed `open` on the dashboard long after its cool-down, until a user's call
+    /// happened to probe it.
+    @Test func aBreakerShowsItsCurrentStateAndIsProbedWithoutUserTraffic() async throws {
+        let failing = Mutex(true)
+        let transport = StatusScriptedTransport { _ in
+            BrokerResponse(status: failing.withLock { $0 } ? 503 : 200, body: Data("{}".utf8))
+        }
+        let pipeline = BrokerPipeline(settings: PipelineSettings(
+            breakerConsecutiveFailures: 3, breakerCoolDown: .milliseconds(200), maxRetries: 0))
+        let router = BrokerRouter(perSourceTimeout: .seconds(60), overallTimeout: .seconds(90))
+        try await APIHarness.with(router: router, pipeline: pipeline, transport: transport) { harness, client in
+            let connection = try await harness.link(.alpaca, baseURL: "https://recovers.fake")
+            harness.state.set("https://recovers.fake", FakeBrokerBehaviour(callsTransport: true))
+            func breaker() async throws -> String? {
+                let status = try await client.call(.get, "/v1/status", headers: harness.auth)
+                let report = (status.body["connections"] as? [[String: Any]])?.first { $0["connectionId"] as? String == connection.id }
+                return (report?["health"] as? [String: Any])?["breaker"] as? String
+            }
+            for _ in 0..<4 { _ = try await client.call(.get, "/v1/positions", headers: harness.auth) }
+            // Open, or already past its short cool-down on a slow machine; never closed after three failures.
+            #expect(["open", "half_open"].contains(try await breaker()))
+            failing.withLock { $0 = false }
+            // The cool-down is time itself: wait for it to pass (bounded), and the breaker shows it.
+            let clock = ContinuousClock()
+            let deadline = clock.now + .seconds(30)
+            while try await breaker() == "open", clock.now < deadline { try await Task.sleep(for: .milliseconds(50)) }
+            #expect(try await breaker() == "half_open")
+            // The prober's pass, with no user call: the probe succeeds and closes the breaker.
+            let reads = harness.state.accountReads.withLock { $0 }
+            await harness.gateway.probeRecoveringBreakers()
+            #expect(harness.state.accountReads.withLock { $0 } == reads + 1)
+            #expect(try await breaker() == "closed")
+        }
+    }
+
     // MARK: The health rule
 
     func health(breaker: BreakerState = .closed, slices: [(secondsAgo: Double, calls: Int, errors: Int)], now: Date) -> ConnectionHealth {
@@ -190,6 +226,11 @@ struct StatusTests {
         #expect(HealthState.of(health(slices: [(5, 10, 1)], now: now), at: now) == .healthy)
         // Old failures no longer count; the five-minute numbers keep them.
         #expect(HealthState.of(health(slices: [(200, 10, 10), (5, 4, 0)], now: now), at: now) == .healthy)
+        // The broker's verdict on the link counts: a refused login fails, however fast and few its calls; a link
+        // waiting for the user is degraded.
+        #expect(HealthState.of(health(slices: [(5, 10, 0)], now: now), at: now, link: .relinkRequired) == .failing)
+        #expect(HealthState.of(health(slices: [], now: now), at: now, link: .challengeRequired) == .degraded)
+        #expect(HealthState.of(health(slices: [(5, 3, 3)], now: now), at: now, link: .challengeRequired) == .failing)
         #expect(HealthState.ofBroker([.failing, .failing]) == .failing)
         #expect(HealthState.ofBroker([.failing, .healthy]) == .degraded)
         #expect(HealthState.ofBroker([.degraded]) == .degraded)

@@ -149,6 +149,9 @@ struct SandboxTenancyTests {
             }
             #expect(try await call(base, key, .GET, "/v1/balances").body["partial"] as? Bool == false)
         }
+        // The sandboxes keep their state in the data folder (`SandboxRestartTests` and `RestartTests` cover that);
+        // without it (a data folder from before they kept one) they start empty, which is what this test is about.
+        try FileManager.default.removeItem(at: directory.appendingPathComponent("sandboxes"))
         try await serve(directory) { base, _ in
             // The demo tenant's four demo connections were renewed and answer.
             let demo = try demoKey(directory)
@@ -199,6 +202,8 @@ extension SandboxTenancyTests {
         try await store.executeRaw("DELETE FROM store_meta WHERE key = 'demo_tenant_id'")
         #expect(try await store.demoTenantId() == nil)
         try store.close()
+        // Nor did it keep its sandboxes' state: they start empty.
+        try FileManager.default.removeItem(at: directory.appendingPathComponent("sandboxes"))
 
         try await serve(directory) { base, gateway in
             let demo = try demoKey(directory)

@@ -59,6 +59,8 @@ struct AdapterTests {
                       {"OrderId": "2", "AccountId": "111", "Uic": 21, "AssetType": "FxSpot", "BuySell": "Sell", "Amount": 2000, "OpenOrderType": "Limit", "Price": 1.2, "Duration": {"DurationType": "DayOrder"}, "Status": "Working", "ExternalReference": "gw-42", "DisplayAndFormat": {"Symbol": "EURUSD", "Currency": "USD"}}]}
                     """#)
             }
+            // Not open and not in the order activities either.
+            if path.hasSuffix("/cs/v1/audit/orderactivities") { return Fixture.json(#"{"Data": []}"#) }
             return BrokerResponse(status: 404)
         }
         let adapter = try Fixture.adapter(transport: transport, credentials: Self.credentials)

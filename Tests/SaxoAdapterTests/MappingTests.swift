@@ -227,7 +227,7 @@ struct MappingTests {
         #expect(error(400, #"{"ErrorInfo": {"ErrorCode": "InsufficentCash", "Message": "Insufficient cash"}}"#).code == .insufficientFunds)
         #expect(error(400, #"{"ErrorCode": "WouldExceedMargin", "Message": "Would exceed margin"}"#).code == .insufficientFunds)
         let wrongSide = error(400, #"{"Orders": [{"ErrorInfo": {"ErrorCode": "OnWrongSideOfMarket", "Message": "Price is on wrong side of market"}}]}"#)
-        #expect(wrongSide.code == .rejected)
+        #expect(wrongSide.code == .unprocessable)
         #expect(wrongSide.brokerCode == "OnWrongSideOfMarket")
         #expect(wrongSide.details == [FieldProblem(field: "limitPrice", problem: "Price is on wrong side of market")])
         let model = error(400, #"{"Message": "One or more properties of the request are invalid!", "ModelState": {"Orders[0].Amount": ["'Amount' must be greater than '0'."]}, "ErrorCode": "InvalidModelState"}"#)

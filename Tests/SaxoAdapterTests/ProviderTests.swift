@@ -10,12 +10,15 @@ import Testing
 /// A Saxo sandbox whose client has the identity the recorded cases carry (hootnot/saxo_openapi's SIM account:
 /// ClientKey = AccountKey = `Cf4xZWiYL6W1nMKpygBLLA==`, account 9226397), no one-order-per-second limit (setup steps
 /// place orders right before the case's own), and a clock that only moves when told.
-func recordedIdentitySandbox(clock: ManualClock = ManualClock(), accessTokenLifetime: TimeInterval = 1200) -> SaxoSandbox {
+func recordedIdentitySandbox(
+    clock: ManualClock = ManualClock(), accessTokenLifetime: TimeInterval = 1200, executionLatency: TimeInterval = 0
+) -> SaxoSandbox {
     let client = SaxoSandboxClient(
         clientId: "9226397", clientKey: Fixture.clientKey, accountId: "9226397", accountKey: Fixture.clientKey,
         userId: "9226397", name: "F. Brekeveld", currency: "EUR", watchlists: SaxoSandboxClient.demo.watchlists)
     let configuration = SaxoSandboxConfiguration(
-        client: client, accessTokenLifetime: accessTokenLifetime, sessionOrdersPerSecond: nil)
+        client: client, accessTokenLifetime: accessTokenLifetime, sessionOrdersPerSecond: nil,
+        executionLatency: executionLatency)
     return SaxoSandbox(configuration: configuration, market: MarketEngine(clock: clock))
 }
 

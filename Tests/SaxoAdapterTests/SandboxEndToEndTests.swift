@@ -98,8 +98,9 @@ struct SandboxEndToEndTests {
             let positions = try await adapter.positions(accountId: nil)
             #expect(positions.contains { $0.instrument.symbol == "EUR/DKK" && $0.quantity == 100_000 })
 
-            let gone = await #expect(throws: GatewayError.self) { try await adapter.order(brokerOrderId: placed.brokerOrderId!) }
-            #expect(gone?.code == .notFound)
+            // Gone from the open orders, still readable from the audit, as it ended.
+            let ended = try await adapter.order(brokerOrderId: placed.brokerOrderId!)
+            #expect(ended.status == .filled && ended.filledQuantity == 100_000 && ended.averageFillPrice != nil)
 
             let second = try await adapter.placeOrder(OrderRequest(
                 connectionId: "conn-1", accountId: "9226397", instrument: InstrumentReference(symbol: "GBP/USD"),

@@ -263,7 +263,8 @@ struct SandboxFlowTests {
             let positions = try await adapter.positions(accountId: nil)
             #expect(positions.contains { $0.instrument.symbol == "BTC/USD" && $0.quantity == Decimal(string: "0.01") })
             await #expect { _ = try await adapter.placeOrder(request("AAPL", .market, 1_000_000)) } throws: {
-                ($0 as? GatewayError)?.code == .rejected && ($0 as? GatewayError)?.brokerCode == "200"
+                // Beyond the buying power: the error vocabulary's insufficient_funds, TradeIt's code kept.
+                ($0 as? GatewayError)?.code == .insufficientFunds && ($0 as? GatewayError)?.brokerCode == "200"
             }
         }
     }
@@ -281,7 +282,7 @@ struct SandboxFlowTests {
                 _ = try await adapter.modifyOrder(resting, OrderModification(quantity: 100_000))
             } throws: {
                 let error = $0 as? GatewayError
-                return error?.code == .rejected
+                return error?.code == .insufficientFunds
                     && error?.message.contains("was cancelled and the replacement was not placed") == true
             }
             #expect(try await adapter.order(brokerOrderId: resting.brokerOrderId!).status == .canceled)

@@ -277,7 +277,7 @@ struct BalanceTests {
         #expect(balances.first?.held == Decimal(string: "0.00015033") && balances.first?.available == 0)
     }
 
-    @Test("an open order whose side or market cannot be read fails the read as malformed_response")
+    @Test("an open order whose side or market cannot be read is the read's gap, as malformed_response")
     func unreadableOrder() async throws {
         for entry in [
             #"{"uuid":"a","date":1,"type":"short","price":"1","quantity":"1","market":"XMR-BTC"}"#,
@@ -288,8 +288,9 @@ struct BalanceTests {
                 "GET /account/balances": [(200, #"{"success":true,"balances":{"BTC":"1"}}"#)],
                 "POST /account/orders": [(200, "[\(entry)]")],
             ])
-            let error = await #expect(throws: GatewayError.self) { try await makeAdapter(transport).balances(accountId: nil) }
-            #expect(error?.code == .malformedResponse, "\(entry)")
+            let (balances, gaps) = try await ReadGaps.collecting { try await makeAdapter(transport).balances(accountId: nil) }
+            #expect(balances.map(\.total) == [1], "\(entry)")
+            #expect(gaps.map(\.code) == [.malformedResponse], "\(entry)")
         }
     }
 
@@ -306,13 +307,24 @@ struct BalanceTests {
         #expect(error?.code == .notFound)
     }
 
-    @Test("a failing open-orders call fails the read")
+    /// Issue 26. Before: the whole source failed with the auxiliary call, and the totals that did arrive were lost.
+    @Test("a failing open-orders call answers the totals, nothing held, and records the gap")
     func partialFailure() async throws {
         let transport = RoutedTransport([
             "GET /account/balances": [(200, #"{"success":true,"balances":{"BTC":"1"}}"#)],
             "POST /account/orders": [(503, "<html>down</html>")],
         ])
-        let error = await #expect(throws: GatewayError.self) { try await makeAdapter(transport).balances(accountId: nil) }
+        let (balances, gaps) = try await ReadGaps.collecting { try await makeAdapter(transport).balances(accountId: nil) }
+        #expect(balances.map(\.currency) == ["BTC"])
+        #expect(balances.first?.total == 1 && balances.first?.held == 0)
+        #expect(gaps.map(\.code) == [.upstreamUnavailable])
+        #expect(gaps.first?.message.contains("held amounts are unknown") == true)
+        // The totals are the answer: their failure still fails the read.
+        let down = RoutedTransport([
+            "GET /account/balances": [(503, "<html>down</html>")],
+            "POST /account/orders": [(200, "[]")],
+        ])
+        let error = await #expect(throws: GatewayError.self) { try await makeAdapter(down).balances(accountId: nil) }
         #expect(error?.code == .upstreamUnavailable)
     }
 }
@@ -494,6 +506,21 @@ struct OrderTests {
         let closed = await #expect(throws: GatewayError.self) { try await adapter.orders(OrderQuery(state: .closed)) }
         #expect(closed?.code == .unprocessable)
         #expect(try await adapter.order(clientOrderId: "coid-1", accountId: "spot") == nil)
+    }
+
+    /// Issue 26. Before: one order's failed detail read failed the whole list.
+    @Test("orders: an order whose detail read fails stays listed without its fills, and the gap is recorded")
+    func listingWithAFailedDetail() async throws {
+        let transport = RoutedTransport([
+            "POST /account/orders": [(200, #"[{"uuid":"a","date":1,"type":"buy","price":"0.1","quantity":"0.4","market":"XMR-BTC"},{"uuid":"b","date":"2","type":"sell","price":"0.2","quantity":"1","market":"LTC-BTC"}]"#)],
+            "GET /account/order/a": [(503, "<html>down</html>")],
+            "GET /account/order/b": [(200, #"{"success":true,"date":"2","type":"sell","market":"LTC-BTC","price":"0.2","quantity":"1","fulfilled":"0"}"#)],
+        ])
+        let (all, gaps) = try await ReadGaps.collecting { try await makeAdapter(transport).orders(OrderQuery(state: .all)) }
+        #expect(all.map(\.brokerOrderId) == ["b", "a"])
+        #expect(all[1].quantity == Decimal(string: "0.4") && all[1].status == .open)
+        #expect(gaps.count == 1)
+        #expect(gaps.first?.message.contains("TradeOgre order a") == true)
     }
 
     @Test("a lost placement is found by OrderMatcher among the open orders read back with their fills")

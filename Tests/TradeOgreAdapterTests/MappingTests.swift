@@ -52,7 +52,8 @@ struct MappingTests {
     @Test("the error table: the four texts, anything else rejected, HTTP 429 and 5xx")
     func errors() {
         #expect(TradeOgreErrors.error(message: "Must be authorized").code == .unauthorized)
-        #expect(TradeOgreErrors.error(message: "Market not found").code == .notFound)
+        #expect(TradeOgreErrors.error(message: "Market not found").code == .unprocessable)
+        #expect(TradeOgreErrors.error(message: "Market not found").details.map(\.field) == ["symbol"])
         #expect(TradeOgreErrors.error(message: "Insufficient funds").code == .insufficientFunds)
         #expect(TradeOgreErrors.error(message: "Order not found").code == .notFound)
         let other = TradeOgreErrors.error(message: "Minimum order size is 0.0001 BTC")

@@ -54,19 +54,22 @@ extension Order {
             brokerStatus: rawStatus)
     }
 
-    /// The order just placed when Saxo no longer lists it among open orders: a market order (or an IOC/FOK one)
-    /// leaves the list as soon as it fills, so the gateway reports it `filled` — Saxo's portfolio has no closed
-    /// orders to read back. `brokerStatus` says where the status came from.
-    init(placed request: OrderRequest, brokerOrderId: String, clientOrderId: String, instrument: Instrument, now: Date) {
+    /// The order just placed, as far as the placement's answer tells: accepted (`pending_new`, nothing filled) when
+    /// neither the open orders nor the audit list it yet, or the read-back failed. The order pipeline reconciles it
+    /// by client order id; nothing is guessed. `brokerStatus` says why the status is not Saxo's own.
+    init(
+        placed request: OrderRequest, brokerOrderId: String, clientOrderId: String, instrument: Instrument, now: Date,
+        brokerStatus: String
+    ) {
         // A validated request to Saxo has a quantity (notional requests are refused, `SaxoAdapter.validate`).
         let quantity = request.quantity ?? 0
         self.init(
             id: brokerOrderId, brokerOrderId: brokerOrderId, clientOrderId: clientOrderId,
             connectionId: request.connectionId, broker: .saxo, accountId: request.accountId, instrument: instrument,
             side: request.side, type: request.type, timeInForce: request.timeInForce, quantity: quantity,
-            limitPrice: request.limitPrice, stopPrice: request.stopPrice, status: .filled,
-            filledQuantity: quantity, createdAt: now, updatedAt: now, expiresAt: request.expiresAt,
-            brokerStatus: "NotInOpenOrders")
+            limitPrice: request.limitPrice, stopPrice: request.stopPrice, status: .pendingNew,
+            filledQuantity: 0, createdAt: now, updatedAt: now, expiresAt: request.expiresAt,
+            brokerStatus: brokerStatus)
     }
 }
 

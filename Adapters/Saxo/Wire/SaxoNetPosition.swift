@@ -40,7 +40,11 @@ struct SaxoNetPosition: Decodable, Sendable {
     struct View: Decodable, Sendable {
         var averageOpenPrice: Decimal?
         var currentPrice: Decimal?
+        /// FX: the signed amount of the pair's base currency; other assets: amount × price. In `ExposureCurrency`.
+        var exposure: Decimal?
         var exposureCurrency: String?
+        /// `Exposure` in the account currency.
+        var exposureInBaseCurrency: Decimal?
         var marketValue: Decimal?
         var profitLossOnTrade: Decimal?
         var status: String?
@@ -48,7 +52,9 @@ struct SaxoNetPosition: Decodable, Sendable {
         enum CodingKeys: String, CodingKey {
             case averageOpenPrice = "AverageOpenPrice"
             case currentPrice = "CurrentPrice"
+            case exposure = "Exposure"
             case exposureCurrency = "ExposureCurrency"
+            case exposureInBaseCurrency = "ExposureInBaseCurrency"
             case marketValue = "MarketValue"
             case profitLossOnTrade = "ProfitLossOnTrade"
             case status = "Status"
@@ -58,7 +64,9 @@ struct SaxoNetPosition: Decodable, Sendable {
             let c = try decoder.container(keyedBy: CodingKeys.self)
             averageOpenPrice = try c.decodeDecimalIfPresent(forKey: .averageOpenPrice)
             currentPrice = try c.decodeDecimalIfPresent(forKey: .currentPrice)
+            exposure = try c.decodeDecimalIfPresent(forKey: .exposure)
             exposureCurrency = try c.decodeIfPresent(String.self, forKey: .exposureCurrency)
+            exposureInBaseCurrency = try c.decodeDecimalIfPresent(forKey: .exposureInBaseCurrency)
             marketValue = try c.decodeDecimalIfPresent(forKey: .marketValue)
             profitLossOnTrade = try c.decodeDecimalIfPresent(forKey: .profitLossOnTrade)
             status = try c.decodeIfPresent(String.self, forKey: .status)

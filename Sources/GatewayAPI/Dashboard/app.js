@@ -242,7 +242,7 @@
     const state = connection.state || "healthy";
     const breaker = health.breaker || "closed";
     const facts = el("dl", { class: "facts" },
-      fact("Link", label(connection.link), connection.link === "active" ? "" : "warn"),
+      fact("Link", label(connection.link), connection.link === "active" ? "" : connection.link === "relink_required" ? "bad" : "warn"),
       fact("Breaker", `${label(breaker)}${health.breakerSince ? ` · since ${time(health.breakerSince)}` : ""}`,
         breaker === "closed" ? "" : breaker === "open" ? "bad" : "warn", "breaker"),
       fact("Error rate (5 min)", `${percent(health.errorRate)} · ${health.errors || 0}/${health.calls || 0} calls`,

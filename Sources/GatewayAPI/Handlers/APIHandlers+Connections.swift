@@ -89,10 +89,29 @@ extension APIHandlers {
             throw GatewayError.invalid("oAuthVerifier", "and state are required")
         }
         let connection = try await gateway.completeLinkFromCallback(connectionId: input.path.id, state: state, verifier: verifier)
-        let html = "<!doctype html><title>Linked</title><p>\(HTMLText.escape(connection.displayName)) is linked "
-            + "(status: \(connection.status.rawValue)). You can close this window.</p>"
+        let html = Self.linkCallbackPage(connection)
         // Its Content-Security-Policy and nosniff headers come from SecurityHeadersMiddleware, as on every answer.
         return .ok(.init(body: .html(HTTPBody(html))))
+    }
+
+    /// What the browser shows after a link: the connection's status as the broker's first answer left it (a login
+    /// the broker refused is said to have failed, never "linked").
+    static func linkCallbackPage(_ connection: ConnectionDescriptor) -> String {
+        let name = HTMLText.escape(connection.displayName)
+        let status = connection.status.rawValue
+        let (title, text): (String, String) =
+            switch connection.status {
+            case .active:
+                ("Linked", "\(name) is linked (status: \(status)). You can close this window.")
+            case .challengeRequired:
+                ("Linked", "\(name) is linked; the broker asks a security question before it opens a session "
+                    + "(status: \(status)). Answer it in the app. You can close this window.")
+            case .relinkRequired, .pendingLink:
+                ("Not linked", "\(name) could not be linked: the broker refused the login"
+                    + (connection.statusDetail?["reason"].map { " (\(HTMLText.escape($0)))" } ?? "")
+                    + " (status: \(status)). Start the link again from the app. You can close this window.")
+            }
+        return "<!doctype html><title>\(title)</title><p>\(text)</p>"
     }
 
     func getConnection(_ input: Operations.GetConnection.Input) async throws -> Operations.GetConnection.Output {

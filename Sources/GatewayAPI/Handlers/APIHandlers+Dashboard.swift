@@ -43,12 +43,9 @@ struct DashboardAssets: Sendable {
     static func bundled() throws -> DashboardAssets { try loaded.get() }
 
     private static let loaded = Result<DashboardAssets, any Error> {
-        func read(_ name: String, _ ext: String) throws -> [UInt8] {
-            guard let url = Bundle.module.url(forResource: name, withExtension: ext, subdirectory: "Dashboard") else {
-                throw GatewayError(.internalError, "the dashboard's \(name).\(ext) is missing from the build")
-            }
-            return Array(try Data(contentsOf: url))
-        }
-        return DashboardAssets(page: try read("index", "html"), script: try read("app", "js"), style: try read("app", "css"))
+        DashboardAssets(
+            page: try BundledFile.bytes("index", "html", in: "Dashboard"),
+            script: try BundledFile.bytes("app", "js", in: "Dashboard"),
+            style: try BundledFile.bytes("app", "css", in: "Dashboard"))
     }
 }

@@ -7,11 +7,13 @@ import Synchronization
 
 /// How a connection or a broker is doing, as the ops dashboard colours it.
 ///
-/// The rule (one place, `HealthState.of(_:at:)` and `HealthState.ofBroker(_:)`), over the pipeline's measurement
-/// only (a connection's link state is shown beside it, not mixed in):
-/// - a connection is `failing` when its breaker is open, or when every one of its calls in the last
+/// The rule (one place, `HealthState.of(_:at:link:)` and `HealthState.ofBroker(_:)`), over the pipeline's measurement
+/// and the broker's verdict on the link:
+/// - a connection is `failing` when the broker refused its login (`relink_required`: nothing works until the user
+///   links again), when its breaker is open, or when every one of its calls in the last
 ///   ``Gateway/recentWindow`` failed (at least ``Gateway/recentMinimumCalls`` of them);
-/// - `degraded` when its breaker is half open (probing after a failure), or when at least
+/// - `degraded` when it waits for the user (`challenge_required`, `pending_link`), when its breaker is half open
+///   (probing after a failure), or when at least
 ///   ``Gateway/degradedErrorRate`` of its recent calls failed;
 /// - `healthy` otherwise, including a connection with no recent calls (nothing says it is not).
 /// A broker is `failing` when every one of the tenant's connections to it is failing, `degraded` when any is
@@ -24,7 +26,10 @@ public enum HealthState: String, WireEnum {
     case failing
 
     /// - Parameter sliceLength: the length of the health record's slices (`PipelineSettings.healthSlice`).
-    public static func of(_ health: ConnectionHealth, at now: Date, sliceLength: TimeInterval = 10) -> HealthState {
+    public static func of(
+        _ health: ConnectionHealth, at now: Date, sliceLength: TimeInterval = 10, link: ConnectionStatus = .active
+    ) -> HealthState {
+        if link == .relinkRequired { return .failing }
         switch health.breaker {
         case .open: return .failing
         case .halfOpen: return .degraded
@@ -36,7 +41,7 @@ public enum HealthState: String, WireEnum {
         let errors = recent.reduce(0) { $0 + $1.errors }
         if calls >= Gateway.recentMinimumCalls, errors == calls { return .failing }
         if calls > 0, errors > 0, Double(errors) / Double(calls) >= Gateway.degradedErrorRate { return .degraded }
-        return .healthy
+        return link == .active ? .healthy : .degraded
     }
 
     public static func ofBroker(_ connections: [HealthState]) -> HealthState {
@@ -137,7 +142,8 @@ extension Gateway {
             let health = registry.pipeline.health(connectionId: connection.id, broker: connection.broker)
             return GatewayStatus.ConnectionReport(
                 connectionId: connection.id, broker: connection.broker, label: connection.displayName,
-                link: connection.status, state: HealthState.of(health, at: now, sliceLength: sliceLength), health: health)
+                link: connection.status, state: HealthState.of(health, at: now, sliceLength: sliceLength, link: connection.status),
+                health: health)
         }
         let brokers = Dictionary(grouping: reports, by: \.broker).keys.sorted().map { broker in
             let states = reports.filter { $0.broker == broker }.map(\.state)

@@ -11,6 +11,7 @@ extension Gateway {
         if !problems.isEmpty { throw GatewayError.unprocessable(problems) }
         let (current, connection, adapter, journaled) = try await orderHandle(owner: owner, id: id).parts
         try requireSupport(.modifyOrder, connection)
+        try Self.requireBrokerStillReports(current, verb: "changed")
         guard current.status.isActive, current.status != .unknown else {
             throw GatewayError(.conflict, "the order is \(current.status.rawValue) and cannot be changed", broker: connection.broker, retryable: false)
         }
@@ -46,6 +47,7 @@ extension Gateway {
     public func cancelOrder(owner: Owner, id: String) async throws -> Order {
         let (current, connection, adapter, journaled) = try await orderHandle(owner: owner, id: id).parts
         try requireSupport(.cancelOrder, connection)
+        try Self.requireBrokerStillReports(current, verb: "cancelled")
         guard current.status.isActive, current.status != .unknown else {
             throw GatewayError(
                 .conflict, "the order is already \(current.status.rawValue) and cannot be cancelled", broker: connection.broker,
@@ -76,5 +78,15 @@ extension Gateway {
             }
             throw error
         }
+    }
+
+    /// An order the broker no longer reports (its view is the journal's) is not sent a change: the broker would not
+    /// find it, and what it did with the order (filled or cancelled it outside the gateway) is not known here.
+    static func requireBrokerStillReports(_ order: Order, verb: String) throws {
+        guard order.source == .journal, order.status.isActive else { return }
+        throw GatewayError(
+            .conflict,
+            "the broker no longer reports this order (last confirmed \(order.status.rawValue)); it cannot be \(verb) through the gateway",
+            broker: order.broker, retryable: false)
     }
 }

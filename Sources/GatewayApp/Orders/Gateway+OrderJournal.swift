@@ -65,31 +65,87 @@ extension Gateway {
             if inFlight.isRunning(journaled.id) { return journaled }
             return try await reconcile(journaled, connection: connection, adapter: adapter)
         case .accepted:
-            guard let brokerId = journaled.brokerOrderId else { return journaled }
-            let current = try await withDeadline(router.perSourceTimeout) { try await adapter.order(brokerOrderId: brokerId) }
-            return try await record(journaled, order: gatewayOrder(current, connection: connection), kind: .statusChanged, onlyIfChanged: true)
+            guard let brokerId = journaled.brokerOrderId, let last = journaled.order else { return journaled }
+            // An order the broker reported ended stays ended: that report is final, and reading it costs no call.
+            if !last.status.isActive { return journaled }
+            let current: Order
+            do {
+                current = try await withDeadline(router.perSourceTimeout) { try await adapter.order(brokerOrderId: brokerId) }
+            } catch let error as GatewayError where error.code == .notFound {
+                // The broker no longer knows the order (some forget orders that left their open list): the journal's
+                // last confirmed state is the answer, marked as such, never a 404 for an order the gateway placed.
+                logger.info(
+                    "the broker no longer reports a journaled order; answering its last confirmed state",
+                    metadata: ["order": .string(journaled.id), "connection": .string(connection.id)])
+                return Self.fromJournal(journaled)
+            }
+            let mapped = gatewayOrder(current, connection: connection)
+            guard Self.isSameOrder(mapped, as: last, journaledAt: journaled.updatedAt) else {
+                // The broker now uses this id for another order (it started over, or reused it): that order is not
+                // this one, and this one's view is not rewritten with it.
+                logger.warning(
+                    "the broker reports a different order under a journaled order's broker id; keeping the journal's view",
+                    metadata: ["order": .string(journaled.id), "connection": .string(connection.id), "brokerOrderId": .string(brokerId)])
+                return Self.fromJournal(journaled)
+            }
+            return try await record(journaled, order: mapped, kind: .statusChanged)
         }
     }
 
-    /// Stores a new broker view of the order and appends an event (unless nothing changed and `onlyIfChanged`).
-    func record(_ journaled: JournaledOrder, order: Order, kind: OrderEvent.Kind, detail: String? = nil, onlyIfChanged: Bool = false) async throws -> JournaledOrder {
-        var updated = journaled
-        updated.state = .accepted
-        updated.brokerOrderId = order.brokerOrderId ?? journaled.brokerOrderId
-        updated.order = order
-        updated.error = nil
-        updated.errorMessage = nil
-        if onlyIfChanged, let previous = journaled.order, previous.status == order.status,
-            previous.filledQuantity == order.filledQuantity, previous.brokerOrderId == order.brokerOrderId,
-            previous.quantity == order.quantity, previous.limitPrice == order.limitPrice, previous.stopPrice == order.stopPrice
-        {
-            return journaled
+    /// The journaled order as its last confirmed state, marked as coming from the journal.
+    static func fromJournal(_ journaled: JournaledOrder) -> JournaledOrder {
+        var marked = journaled
+        marked.order?.source = .journal
+        return marked
+    }
+
+    /// Whether the broker's answer under a journaled broker id is the order the journal last saw there: the same
+    /// instrument and side, and not created after the journal last recorded it where the broker reports creation times
+    /// (a broker order's creation time never changes; a broker that reuses an id after starting over reports the new
+    /// order's, which is later than anything the journal heard of the old one).
+    static func isSameOrder(_ current: Order, as last: Order, journaledAt: Date) -> Bool {
+        guard current.instrument.symbol.uppercased() == last.instrument.symbol.uppercased(), current.side == last.side else {
+            return false
         }
-        updated.updatedAt = Date()
-        try await journal.updateJournaledOrder(updated, event: OrderEvent(
-            kind: kind, state: .accepted, status: order.status, brokerOrderId: updated.brokerOrderId, detail: detail, at: Date()))
-        // Answer from what was stored, so the first answer and every idempotent repeat are the same to the byte.
-        return try await journal.journaledOrder(tenantId: updated.tenantId, id: updated.id) ?? updated
+        if let now = current.createdAt, let then = last.createdAt, abs(now.timeIntervalSince(then)) >= 1, now > journaledAt {
+            return false
+        }
+        return true
+    }
+
+    /// Stores a new broker view of the order and appends an event, unless the journal already holds that view: the
+    /// cancel's answer, the watcher's read and a broker's push may all report the same change, and it is one change
+    /// (one event, one stream update). Records of one order are serialized in this process and compared with the
+    /// stored row, not with the caller's copy, which may be older than the watcher's write.
+    ///
+    /// The first broker view of an intent (`accepted`, `reconciled`) is always written: it changes the journal state.
+    func record(_ journaled: JournaledOrder, order: Order, kind: OrderEvent.Kind, detail: String? = nil) async throws -> JournaledOrder {
+        try await orderRecords.serialize(journaled.id) {
+            let stored = try await journal.journaledOrder(tenantId: journaled.tenantId, id: journaled.id) ?? journaled
+            if stored.state == .accepted, let previous = stored.order, Self.sameView(previous, order) {
+                return stored
+            }
+            var updated = stored
+            updated.state = .accepted
+            updated.brokerOrderId = order.brokerOrderId ?? stored.brokerOrderId
+            var order = order
+            order.source = nil
+            updated.order = order
+            updated.error = nil
+            updated.errorMessage = nil
+            updated.updatedAt = Date()
+            try await journal.updateJournaledOrder(updated, event: OrderEvent(
+                kind: kind, state: .accepted, status: order.status, brokerOrderId: updated.brokerOrderId, detail: detail, at: Date()))
+            // Answer from what was stored, so the first answer and every idempotent repeat are the same to the byte.
+            return try await journal.journaledOrder(tenantId: updated.tenantId, id: updated.id) ?? updated
+        }
+    }
+
+    /// Whether two broker views of an order say the same thing (the fields a change or a fill moves).
+    static func sameView(_ a: Order, _ b: Order) -> Bool {
+        a.status == b.status && a.filledQuantity == b.filledQuantity && a.brokerOrderId == b.brokerOrderId
+            && a.quantity == b.quantity && a.limitPrice == b.limitPrice && a.stopPrice == b.stopPrice
+            && a.averageFillPrice == b.averageFillPrice && a.type == b.type && a.timeInForce == b.timeInForce
     }
 
     func mark(_ journaled: JournaledOrder, _ state: JournalState, kind: OrderEvent.Kind, error: GatewayError) async throws -> JournaledOrder {

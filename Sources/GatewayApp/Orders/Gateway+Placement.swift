@@ -69,6 +69,21 @@ extension Gateway {
         if !problems.isEmpty { throw GatewayError.unprocessable(problems) }
         let connection = try await activeConnection(owner: owner, id: request.connectionId, field: "connectionId")
         try requireSupport(.placeOrder, connection)
+        let key = idempotencyKey ?? "clientOrderId:\(request.clientOrderId!)"
+        var request = request
+        if request.clientOrderId == nil { request.clientOrderId = OrderDigest.clientOrderId(tenantId: tenant.id, key: key) }
+        let requestHash = try OrderDigest.hash(request)
+        // A repeat of a key already held is answered from the journal before anything reaches the broker (no account
+        // check, no breaker): a retry storm costs the broker nothing.
+        switch try await journal.heldIdempotencyKey(tenantId: tenant.id, key: key, requestHash: requestHash) {
+        case .existing(let orderId)?:
+            metrics.placement("replayed")
+            return try await replay(orderId: orderId, request: request, tenant: tenant, connection: connection)
+        case .mismatch?:
+            throw Self.keyMismatch
+        case .claimed?, nil:
+            break
+        }
         if let previewId = request.previewId {
             guard let preview = previews.preview(previewId, tenantId: tenant.id), preview.expiresAt > Date() else {
                 throw GatewayError.unprocessable([FieldProblem(field: "previewId", problem: "names no valid preview (previews last \(Int(orderSettings.previewLifetime)) s)")])
@@ -88,16 +103,13 @@ extension Gateway {
             metrics.placement("refused")
             throw refusal
         }
-        let key = idempotencyKey ?? "clientOrderId:\(request.clientOrderId!)"
-        var request = request
-        if request.clientOrderId == nil { request.clientOrderId = OrderDigest.clientOrderId(tenantId: tenant.id, key: key) }
         // Marked in flight before the claim, so a concurrent request that finds the claim waits for its outcome.
         let proposedId = OrderDigest.newOrderId()
         inFlight.begin(proposedId)
         let claim: IdempotencyClaim
         do {
             claim = try await journal.claimIdempotencyKey(
-                tenantId: tenant.id, key: key, requestHash: try OrderDigest.hash(request), proposedOrderId: proposedId,
+                tenantId: tenant.id, key: key, requestHash: requestHash, proposedOrderId: proposedId,
                 retention: orderSettings.idempotencyRetention)
         } catch {
             inFlight.finish(proposedId)
@@ -106,8 +118,7 @@ extension Gateway {
         if case .claimed = claim {} else { inFlight.finish(proposedId) }
         switch PlacementStateMachine.afterClaim(claim) {
         case .refuseMismatch:
-            throw GatewayError(.conflict, "this idempotency key was used with a different order", retryable: false,
-                               details: [FieldProblem(field: "Idempotency-Key", problem: "was used with a different request")])
+            throw Self.keyMismatch
         case .replay(let orderId):
             return try await replay(orderId: orderId, request: request, tenant: tenant, connection: connection)
         case .submit(let orderId):
@@ -280,6 +291,10 @@ extension Gateway {
             }
         }
     }
+
+    static let keyMismatch = GatewayError(
+        .conflict, "this idempotency key was used with a different order", retryable: false,
+        details: [FieldProblem(field: "Idempotency-Key", problem: "was used with a different request")])
 
     static func rejection(_ journaled: JournaledOrder?, connection: ConnectionDescriptor) -> GatewayError {
         GatewayError(

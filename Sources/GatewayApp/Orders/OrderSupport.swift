@@ -88,18 +88,71 @@ final class PreviewCache: Sendable {
 }
 
 /// The account ids of each connection, briefly remembered so that checking an order's account costs no broker call
-/// on every placement.
+/// on every placement. Concurrent checks of one connection share one load (a burst of placements is one call).
 final class AccountCache: Sendable {
     let entries = Mutex<[String: (at: Date, ids: Set<String>)]>([:])
+    let loading = Mutex<[String: Task<Set<String>, any Error>]>([:])
     let lifetime: TimeInterval = 60
 
-    func ids(connectionId: String, load: () async throws -> Set<String>) async throws -> Set<String> {
+    func ids(connectionId: String, load: @escaping @Sendable () async throws -> Set<String>) async throws -> Set<String> {
         if let entry = entries.withLock({ $0[connectionId] }), Date().timeIntervalSince(entry.at) < lifetime {
             return entry.ids
         }
-        let ids = try await load()
-        entries.withLock { $0[connectionId] = (Date(), ids) }
-        return ids
+        let task = loading.withLock { loading in
+            if let running = loading[connectionId] { return running }
+            let task = Task { try await load() }
+            loading[connectionId] = task
+            return task
+        }
+        do {
+            let ids = try await task.value
+            entries.withLock { $0[connectionId] = (Date(), ids) }
+            loading.withLock { if $0[connectionId] == task { $0[connectionId] = nil } }
+            return ids
+        } catch {
+            loading.withLock { if $0[connectionId] == task { $0[connectionId] = nil } }
+            throw error
+        }
+    }
+}
+
+/// One writer at a time per order in this process: a record compares with the stored row and writes, and another
+/// record of the same order waits for it (see ``Gateway/record(_:order:kind:detail:)``).
+final class OrderRecordLocks: Sendable {
+    let waiters = Mutex<[String: [CheckedContinuation<Void, Never>]]>([:])
+
+    func serialize<T: Sendable>(_ orderId: String, _ body: () async throws -> T) async throws -> T {
+        await acquire(orderId)
+        defer { release(orderId) }
+        return try await body()
+    }
+
+    private func acquire(_ orderId: String) async {
+        await withCheckedContinuation { (continuation: CheckedContinuation<Void, Never>) in
+            let owned = waiters.withLock { state -> Bool in
+                guard state[orderId] != nil else {
+                    state[orderId] = []
+                    return true
+                }
+                state[orderId]!.append(continuation)
+                return false
+            }
+            if owned { continuation.resume() }
+        }
+    }
+
+    /// Hands the lock to the next waiter, or frees it.
+    private func release(_ orderId: String) {
+        let next = waiters.withLock { state -> CheckedContinuation<Void, Never>? in
+            guard var queue = state[orderId], !queue.isEmpty else {
+                state[orderId] = nil
+                return nil
+            }
+            let first = queue.removeFirst()
+            state[orderId] = queue
+            return first
+        }
+        next?.resume()
     }
 }
 

@@ -125,6 +125,24 @@ public final class BrokerPipeline: Sendable {
             broker: broker, retryable: true, retryAfter: wait.seconds)
     }
 
+    /// Counts a refusal the broker made inside a successful HTTP answer (a login refused in the body) as a failed
+    /// call in the connection's health, so a connection whose every login is refused does not read 0% errors.
+    public func recordRefusal(connectionId: String, broker: BrokerKind, error: GatewayError) {
+        guard let state = connections.withLock({ $0[connectionId] }), state.broker == broker else { return }
+        let failure = ConnectionHealth.Failure(at: Date(), code: error.code, message: error.message, call: nil)
+        state.record.withLock { $0.refuse(at: Date(), failure: failure) }
+    }
+
+    /// The connections whose breaker's cool-down has ended with no probe out: a call now would be the probe that
+    /// closes (or re-opens) it. The gateway probes them itself, so a recovered broker shows healthy without waiting
+    /// for a user's call.
+    public func connectionsAwaitingProbe() -> [String] {
+        let now = ContinuousClock.now
+        return connections.withLock { connections in
+            connections.values.filter { $0.tracksBreaker && $0.breaker.withLock { $0.awaitsProbe(now: now) } }.map(\.connectionId)
+        }
+    }
+
     /// Drops a deleted connection's state, and its part in the broker's gauges.
     public func forget(connectionId: String) {
         guard let state = connections.withLock({ $0.removeValue(forKey: connectionId) }) else { return }
@@ -178,7 +196,7 @@ final class ConnectionPipelineState: Sendable {
     var breakerState: BreakerState { breaker.withLock { $0.state } }
 
     func health(now: Date) -> ConnectionHealth {
-        let (state, since) = breaker.withLock { ($0.state, $0.since) }
+        let (state, since) = breaker.withLock { ($0.shownState(now: .now), $0.since) }
         let headroom = limiter.headroom
         return record.withLock { record in
             record.snapshot(
@@ -253,7 +271,9 @@ struct UpstreamRecorder: Sendable {
             }
             logger.debug("\(context.broker.rawValue) call", metadata: metadata)
             let failure: ConnectionHealth.Failure? =
-                response.status >= 500 || response.status == 429
+                // Refused credentials count with the broker's failures: a connection whose every call is refused
+                // is not healthy, however fast the refusals come.
+                response.status >= 500 || response.status == 429 || response.status == 401 || response.status == 403
                 ? ConnectionHealth.Failure(
                     at: Date(), code: GatewayError.Code(ObservationMiddleware.outcome(status: response.status)),
                     message: "\(context.broker) answered HTTP \(response.status)", call: call)

@@ -58,6 +58,22 @@ struct CircuitBreaker: Sendable {
         }
     }
 
+    /// The state as it stands now, for the dashboard: an open breaker whose cool-down has ended is half open (its
+    /// next call is the probe), not open.
+    func shownState(now: ContinuousClock.Instant) -> BreakerState {
+        if case .open(let until) = phase, now >= until { return .halfOpen }
+        return state
+    }
+
+    /// Whether a probe call would be admitted now: the cool-down has ended and no probe is out.
+    func awaitsProbe(now: ContinuousClock.Instant) -> Bool {
+        switch phase {
+        case .closed: false
+        case .open(let until): now >= until
+        case .halfOpen(let probing): !probing
+        }
+    }
+
     /// How long calls are still refused, without admitting one: an open breaker before its cool-down ends, or a
     /// half-open one whose probe is out. `nil` when a call would be let through.
     func refusal(now: ContinuousClock.Instant) -> Duration? {

@@ -59,6 +59,23 @@ struct HealthRecord: Sendable {
         slices[position] = slice
     }
 
+    /// A call that went through at the HTTP level but was a refusal in the broker's own terms (TradeIt answers a
+    /// refused login 200 with an `ERROR` envelope): the latest success of the slice becomes a failure, or, with none
+    /// left to turn, the refusal is counted as a failed call of its own.
+    mutating func refuse(at date: Date, failure: ConnectionHealth.Failure) {
+        let index = sliceIndex(date)
+        let position = Int(((index % Int64(sliceCount)) + Int64(sliceCount)) % Int64(sliceCount))
+        guard var slice = slices[position].flatMap({ $0.index == index ? $0 : nil }), slice.calls > slice.errors else {
+            record(at: date, latencyMs: 0, failure: failure)
+            return
+        }
+        slice.errors += 1
+        slices[position] = slice
+        lastError = failure
+        recentErrors.insert(failure, at: 0)
+        if recentErrors.count > Self.recentErrorLimit { recentErrors.removeLast(recentErrors.count - Self.recentErrorLimit) }
+    }
+
     /// The window as of `now`, oldest slice first (slices without calls included, so the sparkline has no gaps).
     func snapshot(
         connectionId: String, broker: BrokerKind, now: Date, breaker: BreakerState, breakerSince: Date?,

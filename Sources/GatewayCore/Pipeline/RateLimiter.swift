@@ -39,6 +39,12 @@ struct RateBucket: Sendable {
     /// The share of the budget left, 0…1.
     var headroom: Double { min(1, max(0, Double(remaining) / Double(max(1, limit)))) }
 
+    /// The share left at `now`: a window that has ended is whole again, though the bucket only rolls on its next call
+    /// (Saxo's one order a second reads 100% a second after an order, not 0% until the next one).
+    func headroom(at now: ContinuousClock.Instant) -> Double {
+        now >= windowEnd ? 1 : headroom
+    }
+
     /// The earliest instant a new call could leave, from `now`.
     func slot(after now: ContinuousClock.Instant) -> ContinuousClock.Instant {
         var copy = self
@@ -301,7 +307,8 @@ final class ConnectionRateLimiter: Sendable {
 
     /// The smallest share left across the buckets used so far; `nil` before any.
     var headroom: Double? {
-        state.withLock { state in state.buckets.values.filter { !$0.unreported }.map(\.headroom).min() }
+        let now = ContinuousClock.now
+        return state.withLock { state in state.buckets.values.filter { !$0.unreported }.map { $0.headroom(at: now) }.min() }
     }
 
     /// Whether an answer says anything about a budget.

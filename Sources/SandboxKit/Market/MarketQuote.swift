@@ -1,7 +1,7 @@
 public import Foundation
 
 /// Top of book and day statistics for one instrument at one moment.
-public struct MarketQuote: Sendable, Equatable {
+public struct MarketQuote: Sendable, Equatable, Codable {
     public var symbol: String
     /// Start of the price bucket this quote belongs to.
     public var timestamp: Date

@@ -32,7 +32,7 @@ public enum TrailingOffset: Sendable, Hashable {
 /// lazy "tick" (done at the start of each request), so no background task is needed.
 public enum OrderMatching {
     /// Mutable matching state kept with a resting order.
-    public struct RestingState: Sendable, Hashable {
+    public struct RestingState: Sendable, Hashable, Codable {
         /// Set once a stop or stop-limit has triggered; it never un-triggers.
         public var triggered: Bool
         /// Trailing stops: the best price seen (highest bid for a sell, lowest ask for a buy).

@@ -8,6 +8,15 @@ public import ServiceLifecycle
 public protocol SandboxSimulator: Sendable {
     /// Builds the router serving the broker's wire API and the `/_sandbox` admin endpoints.
     func makeRouter() -> Router<SandboxRequestContext>
+
+    /// Writes the simulator's state to its folder, if it keeps one, and returns once it is on disk. The server calls
+    /// it when it stops, so a graceful shutdown loses nothing.
+    func persistState() async throws
+}
+
+extension SandboxSimulator {
+    /// A simulator that keeps its state in memory only has nothing to write.
+    public func persistState() async throws {}
 }
 
 /// Runs a simulator's HTTP server as a swift-service-lifecycle `Service`.
@@ -16,6 +25,7 @@ public protocol SandboxSimulator: Sendable {
 /// `onRunning` receives the base URL once the socket is listening (e.g. `http://127.0.0.1:53121`).
 public struct SandboxServer: Service {
     private let app: Application<RouterResponder<SandboxRequestContext>>
+    private let simulator: any SandboxSimulator
 
     public init(
         _ simulator: some SandboxSimulator,
@@ -25,6 +35,7 @@ public struct SandboxServer: Service {
         onRunning: @escaping @Sendable (URL) async -> Void = { _ in }
     ) {
         let router = simulator.makeRouter()
+        self.simulator = simulator
         self.app = Application(
             responder: router.buildResponder(),
             // HTTP/1 with a WebSocket upgrade: only a request asking to upgrade goes through the router's WebSocket
@@ -43,8 +54,17 @@ public struct SandboxServer: Service {
         )
     }
 
+    /// Serves until graceful shutdown, then writes the simulator's state (whether serving ended well or not).
     public func run() async throws {
-        try await app.run()
+        let served: Result<Void, any Error>
+        do {
+            try await app.run()
+            served = .success(())
+        } catch {
+            served = .failure(error)
+        }
+        try await simulator.persistState()
+        try served.get()
     }
 
     /// A logger that discards everything: the default, so tests never need a logging bootstrap.

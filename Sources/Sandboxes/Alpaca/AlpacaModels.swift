@@ -2,7 +2,7 @@ import Foundation
 import SandboxKit
 
 /// Alpaca's order status values (wire spelling).
-enum AlpacaOrderStatus: String, Sendable {
+enum AlpacaOrderStatus: String, Sendable, Codable {
     case new, partially_filled, filled, done_for_day, canceled, expired, replaced, pending_cancel, pending_replace
     case pending_review, accepted, pending_new, accepted_for_bidding, stopped, rejected, suspended, calculated, held
 
@@ -15,20 +15,20 @@ enum AlpacaOrderStatus: String, Sendable {
     }
 }
 
-enum AlpacaOrderType: String, Sendable {
+enum AlpacaOrderType: String, Sendable, Codable {
     case market, limit, stop, stop_limit, trailing_stop
 }
 
-enum AlpacaTimeInForce: String, Sendable {
+enum AlpacaTimeInForce: String, Sendable, Codable {
     case day, gtc, opg, cls, ioc, fok
 }
 
-enum AlpacaPositionIntent: String, Sendable {
+enum AlpacaPositionIntent: String, Sendable, Codable {
     case buy_to_open, buy_to_close, sell_to_open, sell_to_close
 }
 
 /// An order as the simulator keeps it.
-struct AlpacaOrder: Sendable {
+struct AlpacaOrder: Sendable, Codable {
     var id: UUID
     var clientOrderID: String
     var createdAt: Date
@@ -78,7 +78,7 @@ struct AlpacaOrder: Sendable {
 }
 
 /// A position as the simulator keeps it (always long: the simulated account is a cash account).
-struct AlpacaPosition: Sendable {
+struct AlpacaPosition: Sendable, Codable {
     var instrument: MarketInstrument
     var qty: Decimal
     /// What was paid for the current quantity (reduced pro rata on sells).
@@ -91,7 +91,7 @@ struct AlpacaPosition: Sendable {
     }
 }
 
-struct AlpacaWatchlist: Sendable {
+struct AlpacaWatchlist: Sendable, Codable {
     var id: UUID
     var name: String
     var createdAt: Date
@@ -100,7 +100,7 @@ struct AlpacaWatchlist: Sendable {
 }
 
 /// Everything the simulator knows about one account.
-struct AlpacaAccountBook: Sendable {
+struct AlpacaAccountBook: Sendable, Codable {
     let id: UUID
     let accountNumber: String
     let createdAt: Date
@@ -116,6 +116,12 @@ struct AlpacaAccountBook: Sendable {
     var configurations: [JSON.Member] = AlpacaAccountBook.defaultConfigurations
     /// Trade updates noted by `insert` and `update` and not yet handed to the trading streams.
     var pendingUpdates: [AlpacaTradeUpdate] = []
+
+    /// Everything but the pending trade updates, which are handed to the streams under the same lock they are made in.
+    private enum CodingKeys: String, CodingKey {
+        case id, accountNumber, createdAt, cash, positions, orders, orderIndex, clientOrderIDs, watchlists, lastEquity
+        case lastEquityDay, configurations
+    }
 
     static let defaultConfigurations: [JSON.Member] = [
         .init(key: "dtbp_check", value: "entry"),

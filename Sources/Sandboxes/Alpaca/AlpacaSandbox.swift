@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import Hummingbird
 import Synchronization
 public import SandboxKit
@@ -28,7 +28,11 @@ public final class AlpacaSandbox: BrokerSimulator {
     let tradeUpdates = AlpacaTradeUpdates()
     /// The market-data stream connections held, per account and endpoint.
     let streamConnections = AlpacaStreamConnections()
-    private let state: Mutex<State>
+    private let state: PersistentState<State, AlpacaSandboxState>
+    /// The layout of ``AlpacaSandboxState`` in the state file.
+    static let stateVersion = 1
+    /// Whether this sandbox continued from a saved state.
+    public let restoredState: Bool
 
     private struct State {
         var books: [UUID: AlpacaAccountBook] = [:]
@@ -39,23 +43,64 @@ public final class AlpacaSandbox: BrokerSimulator {
         var provisioned: Set<UUID> = []
         /// (account, API) → (window start in unix seconds, requests counted in it).
         var rateWindows: [String: (start: Int64, count: Int)] = [:]
+
+        var saved: AlpacaSandboxState {
+            AlpacaSandboxState(
+                books: books, keys: keys.mapValues { AlpacaSandboxState.Key(secret: $0.secret, account: $0.account) },
+                tokens: tokens, provisioned: provisioned)
+        }
     }
 
-    public init(
+    /// A sandbox that keeps its state in memory: every start is a fresh one.
+    public convenience init(
         configuration: AlpacaSandboxConfiguration = AlpacaSandboxConfiguration(),
         market: MarketEngine = MarketEngine(),
         faults: FaultInjector = FaultInjector()
     ) {
+        self.init(configuration: configuration, market: market, faults: faults, file: nil, restored: nil)
+    }
+
+    /// A sandbox that keeps its state in `stateDirectory` (`alpaca.json`, see ``AlpacaSandboxState``): it continues
+    /// from the state saved there, or starts fresh when there is none, and saves every change.
+    /// - Throws: ``SandboxStateError`` naming the file when it is there but cannot be read.
+    public convenience init(
+        configuration: AlpacaSandboxConfiguration = AlpacaSandboxConfiguration(),
+        market: MarketEngine = MarketEngine(),
+        faults: FaultInjector = FaultInjector(),
+        stateDirectory: URL
+    ) throws {
+        let file = SandboxStateFile<AlpacaSandboxState>(folder: stateDirectory, sandbox: "alpaca", version: Self.stateVersion)
+        let restored = try file.load(userInfo: [.sandboxMarket: market])
+        self.init(configuration: configuration, market: market, faults: faults, file: file, restored: restored)
+    }
+
+    private init(
+        configuration: AlpacaSandboxConfiguration, market: MarketEngine, faults: FaultInjector,
+        file: SandboxStateFile<AlpacaSandboxState>?, restored: AlpacaSandboxState?
+    ) {
         self.configuration = configuration
         self.market = market
         self.faults = faults
+        self.restoredState = restored != nil
         let assets = AlpacaAssets(market: market)
         self.assets = assets
         var state = State()
         for account in configuration.accounts {
             Self.open(account, assets: assets, in: &state)
         }
-        self.state = Mutex(state)
+        if let restored {
+            // The saved accounts as they were; a configured account the saved state does not have starts fresh.
+            state.books.merge(restored.books) { _, saved in saved }
+            for (keyID, key) in restored.keys { state.keys[keyID] = (key.secret, key.account) }
+            state.tokens.merge(restored.tokens) { _, saved in saved }
+            state.provisioned = restored.provisioned
+        }
+        self.state = PersistentState(state, file: file) { $0.saved }
+    }
+
+    /// Writes the state to its folder now (graceful shutdown; tests).
+    public func persistState() async throws {
+        try await state.flush()
     }
 
     /// Adds an account's keys and its book, seeded with its starting cash, positions and watchlists.
@@ -141,6 +186,11 @@ public final class AlpacaSandbox: BrokerSimulator {
     /// The account a key pair names, or nil (the trading and data streams authenticate in-band with it).
     func account(keyID: String, secret: String) -> UUID? {
         account(key: keyID, secret: secret)
+    }
+
+    /// Whether a key pair a gateway stored still names an account here (after a restart on a saved state, it does).
+    public func accepts(keyID: String, secretKey: String) -> Bool {
+        account(key: keyID, secret: secretKey) != nil
     }
 
     /// The account an OAuth token names, or nil.

@@ -94,16 +94,26 @@ extension SaxoAccountBook {
         let terms = SaxoOrderTerms(
             instrument: request.instrument, side: request.side, amount: request.amount, type: request.type, price: request.price,
             stopLimitPrice: request.stopLimitPrice, trailingStopDistance: request.trailingStopDistance)
-        try validate(terms, excluding: nil, env: env)
         let now = env.now
-        let order = SaxoOrder(
-            id: makeOrderID(), instrument: request.instrument, side: request.side, amount: request.amount, type: request.type,
+        var order = SaxoOrder(
+            id: "", instrument: request.instrument, side: request.side, amount: request.amount, type: request.type,
             price: request.price, stopLimitPrice: request.stopLimitPrice, trailingStopDistance: request.trailingStopDistance,
             trailingStopStep: request.trailingStopStep, duration: request.duration, externalReference: request.externalReference,
             manualOrder: request.manualOrder, orderTime: now, eligibleAt: now.addingTimeInterval(env.configuration.executionLatency),
             expiresAt: expiry(request.duration, instrument: request.instrument, env: env),
             correlationKey: RandomID.uuid())
+        do {
+            try validate(terms, excluding: nil, env: env)
+        } catch {
+            // A placement refused on trading grounds still gets an OrderId and leaves a `Placed`/`Rejected` entry
+            // in the audit (measured on Saxo's SIM, see ``SaxoOrderActivity``), findable by its ExternalReference.
+            order.id = makeOrderID()
+            logActivity(order, .Placed, .Rejected, by: .user, at: now)
+            throw error
+        }
+        order.id = makeOrderID()
         orders.append(order)
+        logActivity(order, .Placed, by: .user, at: now)
         evaluate(orderID: order.id, env: env)
         return order.id
     }
@@ -111,7 +121,8 @@ extension SaxoAccountBook {
     /// Changes a working order; a filled, cancelled or unknown one is `OrderNotFound` (404).
     mutating func change(_ request: SaxoChangeOrderRequest, env: SaxoTradingEnvironment) throws(SaxoAPIError) -> String {
         guard let index = orders.firstIndex(where: { $0.id == request.orderID }) else { throw .orderNotFound(request.orderID) }
-        var order = orders[index]
+        let original = orders[index]
+        var order = original
         if let amount = request.amount { order.amount = amount }
         if let type = request.type { order.type = type }
         // The seed app changes a market order to a limit without a price: the price it was placed with is kept.
@@ -132,20 +143,28 @@ extension SaxoAccountBook {
         let terms = SaxoOrderTerms(
             instrument: order.instrument, side: order.side, amount: order.amount, type: order.type, price: order.price,
             stopLimitPrice: order.stopLimitPrice, trailingStopDistance: order.trailingStopDistance)
-        try validate(terms, excluding: order.id, env: env)
+        do {
+            try validate(terms, excluding: order.id, env: env)
+        } catch {
+            // The order keeps working unchanged; the audit says the change was refused.
+            logActivity(original, .Changed, .Rejected, by: .user, at: env.now)
+            throw error
+        }
         // A changed order is a resubmission: it waits the execution latency again and starts matching afresh.
         order.eligibleAt = env.now.addingTimeInterval(env.configuration.executionLatency)
         order.expiresAt = expiry(order.duration, instrument: order.instrument, env: env)
         order.matching = OrderMatching.RestingState()
         orders[index] = order
+        logActivity(order, .Changed, by: .user, at: env.now)
         evaluate(orderID: order.id, env: env)
         return order.id
     }
 
-    /// Removes a working order; false when there is none with that id.
-    mutating func cancel(orderID: String) -> Bool {
+    /// Removes a working order the client cancels; false when there is none with that id.
+    mutating func cancel(orderID: String, at time: Date) -> Bool {
         guard let index = orders.firstIndex(where: { $0.id == orderID }) else { return false }
-        orders.remove(at: index)
+        let order = orders.remove(at: index)
+        logActivity(order, .Cancelled, by: .user, at: time)
         return true
     }
 
@@ -171,6 +190,8 @@ extension SaxoAccountBook {
         var order = orders[index]
         if let expiresAt = order.expiresAt, env.now >= expiresAt {
             orders.remove(at: index)
+            // Logged at the moment it lapsed, not when the lazy tick noticed.
+            logActivity(order, .Expired, by: .system, at: expiresAt)
             return
         }
         guard env.now >= order.eligibleAt, let quote = env.quote(order.instrument) else { return }
@@ -181,7 +202,9 @@ extension SaxoAccountBook {
             orders.remove(at: index)
             fill(order, at: price, env: env)
         } else if order.duration.type.isImmediate {
+            // An immediate order the market does not reach is cancelled by the system (its remainder, in FIX terms).
             orders.remove(at: index)
+            logActivity(order, .Cancelled, by: .system, at: env.now)
         } else {
             orders[index] = order
         }
@@ -190,8 +213,12 @@ extension SaxoAccountBook {
     /// Books an execution: closes opposite positions first (oldest first), then opens a new position with the rest.
     private mutating func fill(_ order: SaxoOrder, at price: Decimal, env: SaxoTradingEnvironment) {
         let instrument = order.instrument
-        // A stock sell that other fills have since made uncovered is dropped rather than turned into a short.
-        if !instrument.isFX, order.side == .sell, netAmount(instrument) < order.amount { return }
+        // A stock sell that other fills have since made uncovered is dropped rather than turned into a short. The
+        // audit has no `Rejected` status (see ``SaxoOrderLogStatus``): the system cancels it.
+        if !instrument.isFX, order.side == .sell, netAmount(instrument) < order.amount {
+            logActivity(order, .Cancelled, by: .system, at: env.now)
+            return
+        }
         let quoteRate = env.rate(from: instrument.market.currency, to: env.accountCurrency) ?? 1
         var remaining = order.signedAmount
         var index = 0
@@ -217,11 +244,16 @@ extension SaxoAccountBook {
                 index += 1
             }
         }
-        guard !remaining.isZero else { return }
+        guard !remaining.isZero else {
+            logActivity(order, .FinalFill, by: .system, at: env.now, fill: (order.amount, price))
+            return
+        }
         if !instrument.isFX { cash -= remaining * price * quoteRate }
+        let positionID = makePositionID()
+        logActivity(order, .FinalFill, by: .system, at: env.now, fill: (order.amount, price), positionId: positionID)
         positions.append(
             SaxoPosition(
-                id: makePositionID(), instrument: instrument, amount: remaining, openPrice: price, openedAt: env.now,
+                id: positionID, instrument: instrument, amount: remaining, openPrice: price, openedAt: env.now,
                 sourceOrderID: order.id, conversionRateOpen: quoteRate, valueDate: env.valueDate(for: instrument),
                 correlationKey: order.correlationKey))
     }

@@ -71,13 +71,17 @@ struct SaxoTradingEnvironment {
 }
 
 /// Everything the simulator knows about the client's account: cash, working orders, open positions.
-struct SaxoAccountBook: Sendable {
+struct SaxoAccountBook: Sendable, Codable {
     /// In the account currency. FX trades book only their realised P&L here; stock trades book their full value.
     var cash: Decimal
     var orders: [SaxoOrder] = []
     var positions: [SaxoPosition] = []
+    /// The order-activity audit log (`cs/v1/audit/orderactivities`), oldest first: every order's placement,
+    /// changes, cancel, fills, expiry or rejection, kept after the order has left `orders`.
+    var activities: [SaxoOrderActivity] = []
     private var nextOrderNumber: Int
     private var nextPositionNumber: Int
+    private var nextLogNumber = 34_139_673
 
     init(cash: Decimal, firstOrderNumber: Int = 76_300_001, firstPositionNumber: Int = 212_600_001) {
         self.cash = cash
@@ -93,6 +97,12 @@ struct SaxoAccountBook: Sendable {
     mutating func makePositionID() -> String {
         defer { nextPositionNumber += 1 }
         return String(nextPositionNumber)
+    }
+
+    /// The next audit `LogId` (Saxo's are numeric strings in time sequence; the first is from Saxo's example).
+    mutating func makeLogID() -> Int {
+        defer { nextLogNumber += 1 }
+        return nextLogNumber
     }
 
     func order(_ id: String) -> SaxoOrder? {

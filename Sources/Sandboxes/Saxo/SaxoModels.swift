@@ -2,21 +2,21 @@ import Foundation
 import SandboxKit
 
 /// Order types a client may place (Saxo's spelling). Algorithmic, switch and trigger types are not simulated.
-enum SaxoOrderType: String, Sendable, CaseIterable {
+enum SaxoOrderType: String, Sendable, CaseIterable, Codable {
     case Market, Limit, Stop, StopIfTraded, StopLimit, TrailingStop, TrailingStopIfTraded
 
     var needsPrice: Bool { self != .Market }
 }
 
 /// `OrderDuration.DurationType` (Saxo's spelling).
-enum SaxoDurationType: String, Sendable, CaseIterable {
+enum SaxoDurationType: String, Sendable, CaseIterable, Codable {
     case DayOrder, GoodTillCancel, GoodTillDate, ImmediateOrCancel, FillOrKill, AtTheOpening, AtTheClose, GoodForPeriod
 
     var isImmediate: Bool { self == .ImmediateOrCancel || self == .FillOrKill }
 }
 
 /// An order's `OrderDuration` as sent, kept to echo it back as `Duration`.
-struct SaxoDuration: Sendable, Equatable {
+struct SaxoDuration: Sendable, Equatable, Codable {
     var type: SaxoDurationType
     /// `ExpirationDateTime` as the client wrote it (GoodTillDate).
     var expirationText: String?
@@ -26,7 +26,7 @@ struct SaxoDuration: Sendable, Equatable {
 
 /// A working order as the simulator keeps it. Orders leave the book when they fill, expire or are cancelled,
 /// which is why Saxo's `port/v1/orders` only ever lists working orders.
-struct SaxoOrder: Sendable {
+struct SaxoOrder: Sendable, Codable {
     var id: String
     var instrument: SaxoInstrument
     var side: TradeSide
@@ -62,7 +62,7 @@ struct SaxoOrder: Sendable {
 }
 
 /// One open position (Saxo keeps individual positions under a net position until end-of-day netting).
-struct SaxoPosition: Sendable {
+struct SaxoPosition: Sendable, Codable {
     var id: String
     var instrument: SaxoInstrument
     /// Signed: negative is short.

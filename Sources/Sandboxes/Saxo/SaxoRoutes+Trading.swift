@@ -87,7 +87,9 @@ extension SaxoRoutes {
                 try SaxoRoutes.checkAccountKey(accountKey, call.client)
                 let ids = text.split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty }
                 guard !ids.isEmpty else { throw SaxoAPIError.invalidModelState("OrderIds", "The OrderIds field is required.") }
-                let results: [(String, Bool)] = try sandbox.withBook(call.client.clientKey) { book, _ in ids.map { ($0, book.cancel(orderID: $0)) } }
+                let results: [(String, Bool)] = try sandbox.withBook(call.client.clientKey) { book, env in
+                    ids.map { ($0, book.cancel(orderID: $0, at: env.now)) }
+                }
                 let body: JSON = [
                     "Orders": .array(
                         results.map { id, cancelled in
@@ -112,9 +114,9 @@ extension SaxoRoutes {
                 if uic == nil { problems.append(("Uic", ["The Uic field is required."])) }
                 guard problems.isEmpty, let assetType, let uic else { throw SaxoAPIError.invalidModelState(problems) }
                 try SaxoRoutes.checkAccountKey(accountKey, call.client)
-                let cancelled: [String] = try sandbox.withBook(call.client.clientKey) { book, _ in
+                let cancelled: [String] = try sandbox.withBook(call.client.clientKey) { book, env in
                     let ids = book.orders.filter { $0.instrument.uic == uic && $0.instrument.assetType == assetType }.map(\.id)
-                    for id in ids { _ = book.cancel(orderID: id) }
+                    for id in ids { _ = book.cancel(orderID: id, at: env.now) }
                     return ids
                 }
                 return Response.json(["Orders": .array(cancelled.map { ["OrderId": .string($0)] })])

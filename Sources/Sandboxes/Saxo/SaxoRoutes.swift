@@ -87,6 +87,7 @@ struct SaxoRoutes: Sendable {
         var routes: [Route] = []
         Self.portfolioRoutes(sandbox, into: &routes)
         Self.tradingRoutes(sandbox, into: &routes)
+        Self.auditRoutes(sandbox, into: &routes)
         Self.referenceDataRoutes(sandbox, into: &routes)
         Self.priceRoutes(sandbox, into: &routes)
         Self.rootRoutes(sandbox, into: &routes)

@@ -34,7 +34,11 @@ public final class SaxoSandbox: BrokerSimulator {
     public let faults: FaultInjector
 
     let instruments: SaxoInstruments
-    private let state: Mutex<State>
+    private let state: PersistentState<State, SaxoSandboxState>
+    /// The layout of ``SaxoSandboxState`` in the state file.
+    static let stateVersion = 1
+    /// Whether this sandbox continued from a saved state.
+    public let restoredState: Bool
 
     struct RateWindow {
         var start: Date
@@ -48,14 +52,14 @@ public final class SaxoSandbox: BrokerSimulator {
     }
 
     /// One simulated client: who it is, its account, and when it last signed in.
-    struct ClientState: Sendable {
+    struct ClientState: Sendable, Codable {
         var client: SaxoSandboxClient
         var book: SaxoAccountBook
         var lastLogin: Date
     }
 
     /// An OAuth app the logon host knows, and the client who signs in through it.
-    struct App: Sendable {
+    struct App: Sendable, Codable {
         var secret: String
         var clientKey: String
     }
@@ -73,23 +77,68 @@ public final class SaxoSandbox: BrokerSimulator {
         var recentOrderRequests: [RecentOrderRequest] = []
         /// "session|ContextId|ReferenceId" → subscription.
         var subscriptions: [String: SaxoPriceSubscription] = [:]
+
+        var saved: SaxoSandboxState {
+            SaxoSandboxState(
+                tokens: tokens, clients: clients, apps: apps, provisionedApps: provisionedApps, provisionedCount: provisionedCount)
+        }
     }
 
-    public init(
+    /// A sandbox that keeps its state in memory: every start is a fresh one.
+    public convenience init(
         configuration: SaxoSandboxConfiguration = SaxoSandboxConfiguration(),
         market: MarketEngine = MarketEngine(),
         faults: FaultInjector = FaultInjector()
     ) {
+        let instruments = SaxoInstruments(listings: configuration.instruments, market: market)
+        self.init(configuration: configuration, market: market, faults: faults, instruments: instruments, file: nil, restored: nil)
+    }
+
+    /// A sandbox that keeps its state in `stateDirectory` (`saxo.json`, see ``SaxoSandboxState``): it continues from
+    /// the state saved there, or starts fresh when there is none, and saves every change.
+    /// - Throws: ``SandboxStateError`` naming the file when it is there but cannot be read.
+    public convenience init(
+        configuration: SaxoSandboxConfiguration = SaxoSandboxConfiguration(),
+        market: MarketEngine = MarketEngine(),
+        faults: FaultInjector = FaultInjector(),
+        stateDirectory: URL
+    ) throws {
+        let instruments = SaxoInstruments(listings: configuration.instruments, market: market)
+        let file = SandboxStateFile<SaxoSandboxState>(folder: stateDirectory, sandbox: "saxo", version: Self.stateVersion)
+        let restored = try file.load(userInfo: [.saxoInstruments: instruments])
+        self.init(
+            configuration: configuration, market: market, faults: faults, instruments: instruments, file: file, restored: restored)
+    }
+
+    private init(
+        configuration: SaxoSandboxConfiguration, market: MarketEngine, faults: FaultInjector, instruments: SaxoInstruments,
+        file: SandboxStateFile<SaxoSandboxState>?, restored: SaxoSandboxState?
+    ) {
         self.configuration = configuration
         self.market = market
         self.faults = faults
-        self.instruments = SaxoInstruments(listings: configuration.instruments, market: market)
+        self.instruments = instruments
+        self.restoredState = restored != nil
         let client = configuration.client
-        self.state = Mutex(
-            State(
-                tokens: SaxoTokenStore(configuration: configuration),
-                clients: [client.clientKey: ClientState(client: client, book: SaxoAccountBook(cash: client.startingCash), lastLogin: market.now)],
-                apps: [configuration.appKey: App(secret: configuration.appSecret, clientKey: client.clientKey)]))
+        var initial = State(
+            tokens: SaxoTokenStore(configuration: configuration),
+            clients: [client.clientKey: ClientState(client: client, book: SaxoAccountBook(cash: client.startingCash), lastLogin: market.now)],
+            apps: [configuration.appKey: App(secret: configuration.appSecret, clientKey: client.clientKey)])
+        if let restored {
+            initial.tokens = restored.tokens
+            // The configured app, client and tokens are the configuration's: kept even if the saved state lacks them.
+            initial.tokens.adoptConfigured(configuration)
+            initial.clients = restored.clients.merging(initial.clients) { saved, _ in saved }
+            initial.apps = restored.apps.merging(initial.apps) { _, configured in configured }
+            initial.provisionedApps = restored.provisionedApps
+            initial.provisionedCount = restored.provisionedCount
+        }
+        self.state = PersistentState(initial, file: file) { $0.saved }
+    }
+
+    /// Writes the state to its folder now (graceful shutdown; tests).
+    public func persistState() async throws {
+        try await state.flush()
     }
 
     /// The router serving `/authorize`, `/token`, `/sim/openapi/...`, `/openapi/...` and the `/_sandbox` admin endpoints.
@@ -137,6 +186,22 @@ public final class SaxoSandbox: BrokerSimulator {
         return state.withLock { state in
             state.clients[owner.clientKey]?.lastLogin = now
             return state.tokens.developerToken(owner: owner, now: now, lifetime: lifetime)
+        }
+    }
+
+    /// Whether a login a gateway stored still works here: its refresh token (when it has one) is unspent, unexpired
+    /// and the app's, or else its access token is valid; and the client it signs in is still there.
+    public func accepts(appKey: String, refreshToken: String?, accessToken: String?) -> Bool {
+        let now = market.now
+        return state.read { state in
+            if let refreshToken {
+                guard let grant = state.tokens.refresh[refreshToken], grant.owner.appKey == appKey else { return false }
+                return (grant.expires.map { now < $0 } ?? true) && state.clients[grant.owner.clientKey] != nil
+            }
+            guard let accessToken, let session = state.tokens.session(forAccessToken: accessToken, now: now),
+                let owner = state.tokens.owner(ofSession: session)
+            else { return false }
+            return owner.appKey == appKey && state.clients[owner.clientKey] != nil
         }
     }
 

@@ -107,7 +107,7 @@ public struct SaxoSandboxConfiguration: Sendable {
 }
 
 /// The simulated Saxo client: one client with one account, as a SIM sign-up gets.
-public struct SaxoSandboxClient: Sendable {
+public struct SaxoSandboxClient: Sendable, Codable {
     public var clientId: String
     /// Base64-looking, with `+`, `/` and `=`, so a client that forgets to percent-encode it in a query fails.
     public var clientKey: String
@@ -165,7 +165,7 @@ public struct SaxoSandboxClient: Sendable {
 }
 
 /// A watchlist of the simulated client.
-public struct SaxoSandboxWatchlist: Sendable {
+public struct SaxoSandboxWatchlist: Sendable, Codable {
     public var id: String
     public var name: String
     /// Members as (Uic, AssetType); members the simulator does not list are left out when served.
@@ -179,7 +179,7 @@ public struct SaxoSandboxWatchlist: Sendable {
 }
 
 /// Saxo's identity of an instrument: Uic plus AssetType.
-public struct SaxoInstrumentKey: Sendable, Hashable {
+public struct SaxoInstrumentKey: Sendable, Hashable, Codable {
     public var uic: Int
     public var assetType: String
 

@@ -8,14 +8,14 @@ import SandboxKit
 /// limits (counted per session) survive a refresh, as Saxo's do. Refresh tokens rotate: using one spends it.
 /// Every session belongs to one client (whose accounts it reaches) signed in through one app; a code or refresh
 /// token is honoured only for the app it was issued to.
-struct SaxoTokenStore: Sendable {
+struct SaxoTokenStore: Sendable, Codable {
     /// Whose a session is: the client signed in, and the app it signed in through.
-    struct Owner: Sendable, Hashable {
+    struct Owner: Sendable, Hashable, Codable {
         var clientKey: String
         var appKey: String
     }
 
-    struct PendingCode: Sendable {
+    struct PendingCode: Sendable, Codable {
         var redirectURI: String
         var issued: Date
         var expires: Date
@@ -24,13 +24,13 @@ struct SaxoTokenStore: Sendable {
         var owner: Owner
     }
 
-    struct AccessGrant: Sendable {
+    struct AccessGrant: Sendable, Codable {
         var session: String
         /// nil: never expires (static tokens).
         var expires: Date?
     }
 
-    struct RefreshGrant: Sendable {
+    struct RefreshGrant: Sendable, Codable {
         var session: String
         /// nil: never expires (a bootstrap token).
         var expires: Date?
@@ -66,6 +66,12 @@ struct SaxoTokenStore: Sendable {
 
     init(configuration: SaxoSandboxConfiguration) {
         signingKey = SymmetricKey(size: .bits256).withUnsafeBytes { Array($0) }
+        adoptConfigured(configuration)
+    }
+
+    /// Makes the configuration's static access tokens and bootstrap refresh token valid in a store read back from a
+    /// saved state (a configuration may name tokens the saved state did not have).
+    mutating func adoptConfigured(_ configuration: SaxoSandboxConfiguration) {
         let demo = Owner(clientKey: configuration.client.clientKey, appKey: configuration.appKey)
         for token in configuration.staticAccessTokens {
             access[token] = AccessGrant(session: "static:" + token, expires: nil)

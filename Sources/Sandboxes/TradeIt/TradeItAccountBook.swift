@@ -3,7 +3,7 @@ import SandboxKit
 
 /// One simulated account: cash, holdings, orders. A cash account: buys need cash (less what open buys reserve), sells
 /// need unreserved holdings, no short sales.
-struct TradeItAccountBook: Sendable {
+struct TradeItAccountBook: Sendable, Codable {
     var accountNumber: String
     var name: String
     var cash: Decimal

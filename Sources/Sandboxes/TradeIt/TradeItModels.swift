@@ -16,7 +16,7 @@ enum TradeItOrderAction: String, Sendable {
 }
 
 /// `orderPriceType` (wire spelling).
-enum TradeItPriceType: String, Sendable {
+enum TradeItPriceType: String, Sendable, Codable {
     case market, limit, stopMarket, stopLimit
 
     /// What a stock or ETF order may be, in the order error messages list them.
@@ -39,12 +39,12 @@ enum TradeItPriceType: String, Sendable {
 }
 
 /// `orderExpiration` (wire spelling).
-enum TradeItExpiration: String, Sendable {
+enum TradeItExpiration: String, Sendable, Codable {
     case day, gtc
 }
 
 /// `orderStatus` (wire spelling).
-enum TradeItOrderStatus: String, Sendable {
+enum TradeItOrderStatus: String, Sendable, Codable {
     case preview = "PREVIEW"
     case open = "OPEN"
     case filled = "FILLED"
@@ -53,7 +53,7 @@ enum TradeItOrderStatus: String, Sendable {
 }
 
 /// One order at the simulated broker.
-struct TradeItOrder: Sendable {
+struct TradeItOrder: Sendable, Codable {
     var orderNumber: String
     /// Canonical symbol (`AAPL`, `BTC/USD`).
     var symbol: String
@@ -101,13 +101,13 @@ struct TradeItOrder: Sendable {
 }
 
 /// A previewed order waiting for `order/place...` with its `orderId`.
-struct TradeItPreview: Sendable {
+struct TradeItPreview: Sendable, Codable {
     var order: TradeItOrder
     var expiresAt: Date
     var token: String
 }
 
-struct TradeItHolding: Sendable {
+struct TradeItHolding: Sendable, Codable {
     var quantity: Decimal
     /// Total cost of the quantity held.
     var cost: Decimal

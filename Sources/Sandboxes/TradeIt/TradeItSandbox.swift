@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import Hummingbird
 import Synchronization
 public import SandboxKit
@@ -31,7 +31,7 @@ public final class TradeItSandbox: BrokerSimulator {
     public let market: MarketEngine
     public let faults: FaultInjector
 
-    struct User: Sendable {
+    struct User: Sendable, Codable {
         var persona: TradeItPersona
         var userToken: String
         var apiKey: String
@@ -40,14 +40,14 @@ public final class TradeItSandbox: BrokerSimulator {
         var accountNumber: String
     }
 
-    struct Session: Sendable {
+    struct Session: Sendable, Codable {
         var userId: String
         var expiresAt: Date
         /// Waiting for `user/answerSecurityQuestion`.
         var pendingQuestion: Bool
     }
 
-    struct Popup: Sendable {
+    struct Popup: Sendable, Codable {
         var apiKey: String
         var callback: String?
         /// For a token update: the user whose token is renewed.
@@ -55,14 +55,14 @@ public final class TradeItSandbox: BrokerSimulator {
         var expiresAt: Date
     }
 
-    struct Verifier: Sendable {
+    struct Verifier: Sendable, Codable {
         var apiKey: String
         var persona: TradeItPersona
         var relinkUserId: String?
         var expiresAt: Date
     }
 
-    struct State: Sendable {
+    struct State: Sendable, Codable {
         var users: [String: User] = [:]
         var sessions: [String: Session] = [:]
         var popups: [String: Popup] = [:]
@@ -78,22 +78,65 @@ public final class TradeItSandbox: BrokerSimulator {
         }
     }
 
-    let state: Mutex<State>
+    /// Everything, saved as it is when the sandbox keeps its state in a folder: users with their tokens, sessions,
+    /// pending logins, accounts with their orders and holdings, the issued API keys, and the counter every user id,
+    /// session, order id and order number is drawn from (so none repeats after a restart).
+    let state: PersistentState<State, State>
 
-    public init(
+    /// The layout of ``State`` in the state file.
+    static let stateVersion = 1
+
+    /// A sandbox that keeps its state in memory: every start is a fresh one.
+    public convenience init(
         configuration: TradeItSandboxConfiguration = TradeItSandboxConfiguration(),
         market: MarketEngine = MarketEngine(),
         faults: FaultInjector = FaultInjector()
     ) {
+        self.init(configuration: configuration, market: market, faults: faults, file: nil, restored: nil)
+    }
+
+    /// A sandbox that keeps its state in `stateDirectory` (`tradeit.json`): it continues from the state saved there,
+    /// or starts fresh when there is none, and saves every change.
+    /// - Throws: ``SandboxStateError`` naming the file when it is there but cannot be read.
+    public convenience init(
+        configuration: TradeItSandboxConfiguration = TradeItSandboxConfiguration(),
+        market: MarketEngine = MarketEngine(),
+        faults: FaultInjector = FaultInjector(),
+        stateDirectory: URL
+    ) throws {
+        let file = SandboxStateFile<State>(folder: stateDirectory, sandbox: "tradeit", version: Self.stateVersion)
+        let restored = try file.load()
+        self.init(configuration: configuration, market: market, faults: faults, file: file, restored: restored)
+    }
+
+    private init(
+        configuration: TradeItSandboxConfiguration, market: MarketEngine, faults: FaultInjector,
+        file: SandboxStateFile<State>?, restored: State?
+    ) {
         self.configuration = configuration
         self.market = market
         self.faults = faults
-        var books: [String: TradeItAccountBook] = [:]
-        for persona in TradeItPersona.allCases {
-            books[persona.accountNumber] = Self.newBook(
+        self.restoredState = restored != nil
+        var initial: State
+        if let restored {
+            initial = restored
+        } else {
+            initial = State()
+        }
+        // Every persona's account exists (a configuration may have added personas since the state was saved).
+        for persona in TradeItPersona.allCases where initial.books[persona.accountNumber] == nil {
+            initial.books[persona.accountNumber] = Self.newBook(
                 accountNumber: persona.accountNumber, persona: persona, configuration: configuration, market: market)
         }
-        self.state = Mutex(State(books: books))
+        self.state = PersistentState(initial, file: file) { $0 }
+    }
+
+    /// Whether this sandbox continued from a saved state.
+    public let restoredState: Bool
+
+    /// Writes the state to its folder now (graceful shutdown; tests).
+    public func persistState() async throws {
+        try await state.flush()
     }
 
     /// An account as every persona's starts: the configured cash and holdings.
@@ -177,6 +220,15 @@ public final class TradeItSandbox: BrokerSimulator {
     /// The account number a user of `apiKey` logged in as `persona` trades in.
     public func accountNumber(apiKey: String, persona: TradeItPersona) -> String {
         state.withLock { Self.accountNumber(apiKey: apiKey, persona: persona, state: $0) }
+    }
+
+    /// Whether a linked user a gateway stored (its user id and token under an API key) can still open sessions here:
+    /// the user is known, the token is its current one and has not expired.
+    public func accepts(apiKey: String, userId: String, userToken: String) -> Bool {
+        state.read { state in
+            guard let user = state.users[userId] else { return false }
+            return user.apiKey == apiKey && Secret.equals(user.userToken, userToken) && !user.tokenExpired
+        }
     }
 
     /// Makes every open session lapse: the next call with any token answers code 600.

@@ -86,7 +86,7 @@ public struct TradeItSandboxConfiguration: Sendable {
 }
 
 /// The logins the sandbox's OAuth page accepts.
-public enum TradeItPersona: String, Sendable, CaseIterable {
+public enum TradeItPersona: String, Sendable, CaseIterable, Codable {
     /// Logs in; sessions open at once.
     case dummy
     /// Every `user/authenticate` answers `INFORMATION_NEEDED` with a security question.

@@ -14,8 +14,8 @@ struct TradeOgreListing: Sendable {
 }
 
 /// An order an account placed, as the venue remembers it.
-struct TradeOgreOrderRecord: Sendable, Hashable {
-    enum State: Sendable, Hashable { case open, filled, cancelled }
+struct TradeOgreOrderRecord: Sendable, Hashable, Codable {
+    enum State: Sendable, Hashable, Codable { case open, filled, cancelled }
 
     var id: UUID
     var account: String
@@ -31,7 +31,7 @@ struct TradeOgreOrderRecord: Sendable, Hashable {
 }
 
 /// One execution in a market's public history; `side` is the side of the order that arrived (the taker).
-struct TradeOgreTrade: Sendable, Hashable {
+struct TradeOgreTrade: Sendable, Hashable, Codable {
     var date: Date
     var side: TradeSide
     var price: Decimal
@@ -40,7 +40,7 @@ struct TradeOgreTrade: Sendable, Hashable {
 
 /// Everything the TradeOgre sandbox keeps: books, wallets, the accounts' orders and the public trade history.
 /// Guarded by one lock in ``TradeOgreSandbox``; every method here runs inside it.
-struct TradeOgreExchange: Sendable {
+struct TradeOgreExchange: Sendable, Codable {
     var books: [String: TradeOgreOrderBook] = [:]
     /// Account key → currency → total (held amounts included).
     var wallets: [String: [String: Decimal]] = [:]

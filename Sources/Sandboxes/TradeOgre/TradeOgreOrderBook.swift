@@ -2,7 +2,7 @@ import Foundation
 import SandboxKit
 
 /// Who placed a resting order on a TradeOgre sandbox book.
-enum TradeOgreOwner: Hashable, Sendable {
+enum TradeOgreOwner: Hashable, Sendable, Codable {
     /// An API account (its key).
     case account(String)
     /// The synthetic market maker that quotes around the shared market's price.
@@ -12,7 +12,7 @@ enum TradeOgreOwner: Hashable, Sendable {
 }
 
 /// A limit order resting on (or arriving at) a book.
-struct TradeOgreBookOrder: Sendable, Hashable {
+struct TradeOgreBookOrder: Sendable, Hashable, Codable {
     var id: UUID
     var owner: TradeOgreOwner
     var side: TradeSide
@@ -35,7 +35,7 @@ struct TradeOgreFill: Sendable, Hashable {
 /// An arriving order trades with the best opposite orders while their price is at or better than its limit, each at
 /// the resting order's price (the arriving order gets any price improvement), oldest first within a price; whatever
 /// is left rests on the book. Quantities are never split finer than the venue's 8 decimals because every input is.
-struct TradeOgreOrderBook: Sendable {
+struct TradeOgreOrderBook: Sendable, Codable {
     /// Best first: highest price, then earliest.
     private(set) var bids: [TradeOgreBookOrder] = []
     /// Best first: lowest price, then earliest.

@@ -1,4 +1,4 @@
-import Foundation
+public import Foundation
 public import Hummingbird
 import Synchronization
 public import SandboxKit
@@ -33,17 +33,49 @@ public final class TradeOgreSandbox: BrokerSimulator {
     let listingsByWireName: [String: TradeOgreListing]
     let orderedWireNames: [String]
     /// API key → secret (the configured accounts' and those opened at run time), and which were opened at run time.
-    private let accounts: Mutex<(secrets: [String: String], provisioned: Set<String>)>
-    private let state: Mutex<TradeOgreExchange>
+    private let accounts: PersistentState<TradeOgreAccounts, TradeOgreAccounts>
+    private let state: PersistentState<TradeOgreExchange, TradeOgreSandboxState>
+    /// The layout of ``TradeOgreSandboxState`` in the state file.
+    static let stateVersion = 1
+    /// Whether this sandbox continued from a saved state.
+    public let restoredState: Bool
 
-    public init(
+    /// A sandbox that keeps its state in memory: every start is a fresh one.
+    public convenience init(
         configuration: TradeOgreSandboxConfiguration = TradeOgreSandboxConfiguration(),
         market: MarketEngine = MarketEngine(),
         faults: FaultInjector = FaultInjector()
     ) {
+        self.init(configuration: configuration, market: market, faults: faults, file: nil, restored: nil)
+    }
+
+    /// A sandbox that keeps its state in `stateDirectory` (`tradeogre.json`, see ``TradeOgreSandboxState``): it
+    /// continues from the state saved there, or starts fresh when there is none, and saves every change.
+    /// - Throws: ``SandboxStateError`` naming the file when it is there but cannot be read.
+    public convenience init(
+        configuration: TradeOgreSandboxConfiguration = TradeOgreSandboxConfiguration(),
+        market: MarketEngine = MarketEngine(),
+        faults: FaultInjector = FaultInjector(),
+        stateDirectory: URL
+    ) throws {
+        let file = SandboxStateFile<TradeOgreSandboxState>(folder: stateDirectory, sandbox: "tradeogre", version: Self.stateVersion)
+        let restored = try file.load()
+        self.init(configuration: configuration, market: market, faults: faults, file: file, restored: restored)
+    }
+
+    /// Writes the state to its folder now (graceful shutdown; tests).
+    public func persistState() async throws {
+        try await state.flush()
+    }
+
+    private init(
+        configuration: TradeOgreSandboxConfiguration, market: MarketEngine, faults: FaultInjector,
+        file: SandboxStateFile<TradeOgreSandboxState>?, restored: TradeOgreSandboxState?
+    ) {
         self.configuration = configuration
         self.market = market
         self.faults = faults
+        self.restoredState = restored != nil
         var listings: [String: TradeOgreListing] = [:]
         for symbol in configuration.markets {
             guard let instrument = market.instrument(symbol: symbol), instrument.assetClass == .crypto,
@@ -66,7 +98,24 @@ public final class TradeOgreSandbox: BrokerSimulator {
             secrets[account.apiKey] = account.apiSecret
             exchange.wallets[account.apiKey] = account.balances
         }
-        self.accounts = Mutex((secrets, []))
+        let accounts = PersistentState<TradeOgreAccounts, TradeOgreAccounts>(TradeOgreAccounts(secrets: secrets, provisioned: []))
+        self.accounts = accounts
+        if let restored {
+            // The venue as it was saved: books (the accounts' resting orders, the participants', the maker's last
+            // quotes), wallets, orders and history; the maker re-quotes on the first request. A configured account
+            // the saved state does not have starts with its configured balances.
+            let configured = exchange.wallets
+            exchange = restored.exchange
+            exchange.wallets.merge(configured) { saved, _ in saved }
+            accounts.withLock { accounts in
+                accounts.secrets.merge(restored.accounts.secrets) { configured, _ in configured }
+                accounts.provisioned = restored.accounts.provisioned
+            }
+            self.state = PersistentState(exchange, file: file) { exchange in
+                TradeOgreSandboxState(exchange: exchange, accounts: accounts.read { $0 })
+            }
+            return
+        }
 
         let now = market.now
         for wireName in byWire.keys.sorted() {
@@ -80,7 +129,9 @@ public final class TradeOgreSandbox: BrokerSimulator {
                 listing: listing, quote: quote, levels: configuration.makerLevels, spacing: configuration.makerLevelSpacing,
                 now: now)
         }
-        self.state = Mutex(exchange)
+        self.state = PersistentState(exchange, file: file) { exchange in
+            TradeOgreSandboxState(exchange: exchange, accounts: accounts.read { $0 })
+        }
     }
 
     /// The router serving `/api/v1/...` and the `/_sandbox` admin endpoints.
@@ -119,6 +170,8 @@ public final class TradeOgreSandbox: BrokerSimulator {
         // The wallet first: the key works only once its wallet is there.
         state.withLock { $0.wallets[account.apiKey] = account.balances }
         accounts.withLock { $0.secrets[account.apiKey] = account.apiSecret }
+        // The key is part of the saved state too.
+        state.changed()
         return account
     }
 
@@ -145,6 +198,12 @@ public final class TradeOgreSandbox: BrokerSimulator {
             let expected = accounts.withLock({ $0.secrets[credentials.user] }), Secret.equals(expected, credentials.password)
         else { return nil }
         return credentials.user
+    }
+
+    /// Whether a key pair a gateway stored still names an account here (after a restart on a saved state, it does).
+    public func accepts(apiKey: String, apiSecret: String) -> Bool {
+        guard let expected = accounts.read({ $0.secrets[apiKey] }) else { return false }
+        return Secret.equals(expected, apiSecret)
     }
 
     /// Runs `body` on the venue's state after the lazy tick.

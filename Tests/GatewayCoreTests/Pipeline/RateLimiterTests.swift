@@ -236,6 +236,17 @@ struct RateLimiterTests {
         #expect(broker.count == 1)
     }
 
+    /// Issue 26. Before: a budget of one call a second (Saxo's orders) read 0% from the first order until the next
+    /// one, however long ago the window ended, and the dashboard showed a healthy broker in amber.
+    @Test func headroomIsTheBudgetLeftNowNotAtTheLastCall() {
+        let t0 = ContinuousClock.now
+        var bucket = RateBucket(limit: 1, window: .seconds(1), reserveShare: 0, now: t0)
+        bucket.take(notBefore: t0)
+        #expect(bucket.headroom(at: t0) == 0)
+        #expect(bucket.headroom(at: t0 + .milliseconds(999)) == 0)
+        #expect(bucket.headroom(at: t0 + .seconds(1)) == 1)
+    }
+
     @Test func aWaiterThatIsCancelledGivesItsSlotBack() async throws {
         let limiter = ConnectionRateLimiter(rules: [Self.alpacaLike], settings: PipelineFixture.settings())
         let t0 = ContinuousClock.now
