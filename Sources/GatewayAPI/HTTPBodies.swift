@@ -45,8 +45,6 @@ struct SecurityHeadersMiddleware<Context: RequestContext>: RouterMiddleware {
 
     /// The static pages' own policies; the API's everywhere else.
     static func contentSecurityPolicy(for path: String) -> String {
-        if DashboardAssets.isDashboardPath(path) { return DashboardAssets.contentSecurityPolicy }
-        if DocsAssets.isDocsPath(path) { return DocsAssets.contentSecurityPolicy }
-        return contentSecurityPolicy
+        StaticPage.all.first { $0.serves(path) }?.contentSecurityPolicy ?? contentSecurityPolicy
     }
 }
