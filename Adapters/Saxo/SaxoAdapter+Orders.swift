@@ -218,13 +218,26 @@ extension SaxoAdapter {
             return (uic, assetType)
         }
         let known = try await instruments(for: unnamed)
-        let orders = try raw.map { order in
+        var orders = try raw.map { order in
             try Order(
                 saxo: order, connectionId: connectionId,
                 known: order.uic.flatMap { uic in order.assetType.flatMap { known[Self.key(uic: uic, assetType: $0)] } })
         }
         remember(orders.map(\.instrument))
+        for index in orders.indices where orders[index].filledQuantity > 0 && orders[index].averageFillPrice == nil {
+            orders[index].averageFillPrice = try await averageFillPrice(orderId: orders[index].brokerOrderId ?? orders[index].id)
+        }
         return orders
+    }
+
+    /// The average price of what a partly filled open order has filled so far. Saxo's open order says how much
+    /// (`FilledAmount`) but not at what price; its fills in the order-activity audit do (`Fill` entries carry
+    /// `AveragePrice`, the average of every fill so far; developer.saxo/openapi/learn/audit-orderactivities).
+    /// nil when the audit has no fill of the order yet.
+    func averageFillPrice(orderId: String) async throws -> Decimal? {
+        let entries = try await fetchList(SaxoOrderActivity.self, .orderActivities(orderId: orderId))
+        return entries.filter { $0.orderId == orderId && $0.averagePrice != nil }
+            .sorted(by: SaxoOrderActivity.chronological).last?.averagePrice
     }
 
     func validate(_ request: OrderRequest) throws {

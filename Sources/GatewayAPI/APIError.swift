@@ -15,6 +15,8 @@ struct ErrorBody: Encodable {
         var broker: String?
         var retryable: Bool
         var retryAfter: Double?
+        /// The order the error is about, where the journal keeps one (a placement the broker refused).
+        var orderId: String?
         var requestId: String
     }
     var error: Payload
@@ -33,7 +35,7 @@ public enum APIError {
         let body = ErrorBody(error: .init(
             code: error.code.rawValue, message: error.message, details: error.details.isEmpty ? nil : error.details,
             broker: error.broker?.rawValue, retryable: error.retryable,
-            retryAfter: error.retryAfter,
+            retryAfter: error.retryAfter, orderId: error.orderId,
             requestId: requestId))
         // Encoding cannot fail (strings, a bool and a finite bounded number); the fallback keeps the shape anyway.
         return (try? APIJSON.encoder().encode(body)) ?? Data(#"{"error":{"code":"internal","message":"error"}}"#.utf8)

@@ -229,9 +229,10 @@ extension Gateway {
     }
 
     /// Moves a connection whose broker refused its credentials to `relink_required`, with the broker's reason.
-    /// Best-effort: a store that cannot take it is logged, and the next refused call tries again.
-    func markRelinkRequired(_ connection: ConnectionDescriptor, _ error: GatewayError) async {
-        registry.pipeline.recordRefusal(connectionId: connection.id, broker: connection.broker, error: error)
+    /// Best-effort: a store that cannot take it is logged, and the next refused call tries again. `counted`: the
+    /// refusing answer already went through the pipeline's health count (a read's 401), so it is not counted twice.
+    func markRelinkRequired(_ connection: ConnectionDescriptor, _ error: GatewayError, counted: Bool = false) async {
+        if !counted { registry.pipeline.recordRefusal(connectionId: connection.id, broker: connection.broker, error: error) }
         do {
             _ = try await store.updateConnectionStatus(
                 tenantId: connection.tenantId, connectionId: connection.id, status: .relinkRequired,

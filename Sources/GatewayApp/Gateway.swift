@@ -198,12 +198,18 @@ public struct Gateway: Sendable {
             // The answer and what it lacks travel together, so a shared or cached answer keeps its gaps.
             let call: @Sendable () async throws -> [GappedRead<Item>] = {
                 let adapter = try await gateway.adapter(for: connection)
-                let (items, gaps) = try await ReadGaps.collecting {
-                    try await BrokerOperationScope.$current.withValue(operation.rawValue) {
-                        try await CallBudget.with(limit: callsPerConnection) { try await read(adapter, connection) }
+                do {
+                    let (items, gaps) = try await ReadGaps.collecting {
+                        try await BrokerOperationScope.$current.withValue(operation.rawValue) {
+                            try await CallBudget.with(limit: callsPerConnection) { try await read(adapter, connection) }
+                        }
                     }
+                    return [GappedRead(items: items, gaps: gaps)]
+                } catch let error as GatewayError where Self.refusesCredentials(error, of: connection) {
+                    // The broker refused the link's credentials on a read: the connection says so from now on.
+                    await gateway.markRelinkRequired(connection, error, counted: true)
+                    throw error
                 }
-                return [GappedRead(items: items, gaps: gaps)]
             }
             guard let key, gateway.coalesceReads else {
                 let read = try await call().first
@@ -231,6 +237,13 @@ public struct Gateway: Sendable {
     /// After anything that changes state at the broker: no read of this connection is answered from before it.
     func invalidateReads(connection: String) {
         reads.invalidate(connection: connection)
+    }
+
+    /// Whether a read's failure is the broker refusing the connection's credentials, which only a new link mends: an
+    /// `unauthorized` that is final (not a session to reopen) and that the broker itself answered, naming its own code
+    /// or text. An adapter's own refusal names none (TradeOgre without keys: the link is fine, it is public).
+    static func refusesCredentials(_ error: GatewayError, of connection: ConnectionDescriptor) -> Bool {
+        error.code == .unauthorized && !error.retryable && error.broker == connection.broker && error.brokerCode != nil
     }
 
     static func statusError(_ connection: ConnectionDescriptor) -> GatewayError {

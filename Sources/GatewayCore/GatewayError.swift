@@ -95,6 +95,9 @@ public struct GatewayError: Error, Sendable, Hashable, CustomStringConvertible {
     public var details: [FieldProblem]
     /// The broker's own error code or text, for diagnosis.
     public var brokerCode: String?
+    /// The gateway's id of the order the error is about, where the journal keeps one: a placement the broker refused
+    /// is journaled `rejected` and reads by this id (`GET /v1/orders/{id}`) like any other order.
+    public var orderId: String?
 
     public init(
         _ code: Code, _ message: String, broker: BrokerKind? = nil, retryable: Bool? = nil, retryAfter: Double? = nil,

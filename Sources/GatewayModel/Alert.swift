@@ -4,7 +4,8 @@ public import Foundation
 ///
 /// A price alert watches the quotes of one instrument (at one connection, or at any of the user's); an order alert
 /// watches the user's orders (at one connection, or all of them). Every firing goes on the user's stream; it is also
-/// POSTed to the alert's webhook and pushed to its APNs device token when those are set.
+/// POSTed to the alert's webhook and pushed through APNs (to the token it names, or to the user's devices' active push
+/// tokens) when those are set.
 ///
 /// Re-arming (`rearm`, price alerts): an alert is armed when created. `above` fires when the price is at or above
 /// the threshold while armed, `below` when at or below it, `percent_move` when the price has moved by at least the
@@ -343,18 +344,68 @@ public struct AlertChannels: Codable, Sendable, Hashable {
         }
     }
 
+    /// An APNs push: to one device token the alert names (`{"deviceToken": "<hex>"}`), or to every active push
+    /// token of the user's devices (`{"devices": "all"}`, the tokens registered with
+    /// `POST /v1/devices/current/push-token`), read when the alert fires. Exactly one of the two.
     public struct APNs: Codable, Sendable, Hashable {
         /// The device token iOS gave the app, as hex.
-        public var deviceToken: String
+        public var deviceToken: String?
+        /// Push to the user's devices instead of one token.
+        public var devices: Devices?
 
-        public init(deviceToken: String) { self.deviceToken = deviceToken }
+        /// Which of the user's devices an alert pushes to. Only `all` for now; a closed set, so a later selection
+        /// (trusted devices, one device) is an addition, not a change of meaning.
+        public enum Devices: String, Codable, Sendable, Hashable, CaseIterable {
+            case all
+        }
 
-        enum CodingKeys: String, CodingKey, CaseIterable { case deviceToken }
+        public init(deviceToken: String) {
+            self.deviceToken = deviceToken
+            self.devices = nil
+        }
+
+        public init(devices: Devices) {
+            self.deviceToken = nil
+            self.devices = devices
+        }
+
+        enum CodingKeys: String, CodingKey, CaseIterable { case deviceToken, devices }
 
         public init(from decoder: any Decoder) throws {
             try StrictKeys.reject(unknownKeysIn: decoder, known: CodingKeys.self)
             let c = try decoder.container(keyedBy: CodingKeys.self)
-            deviceToken = try c.decode(String.self, forKey: .deviceToken)
+            deviceToken = try c.decodeIfPresent(String.self, forKey: .deviceToken)
+            if let text = try c.decodeIfPresent(String.self, forKey: .devices) {
+                guard let devices = Devices(rawValue: text) else {
+                    throw DecodingError.dataCorruptedError(
+                        forKey: .devices, in: c,
+                        debugDescription: "must be one of: \(Devices.allCases.map(\.rawValue).joined(separator: ", "))")
+                }
+                self.devices = devices
+            } else {
+                devices = nil
+            }
+        }
+
+        /// Whether `token` is an APNs device token as the gateway accepts one: hex, an even number of 32 to 200
+        /// digits (APNs tokens are 32 bytes today; Apple warns they may grow, hence the room).
+        public static func isDeviceToken(_ token: String) -> Bool {
+            (32...200).contains(token.count) && token.count % 2 == 0
+                && token.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) || ("a"..."f").contains($0) || ("A"..."F").contains($0) })
+        }
+
+        func problems(field: String) -> [FieldProblem] {
+            switch (deviceToken, devices) {
+            case (nil, nil), (.some, .some):
+                return [FieldProblem(field: field, problem: "must name either deviceToken or devices (\"all\"), one of them")]
+            case (let token?, nil):
+                guard Self.isDeviceToken(token) else {
+                    return [FieldProblem(field: "\(field).deviceToken", problem: "must be the device token as hex (32 to 200 hex digits)")]
+                }
+                return []
+            case (nil, .some):
+                return []
+            }
         }
     }
 
@@ -383,14 +434,7 @@ public struct AlertChannels: Codable, Sendable, Hashable {
                 problems.append(FieldProblem(field: "\(field).webhook.url", problem: "must be an absolute http(s) URL"))
             }
         }
-        if let apns {
-            let token = apns.deviceToken
-            if !(32...200).contains(token.count) || token.count % 2 != 0
-                || !token.unicodeScalars.allSatisfy({ ("0"..."9").contains($0) || ("a"..."f").contains($0) || ("A"..."F").contains($0) })
-            {
-                problems.append(FieldProblem(field: "\(field).apns.deviceToken", problem: "must be the device token as hex (32 to 200 hex digits)"))
-            }
-        }
+        if let apns { problems += apns.problems(field: "\(field).apns") }
         return problems
     }
 }
@@ -496,10 +540,14 @@ public struct AlertDeliveryAttempt: Codable, Sendable, Hashable {
     public var error: String?
     /// Whether the notification was a test (`POST /v1/alerts/{id}/test`).
     public var test: Bool
+    /// The device an APNs push went to, when the alert targets the user's devices (`{"devices": "all"}`): each
+    /// device's pushes are attempts of their own.
+    public var deviceId: String?
 
     public init(
         id: String, alertId: String, eventId: String, channel: AlertChannel, attempt: Int, at: Date,
-        outcome: AlertDeliveryOutcome, httpStatus: Int? = nil, error: String? = nil, test: Bool = false
+        outcome: AlertDeliveryOutcome, httpStatus: Int? = nil, error: String? = nil, test: Bool = false,
+        deviceId: String? = nil
     ) {
         self.id = id
         self.alertId = alertId
@@ -511,5 +559,6 @@ public struct AlertDeliveryAttempt: Codable, Sendable, Hashable {
         self.httpStatus = httpStatus
         self.error = error
         self.test = test
+        self.deviceId = deviceId
     }
 }

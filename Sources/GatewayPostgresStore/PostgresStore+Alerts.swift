@@ -6,7 +6,7 @@ import PostgresNIO
 
 extension PostgresStore {
     static let alertColumns = "id, tenant_id, user_id, name, rule, channels, enabled, rearm, armed, created_at, updated_at, last_fired_at"
-    static let alertDeliveryColumns = "id, alert_id, event_id, channel, attempt, at, outcome, http_status, error, test"
+    static let alertDeliveryColumns = "id, alert_id, event_id, channel, attempt, at, outcome, http_status, error, test, device_id"
 
     public func alerts(tenantId: String, userId: String) async throws -> [Alert] {
         try await read("alerts") { db in
@@ -143,12 +143,13 @@ extension PostgresStore {
             guard try await Self.fetchAlert(db, tenantId: tenantId, userId: userId, id: attempt.alertId) != nil else { return }
             try await db.execute(
                 """
-                INSERT INTO alert_deliveries (id, tenant_id, alert_id, event_id, channel, attempt, at, outcome, http_status, error, test)
-                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                INSERT INTO alert_deliveries (id, tenant_id, alert_id, event_id, channel, attempt, at, outcome, http_status, error, test, device_id)
+                VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
                 [
                     attempt.id, tenantId, attempt.alertId, attempt.eventId, attempt.channel.rawValue, attempt.attempt,
                     StoreClock.millis(attempt.at), attempt.outcome.rawValue, attempt.httpStatus, attempt.error, attempt.test,
+                    attempt.deviceId,
                 ])
             try await db.execute(
                 """
@@ -221,6 +222,6 @@ extension AlertDeliveryAttempt {
             attempt: try row.int("attempt"), at: try row.date("at"),
             outcome: try SQLiteStore.storedEnum(AlertDeliveryOutcome.self, try row.string("outcome"), column: "outcome"),
             httpStatus: try row.optionalInt64("http_status").map { Int($0) }, error: try row.optionalString("error"),
-            test: try row.bool("test"))
+            test: try row.bool("test"), deviceId: try row.optionalString("device_id"))
     }
 }

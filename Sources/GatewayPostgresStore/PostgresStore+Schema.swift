@@ -29,6 +29,7 @@ extension PostgresStore {
         ("v12-alerts", alertsV12),
         ("v13-order-feed", orderFeedV13),
         ("v14-broker-id-reuse", brokerIdReuseV14),
+        ("v15-push-tokens", pushTokensV15),
     ]
 
     public func migrationsApplied() async throws -> Bool {
@@ -448,6 +449,19 @@ extension PostgresStore {
         DROP TRIGGER order_broker_ids_never_changed ON order_broker_ids;
         CREATE TRIGGER order_broker_ids_never_changed BEFORE UPDATE ON order_broker_ids
             FOR EACH ROW EXECUTE FUNCTION brokergateway_retire_only('recorded broker order ids never change (a binding is only retired, once)');
+        """
+
+    /// A device's push token (seed 003, issue 26), as SQLite's `v15-push-tokens`: one device per token per user; a
+    /// token APNs reports invalid is kept inactive, with when and why; a delivery attempt names the device it pushed to.
+    static let pushTokensV15 = """
+        ALTER TABLE devices ADD COLUMN push_token TEXT;
+        ALTER TABLE devices ADD COLUMN push_platform TEXT;
+        ALTER TABLE devices ADD COLUMN push_active BOOLEAN;
+        ALTER TABLE devices ADD COLUMN push_registered_at BIGINT;
+        ALTER TABLE devices ADD COLUMN push_deactivated_at BIGINT;
+        ALTER TABLE devices ADD COLUMN push_deactivated_reason TEXT;
+        CREATE UNIQUE INDEX devices_push_token ON devices(tenant_id, user_id, push_token) WHERE push_token IS NOT NULL;
+        ALTER TABLE alert_deliveries ADD COLUMN device_id TEXT;
         """
 
     /// Goals (issue 16, seed 002), as SQLite's `v11-goals`.

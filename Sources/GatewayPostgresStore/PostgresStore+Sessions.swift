@@ -6,7 +6,8 @@ import PostgresNIO
 
 extension PostgresStore {
     static let deviceColumns =
-        "id, tenant_id, user_id, name, type, model, os, app_version, fingerprint, trusted, created_at, last_seen_at"
+        "id, tenant_id, user_id, name, type, model, os, app_version, fingerprint, trusted, created_at, last_seen_at, "
+        + "push_token, push_platform, push_active, push_registered_at, push_deactivated_at, push_deactivated_reason"
     static let sessionColumns =
         "id, tenant_id, user_id, device_id, created_at, refreshed_at, expires_at, revoked_at, revoked_reason"
 
@@ -184,6 +185,72 @@ extension PostgresStore {
         }
     }
 
+    // MARK: Push tokens
+
+    /// Under the user's row lock, so two devices registering one token at once end with it on one of them.
+    public func setPushToken(
+        tenantId: String, userId: String, deviceId: String, token: String, platform: PushPlatform, audit: AuditRecord?
+    ) async throws -> Device? {
+        let now = StoreClock.nowMillis()
+        return try await write("setPushToken") { db in
+            guard
+                try await db.row(
+                    "SELECT 1 FROM users WHERE tenant_id = ? AND id = ? FOR NO KEY UPDATE", [tenantId, userId]) != nil,
+                let device = try await Self.fetchDevice(db, tenantId: tenantId, userId: userId, id: deviceId)
+            else { return nil }
+            if let current = device.pushToken, current.token == token, current.platform == platform, current.active {
+                return device
+            }
+            // One device per token per user: the app reinstalled, or the token moved to this device.
+            try await db.execute(
+                """
+                UPDATE devices SET push_token = NULL, push_platform = NULL, push_active = NULL, push_registered_at = NULL,
+                    push_deactivated_at = NULL, push_deactivated_reason = NULL
+                WHERE tenant_id = ? AND user_id = ? AND push_token = ? AND id <> ?
+                """,
+                [tenantId, userId, token, deviceId])
+            let updated = try await db.row(
+                """
+                UPDATE devices SET push_token = ?, push_platform = ?, push_active = TRUE, push_registered_at = ?,
+                    push_deactivated_at = NULL, push_deactivated_reason = NULL
+                WHERE tenant_id = ? AND user_id = ? AND id = ? RETURNING \(Self.deviceColumns)
+                """,
+                [token, platform.rawValue, now, tenantId, userId, deviceId]
+            ).map(Device.init(postgres:))
+            if let audit { try await Self.insertAudit(db, audit, at: now) }
+            return updated
+        }
+    }
+
+    public func removePushToken(tenantId: String, userId: String, deviceId: String, audit: AuditRecord?) async throws -> Bool {
+        let now = StoreClock.nowMillis()
+        return try await write("removePushToken") { db in
+            let changed = try await db.count(
+                """
+                UPDATE devices SET push_token = NULL, push_platform = NULL, push_active = NULL, push_registered_at = NULL,
+                    push_deactivated_at = NULL, push_deactivated_reason = NULL
+                WHERE tenant_id = ? AND user_id = ? AND id = ? AND push_token IS NOT NULL RETURNING id
+                """,
+                [tenantId, userId, deviceId])
+            guard changed > 0 else { return false }
+            if let audit { try await Self.insertAudit(db, audit, at: now) }
+            return true
+        }
+    }
+
+    public func deactivatePushToken(
+        tenantId: String, userId: String, deviceId: String, token: String, reason: String, at date: Date
+    ) async throws -> Bool {
+        try await write("deactivatePushToken") { db in
+            try await db.count(
+                """
+                UPDATE devices SET push_active = FALSE, push_deactivated_at = ?, push_deactivated_reason = ?
+                WHERE tenant_id = ? AND user_id = ? AND id = ? AND push_token = ? AND push_active RETURNING id
+                """,
+                [StoreClock.millis(date), reason, tenantId, userId, deviceId, token]) > 0
+        }
+    }
+
     static func fetchDevice(_ db: PostgresSQL, tenantId: String, userId: String, id: String) async throws -> Device? {
         try await db.row(
             "SELECT \(deviceColumns) FROM devices WHERE tenant_id = ? AND user_id = ? AND id = ?", [tenantId, userId, id]
@@ -340,7 +407,23 @@ extension Device {
             name: try row.string("name"), type: try row.string("type"), model: try row.optionalString("model"),
             os: try row.optionalString("os"), appVersion: try row.optionalString("app_version"),
             fingerprint: try row.optionalString("fingerprint"), trusted: try row.bool("trusted"),
-            createdAt: try row.date("created_at"), lastSeenAt: try row.date("last_seen_at"))
+            createdAt: try row.date("created_at"), lastSeenAt: try row.date("last_seen_at"),
+            pushToken: try PushToken(postgres: row))
+    }
+}
+
+extension PushToken {
+    /// The device row's push token, `nil` when it has none. A platform this gateway does not know (a newer one's)
+    /// reads as no token rather than failing the device.
+    init?(postgres row: PostgresRandomAccessRow) throws {
+        guard let token = try row.optionalString("push_token"),
+            let platform = PushPlatform(rawValue: try row.optionalString("push_platform") ?? ""),
+            let registered = try row.optionalDate("push_registered_at")
+        else { return nil }
+        self.init(
+            token: token, platform: platform, active: try row["push_active"].decode(Bool?.self) ?? false,
+            registeredAt: registered, deactivatedAt: try row.optionalDate("push_deactivated_at"),
+            deactivatedReason: try row.optionalString("push_deactivated_reason"))
     }
 }
 

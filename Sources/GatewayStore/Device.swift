@@ -19,11 +19,14 @@ public struct Device: Codable, Sendable, Hashable {
     public var trusted: Bool
     public var createdAt: Date
     public var lastSeenAt: Date
+    /// The push token the app registered for this device (`POST /v1/devices/current/push-token`), if any. Shown only
+    /// to the device's owner (every device read is the user's own).
+    public var pushToken: PushToken?
 
     public init(
         id: String, tenantId: String, userId: String, name: String, type: String, model: String? = nil,
         os: String? = nil, appVersion: String? = nil, fingerprint: String? = nil, trusted: Bool = false,
-        createdAt: Date, lastSeenAt: Date
+        createdAt: Date, lastSeenAt: Date, pushToken: PushToken? = nil
     ) {
         self.id = id
         self.tenantId = tenantId
@@ -37,7 +40,42 @@ public struct Device: Codable, Sendable, Hashable {
         self.trusted = trusted
         self.createdAt = createdAt
         self.lastSeenAt = lastSeenAt
+        self.pushToken = pushToken
     }
+}
+
+/// A device's push token (seed 003): what the alert engine pushes to when an alert's APNs channel targets the user's
+/// devices. A token the push service reports invalid is kept, inactive, with when and why, so the app (and the user)
+/// can see that it must register a fresh one; registering again makes it active.
+public struct PushToken: Codable, Sendable, Hashable {
+    /// The token as the push service knows it (APNs: hex, stored in lower case).
+    public var token: String
+    /// The push service it belongs to: `ios` (APNs).
+    public var platform: PushPlatform
+    /// `false` once the push service said the token is invalid (APNs 410 `Unregistered` or 400 `BadDeviceToken`).
+    public var active: Bool
+    public var registeredAt: Date
+    public var deactivatedAt: Date?
+    /// Why it is inactive: the push service's reason (`Unregistered`, `BadDeviceToken`).
+    public var deactivatedReason: String?
+
+    public init(
+        token: String, platform: PushPlatform, active: Bool = true, registeredAt: Date, deactivatedAt: Date? = nil,
+        deactivatedReason: String? = nil
+    ) {
+        self.token = token
+        self.platform = platform
+        self.active = active
+        self.registeredAt = registeredAt
+        self.deactivatedAt = deactivatedAt
+        self.deactivatedReason = deactivatedReason
+    }
+}
+
+/// The push services a device token can belong to. Only those the gateway delivers to are accepted, so that a
+/// registered token is one an alert can reach: APNs (`ios`, as seed 003's mobile app sends it).
+public enum PushPlatform: String, Codable, Sendable, Hashable, CaseIterable {
+    case ios
 }
 
 /// A device as a login registers it, already checked.

@@ -153,6 +153,21 @@ public protocol GatewayStore: Sendable {
     ) async throws -> Int
     func extendSession(id: String, expiresAt: Date, now: Date) async throws -> SessionRecord?
     func touchDevice(id: String, now: Date) async throws
+    /// Sets the device's push token, active, as the user's only device with it: the same token on another of the
+    /// user's devices is taken off that one in the same write. Registering the token the device already has, active,
+    /// changes nothing (its `registeredAt` stays); an inactive one is made active again. `nil` when the user has no
+    /// such device. `audit` is written with it.
+    func setPushToken(
+        tenantId: String, userId: String, deviceId: String, token: String, platform: PushPlatform, audit: AuditRecord?
+    ) async throws -> Device?
+    /// Removes the device's push token; `false` when the user has no such device or it has no token.
+    func removePushToken(tenantId: String, userId: String, deviceId: String, audit: AuditRecord?) async throws -> Bool
+    /// Marks the device's push token inactive (`reason`: the push service's) if it is still `token` and active; `false`
+    /// otherwise (the app registered another one meanwhile, or it was already marked). Not audited: the push service's
+    /// verdict, not a user's write.
+    func deactivatePushToken(
+        tenantId: String, userId: String, deviceId: String, token: String, reason: String, at: Date
+    ) async throws -> Bool
 
     // MARK: The audit log
 

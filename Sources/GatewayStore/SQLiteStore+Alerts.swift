@@ -5,7 +5,7 @@ import GRDB
 
 extension SQLiteStore {
     static let alertColumns = "id, tenant_id, user_id, name, rule, channels, enabled, rearm, armed, created_at, updated_at, last_fired_at"
-    static let alertDeliveryColumns = "id, alert_id, event_id, channel, attempt, at, outcome, http_status, error, test"
+    static let alertDeliveryColumns = "id, alert_id, event_id, channel, attempt, at, outcome, http_status, error, test, device_id"
 
     public func alerts(tenantId: String, userId: String) async throws -> [Alert] {
         try await read("alerts") { db in
@@ -143,12 +143,13 @@ extension SQLiteStore {
             guard try Self.fetchAlert(db, tenantId: tenantId, userId: userId, id: attempt.alertId) != nil else { return }
             try db.execute(
                 sql: """
-                    INSERT INTO alert_deliveries (id, tenant_id, alert_id, event_id, channel, attempt, at, outcome, http_status, error, test)
-                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+                    INSERT INTO alert_deliveries (id, tenant_id, alert_id, event_id, channel, attempt, at, outcome, http_status, error, test, device_id)
+                    VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
                 arguments: [
                     attempt.id, tenantId, attempt.alertId, attempt.eventId, attempt.channel.rawValue, attempt.attempt,
                     StoreClock.millis(attempt.at), attempt.outcome.rawValue, attempt.httpStatus, attempt.error, attempt.test,
+                    attempt.deviceId,
                 ])
             try db.execute(
                 sql: """
@@ -238,6 +239,6 @@ extension AlertDeliveryAttempt {
             attempt: try row.decode(forColumn: "attempt"), at: StoreClock.date(try row.decode(forColumn: "at")),
             outcome: try SQLiteStore.storedEnum(AlertDeliveryOutcome.self, try row.decode(forColumn: "outcome"), column: "outcome"),
             httpStatus: try row.decode(forColumn: "http_status"), error: try row.decode(forColumn: "error"),
-            test: try row.decode(forColumn: "test"))
+            test: try row.decode(forColumn: "test"), deviceId: try row.decode(String?.self, forColumn: "device_id"))
     }
 }

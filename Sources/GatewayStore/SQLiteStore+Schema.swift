@@ -530,6 +530,25 @@ extension SQLiteStore {
                     """)
         }
 
+        // A device's push token (seed 003, issue 26): registered by the app for its current device, pushed to by an
+        // alert whose APNs channel targets the user's devices. One device per token per user (registering it on
+        // another device moves it); a token APNs reports invalid is kept inactive, with when and why. A delivery
+        // attempt names the device it pushed to.
+        migrator.registerMigration("v15-push-tokens") { db in
+            try db.execute(
+                sql: """
+                    ALTER TABLE devices ADD COLUMN push_token TEXT;
+                    ALTER TABLE devices ADD COLUMN push_platform TEXT;
+                    ALTER TABLE devices ADD COLUMN push_active INTEGER;
+                    ALTER TABLE devices ADD COLUMN push_registered_at INTEGER;
+                    ALTER TABLE devices ADD COLUMN push_deactivated_at INTEGER;
+                    ALTER TABLE devices ADD COLUMN push_deactivated_reason TEXT;
+                    CREATE UNIQUE INDEX devices_push_token ON devices(tenant_id, user_id, push_token)
+                        WHERE push_token IS NOT NULL;
+                    ALTER TABLE alert_deliveries ADD COLUMN device_id TEXT;
+                    """)
+        }
+
         return migrator
     }()
 

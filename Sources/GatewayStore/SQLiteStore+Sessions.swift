@@ -5,7 +5,8 @@ import GRDB
 
 extension SQLiteStore {
     static let deviceColumns =
-        "id, tenant_id, user_id, name, type, model, os, app_version, fingerprint, trusted, created_at, last_seen_at"
+        "id, tenant_id, user_id, name, type, model, os, app_version, fingerprint, trusted, created_at, last_seen_at, "
+        + "push_token, push_platform, push_active, push_registered_at, push_deactivated_at, push_deactivated_reason"
     static let sessionColumns =
         "id, tenant_id, user_id, device_id, created_at, refreshed_at, expires_at, revoked_at, revoked_reason"
 
@@ -190,6 +191,67 @@ extension SQLiteStore {
         }
     }
 
+    // MARK: Push tokens
+
+    public func setPushToken(
+        tenantId: String, userId: String, deviceId: String, token: String, platform: PushPlatform, audit: AuditRecord?
+    ) async throws -> Device? {
+        let now = StoreClock.nowMillis()
+        return try await write("setPushToken") { db in
+            guard let device = try Self.fetchDevice(db, tenantId: tenantId, userId: userId, id: deviceId) else { return nil }
+            if let current = device.pushToken, current.token == token, current.platform == platform, current.active {
+                return device
+            }
+            // One device per token per user: the app reinstalled, or the token moved to this device.
+            try db.execute(
+                sql: """
+                    UPDATE devices SET push_token = NULL, push_platform = NULL, push_active = NULL, push_registered_at = NULL,
+                        push_deactivated_at = NULL, push_deactivated_reason = NULL
+                    WHERE tenant_id = ? AND user_id = ? AND push_token = ? AND id <> ?
+                    """,
+                arguments: [tenantId, userId, token, deviceId])
+            try db.execute(
+                sql: """
+                    UPDATE devices SET push_token = ?, push_platform = ?, push_active = 1, push_registered_at = ?,
+                        push_deactivated_at = NULL, push_deactivated_reason = NULL
+                    WHERE tenant_id = ? AND user_id = ? AND id = ?
+                    """,
+                arguments: [token, platform.rawValue, now, tenantId, userId, deviceId])
+            if let audit { try Self.insertAudit(db, audit, at: now) }
+            return try Self.fetchDevice(db, tenantId: tenantId, userId: userId, id: deviceId)
+        }
+    }
+
+    public func removePushToken(tenantId: String, userId: String, deviceId: String, audit: AuditRecord?) async throws -> Bool {
+        let now = StoreClock.nowMillis()
+        return try await write("removePushToken") { db in
+            try db.execute(
+                sql: """
+                    UPDATE devices SET push_token = NULL, push_platform = NULL, push_active = NULL, push_registered_at = NULL,
+                        push_deactivated_at = NULL, push_deactivated_reason = NULL
+                    WHERE tenant_id = ? AND user_id = ? AND id = ? AND push_token IS NOT NULL
+                    """,
+                arguments: [tenantId, userId, deviceId])
+            guard db.changesCount > 0 else { return false }
+            if let audit { try Self.insertAudit(db, audit, at: now) }
+            return true
+        }
+    }
+
+    public func deactivatePushToken(
+        tenantId: String, userId: String, deviceId: String, token: String, reason: String, at date: Date
+    ) async throws -> Bool {
+        try await write("deactivatePushToken") { db in
+            try db.execute(
+                sql: """
+                    UPDATE devices SET push_active = 0, push_deactivated_at = ?, push_deactivated_reason = ?
+                    WHERE tenant_id = ? AND user_id = ? AND id = ? AND push_token = ? AND push_active = 1
+                    """,
+                arguments: [StoreClock.millis(date), reason, tenantId, userId, deviceId, token])
+            return db.changesCount > 0
+        }
+    }
+
     static func fetchDevice(_ db: Database, tenantId: String, userId: String, id: String) throws -> Device? {
         try Row.fetchOne(
             db, sql: "SELECT \(deviceColumns) FROM devices WHERE tenant_id = ? AND user_id = ? AND id = ?",
@@ -355,7 +417,24 @@ extension Device {
             fingerprint: try row.decode(String?.self, forColumn: "fingerprint"),
             trusted: try row.decode(Int.self, forColumn: "trusted") != 0,
             createdAt: StoreClock.date(try row.decode(forColumn: "created_at")),
-            lastSeenAt: StoreClock.date(try row.decode(forColumn: "last_seen_at")))
+            lastSeenAt: StoreClock.date(try row.decode(forColumn: "last_seen_at")),
+            pushToken: try PushToken(row: row))
+    }
+}
+
+extension PushToken {
+    /// The device row's push token, `nil` when it has none. A platform this gateway does not know (a newer one's)
+    /// reads as no token rather than failing the device.
+    init?(row: Row) throws {
+        guard let token = try row.decode(String?.self, forColumn: "push_token"),
+            let platform = PushPlatform(rawValue: try row.decode(String?.self, forColumn: "push_platform") ?? ""),
+            let registered = try row.decode(Int64?.self, forColumn: "push_registered_at")
+        else { return nil }
+        self.init(
+            token: token, platform: platform, active: (try row.decode(Int?.self, forColumn: "push_active") ?? 0) != 0,
+            registeredAt: StoreClock.date(registered),
+            deactivatedAt: try row.decode(Int64?.self, forColumn: "push_deactivated_at").map(StoreClock.date),
+            deactivatedReason: try row.decode(String?.self, forColumn: "push_deactivated_reason"))
     }
 }
 

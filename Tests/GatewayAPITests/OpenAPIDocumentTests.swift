@@ -134,6 +134,7 @@ struct SpecFirstTests {
             "LoginRequest": #""tenantId":"ten_x","code":"bgc_x","device":{"name":"n","type":"ios"}"#,
             "RefreshRequest": #""refreshToken":"bgr_x""#,
             "DeviceUpdate": #""trusted":true"#,
+            "PushTokenRegistration": #""token":"0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a0a","platform":"ios""#,
             "LogoutDevice": #""deviceId":"dev_x""#,
             "SessionExtend": #""seconds":3600"#,
             "PasswordSet": #""password":"long enough password""#,

@@ -118,6 +118,29 @@ struct OrderPipelineTests {
         }
     }
 
+    /// A placement the broker refuses answers 422 and names the order the journal kept (`error.orderId`): that order
+    /// reads by its id as `rejected`, and a repeat of the key answers the same refusal with the same id.
+    @Test func aRefusedPlacementNamesItsOrderWhichReadsRejected() async throws {
+        try await APIHarness.with { harness, client in
+            let url = "https://poor.fake"
+            let connection = try await harness.link(.alpaca, baseURL: url)
+            harness.state.set(url, FakeBrokerBehaviour(failBeforePlacing: GatewayError(.insufficientFunds, "insufficient buying power", broker: .alpaca)))
+            let placed = try await client.call(.post, "/v1/orders", headers: headers(harness, key: "poor-1"), json: body(connection.id))
+            #expect(placed.status == 422)
+            let error = try #require(placed.body["error"] as? [String: Any])
+            #expect(error["code"] as? String == "insufficient_funds")
+            let id = try #require(error["orderId"] as? String, "\(placed.body)")
+            let read = try await client.call(.get, "/v1/orders/\(id)", headers: harness.auth)
+            #expect(read.status == 200)
+            #expect(read.body.dataObject["status"] as? String == "rejected")
+            let events = try await client.call(.get, "/v1/orders/\(id)/events", headers: harness.auth)
+            #expect(events.body.dataList.last?["kind"] as? String == "rejected")
+            let again = try await client.call(.post, "/v1/orders", headers: headers(harness, key: "poor-1"), json: body(connection.id))
+            #expect(again.status == 422)
+            #expect((again.body["error"] as? [String: Any])?["orderId"] as? String == id)
+        }
+    }
+
     @Test func anOrderTheBrokerNeverGotIsRejectedAfterTheGrace() async throws {
         try await APIHarness.with(orderSettings: OrderSettings(reconcileGrace: 0)) { harness, client in
             let url = "https://down.fake"

@@ -170,6 +170,39 @@ struct StatusTests {
         }
     }
 
+    /// Issue 26: an authentication failure on a read moves the connection to `relink_required` (status, reads and
+    /// health say so), when the broker itself refused the credentials; an adapter's own refusal (a public connection
+    /// without keys) leaves the link as it is.
+    @Test func aReadTheBrokerRefusesForCredentialsMarksTheConnectionForRelinking() async throws {
+        try await APIHarness.with { harness, client in
+            let revoked = try await harness.link(.alpaca, baseURL: "https://revoked.fake")
+            let keyless = try await harness.link(.tradeogre, baseURL: "https://keyless.fake")
+            harness.state.set("https://revoked.fake", FakeBrokerBehaviour(failure: GatewayError(
+                .unauthorized, "Alpaca: request is not authorized", broker: .alpaca, retryable: false, brokerCode: "40110000")))
+            harness.state.set("https://keyless.fake", FakeBrokerBehaviour(failure: GatewayError(
+                .unauthorized, "this connection has no API keys", broker: .tradeogre, retryable: false)))
+
+            let first = try await client.call(.get, "/v1/positions", headers: harness.auth)
+            #expect(first.status == 200)
+            let connections = try await client.call(.get, "/v1/connections", headers: harness.auth)
+            let statuses = Dictionary(uniqueKeysWithValues: connections.body.dataList.compactMap { item in
+                (item["id"] as? String).map { ($0, item["status"] as? String ?? "?") }
+            })
+            #expect(statuses[revoked.id] == "relink_required", "\(connections.body)")
+            #expect(statuses[keyless.id] == "active", "\(connections.body)")
+
+            // The next read does not call the broker again: it says the link must be renewed.
+            let second = try await client.call(.get, "/v1/positions", headers: harness.auth)
+            let sources = second.body["sources"] as? [[String: Any]] ?? []
+            let source = try #require(sources.first { $0["connection"] as? String == revoked.id }, "\(second.body)")
+            #expect((source["error"] as? [String: Any])?["message"] as? String == "the broker link has expired: link the connection again")
+
+            let status = try await client.call(.get, "/v1/status", headers: harness.auth)
+            let shown = (status.body["connections"] as? [[String: Any]] ?? []).first { $0["connectionId"] as? String == revoked.id }
+            #expect(shown?["state"] as? String == "failing", "\(status.body)")
+        }
+    }
+
     /// Issue 26. Before: an open breaker stayed `open` on the dashboard long after its cool-down, until a user's call
     /// happened to probe it.
     @Test func aBreakerShowsItsCurrentStateAndIsProbedWithoutUserTraffic() async throws {

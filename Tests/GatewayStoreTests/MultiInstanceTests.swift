@@ -21,9 +21,9 @@ struct MultiInstanceTests {
                 ? [
                     "v1-initial", "v2-order-journal", "v3-tenant-read-freshness", "v4-sandbox-urls-without-path",
                     "v5-order-journal-venues", "v6-link-states", "v7-tenancy", "v8-sessions", "v9-leases", "v11-goals", "v12-alerts",
-                    "v13-order-feed", "v14-broker-id-reuse",
+                    "v13-order-feed", "v14-broker-id-reuse", "v15-push-tokens",
                 ]
-                : ["v8-schema", "v9-leases", "v10-change-stamp", "v11-goals", "v12-alerts", "v13-order-feed", "v14-broker-id-reuse"]
+                : ["v8-schema", "v9-leases", "v10-change-stamp", "v11-goals", "v12-alerts", "v13-order-feed", "v14-broker-id-reuse", "v15-push-tokens"]
             let firstApplied = try await applied(first)
             #expect(firstApplied == expected)
             #expect(try await applied(second) == firstApplied)

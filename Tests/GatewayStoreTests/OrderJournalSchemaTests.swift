@@ -9,7 +9,7 @@ struct OrderJournalSchemaTests {
     @Test("v2-order-journal adds the journal's tables and indexes")
     func tablesAndIndexes() async throws {
         try await withStore { store, _ in
-            #expect(try await store.appliedMigrations() == ["v1-initial", "v2-order-journal", "v3-tenant-read-freshness", "v4-sandbox-urls-without-path", "v5-order-journal-venues", "v6-link-states", "v7-tenancy", "v8-sessions", "v9-leases", "v11-goals", "v12-alerts", "v13-order-feed", "v14-broker-id-reuse"])
+            #expect(try await store.appliedMigrations() == ["v1-initial", "v2-order-journal", "v3-tenant-read-freshness", "v4-sandbox-urls-without-path", "v5-order-journal-venues", "v6-link-states", "v7-tenancy", "v8-sessions", "v9-leases", "v11-goals", "v12-alerts", "v13-order-feed", "v14-broker-id-reuse", "v15-push-tokens"])
             let tables = try await store.fetchRawStrings(
                 "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
             #expect(Set(["idempotency_keys", "orders", "order_broker_ids", "order_events"]).isSubset(of: tables))
@@ -70,7 +70,7 @@ struct OrderJournalSchemaTests {
 
             let second = try await SQLiteStore.opening(path: path, cipher: cipher)
             defer { try? second.close() }
-            #expect(try await second.appliedMigrations() == ["v1-initial", "v2-order-journal", "v3-tenant-read-freshness", "v4-sandbox-urls-without-path", "v5-order-journal-venues", "v6-link-states", "v7-tenancy", "v8-sessions", "v9-leases", "v11-goals", "v12-alerts", "v13-order-feed", "v14-broker-id-reuse"])
+            #expect(try await second.appliedMigrations() == ["v1-initial", "v2-order-journal", "v3-tenant-read-freshness", "v4-sandbox-urls-without-path", "v5-order-journal-venues", "v6-link-states", "v7-tenancy", "v8-sessions", "v9-leases", "v11-goals", "v12-alerts", "v13-order-feed", "v14-broker-id-reuse", "v15-push-tokens"])
             let tenant = try #require(try await second.tenant(id: "ten_acme"))
             let connection = try #require(try await second.connection(tenantId: tenant.id, id: "conn_acme"))
             #expect(connection.displayName == "Paper" && connection.broker == .alpaca)

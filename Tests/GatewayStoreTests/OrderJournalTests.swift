@@ -52,7 +52,7 @@ struct OrderJournalTests {
 
             let second = try await SQLiteStore.opening(path: path, cipher: cipher)
             defer { try? second.close() }
-            #expect(try await second.appliedMigrations() == ["v1-initial", "v2-order-journal", "v3-tenant-read-freshness", "v4-sandbox-urls-without-path", "v5-order-journal-venues", "v6-link-states", "v7-tenancy", "v8-sessions", "v9-leases", "v11-goals", "v12-alerts", "v13-order-feed", "v14-broker-id-reuse"])
+            #expect(try await second.appliedMigrations() == ["v1-initial", "v2-order-journal", "v3-tenant-read-freshness", "v4-sandbox-urls-without-path", "v5-order-journal-venues", "v6-link-states", "v7-tenancy", "v8-sessions", "v9-leases", "v11-goals", "v12-alerts", "v13-order-feed", "v14-broker-id-reuse", "v15-push-tokens"])
             #expect(try await second.journaledOrder(tenantId: tenant.id, id: pending.id) == pending)
             let reread = try #require(try await second.journaledOrder(tenantId: tenant.id, id: placed.id))
             #expect(reread == done)

@@ -151,6 +151,72 @@ struct AlpacaTradingTests {
         }
     }
 
+    @Test("limited depth: fills take what the touch holds; IOC cancels the rest, FOK takes nothing short, sells hold only the rest")
+    func partialFills() async throws {
+        try await withAlpaca { client, sandbox, _ async throws in
+            try sandbox.market.setPriceOverride(dec("100"), for: "AAPL")
+            let ask = try #require(sandbox.market.quote(symbol: "AAPL")?.ask)
+            // IOC: two of five at once, the rest cancelled; what filled stays filled.
+            try sandbox.market.setDepth(2, for: "AAPL")
+            let ioc = try await client.post(
+                "/v2/orders", #"{"symbol":"AAPL","qty":"5","side":"buy","type":"limit","limit_price":"110","time_in_force":"ioc"}"#).object
+            #expect(ioc["status"] as? String == "canceled", "\(ioc)")
+            #expect(ioc["filled_qty"] as? String == "2")
+            #expect(dec(ioc["filled_avg_price"]) == ask)
+            #expect(ioc["filled_at"] is NSNull)
+            #expect(try await client.get("/v2/positions/AAPL").object["qty"] as? String == "12")
+
+            // FOK: three at the touch for five asked: nothing fills, and the touch keeps its three.
+            try sandbox.market.setDepth(3, for: "AAPL")
+            let fok = try await client.post(
+                "/v2/orders", #"{"symbol":"AAPL","qty":"5","side":"buy","type":"limit","limit_price":"110","time_in_force":"fok"}"#).object
+            #expect(fok["status"] as? String == "canceled", "\(fok)")
+            #expect(fok["filled_qty"] as? String == "0")
+            #expect(sandbox.market.depth(for: "AAPL") == 3)
+
+            // A sell of ten of the twelve held fills three; the other seven are held for it, so only two may be sold more.
+            let sell = try await client.post(
+                "/v2/orders", #"{"symbol":"AAPL","qty":"10","side":"sell","type":"market","time_in_force":"day"}"#).object
+            #expect(sell["status"] as? String == "partially_filled", "\(sell)")
+            #expect(sell["filled_qty"] as? String == "3")
+            let position = try await client.get("/v2/positions/AAPL").object
+            #expect(position["qty"] as? String == "9")
+            #expect(position["qty_available"] as? String == "2")
+            let tooMuch = try await client.post(
+                "/v2/orders", #"{"symbol":"AAPL","qty":"3","side":"sell","type":"market","time_in_force":"day"}"#)
+            #expect(tooMuch.status == 403)
+
+            // No depth at all: the order waits; unlimited again: it fills the rest.
+            let id = try #require(sell["id"] as? String)
+            #expect(try await client.get("/v2/orders/\(id)").object["filled_qty"] as? String == "3")
+            try sandbox.market.setDepth(nil, for: "AAPL")
+            let done = try await client.get("/v2/orders/\(id)").object
+            #expect(done["status"] as? String == "filled")
+            #expect(done["filled_qty"] as? String == "10")
+            #expect(try await client.get("/v2/positions/AAPL").object["qty"] as? String == "2")
+        }
+    }
+
+    @Test("an order saved before partial fills (no filledNotional) reads back with its fill")
+    func stateWithoutFilledNotional() throws {
+        let market = MarketEngine(clock: ManualClock())
+        let instrument = try #require(AlpacaAssets(market: market).resolve("AAPL"))
+        var order = AlpacaOrder(
+            id: UUID(), clientOrderID: "old", createdAt: Date(), updatedAt: Date(), submittedAt: Date(), instrument: instrument,
+            qty: 2, type: .market, side: .buy, timeInForce: .day, status: .filled, extendedHours: false)
+        order.filledQty = 2
+        order.filledAvgPrice = dec("101.5")
+        let encoder = JSONEncoder()
+        let object = try #require(try JSONSerialization.jsonObject(with: encoder.encode(order)) as? [String: Any])
+        #expect(object["filledNotional"] == nil, "the state of an older build has no such key")
+        let decoder = JSONDecoder()
+        decoder.userInfo[.sandboxMarket] = market
+        let restored = try decoder.decode(AlpacaOrder.self, from: JSONSerialization.data(withJSONObject: object))
+        #expect(restored.filledNotional == nil)
+        #expect(restored.filledValue == dec("203"))
+        #expect(restored.remainingQty == 0)
+    }
+
     @Test("stop and trailing-stop sells trigger when the price falls")
     func stopsTrigger() async throws {
         try await withAlpaca { client, sandbox, _ async throws in

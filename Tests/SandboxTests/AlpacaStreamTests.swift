@@ -88,6 +88,66 @@ struct AlpacaStreamTests {
         }
     }
 
+    @Test("trading stream: a limit order larger than the touch sends partial_fill per part, then fill; the REST order says so")
+    func partialFills() async throws {
+        try await withAlpaca { client, sandbox, _ async throws in
+            try await withStream(client.base, path: "/stream") { stream in
+                try await stream.sendText(Self.demoAuth)
+                _ = try await stream.receiveObject()
+                try await stream.sendText(#"{"action":"listen","data":{"streams":["trade_updates"]}}"#)
+                _ = try await stream.receiveObject()
+
+                let held = try await client.get("/v2/positions/MSFT")
+                let before = held.status == 200 ? try #require(dec(held.object["qty"])) : 0
+                let quote = try #require(sandbox.market.quote(symbol: "MSFT"))
+                let limit = DecimalText.format(DecimalText.round(quote.ask * dec("1.1"), scale: 2))
+                // Two shares at the touch: the marketable order for five fills two at once and works for the rest.
+                try sandbox.market.setDepth(2, for: "MSFT")
+                let placed = try await client.post(
+                    "/v2/orders",
+                    #"{"symbol":"MSFT","qty":"5","side":"buy","type":"limit","limit_price":"\#(limit)","time_in_force":"day"}"#)
+                #expect(placed.status == 200)
+                let id = try #require(placed.object["id"] as? String)
+                #expect(placed.object["status"] as? String == "partially_filled")
+                #expect(placed.object["filled_qty"] as? String == "2")
+                #expect(placed.object["filled_at"] is NSNull, "filled_at waits for the last share: \(placed.object)")
+                let firstPrice = try #require(dec(placed.object["filled_avg_price"]))
+                #expect(try await Self.event(stream) == ["new", id])
+
+                let part = try #require(try await stream.receiveObject()["data"] as? [String: Any])
+                #expect(part["event"] as? String == "partial_fill")
+                #expect(part["qty"] as? String == "2")
+                #expect(dec(part["price"]) == firstPrice)
+                #expect(dec(part["position_qty"]) == before + 2)
+                #expect((part["order"] as? [String: Any])?["status"] as? String == "partially_filled")
+
+                // The rest of the buy reserves cash only for the three shares still to fill, at the limit.
+                let open = try await client.get("/v2/orders?status=open")
+                #expect(open.array.compactMap { $0["id"] as? String } == [id])
+                let account = try await client.get("/v2/account").object
+                let cash = try #require(dec(account["cash"]))
+                #expect(dec(account["buying_power"]) == cash - 3 * dec(limit), "\(account)")
+
+                // Three more at a new price: the order fills, its average weighted by volume.
+                try sandbox.market.setPriceOverride(quote.ask, for: "MSFT")
+                let secondPrice = try #require(sandbox.market.quote(symbol: "MSFT")?.ask)
+                try sandbox.market.setDepth(3, for: "MSFT")
+                let fill = try #require(try await stream.receiveObject()["data"] as? [String: Any])
+                #expect(fill["event"] as? String == "fill")
+                #expect(fill["qty"] as? String == "3")
+                #expect(dec(fill["position_qty"]) == before + 5)
+                let order = try #require(fill["order"] as? [String: Any])
+                #expect(order["status"] as? String == "filled")
+                #expect(order["filled_qty"] as? String == "5")
+                let average = DecimalText.round((firstPrice * 2 + secondPrice * 3) / 5, scale: 9)
+                #expect(dec(order["filled_avg_price"]) == average, "\(order)")
+                #expect(dec(fill["price"]) == average)
+                #expect(order["filled_at"] is String)
+                #expect(canon(try await client.get("/v2/orders/\(id)").object) == canon(order))
+            }
+        }
+    }
+
     @Test("trading stream: a replace sends replaced then new, a cancel canceled; listening to nothing stops the updates")
     func replaceCancelAndStop() async throws {
         try await withAlpaca { client, _, _ async throws in

@@ -197,6 +197,23 @@ struct FaultInjectionTests {
             #expect(try await client.get("/_sandbox/prices/NOPE").status == 404)
             #expect(try await client.get("/_sandbox/prices").array.count == InstrumentCatalogue.standard.count)
 
+            // Depth at the touch: unlimited until set; fills take from it; bad quantities and symbols are refused.
+            #expect(try await client.get("/_sandbox/depth/AAPL").object["quantity"] is NSNull)
+            let limited = try await client.put("/_sandbox/depth/AAPL", #"{"quantity":"3"}"#)
+            #expect(limited.status == 200)
+            #expect(limited.object["quantity"] as? String == "3")
+            #expect(sandbox.market.take(upTo: 2, of: "AAPL") == 2)
+            #expect(sandbox.market.take(upTo: 2, of: "AAPL") == 1)
+            #expect(sandbox.market.take(upTo: 2, of: "AAPL") == 0)
+            #expect(try await client.get("/_sandbox/depth/AAPL").object["quantity"] as? String == "0")
+            #expect(sandbox.market.take(upTo: 5, of: "MSFT") == 5)
+            #expect(try await client.put("/_sandbox/depth/AAPL", #"{"quantity":"-1"}"#).status == 400)
+            #expect(try await client.put("/_sandbox/depth/AAPL", #"{"qty":"1"}"#).status == 400)
+            #expect(try await client.put("/_sandbox/depth/NOPE", #"{"quantity":"1"}"#).status == 404)
+            #expect(try await client.delete("/_sandbox/depth/AAPL").status == 204)
+            #expect(sandbox.market.depth(for: "AAPL") == nil)
+            #expect(sandbox.market.take(upTo: 7, of: "AAPL") == 7)
+
             let before = clock.now()
             let advanced = try await client.post("/_sandbox/clock/advance", #"{"seconds":90}"#)
             #expect(advanced.status == 200)

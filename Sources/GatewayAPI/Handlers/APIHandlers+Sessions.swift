@@ -88,6 +88,18 @@ extension APIHandlers {
         return .ok(.init(body: .json(.init(data: .init(revoked: count)))))
     }
 
+    func registerPushToken(_ input: Operations.RegisterPushToken.Input) async throws -> Operations.RegisterPushToken.Output {
+        guard case .json(let body) = input.body else { throw APIError.unsupportedBody }
+        let device = try await gateway.registerPushToken(
+            try RequestIdentity.requirePrincipal(), deviceHeader: input.headers.xDeviceID, token: body.token, platform: body.platform)
+        return .ok(.init(body: .json(.init(data: device))))
+    }
+
+    func removePushToken(_ input: Operations.RemovePushToken.Input) async throws -> Operations.RemovePushToken.Output {
+        try await gateway.removePushToken(try RequestIdentity.requirePrincipal(), deviceHeader: input.headers.xDeviceID)
+        return .noContent(.init())
+    }
+
     func createLoginCode(_ input: Operations.CreateLoginCode.Input) async throws -> Operations.CreateLoginCode.Output {
         let minted = try await gateway.mintLoginCode(principal: try RequestIdentity.requirePrincipal(), userId: input.path.id)
         return .created(.init(body: .json(.init(data: .init(code: minted.code, expiresAt: minted.expiresAt)))))

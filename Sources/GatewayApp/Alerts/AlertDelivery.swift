@@ -12,8 +12,9 @@ public import Logging
 /// leaves through the alerts' transport, so the egress policy, the timeout and the answer-size cap apply to the
 /// user's URL as to any broker's. A network failure, a 5xx or a 429 is tried again after an exponential backoff with
 /// jitter (a `Retry-After` longer than the backoff is honoured, up to `maxDelay`), up to `maxAttempts`; any other 4xx,
-/// an egress refusal or an unusable URL is final. APNs pushes are tried the same way; a 410 (`Unregistered`) or a 400
-/// `BadDeviceToken` drops the device token from the alert.
+/// an egress refusal or an unusable URL is final. APNs pushes are tried the same way, to the token the alert names or
+/// to each active push token of the user's devices (`{"devices": "all"}`); a 410 (`Unregistered`) or a 400
+/// `BadDeviceToken` drops a named token from the alert, and marks a device's token inactive (kept, with the reason).
 public struct AlertDelivery: Sendable {
     let store: any GatewayStore
     let settings: AlertSettings
@@ -56,10 +57,64 @@ public struct AlertDelivery: Sendable {
         if let webhook = alert.channels.webhook {
             attempts += await deliverWebhook(notification, url: webhook.url, alert: alert, tenantId: tenantId, userId: userId, test: test)
         }
-        if let device = alert.channels.apns, let apns {
-            attempts += await deliverPush(notification, deviceToken: device.deviceToken, apns: apns, alert: alert, tenantId: tenantId, userId: userId, test: test)
+        if let channel = alert.channels.apns, let apns {
+            if let deviceToken = channel.deviceToken {
+                attempts += await deliverPush(notification, to: .alertToken(deviceToken), apns: apns, alert: alert, tenantId: tenantId, userId: userId, test: test)
+            } else if channel.devices == .all {
+                attempts += await deliverToDevices(notification, apns: apns, alert: alert, tenantId: tenantId, userId: userId, test: test)
+            }
         }
         return attempts
+    }
+
+    /// Where one push goes: the token the alert names, or one device's registered push token.
+    enum PushTarget: Sendable, Hashable {
+        case alertToken(String)
+        case device(id: String, token: String)
+
+        var deviceToken: String {
+            switch self {
+            case .alertToken(let token): token
+            case .device(_, let token): token
+            }
+        }
+    }
+
+    /// The APNs tokens an alert targeting the user's devices reaches now: each device's active `ios` token, read when
+    /// the alert fires (a device registered or removed since the alert was made counts as it is now).
+    static func pushTargets(_ devices: [Device]) -> [PushTarget] {
+        devices.compactMap { device in
+            guard let push = device.pushToken, push.active, push.platform == .ios else { return nil }
+            return .device(id: device.id, token: push.token)
+        }
+    }
+
+    /// Pushes to every active push token of the user's devices at once, so that one device's retries do not hold up
+    /// the others; the attempts device by device, in the order the devices were registered.
+    func deliverToDevices(
+        _ notification: AlertNotification, apns: APNsProvider, alert: Alert, tenantId: String, userId: String, test: Bool
+    ) async -> [AlertDeliveryAttempt] {
+        let targets: [PushTarget]
+        do {
+            targets = Self.pushTargets(try await store.devices(tenantId: tenantId, userId: userId))
+        } catch {
+            logger.error("an alert's devices could not be read", metadata: ["alert": "\(alert.id)", "error": "\(Self.describe(error))"])
+            return []
+        }
+        if targets.isEmpty {
+            logger.debug("an alert targets the user's devices, and none has an active push token", metadata: ["alert": "\(alert.id)"])
+            return []
+        }
+        return await withTaskGroup(of: (Int, [AlertDeliveryAttempt]).self) { group in
+            for (index, target) in targets.enumerated() {
+                group.addTask {
+                    (index, await deliverPush(notification, to: target, apns: apns, alert: alert, tenantId: tenantId, userId: userId, test: test))
+                }
+            }
+            var byDevice: [(Int, [AlertDeliveryAttempt])] = []
+            for await result in group { byDevice.append(result) }
+            return byDevice.sorted { $0.0 < $1.0 }.flatMap(\.1)
+        }
     }
 
     /// What one attempt came to.
@@ -100,12 +155,13 @@ public struct AlertDelivery: Sendable {
     }
 
     func deliverPush(
-        _ notification: AlertNotification, deviceToken: String, apns: APNsProvider, alert: Alert, tenantId: String,
+        _ notification: AlertNotification, to target: PushTarget, apns: APNsProvider, alert: Alert, tenantId: String,
         userId: String, test: Bool
     ) async -> [AlertDeliveryAttempt] {
-        let store = self.store
-        let logger = self.logger
-        return await attempting(.apns, notification, alert: alert, tenantId: tenantId, userId: userId, test: test) { attempt in
+        let deviceToken = target.deviceToken
+        var deviceId: String?
+        if case .device(let id, _) = target { deviceId = id }
+        return await attempting(.apns, notification, alert: alert, tenantId: tenantId, userId: userId, test: test, deviceId: deviceId) { attempt in
             let request: BrokerRequest
             do {
                 let token = try await apns.token(now: now())
@@ -119,20 +175,43 @@ public struct AlertDelivery: Sendable {
             guard let status = result.status, !result.delivered else { return result }
             let reason = result.error
             if status == 410 || (status == 400 && reason == "BadDeviceToken") {
-                // The device is gone: the token is dropped so no later firing tries it.
-                do {
-                    _ = try await store.dropAlertDeviceToken(tenantId: tenantId, userId: userId, id: alert.id, deviceToken: deviceToken)
-                    logger.notice("APNs says an alert's device token is gone: dropped", metadata: ["alert": "\(alert.id)", "status": "\(status)"])
-                } catch {
-                    logger.error("an alert's dead device token could not be dropped", metadata: ["alert": "\(alert.id)"])
-                }
-                result.error = "\(reason ?? "Unregistered"): the device token was dropped from the alert"
+                result.error = await retire(target, reason: reason ?? "Unregistered", status: status, alert: alert, tenantId: tenantId, userId: userId)
                 result.retryable = false
             } else if status == 403, reason == "ExpiredProviderToken" {
                 _ = try? await apns.token(now: now(), refresh: true)
                 result.retryable = true
             }
             return result
+        }
+    }
+
+    /// APNs says the token is gone (410 `Unregistered`) or was never valid (400 `BadDeviceToken`), so no later firing
+    /// tries it: a token the alert names is dropped from the alert; a device's registered token is kept, marked
+    /// inactive with the reason, so the app and the user can see it must register a fresh one. What the delivery log
+    /// says of it.
+    func retire(
+        _ target: PushTarget, reason: String, status: Int, alert: Alert, tenantId: String, userId: String
+    ) async -> String {
+        switch target {
+        case .alertToken(let deviceToken):
+            do {
+                _ = try await store.dropAlertDeviceToken(tenantId: tenantId, userId: userId, id: alert.id, deviceToken: deviceToken)
+                logger.notice("APNs says an alert's device token is gone: dropped", metadata: ["alert": "\(alert.id)", "status": "\(status)"])
+            } catch {
+                logger.error("an alert's dead device token could not be dropped", metadata: ["alert": "\(alert.id)"])
+            }
+            return "\(reason): the device token was dropped from the alert"
+        case .device(let deviceId, let token):
+            do {
+                _ = try await store.deactivatePushToken(
+                    tenantId: tenantId, userId: userId, deviceId: deviceId, token: token, reason: reason, at: now())
+                logger.notice(
+                    "APNs says a device's push token is invalid: marked inactive",
+                    metadata: ["alert": "\(alert.id)", "device": "\(deviceId)", "status": "\(status)"])
+            } catch {
+                logger.error("a device's invalid push token could not be marked inactive", metadata: ["alert": "\(alert.id)", "device": "\(deviceId)"])
+            }
+            return "\(reason): the push token of device \(deviceId) was marked inactive"
         }
     }
 
@@ -161,7 +240,7 @@ public struct AlertDelivery: Sendable {
     /// Runs `attempt` until it delivers, fails for good, or `maxAttempts` are spent, logging each attempt.
     func attempting(
         _ channel: AlertChannel, _ notification: AlertNotification, alert: Alert, tenantId: String, userId: String, test: Bool,
-        _ attempt: (Int) async -> AttemptResult
+        deviceId: String? = nil, _ attempt: (Int) async -> AttemptResult
     ) async -> [AlertDeliveryAttempt] {
         var made: [AlertDeliveryAttempt] = []
         for number in 1...settings.maxAttempts {
@@ -171,7 +250,7 @@ public struct AlertDelivery: Sendable {
                 id: "dlv_" + RandomIdentifier.base32(count: 20), alertId: alert.id, eventId: notification.eventId,
                 channel: channel, attempt: number, at: now(),
                 outcome: result.delivered ? .delivered : again ? .retrying : .failed, httpStatus: result.status,
-                error: result.error, test: test)
+                error: result.error, test: test, deviceId: deviceId)
             made.append(entry)
             metrics?.alertDelivery(channel: channel, outcome: entry.outcome)
             do {

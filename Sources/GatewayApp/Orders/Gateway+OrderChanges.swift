@@ -16,6 +16,11 @@ extension Gateway {
             throw GatewayError(.conflict, "the order is \(current.status.rawValue) and cannot be changed", broker: connection.broker, retryable: false)
         }
         defer { invalidateReads(connection: connection.id) }
+        // While the broker changes the order, the order watcher leaves it alone (it skips in-flight orders, and
+        // `refresh` records nothing for one): an emulated change cancels the broker order before placing its
+        // replacement, and the watcher must not journal that cancel as the order's end.
+        let changing = journaled.map { inFlight.begin($0.id) } ?? false
+        defer { if changing, let journaled { inFlight.finish(journaled.id) } }
         do {
             let changed = try await BrokerOperationScope.$current.withValue(BrokerOperation.modifyOrder.rawValue) {
                 try await withDeadline(orderSettings.brokerTimeout) { try await adapter.modifyOrder(current, modification) }

@@ -79,6 +79,10 @@ extension Gateway {
                     metadata: ["order": .string(journaled.id), "connection": .string(connection.id)])
                 return Self.fromJournal(journaled)
             }
+            // A change of this order is in flight (`modifyOrder`): its own answer records it as `modified`. A read
+            // that saw the broker's side of it first must not record it as a status change of its own (checked after
+            // the read: a read that saw the change began after the change did).
+            if inFlight.isRunning(journaled.id) { return journaled }
             let mapped = gatewayOrder(current, connection: connection)
             guard Self.isSameOrder(mapped, as: last, journaledAt: journaled.updatedAt) else {
                 // The broker now uses this id for another order (it started over, or reused it): that order is not
@@ -125,11 +129,20 @@ extension Gateway {
             if stored.state == .accepted, let previous = stored.order, Self.sameView(previous, order) {
                 return stored
             }
+            // A view of the broker order the journal followed when the caller loaded it, while a replace (Alpaca's
+            // PATCH makes a new broker order) has moved the journal to another one since: the old order's
+            // `replaced` is not this order's state, and writing it would lose the replacement.
+            if let current = stored.brokerOrderId, current != journaled.brokerOrderId, order.brokerOrderId != current {
+                return stored
+            }
             var updated = stored
             updated.state = .accepted
             updated.brokerOrderId = order.brokerOrderId ?? stored.brokerOrderId
             var order = order
             order.source = nil
+            // The order's client order id is the one the gateway journaled: a broker without client order ids
+            // (TradeOgre) reports its own id there when the order is read back, and the stream shows the stored view.
+            order.clientOrderId = stored.clientOrderId
             updated.order = order
             updated.error = nil
             updated.errorMessage = nil

@@ -202,7 +202,9 @@ extension Gateway {
         case .rejected:
             journaled = try await mark(journaled, .rejected, kind: .rejected, error: error)
             metrics.placement("rejected")
-            throw error
+            var refused = error
+            refused.orderId = journaled.id
+            throw refused
         case .unknown:
             journaled = try await mark(journaled, .unknown, kind: .unknown, error: error)
             metrics.placement("unknown")
@@ -297,8 +299,10 @@ extension Gateway {
         details: [FieldProblem(field: "Idempotency-Key", problem: "was used with a different request")])
 
     static func rejection(_ journaled: JournaledOrder?, connection: ConnectionDescriptor) -> GatewayError {
-        GatewayError(
+        var error = GatewayError(
             journaled?.error ?? .rejected, journaled?.errorMessage ?? "the broker rejected the order", broker: connection.broker,
             retryable: false)
+        error.orderId = journaled?.id
+        return error
     }
 }

@@ -62,3 +62,85 @@ extension Gateway {
                 detail: ["reason": "device_logout", "userId": owner.userId]))
     }
 }
+
+/// The current device's push token (seed 003: `POST`/`DELETE /v1/devices/current/push-token`).
+extension Gateway {
+    /// The device a `/v1/devices/current/…` request is about, with the user it belongs to: a session's own device
+    /// (`Authentication` has already refused an `X-Device-ID` naming another), or, for an API key acting for a user,
+    /// the device `X-Device-ID` names, which must be that user's.
+    /// - Throws: 400 naming `X-Device-ID` when an API key names no device; 404 naming it when the user has no such
+    ///   device (another user's device answers as one that does not exist).
+    func currentDevice(_ principal: Principal, deviceHeader: String?) async throws -> (owner: Owner, device: Device) {
+        let owner = try principal.owner()
+        let id: String
+        switch principal.credential {
+        case .session(_, let deviceId):
+            id = deviceId
+        case .apiKey:
+            guard let deviceHeader, !deviceHeader.isEmpty else {
+                throw GatewayError(
+                    .invalidRequest,
+                    "this operation is about the caller's current device: with an API key, name it in the X-Device-ID header (dev_…)",
+                    retryable: false,
+                    details: [FieldProblem(field: "X-Device-ID", problem: "is required with an API key")])
+            }
+            id = deviceHeader
+        }
+        guard let device = try await store.device(tenantId: owner.tenant.id, userId: owner.userId, id: id) else {
+            throw GatewayError(
+                .notFound, "no device '\(id)' of this user", retryable: false,
+                details: [FieldProblem(field: "X-Device-ID", problem: "names no device of the user")])
+        }
+        return (owner, device)
+    }
+
+    /// The checked token and platform of a registration: the token as APNs device tokens are (hex, kept in lower case,
+    /// so the same token is one token however the app spells it), the platform one the gateway pushes to.
+    /// - Throws: 422 naming each bad field.
+    static func pushRegistration(token: String, platform: String) throws -> (token: String, platform: PushPlatform) {
+        var problems: [FieldProblem] = []
+        let platformValue = PushPlatform(rawValue: platform)
+        if platformValue == nil {
+            let known = PushPlatform.allCases.map(\.rawValue).joined(separator: ", ")
+            problems.append(FieldProblem(field: "platform", problem: "must be one of: \(known) (the push services the gateway delivers to)"))
+        }
+        if !AlertChannels.APNs.isDeviceToken(token) {
+            problems.append(FieldProblem(field: "token", problem: "must be the APNs device token as hex (32 to 200 hex digits)"))
+        }
+        guard let platformValue, problems.isEmpty else { throw GatewayError.unprocessable(problems) }
+        return (token.lowercased(), platformValue)
+    }
+
+    /// Registers the current device's push token, active. The same token again changes nothing; the token on another
+    /// of the user's devices moves to this one. Answers the device, its token shown.
+    public func registerPushToken(_ principal: Principal, deviceHeader: String?, token: String, platform: String) async throws -> Device {
+        let checked = try Self.pushRegistration(token: token, platform: platform)
+        let (owner, device) = try await currentDevice(principal, deviceHeader: deviceHeader)
+        guard
+            let updated = try await store.setPushToken(
+                tenantId: owner.tenant.id, userId: owner.userId, deviceId: device.id, token: checked.token,
+                platform: checked.platform,
+                audit: AuditRecord(
+                    tenantId: owner.tenant.id, actor: owner.actor, action: "device.push_token_registered", target: device.id,
+                    detail: ["userId": owner.userId, "platform": checked.platform.rawValue]))
+        else {
+            throw GatewayError(.notFound, "no device '\(device.id)' of this user")
+        }
+        return updated
+    }
+
+    /// Removes the current device's push token.
+    /// - Throws: 404 when the device has none.
+    public func removePushToken(_ principal: Principal, deviceHeader: String?) async throws {
+        let (owner, device) = try await currentDevice(principal, deviceHeader: deviceHeader)
+        guard
+            try await store.removePushToken(
+                tenantId: owner.tenant.id, userId: owner.userId, deviceId: device.id,
+                audit: AuditRecord(
+                    tenantId: owner.tenant.id, actor: owner.actor, action: "device.push_token_removed", target: device.id,
+                    detail: ["userId": owner.userId]))
+        else {
+            throw GatewayError(.notFound, "the device '\(device.id)' has no push token")
+        }
+    }
+}

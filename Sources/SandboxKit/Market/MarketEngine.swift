@@ -21,11 +21,13 @@ public struct MarketConfiguration: Sendable {
 public enum MarketError: Error, Sendable, Equatable, CustomStringConvertible {
     case unknownSymbol(String)
     case invalidPrice(String)
+    case invalidQuantity(String)
 
     public var description: String {
         switch self {
         case .unknownSymbol(let symbol): "unknown symbol \(symbol)"
         case .invalidPrice(let reason): "invalid price: \(reason)"
+        case .invalidQuantity(let reason): "invalid quantity: \(reason)"
         }
     }
 }
@@ -64,6 +66,8 @@ public final class MarketEngine: Sendable {
         var ranges: [String: DayRange] = [:]
         /// Each symbol's previous close, for the day it was computed on (a pure function of the day: cached).
         var previousCloses: [String: (day: Int64, price: Decimal)] = [:]
+        /// What remains at the touch of each symbol whose depth is limited (``setDepth(_:for:)``); absent: unlimited.
+        var depth: [String: Decimal] = [:]
     }
 
     public init(configuration: MarketConfiguration = MarketConfiguration(), clock: any SandboxClock = WallClock()) {
@@ -219,6 +223,36 @@ public final class MarketEngine: Sendable {
     public func clearPriceOverrides() {
         state.withLock { $0.overrides.removeAll() }
         moves.signal()
+    }
+
+    // MARK: Depth
+
+    /// Limits what the venue has at the touch of `symbol` to `quantity` (both sides), until set again or cleared with
+    /// `nil` (unlimited depth, the default). Fills take from it (``take(upTo:of:)``): an order larger than what remains
+    /// fills in part and rests for the rest, which is how a test makes an order partly filled and then, by raising or
+    /// clearing the depth, fully filled. Wakes the market's watchers like a price move.
+    public func setDepth(_ quantity: Decimal?, for symbol: String) throws(MarketError) {
+        guard bySymbol[symbol] != nil else { throw .unknownSymbol(symbol) }
+        if let quantity, quantity < 0 || quantity.isNaN { throw .invalidQuantity("must be 0 or more") }
+        state.withLock { state in state.depth[symbol] = quantity }
+        moves.signal()
+    }
+
+    /// What remains at the touch of `symbol`; nil when its depth is unlimited.
+    public func depth(for symbol: String) -> Decimal? {
+        state.withLock { $0.depth[symbol] }
+    }
+
+    /// Takes up to `quantity` of `symbol` from the touch and answers how much was there: all of it when the depth is
+    /// unlimited, else what remains (perhaps 0), which is consumed. Atomic: two orders never share the same units.
+    public func take(upTo quantity: Decimal, of symbol: String) -> Decimal {
+        guard quantity > 0 else { return 0 }
+        return state.withLock { state in
+            guard let remaining = state.depth[symbol] else { return quantity }
+            let taken = min(remaining, quantity)
+            state.depth[symbol] = remaining - taken
+            return taken
+        }
     }
 
     // MARK: Buckets

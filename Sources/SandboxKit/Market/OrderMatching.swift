@@ -26,7 +26,9 @@ public enum TrailingOffset: Sendable, Hashable {
 /// The simulated venue has unlimited depth at the quote: a market buy fills at the ask, a market sell at the bid;
 /// a limit order fills at the touch when the touch is at or better than its limit (price improvement goes to the client);
 /// a stop triggers when the touch reaches the stop (buy: ask ≥ stop, sell: bid ≤ stop) and then behaves as a
-/// market order (stop) or a limit order (stop-limit). Fills are complete; there are no partial fills.
+/// market order (stop) or a limit order (stop-limit). Fills are complete unless a test limited the depth at the touch
+/// (``MarketEngine/setDepth(_:for:)``, `PUT /_sandbox/depth/{symbol}`): a simulator then fills what
+/// ``MarketEngine/take(upTo:of:)`` gives it, and the rest of the order rests until there is more.
 ///
 /// Simulators call ``OrderMatching/evaluate(_:side:quote:state:)`` for every resting order from their
 /// lazy "tick" (done at the start of each request), so no background task is needed.

@@ -15,6 +15,9 @@ import NIOCore
 /// | `GET /_sandbox/prices/{symbol}` | one quote (`BTC/USD` may be written `BTC/USD`, `BTC%2FUSD` or `BTC-USD`) |
 /// | `PUT /_sandbox/prices/{symbol}` | `{"price":"123.45"}` (string or number) pins the price; `{"price":null}` unpins |
 /// | `DELETE /_sandbox/prices/{symbol}` | unpins → 204 |
+/// | `GET /_sandbox/depth/{symbol}` | `{"symbol":"AAPL","quantity":"3"}`; `quantity` null when unlimited |
+/// | `PUT /_sandbox/depth/{symbol}` | `{"quantity":"3"}` limits what the touch holds (fills take from it); `null` unlimits |
+/// | `DELETE /_sandbox/depth/{symbol}` | unlimited again → 204 |
 /// | `GET /_sandbox/clock` | `{"now":"...","manual":true}` |
 /// | `POST /_sandbox/clock/advance` | `{"seconds":60}` moves a ``ManualClock`` forward → `{"now":...}`; 409 with the wall clock |
 ///
@@ -56,6 +59,19 @@ package struct SandboxAdmin: Sendable {
             group.delete(RouterPath(stringLiteral: path)) { _, context in
                 let symbol = try self.symbol(context)
                 do { try self.market.setPriceOverride(nil, for: symbol) } catch { throw AdminError.unknownSymbol(symbol) }
+                return Response(status: .noContent)
+            }
+        }
+
+        for path in ["depth/:symbol", "depth/:symbol/:quote"] {
+            group.get(RouterPath(stringLiteral: path)) { _, context in
+                let symbol = try self.symbol(context)
+                return Response.json(Self.renderDepth(symbol, self.market.depth(for: symbol)))
+            }
+            group.put(RouterPath(stringLiteral: path)) { request, context in try await self.setDepth(request, context) }
+            group.delete(RouterPath(stringLiteral: path)) { _, context in
+                let symbol = try self.symbol(context)
+                do { try self.market.setDepth(nil, for: symbol) } catch { throw AdminError.unknownSymbol(symbol) }
                 return Response(status: .noContent)
             }
         }
@@ -215,6 +231,32 @@ package struct SandboxAdmin: Sendable {
             "previousClose": .string(DecimalText.format(quote.previousClose)),
             "overridden": .bool(quote.isOverridden),
         ]
+    }
+
+    // MARK: Depth
+
+    private func setDepth(_ request: Request, _ context: SandboxRequestContext) async throws -> Response {
+        let symbol = try self.symbol(context)
+        let body = try await Self.body(request)
+        guard case .object = body, let value = body["quantity"] else { throw AdminError.invalid("body must be {\"quantity\": \"3\"}") }
+        var quantity: Decimal?
+        switch value {
+        case .null: quantity = nil
+        case .string(let text), .number(let text):
+            guard let parsed = DecimalText.parse(text) else { throw AdminError.invalid("quantity must be a decimal") }
+            quantity = parsed
+        default: throw AdminError.invalid("quantity must be a decimal string or number")
+        }
+        do {
+            try market.setDepth(quantity, for: symbol)
+        } catch {
+            throw AdminError.invalid(error.description)
+        }
+        return .json(Self.renderDepth(symbol, market.depth(for: symbol)))
+    }
+
+    static func renderDepth(_ symbol: String, _ quantity: Decimal?) -> JSON {
+        ["symbol": .string(symbol), "quantity": quantity.map { .string(DecimalText.format($0)) } ?? .null]
     }
 
     // MARK: Clock

@@ -31,8 +31,10 @@ extension AlpacaAccountBook {
     func reservedCash(excluding excluded: UUID? = nil, env: AlpacaTradingEnvironment) -> Decimal {
         var total: Decimal = 0
         for order in orders where order.status.isOpen && order.side == .buy && order.id != excluded {
-            total += estimatedCost(of: order.qty, notional: order.notional, type: order.type, limit: order.limitPrice,
-                                   stop: order.stopPrice, instrument: order.instrument, env: env)
+            // What is still to buy: a partly filled order has paid for its fills already.
+            total += estimatedCost(
+                of: order.remainingQty, notional: order.notional.map { max(0, $0 - order.filledValue) }, type: order.type,
+                limit: order.limitPrice, stop: order.stopPrice, instrument: order.instrument, env: env)
         }
         return total
     }
@@ -60,7 +62,7 @@ extension AlpacaAccountBook {
     /// Quantity of `instrument` committed to open sell orders.
     func heldForOrders(_ instrument: MarketInstrument, excluding excluded: UUID? = nil) -> Decimal {
         orders.filter { $0.status.isOpen && $0.side == .sell && $0.instrument.id == instrument.id && $0.id != excluded }
-            .reduce(0) { $0 + ($1.qty ?? 0) }
+            .reduce(0) { $0 + ($1.remainingQty ?? 0) }
     }
 
     // MARK: Submitting
@@ -206,7 +208,9 @@ extension AlpacaAccountBook {
         }
         if let price {
             fill(&order, at: price, env: env)
-        } else if order.timeInForce == .ioc || order.timeInForce == .fok {
+        }
+        // An IOC order cancels what the touch could not fill at once (a FOK one fills all of it or nothing).
+        if order.status.isOpen, order.timeInForce == .ioc || order.timeInForce == .fok {
             order.status = .canceled
             order.canceledAt = now
             order.updatedAt = now
@@ -214,23 +218,41 @@ extension AlpacaAccountBook {
         update(order)
     }
 
+    /// What an order still has to fill at `price`: the rest of its quantity, or for a notional order the quantity the
+    /// rest of its amount buys at that price (to 9 decimal places, rounded down).
+    static func remainingQuantity(of order: AlpacaOrder, at price: Decimal) -> Decimal {
+        if let remaining = order.remainingQty { return remaining }
+        let amount = max(0, (order.notional ?? 0) - order.filledValue)
+        return DecimalText.round(amount / price, scale: 9, .down)
+    }
+
+    /// The average price of `qty` units that cost `value`, to 9 decimal places (exact for a single price).
+    static func averagePrice(value: Decimal, qty: Decimal) -> Decimal {
+        DecimalText.round(value / qty, scale: 9)
+    }
+
+    /// Fills what the venue has of the order at `price`: all of it when the market's depth is unlimited, else what
+    /// ``MarketEngine/take(upTo:of:)`` gives (nothing this tick when the touch is empty). A part fill leaves the order
+    /// `partially_filled` with its cumulative `filled_qty` and volume-weighted `filled_avg_price`, and `filled_at`
+    /// still null: Alpaca's order object sets `filled_at` when the order is filled, and reports each part on
+    /// `trade_updates` as a `partial_fill` event whose `qty` and `price` are that execution's (docs.alpaca.markets,
+    /// "Websocket Streaming: Order Updates"; alpaca-py `TradeUpdate`, `TradeEvent.PARTIAL_FILL`). A FOK order takes
+    /// nothing unless its whole remainder is there.
     private mutating func fill(_ order: inout AlpacaOrder, at price: Decimal, env: AlpacaTradingEnvironment) {
         let now = env.now
         let instrument = order.instrument
-        let qty: Decimal
-        if let ordered = order.qty {
-            qty = ordered
-        } else {
-            qty = DecimalText.round((order.notional ?? 0) / price, scale: 9, .down)
-        }
+        let wanted = Self.remainingQuantity(of: order, at: price)
         let existing = positions[instrument.symbol]
-        if qty <= 0 || (order.side == .sell && qty > (existing?.qty ?? 0)) {
+        if wanted <= 0 || (order.side == .sell && wanted > (existing?.qty ?? 0)) {
             // Nothing (left) to trade: the venue rejects it.
             order.status = .rejected
             order.failedAt = now
             order.updatedAt = now
             return
         }
+        if order.timeInForce == .fok, let depth = env.market.depth(for: instrument.symbol), depth < wanted { return }
+        let qty = env.market.take(upTo: wanted, of: instrument.symbol)
+        guard qty > 0 else { return }
         let amount = qty * price
         switch order.side {
         case .buy:
@@ -243,8 +265,8 @@ extension AlpacaAccountBook {
                 positions[instrument.symbol] = AlpacaPosition(instrument: instrument, qty: qty, costBasis: amount, openedAt: now)
             }
         case .sell:
+            guard var position = existing else { return }
             cash += amount
-            var position = existing!
             let remaining = position.qty - qty
             if remaining.isZero {
                 positions.removeValue(forKey: instrument.symbol)
@@ -254,11 +276,17 @@ extension AlpacaAccountBook {
                 positions[instrument.symbol] = position
             }
         }
-        order.filledQty = qty
-        order.filledAvgPrice = price
-        order.filledAt = now
+        let value = order.filledValue + amount
+        order.filledQty += qty
+        order.filledNotional = value
+        order.filledAvgPrice = Self.averagePrice(value: value, qty: order.filledQty)
         order.updatedAt = now
-        order.status = .filled
+        if qty < wanted {
+            order.status = .partially_filled
+        } else {
+            order.filledAt = now
+            order.status = .filled
+        }
     }
 
     /// `last_equity`: equity at the previous close, snapshotted once per UTC day.
@@ -320,6 +348,11 @@ extension AlpacaAccountBook {
         new.replaces = old.id
         new.replacedBy = nil
         new.replacedAt = nil
+        // The replacement starts with no fills of its own: the old order keeps what it filled.
+        new.filledQty = 0
+        new.filledAvgPrice = nil
+        new.filledNotional = nil
+        new.filledAt = nil
         new.expiresAt = expiry(for: new.timeInForce, instrument: new.instrument, env: env)
         new.status = env.canExecute(new.instrument, extendedHours: new.extendedHours) ? .new : .accepted
         new.matching = OrderMatching.RestingState()

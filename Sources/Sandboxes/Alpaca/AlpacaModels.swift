@@ -45,8 +45,14 @@ struct AlpacaOrder: Sendable, Codable {
     var instrument: MarketInstrument
     var notional: Decimal?
     var qty: Decimal?
+    /// The quantity filled so far (cumulative over partial fills).
     var filledQty: Decimal = 0
+    /// The volume-weighted average price of the fills so far (`filled_avg_price`).
     var filledAvgPrice: Decimal?
+    /// What the fills so far cost (Σ qty × price), kept exactly so the average and a notional order's remainder never
+    /// drift with rounding. Absent in state saved before partial fills: such an order filled at most once, at
+    /// `filledAvgPrice`, so ``filledValue`` recomputes it.
+    var filledNotional: Decimal?
     var type: AlpacaOrderType
     var side: TradeSide
     var positionIntent: AlpacaPositionIntent?
@@ -67,6 +73,17 @@ struct AlpacaOrder: Sendable, Codable {
         case .stop_limit: .stopLimit(stop: stopPrice ?? 0, limit: limitPrice ?? 0)
         case .trailing_stop: .trailingStop(trailPrice.map(TrailingOffset.price) ?? .percent(trailPercent ?? 0))
         }
+    }
+
+    /// What the fills so far cost.
+    var filledValue: Decimal {
+        filledNotional ?? filledQty * (filledAvgPrice ?? 0)
+    }
+
+    /// The quantity still to fill of an order placed by quantity (nil for a notional order, whose remainder depends
+    /// on the price it fills at).
+    var remainingQty: Decimal? {
+        qty.map { max(0, $0 - filledQty) }
     }
 
     /// The stop price a trailing stop currently has, from its watermark.

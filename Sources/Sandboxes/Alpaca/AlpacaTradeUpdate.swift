@@ -20,15 +20,20 @@ struct AlpacaTradeUpdate: Sendable {
     var qty: Decimal?
     var positionQty: Decimal?
 
-    /// The event an order's move from `old` (nil: just placed) to its current status sends, or nil when its status
-    /// did not change (a trailing stop's watermark moving is no event).
-    static func event(from old: AlpacaOrderStatus?, to new: AlpacaOrderStatus) -> String? {
-        guard old != new else { return nil }
-        switch new {
-        case .filled: return "fill"
-        case .partially_filled: return "partial_fill"
-        default: return new.rawValue
+    /// The events an order's move from `old` (nil: just placed) to `new` sends, in order: a `fill` or
+    /// `partial_fill` when it filled more (a second part fill is an event though the status stays
+    /// `partially_filled`), then its new status when that changed and is not a fill status (an IOC order's rest
+    /// cancelled after a part fill sends `partial_fill`, then `canceled`). Nothing when neither changed (a trailing
+    /// stop's watermark moving is no event).
+    static func events(from old: AlpacaOrder?, to new: AlpacaOrder) -> [String] {
+        var events: [String] = []
+        if new.filledQty > (old?.filledQty ?? 0) {
+            events.append(new.status == .filled ? "fill" : "partial_fill")
         }
+        if old?.status != new.status, new.status != .filled, new.status != .partially_filled {
+            events.append(new.status.rawValue)
+        }
+        return events
     }
 
     var data: JSON {
@@ -44,18 +49,27 @@ struct AlpacaTradeUpdate: Sendable {
 }
 
 extension AlpacaAccountBook {
-    /// Notes the trade update an order's insertion or change sends (called by `insert` and `update`).
+    /// Notes the trade updates an order's insertion or change sends (called by `insert` and `update`). Alpaca's
+    /// trade_updates documentation (docs.alpaca.markets, "Websocket Streaming", order updates): `partial_fill` carries
+    /// "the average price per share at which the shares were filled" (this execution's shares), `fill` "the average
+    /// price per share at which the order was filled" (the order's `filled_avg_price`); both the quantity of this
+    /// execution and `position_qty`, the position after it.
     mutating func recordChange(of order: AlpacaOrder, from old: AlpacaOrder?) {
-        guard let event = AlpacaTradeUpdate.event(from: old?.status, to: order.status) else { return }
-        var update = AlpacaTradeUpdate(event: event, order: order, timestamp: order.updatedAt)
-        if order.status == .filled || order.status == .partially_filled {
-            update.executionID = UUID()
-            update.price = order.filledAvgPrice
-            update.qty = order.filledQty - (old?.filledQty ?? 0)
-            // The position after the fill: the book moves it before the order is stored.
-            update.positionQty = positions[order.instrument.symbol]?.qty ?? 0
+        for event in AlpacaTradeUpdate.events(from: old, to: order) {
+            var update = AlpacaTradeUpdate(event: event, order: order, timestamp: order.updatedAt)
+            if event == "fill" || event == "partial_fill" {
+                let qty = order.filledQty - (old?.filledQty ?? 0)
+                update.executionID = UUID()
+                update.qty = qty
+                update.price =
+                    event == "fill"
+                    ? order.filledAvgPrice
+                    : AlpacaAccountBook.averagePrice(value: order.filledValue - (old?.filledValue ?? 0), qty: qty)
+                // The position after the fill: the book moves it before the order is stored.
+                update.positionQty = positions[order.instrument.symbol]?.qty ?? 0
+            }
+            pendingUpdates.append(update)
         }
-        pendingUpdates.append(update)
     }
 
     /// The trade updates noted since the last call.

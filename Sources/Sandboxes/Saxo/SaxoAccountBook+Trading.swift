@@ -46,7 +46,7 @@ extension SaxoAccountBook {
         if !instrument.isFX, terms.side == .sell {
             let held = netAmount(instrument)
             let selling = orders.filter { $0.id != excluded && $0.instrument.listing.key == instrument.listing.key && $0.side == .sell }
-                .reduce(Decimal(0)) { $0 + $1.amount }
+                .reduce(Decimal(0)) { $0 + $1.remaining }
             guard terms.amount <= held - selling else {
                 throw .trading("ShortTradeDisabled", "Short selling is not allowed for this instrument")
             }
@@ -56,7 +56,8 @@ extension SaxoAccountBook {
             let valuation = accountValuation(env: env)
             let reserved = orders.filter { $0.id != excluded }.reduce(Decimal(0)) { total, order in
                 total + cashRequired(
-                    SaxoOrderTerms(instrument: order.instrument, side: order.side, amount: order.amount, type: order.type, price: order.price),
+                    // What a working order still ties up is what it has yet to fill.
+                    SaxoOrderTerms(instrument: order.instrument, side: order.side, amount: order.remaining, type: order.type, price: order.price),
                     env: env)
             }
             let available = instrument.isFX ? valuation.marginAvailable : min(valuation.cashBalance, valuation.marginAvailable)
@@ -140,8 +141,10 @@ extension SaxoAccountBook {
             problems.append(("TrailingStopDistanceToMarket", ["TrailingStopDistanceToMarket is required for trailing stops."]))
         }
         if !problems.isEmpty { throw .invalidModelState(problems) }
+        // A partly filled order's `Amount` is still the whole order's: it cannot shrink to what has already filled.
+        guard order.amount > order.filled else { throw .trading("IllegalAmount", "Amount must exceed the amount already filled") }
         let terms = SaxoOrderTerms(
-            instrument: order.instrument, side: order.side, amount: order.amount, type: order.type, price: order.price,
+            instrument: order.instrument, side: order.side, amount: order.remaining, type: order.type, price: order.price,
             stopLimitPrice: order.stopLimitPrice, trailingStopDistance: order.trailingStopDistance)
         do {
             try validate(terms, excluding: order.id, env: env)
@@ -198,11 +201,43 @@ extension SaxoAccountBook {
         var matching = order.matching
         let price = OrderMatching.evaluate(order.executionTerms, side: order.side, quote: quote, state: &matching)
         order.matching = matching
-        if let price {
+        guard let price else {
+            if order.duration.type.isImmediate {
+                // An immediate order the market does not reach is cancelled by the system (its remainder, in FIX terms).
+                orders.remove(at: index)
+                logActivity(order, .Cancelled, by: .system, at: env.now)
+            } else {
+                orders[index] = order
+            }
+            return
+        }
+        let instrument = order.instrument
+        let symbol = instrument.market.symbol
+        // A stock sell that other fills have since made uncovered is dropped rather than turned into a short. The
+        // audit has no `Rejected` status (see ``SaxoOrderLogStatus``): the system cancels it.
+        let uncovered = !instrument.isFX && order.side == .sell && netAmount(instrument) < order.remaining
+        // Fill-or-kill fills whole or not at all: when the touch holds less than the rest, nothing is taken from it.
+        let unfillable = order.duration.type == .FillOrKill && (env.market.depth(for: symbol).map { $0 < order.remaining } ?? false)
+        if uncovered || unfillable {
             orders.remove(at: index)
-            fill(order, at: price, env: env)
+            logActivity(order, .Cancelled, by: .system, at: env.now)
+            return
+        }
+        // What the venue has at the touch (all of it unless a test limited the depth): a part fills now, the rest
+        // keeps working (Saxo lists it among the open orders with its `FilledAmount`, and the audit logs `Fill`;
+        // the fill that completes the order is `FinalFill`, see ``SaxoOrderLogStatus``).
+        let amount = env.market.take(upTo: order.remaining, of: symbol)
+        if amount > 0 {
+            order.filledAmount = order.filled + amount
+            let positionID = book(order, amount: amount, at: price, env: env)
+            logActivity(
+                order, order.remaining.isZero ? .FinalFill : .Fill, by: .system, at: env.now, fill: (amount, price),
+                positionId: positionID)
+        }
+        if order.remaining.isZero {
+            orders.remove(at: index)
         } else if order.duration.type.isImmediate {
-            // An immediate order the market does not reach is cancelled by the system (its remainder, in FIX terms).
+            // Immediate-or-cancel: what the touch did not hold is cancelled by the system.
             orders.remove(at: index)
             logActivity(order, .Cancelled, by: .system, at: env.now)
         } else {
@@ -210,17 +245,12 @@ extension SaxoAccountBook {
         }
     }
 
-    /// Books an execution: closes opposite positions first (oldest first), then opens a new position with the rest.
-    private mutating func fill(_ order: SaxoOrder, at price: Decimal, env: SaxoTradingEnvironment) {
+    /// Books one execution of `amount` of `order` at `price`: closes opposite positions first (oldest first), then
+    /// opens a new position with the rest, and moves the cash. Answers the id of the position it opened, if any.
+    private mutating func book(_ order: SaxoOrder, amount: Decimal, at price: Decimal, env: SaxoTradingEnvironment) -> String? {
         let instrument = order.instrument
-        // A stock sell that other fills have since made uncovered is dropped rather than turned into a short. The
-        // audit has no `Rejected` status (see ``SaxoOrderLogStatus``): the system cancels it.
-        if !instrument.isFX, order.side == .sell, netAmount(instrument) < order.amount {
-            logActivity(order, .Cancelled, by: .system, at: env.now)
-            return
-        }
         let quoteRate = env.rate(from: instrument.market.currency, to: env.accountCurrency) ?? 1
-        var remaining = order.signedAmount
+        var remaining = order.side == .buy ? amount : -amount
         var index = 0
         while !remaining.isZero, index < positions.count {
             var position = positions[index]
@@ -244,17 +274,14 @@ extension SaxoAccountBook {
                 index += 1
             }
         }
-        guard !remaining.isZero else {
-            logActivity(order, .FinalFill, by: .system, at: env.now, fill: (order.amount, price))
-            return
-        }
+        guard !remaining.isZero else { return nil }
         if !instrument.isFX { cash -= remaining * price * quoteRate }
         let positionID = makePositionID()
-        logActivity(order, .FinalFill, by: .system, at: env.now, fill: (order.amount, price), positionId: positionID)
         positions.append(
             SaxoPosition(
                 id: positionID, instrument: instrument, amount: remaining, openPrice: price, openedAt: env.now,
                 sourceOrderID: order.id, conversionRateOpen: quoteRate, valueDate: env.valueDate(for: instrument),
                 correlationKey: order.correlationKey))
+        return positionID
     }
 }

@@ -47,6 +47,11 @@ struct SaxoOrder: Sendable, Codable {
     var expiresAt: Date?
     var matching = OrderMatching.RestingState()
     var correlationKey: String
+    /// `FilledAmount`: what has filled so far when the market's depth filled the order in part ("the amount of the
+    /// order, which has already been filled, in case of partial fills", Saxo's `OrderResponse`; typed in
+    /// systematic-trader/saxobank-client `types/records/order-response.ts`). nil until the first fill, and in state
+    /// files written before partial fills existed (an optional decodes from them).
+    var filledAmount: Decimal?
 
     var executionTerms: ExecutionTerms {
         switch type {
@@ -58,7 +63,11 @@ struct SaxoOrder: Sendable, Codable {
         }
     }
 
-    var signedAmount: Decimal { side == .buy ? amount : -amount }
+    /// What has filled so far (0 before the first fill).
+    var filled: Decimal { filledAmount ?? 0 }
+
+    /// What is still to fill: the order's `Amount` less its `FilledAmount`.
+    var remaining: Decimal { max(0, amount - filled) }
 }
 
 /// One open position (Saxo keeps individual positions under a net position until end-of-day netting).

@@ -350,6 +350,10 @@ enum SaxoWire {
         if fieldGroups.contains("ExchangeInfo") { members.append(("Exchange", exchange(instrument))) }
         members += [
             ("ExternalReference", order.externalReference.map(JSON.string)),
+            // Only once something filled (Saxo omits null members): "the amount of the order, which has already been
+            // filled, in case of partial fills" (`OrderResponse.FilledAmount`). A partly filled order stays `Working`:
+            // Saxo's open-order `Status` has no partly filled value.
+            ("FilledAmount", order.filledAmount.map { number($0) }),
             ("IsMarketOpen", true),
             ("MarketPrice", current.map { price($0, instrument) }),
             ("OpenOrderType", .string(order.type.rawValue)),

@@ -32,11 +32,13 @@ extension TradeItAccountBook {
         return orders[orders.count - 1]
     }
 
-    /// The order numbered `number`, cancelled first when `cancel` is set; nil when there is none.
+    /// The order numbered `number`, cancelled first when `cancel` is set; nil when there is none. A partly filled order
+    /// cancels too (TradeItIosTicketSDK2 counts `PART_FILLED` cancellable): what filled stays filled, the rest is
+    /// cancelled, and the order reads `CANCELED` with its fills.
     mutating func order(_ number: String, cancel: Bool) throws(TradeItAPIError) -> TradeItOrder? {
         guard let index = orders.firstIndex(where: { $0.orderNumber == number }) else { return nil }
         if cancel {
-            guard orders[index].status == .open else {
+            guard orders[index].status.isWorking else {
                 throw .execution("The order \(number) is \(orders[index].status.rawValue.lowercased()) and cannot be canceled.")
             }
             orders[index].status = .canceled
@@ -44,9 +46,11 @@ extension TradeItAccountBook {
         return orders[index]
     }
 
-    /// Expires lapsed day orders and fills what the market now reaches.
+    /// Expires lapsed day orders (a partly filled one keeps its fills) and fills what the market now reaches, as far as
+    /// the venue's depth at the touch goes (``MarketEngine/take(upTo:of:)``): an order larger than what is there fills
+    /// in part, reads `PART_FILLED`, and works on for the rest at later ticks.
     mutating func evaluate(market: MarketEngine, commission: Decimal, now: Date) {
-        for index in orders.indices where orders[index].status == .open {
+        for index in orders.indices where orders[index].status.isWorking {
             if orders[index].expiration == .day,
                 Timestamp.floorDiv(Timestamp.unixSeconds(now), 86_400)
                     > Timestamp.floorDiv(Timestamp.unixSeconds(orders[index].placedAt), 86_400)
@@ -59,30 +63,32 @@ extension TradeItAccountBook {
             let price = OrderMatching.evaluate(orders[index].terms, side: orders[index].side, quote: quote, state: &resting)
             orders[index].resting = resting
             guard let price else { continue }
-            fill(index, price: price, commission: commission, now: now)
+            let quantity = market.take(upTo: orders[index].remainingQuantity, of: orders[index].symbol)
+            guard quantity > 0 else { continue }
+            fill(index, quantity: quantity, price: price, commission: commission, now: now)
         }
         previews = previews.filter { $0.value.expiresAt > now }
     }
 
-    private mutating func fill(_ index: Int, price: Decimal, commission: Decimal, now: Date) {
+    /// Moves cash and holdings for one fill of `quantity` at `price`. The commission is charged once per order, with
+    /// its first fill.
+    private mutating func fill(_ index: Int, quantity: Decimal, price: Decimal, commission: Decimal, now: Date) {
         let order = orders[index]
-        let value = order.quantity * price
+        let value = quantity * price
+        let charge = order.filledQuantity > 0 ? 0 : commission
         var holding = holdings[order.symbol] ?? TradeItHolding(quantity: 0, cost: 0)
         if order.side == .buy {
-            cash -= value + commission
-            holding.quantity += order.quantity
+            cash -= value + charge
+            holding.quantity += quantity
             holding.cost += value
         } else {
-            cash += value - commission
-            let remaining = holding.quantity - order.quantity
+            cash += value - charge
+            let remaining = holding.quantity - quantity
             holding.cost = holding.quantity > 0 ? holding.cost * remaining / holding.quantity : 0
             holding.quantity = remaining
         }
         holdings[order.symbol] = holding.quantity > 0 ? holding : nil
-        orders[index].status = .filled
-        orders[index].filledQuantity = order.quantity
-        orders[index].fillPrice = price
-        orders[index].fillTime = now
+        orders[index].record(fill: quantity, price: price, at: now)
     }
 
     /// The price a preview estimates the order at.

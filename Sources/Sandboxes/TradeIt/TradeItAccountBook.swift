@@ -13,14 +13,15 @@ struct TradeItAccountBook: Sendable, Codable {
     /// Previews by `orderId`.
     var previews: [String: TradeItPreview] = [:]
 
+    /// What working buys hold back: the part still to fill, at the order's limit or stop price.
     var reservedCash: Decimal {
-        orders.filter { $0.status == .open && $0.side == .buy }.reduce(0) { $0 + $1.quantity * $1.reservationPrice }
+        orders.filter { $0.status.isWorking && $0.side == .buy }.reduce(0) { $0 + $1.remainingQuantity * $1.reservationPrice }
     }
 
     var availableCash: Decimal { cash - reservedCash }
 
     func reservedQuantity(_ symbol: String) -> Decimal {
-        orders.filter { $0.status == .open && $0.side == .sell && $0.symbol == symbol }.reduce(0) { $0 + $1.quantity }
+        orders.filter { $0.status.isWorking && $0.side == .sell && $0.symbol == symbol }.reduce(0) { $0 + $1.remainingQuantity }
     }
 
     /// What `balance/getAccountOverview` reports, valued at the market's last prices.

@@ -43,13 +43,27 @@ enum TradeItExpiration: String, Sendable, Codable {
     case day, gtc
 }
 
-/// `orderStatus` (wire spelling).
+/// `orderStatus` (wire spelling; TradeItIosTicketSDK2 `TradeItOrderStatusDetails.OrderStatus`). `PART_FILLED` is an
+/// order that filled in part and still works for the rest: the SDK counts it cancellable (`isCancellable`), and its
+/// leg's `filledQuantity` and `fills` say what filled so far.
 enum TradeItOrderStatus: String, Sendable, Codable {
     case preview = "PREVIEW"
     case open = "OPEN"
+    case partFilled = "PART_FILLED"
     case filled = "FILLED"
     case canceled = "CANCELED"
     case expired = "EXPIRED"
+
+    /// Still working at the broker: it may fill, be cancelled or expire.
+    var isWorking: Bool { self == .open || self == .partFilled }
+}
+
+/// One execution of an order: a leg's `fills` entry (TradeItIosEmsApi `TradeItOrderFill`: `price`, `quantity`,
+/// `timestamp`).
+struct TradeItExecution: Sendable, Codable, Equatable {
+    var quantity: Decimal
+    var price: Decimal
+    var time: Date
 }
 
 /// One order at the simulated broker.
@@ -66,9 +80,15 @@ struct TradeItOrder: Sendable, Codable {
     var stopPrice: Decimal?
     var expiration: TradeItExpiration
     var status: TradeItOrderStatus
+    /// What filled so far (the leg's `filledQuantity`).
     var filledQuantity: Decimal = 0
+    /// The volume-weighted average price of what filled so far.
     var fillPrice: Decimal?
+    /// When the last fill happened.
     var fillTime: Date?
+    /// Each fill, oldest first. Optional because state files written before partial fills have none: an order filled
+    /// then had one fill, which ``executions`` rebuilds from `filledQuantity`, `fillPrice` and `fillTime`.
+    var fills: [TradeItExecution]?
     var placedAt: Date
     var resting = OrderMatching.RestingState()
 
@@ -94,6 +114,27 @@ struct TradeItOrder: Sendable, Codable {
         case .stopLimit: .stopLimit(stop: stopPrice ?? 0, limit: limitPrice ?? 0)
         case .market: .market
         }
+    }
+
+    /// What is left to fill.
+    var remainingQuantity: Decimal { max(quantity - filledQuantity, 0) }
+
+    /// Every fill of the order, oldest first.
+    var executions: [TradeItExecution] {
+        if let fills { return fills }
+        guard filledQuantity > 0, let fillPrice, let fillTime else { return [] }
+        return [TradeItExecution(quantity: filledQuantity, price: fillPrice, time: fillTime)]
+    }
+
+    /// Records a fill of `quantity` at `price`: the cumulative quantity, the average price and the status follow.
+    mutating func record(fill quantity: Decimal, price: Decimal, at time: Date) {
+        let previous = executions
+        let value = previous.reduce(Decimal(0)) { $0 + $1.quantity * $1.price } + quantity * price
+        fills = previous + [TradeItExecution(quantity: quantity, price: price, time: time)]
+        filledQuantity += quantity
+        fillPrice = filledQuantity > 0 ? value / filledQuantity : nil
+        fillTime = time
+        status = filledQuantity >= self.quantity ? .filled : .partFilled
     }
 
     /// The price cash is reserved at while a buy rests.

@@ -232,7 +232,9 @@ enum TradeItWire {
         return success(members, token: token, message: "Order Successfully Submitted")
     }
 
-    /// `{"orderNumber","orderStatus","orderType","orderExpiration","groupOrders":[],"orderLegs":[{...}]}`.
+    /// `{"orderNumber","orderStatus","orderType","orderExpiration","groupOrders":[],"orderLegs":[{...}]}`. A partly
+    /// filled order: `"orderStatus":"PART_FILLED"`, leg `"orderedQuantity":10,"filledQuantity":4,"fills":[{"price":100.01,
+    /// "quantity":4,"timestamp":"2025-01-06T15:00:00Z"}]`.
     static func status(_ order: TradeItOrder) -> JSON {
         let price: [JSON.Member] = [
             .init(key: "type", value: .string(order.priceType.statusName)),
@@ -240,9 +242,10 @@ enum TradeItWire {
             .init(key: "stopPrice", value: order.stopPrice.map(number) ?? nil),
             .init(key: "trailPrice", value: nil),
         ]
-        var fills: [JSON] = []
-        if let fillPrice = order.fillPrice, let fillTime = order.fillTime {
-            fills.append(["price": number(fillPrice), "quantity": number(order.filledQuantity), "timestamp": time(fillTime)])
+        // One entry per execution (TradeItIosEmsApi `TradeItOrderLeg.fills`, `TradeItOrderFill`); the leg's
+        // `filledQuantity` is their sum, and `orderedQuantity` less it is what still works.
+        let fills: [JSON] = order.executions.map {
+            ["price": number($0.price), "quantity": number($0.quantity), "timestamp": time($0.time)]
         }
         let leg: JSON = [
             "symbol": .string(order.symbol), "action": .string(order.side == .buy ? "BUY" : "SELL"),
