@@ -79,7 +79,7 @@ struct PushTokenTests {
             let path = "/v1/devices/current/push-token"
 
             let missing = try await client.call(.post, path, headers: harness.auth, json: Self.body(Self.tokenA))
-            #expect(missing.status == 400 && missing.body.detailFields == ["X-Device-ID"], "\(missing.body)")
+            #expect(missing.status == 422 && missing.body.detailFields == ["X-Device-ID"], "\(missing.body)")
             let unknown = try await client.call(.post, path, headers: SessionAPITests.json(harness.apiKey, device: "dev_nosuch"), json: Self.body(Self.tokenA))
             #expect(unknown.status == 404 && unknown.body.detailFields == ["X-Device-ID"], "\(unknown.body)")
 

@@ -78,8 +78,10 @@ extension Gateway {
             id = deviceId
         case .apiKey:
             guard let deviceHeader, !deviceHeader.isEmpty else {
+                // 422, not 400: the request is well-formed (the header is optional in the document, a session
+                // needs none); with an API key it cannot say which device it is about.
                 throw GatewayError(
-                    .invalidRequest,
+                    .unprocessable,
                     "this operation is about the caller's current device: with an API key, name it in the X-Device-ID header (dev_…)",
                     retryable: false,
                     details: [FieldProblem(field: "X-Device-ID", problem: "is required with an API key")])
