@@ -200,15 +200,7 @@ package struct SandboxAdmin: Sendable {
     private func setPrice(_ request: Request, _ context: SandboxRequestContext) async throws -> Response {
         let symbol = try self.symbol(context)
         let body = try await Self.body(request)
-        guard case .object = body, let value = body["price"] else { throw AdminError.invalid("body must be {\"price\": \"123.45\"}") }
-        var price: Decimal?
-        switch value {
-        case .null: price = nil
-        case .string(let text), .number(let text):
-            guard let parsed = DecimalText.parse(text) else { throw AdminError.invalid("price must be a decimal") }
-            price = parsed
-        default: throw AdminError.invalid("price must be a decimal string or number")
-        }
+        let price = try Self.decimalOrNull(body, "price", example: "123.45")
         do {
             try market.setPriceOverride(price, for: symbol)
         } catch {
@@ -238,21 +230,26 @@ package struct SandboxAdmin: Sendable {
     private func setDepth(_ request: Request, _ context: SandboxRequestContext) async throws -> Response {
         let symbol = try self.symbol(context)
         let body = try await Self.body(request)
-        guard case .object = body, let value = body["quantity"] else { throw AdminError.invalid("body must be {\"quantity\": \"3\"}") }
-        var quantity: Decimal?
-        switch value {
-        case .null: quantity = nil
-        case .string(let text), .number(let text):
-            guard let parsed = DecimalText.parse(text) else { throw AdminError.invalid("quantity must be a decimal") }
-            quantity = parsed
-        default: throw AdminError.invalid("quantity must be a decimal string or number")
-        }
+        let quantity = try Self.decimalOrNull(body, "quantity", example: "3")
         do {
             try market.setDepth(quantity, for: symbol)
         } catch {
             throw AdminError.invalid(error.description)
         }
         return .json(Self.renderDepth(symbol, market.depth(for: symbol)))
+    }
+
+    /// The body's one member `key`: a decimal (string or number), or `null` (unset). Bodies of the price and the
+    /// depth endpoints are both this shape.
+    static func decimalOrNull(_ body: JSON, _ key: String, example: String) throws -> Decimal? {
+        guard case .object = body, let value = body[key] else { throw AdminError.invalid("body must be {\"\(key)\": \"\(example)\"}") }
+        switch value {
+        case .null: return nil
+        case .string(let text), .number(let text):
+            guard let parsed = DecimalText.parse(text) else { throw AdminError.invalid("\(key) must be a decimal") }
+            return parsed
+        default: throw AdminError.invalid("\(key) must be a decimal string or number")
+        }
     }
 
     static func renderDepth(_ symbol: String, _ quantity: Decimal?) -> JSON {
