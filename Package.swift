@@ -519,7 +519,7 @@ let package = Package(
         .testTarget(
             name: "GatewayAPITests",
             dependencies: [
-                "GatewayModel", "GatewayCore", "GatewayStore", "GatewayApp", "GatewayAPI", "GatewayTesting",
+                "GatewayModel", "GatewayCore", "GatewayStore", "GatewayApp", "GatewayAPI", "GatewayTesting", "TestWorlds",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

@@ -13,11 +13,12 @@ extension AlpacaAdapter {
             malformed: { error, what in AlpacaErrors.malformed("\(AlpacaErrors.describe(error)) for \(what)") })
     }
 
-    /// One call: the endpoint under its host, with the keys (or OAuth token) that authenticate every Alpaca call.
+    /// One call: the endpoint under its host, with the keys (or OAuth token) that authenticate every Alpaca call, and
+    /// the endpoint's answer cap unless the caller gives one (the position and asset lists, sized by configuration).
     func call(_ endpoint: Endpoint, body: Data? = nil, timeout: Duration? = nil, maxResponseBytes: Int? = nil) -> BrokerCall {
         BrokerCall(
             endpoint.method, url: endpoint.url(configuration), loggedPath: endpoint.path, headers: configuration.authHeaders,
-            body: body, timeout: timeout, maxResponseBytes: maxResponseBytes)
+            body: body, timeout: timeout, maxResponseBytes: maxResponseBytes ?? endpoint.maxResponseBytes)
     }
 
     /// The response whatever its status.

@@ -46,7 +46,7 @@ public struct AlpacaAdapterFactory: BrokerAdapterFactory {
         timeInForce: [.day, .gtc, .ioc, .fok],
         notes: [
             "Credentials: keyId + secretKey (APCA-API-KEY-ID / APCA-API-SECRET-KEY), or oauthToken (Bearer); not both.",
-            "Connection setting dataBaseURL: market data host; defaults to https://data.alpaca.markets for Alpaca's own hosts, else to the base URL. Setting feed: iex, sip or delayed_sip.",
+            "Connection setting dataBaseURL: market data host; defaults to https://data.alpaca.markets for Alpaca's own hosts, else to the base URL. Setting feed: iex, sip, delayed_sip, otc, boats or overnight (anything else is refused at link).",
             "One account per key pair. ETFs trade as equities (asset class us_equity).",
             "Crypto: symbols BASE/QUOTE (BTC/USD; positions' BTCUSD is normalised), time in force gtc or ioc, types market, limit, stop_limit, no short sales.",
             "sell_short and buy_to_cover are sent as sell and buy: Alpaca infers a short sale from the position.",

@@ -1,5 +1,6 @@
 public import Foundation
 public import GatewayCore
+import GatewayModel
 import HTTPTypes
 
 /// Everything one Alpaca connection needs, read from its descriptor and credentials.
@@ -7,7 +8,9 @@ import HTTPTypes
 /// Connection settings (non-secret):
 /// - `dataBaseURL`: the market data host. Defaults to `https://data.alpaca.markets` when the trading base URL is
 ///   Alpaca's paper or live host, and to the trading base URL otherwise (the built-in sandbox serves both).
-/// - `feed`: the stock data feed (`iex`, `sip`, `delayed_sip`), sent as `feed=` on stock quote requests when set.
+/// - `feed`: the stock data feed, one of ``feeds``, sent as `feed=` on stock quote and bar requests and naming the
+///   stock stream (`/v2/{feed}`) when set; any other value is refused when the connection is made (422 naming
+///   `settings.feed`), so it never reaches a URL.
 ///
 /// Credentials: `keyId` + `secretKey` (sent as `APCA-API-KEY-ID` / `APCA-API-SECRET-KEY`), or `oauthToken` (sent as
 /// `Authorization: Bearer`), never both.
@@ -27,6 +30,12 @@ public struct AlpacaConfiguration: Sendable {
     public static let paperBaseURL = "https://paper-api.alpaca.markets"
     public static let liveBaseURL = "https://api.alpaca.markets"
     public static let defaultDataBaseURL = "https://data.alpaca.markets"
+
+    /// Alpaca's stock data feeds, as its market data API's `feed` parameter and its stream paths
+    /// (`wss://stream.data.alpaca.markets/v2/{feed}`) take them: alpaca-py's `DataFeed` (alpaca/data/enums.py) lists
+    /// `iex`, `sip` and `otc`; Alpaca's market data reference adds `delayed_sip` (SIP, 15 minutes late), `boats`
+    /// (Blue Ocean's overnight session) and `overnight`. The built-in sandbox accepts the same set.
+    public static let feeds: [String] = ["iex", "sip", "delayed_sip", "otc", "boats", "overnight"]
 
     /// The trading API host, without a trailing slash and without `/v2`.
     public var baseURL: String
@@ -82,7 +91,19 @@ public struct AlpacaConfiguration: Sendable {
         }
         self.init(
             baseURL: baseURL, dataBaseURL: settings["dataBaseURL"].flatMap { $0.isEmpty ? nil : $0 },
-            feed: settings["feed"].flatMap { $0.isEmpty ? nil : $0 }, auth: auth)
+            feed: try Self.feed(settings["feed"]), auth: auth)
+    }
+
+    /// The `feed` setting: absent or empty is none (the data API's default, IEX on the stream); anything but one of
+    /// ``feeds`` is refused, since it is pasted into the stream's path and the data API's query.
+    static func feed(_ raw: String?) throws -> String? {
+        guard let raw, !raw.isEmpty else { return nil }
+        guard feeds.contains(raw) else {
+            throw GatewayError.unprocessable([
+                FieldProblem(field: "settings.feed", problem: "must be one of: \(feeds.joined(separator: ", "))")
+            ])
+        }
+        return raw
     }
 
     /// Alpaca's own trading hosts use the separate data host; anything else (a sandbox, a proxy) serves both.

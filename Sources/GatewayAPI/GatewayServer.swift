@@ -23,6 +23,7 @@ public enum GatewayServer {
         let document = try OpenAPIDocument.bundled()
         let router = Router(context: APIContext.self)
         router.add(middleware: ObservabilityMiddleware(factory: gateway.metricsFactory))
+        router.add(middleware: ClientAddressMiddleware())
         // A server span per request when a tracer is bootstrapped (`--otel-traces-endpoint`); a no-op otherwise.
         // Query values that name accounts or carry OAuth secrets are redacted from it.
         router.add(middleware: TracingMiddleware(redactingQueryParameters: ["account", "connection", "oAuthVerifier", "state", "symbols", "symbol", "q"]))
@@ -39,18 +40,25 @@ public enum GatewayServer {
     }
 
     /// The application: bind `host:port` (port 0 picks a free one; `onServerRunning` learns which). Connections are
-    /// served by ``GatewayHTTPChannel`` under `limits` (timeouts, header size, the number open at once).
+    /// served by ``GatewayHTTPChannel`` under `limits` (timeouts, header size, the number open at once, each
+    /// client's share of them, their age).
+    ///
+    /// The server always accepts: the cap is kept by the application's ``ConnectionRegistry``, which closes a
+    /// connection past its client's share at once and, at the cap, closes the connection idle the longest to let a
+    /// new one in. Stopping accepting at the cap (Hummingbird's `MaximumAvailableConnections`) would leave every
+    /// new client in the kernel's backlog behind whoever holds the cap.
     public static func application(
         gateway: Gateway, host: String, port: Int, bodies: HTTPBodies = HTTPBodies(), publicURL: String? = nil,
         limits: ServerLimits = ServerLimits(), logger: Logger,
         onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) throws -> Application<RouterResponder<APIContext>> {
-        Application(
+        let connections = ConnectionRegistry(limits: limits, logger: logger)
+        return Application(
             router: try router(gateway: gateway, bodies: bodies, publicURL: publicURL ?? "http://\(host):\(port)"),
-            server: HTTPServerBuilder { responder in GatewayHTTPChannel(responder: responder, limits: limits) },
-            configuration: .init(
-                address: .hostname(host, port: port), serverName: "BrokerGateway",
-                availableConnectionsDelegate: MaximumAvailableConnections(limits.maxConnections, logger: logger)),
+            server: HTTPServerBuilder { responder in
+                GatewayHTTPChannel(responder: responder, limits: limits, connections: connections)
+            },
+            configuration: .init(address: .hostname(host, port: port), serverName: "BrokerGateway"),
             onServerRunning: onServerRunning,
             logger: logger)
     }

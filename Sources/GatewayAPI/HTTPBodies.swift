@@ -1,6 +1,9 @@
+import Foundation
 public import Hummingbird
 import GatewayCore
+import GatewayModel
 import HTTPTypes
+import NIOCore
 
 /// How much of a request body the API reads. Bodies are collected (up to the limit) before the generated server
 /// decodes them, so an oversized body is a 413 and never reaches a decoder.
@@ -13,18 +16,33 @@ public struct HTTPBodies: Sendable {
     }
 }
 
-/// Collects the request body up to the limit, or answers 413.
+/// Collects the request body up to the limit, or answers 413; then refuses, naming the problem, a JSON body the
+/// decoder would read leniently (``StrictJSON``: a byte-order mark or a member named twice, 400; a NUL character, 422).
 struct BodyLimitMiddleware<Context: RequestContext>: RouterMiddleware {
     let bodies: HTTPBodies
 
     func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         var request = request
+        let body: ByteBuffer
         do {
-            _ = try await request.collectBody(upTo: bodies.maxBodyBytes)
+            body = try await request.collectBody(upTo: bodies.maxBodyBytes)
         } catch {
             throw GatewayError(.payloadTooLarge, "the body is larger than \(bodies.maxBodyBytes) bytes")
         }
+        if body.readableBytes > 0, Self.isJSON(request.headers[.contentType]),
+            let refusal = StrictJSON.refusal(of: Array(body.readableBytesView))
+        {
+            throw refusal
+        }
         return try await next(request, context)
+    }
+
+    /// JSON by its media type (`application/json`, `application/merge-patch+json`, …), or a body sent without one:
+    /// the API reads only JSON.
+    static func isJSON(_ contentType: String?) -> Bool {
+        guard let contentType else { return true }
+        let media = contentType.split(separator: ";", maxSplits: 1).first.map { $0.trimmingCharacters(in: .whitespaces).lowercased() } ?? ""
+        return media == "application/json" || media.hasSuffix("+json")
     }
 }
 

@@ -24,6 +24,7 @@ public struct Gateway: Sendable {
     let metrics: ApplicationMetrics
     let reconcilerHeartbeat: Heartbeat
     let reconciliationAttempts: ReconciliationAttempts
+    let journalQuarantine = JournalQuarantine()
     /// How old an answer a read accepts when neither the read (`maxAgeMs`) nor its tenant says.
     let defaultReadMaxAge: Duration
     /// `false` only to measure what sharing saves: every read then asks the broker.
@@ -39,6 +40,8 @@ public struct Gateway: Sendable {
     let sessionKeys: SessionKeyRing
     let deviceSeen = DeviceSeenThrottle()
     let passwords: PasswordHasher
+    /// Logins' lockout and rates, checked before any password is hashed.
+    let logins: LoginGuard
     /// The key, session and connection-list reads of every request, cached under the store's change stamp.
     let hotReads: HotReads
     /// The streams' shared parts: the order feed's tail, the quote feeds, the streams open per user.
@@ -79,7 +82,8 @@ public struct Gateway: Sendable {
         self.linking = linking
         self.sessions = sessions
         self.sessionKeys = SessionKeyRing(sessions.signingKeys)
-        self.passwords = PasswordHasher(cost: sessions.passwordCost)
+        self.passwords = PasswordHasher(cost: sessions.passwordCost, limits: sessions.logins)
+        self.logins = LoginGuard(limits: sessions.logins)
         self.hotReads = HotReads(store: store)
         self.streams = StreamHub(settings: streams, journal: store, logger: logger)
         self.alertSettings = alerts

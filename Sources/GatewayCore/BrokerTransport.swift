@@ -12,7 +12,9 @@ public struct BrokerRequest: Sendable {
     /// How long the whole exchange (connect, send, receive the full body) may take; the pipeline also uses it as
     /// the call's deadline (rate-limit waits and retries included).
     public var timeout: Duration
-    /// The largest response body accepted; a larger one fails as `malformed_response`.
+    /// The largest response body accepted; a larger one fails as `malformed_response`. Adapters set it per
+    /// operation, near the size of a real answer (a quote is kilobytes); the default is for calls that do not. What
+    /// all calls hold at once is bounded apart from this, by the transport's ``ResponseBudget``.
     public var maxResponseBytes: Int
     /// What logs and error messages may show of the call: the path without query values or account ids.
     public var loggedPath: String

@@ -7,7 +7,8 @@ import NIOHTTP1
 
 /// `BrokerTransport` over AsyncHTTPClient, and the one place every broker call leaves the process: each call meets
 /// the egress policy on the address it actually connects to, has a deadline and a response-size limit, and never
-/// follows a redirect.
+/// follows a redirect. Every body it reads counts against one ``ResponseBudget`` while the call lasts, so the answers
+/// buffered at once stay under the budget whatever many brokers send.
 ///
 /// For a host name the transport resolves the name itself (``HostResolver``, off the cooperative pool), checks every
 /// address it resolves to, and sends the call to a checked one through a client pinned to it
@@ -17,24 +18,33 @@ import NIOHTTP1
 /// (``BrokerRequest/sandboxOrigin``) may reach exactly its sandbox's loopback origin, never `/_sandbox/`.
 public struct HTTPClientTransport: BrokerTransport {
     public let policy: EgressPolicy
+    /// The bytes of answers this transport's calls may hold at once (the gateway's one transport: the process's).
+    public let responseBudget: ResponseBudget
     let clients: PinnedClients
     let resolver: HostResolver
 
-    /// A transport under `policy`: by default, public unicast addresses only.
-    public init(policy: EgressPolicy = EgressPolicy()) {
-        self.init(policy: policy, clients: .shared, resolver: .shared)
+    /// A transport under `policy`: by default, public unicast addresses only, and a budget of
+    /// ``ResponseBudget/defaultLimit`` bytes in flight.
+    public init(policy: EgressPolicy = EgressPolicy(), responseBudget: ResponseBudget = ResponseBudget()) {
+        self.init(policy: policy, clients: .shared, resolver: .shared, responseBudget: responseBudget)
     }
 
-    init(policy: EgressPolicy, clients: PinnedClients, resolver: HostResolver) {
+    init(
+        policy: EgressPolicy, clients: PinnedClients, resolver: HostResolver,
+        responseBudget: ResponseBudget = ResponseBudget()
+    ) {
         self.policy = policy
         self.clients = clients
         self.resolver = resolver
+        self.responseBudget = responseBudget
     }
 
     public func send(_ request: BrokerRequest) async throws -> BrokerResponse {
         let target = try checkedTarget(request)
         let host = BrokerText.sanitized(target.host, limit: 100)
         let limit = request.maxResponseBytes
+        let reservation = responseBudget.reservation()
+        defer { reservation.end() }
         do {
             return try await withDeadline(request.timeout) {
                 let key = try await destination(target, granted: request.sandboxOrigin == target.origin)
@@ -50,7 +60,7 @@ public struct HTTPClientTransport: BrokerTransport {
                     if let declared = BrokerNumber.size(response.headers.first(name: "Content-Length")), declared > limit {
                         throw NIOTooManyBytesError(maxBytes: limit)
                     }
-                    let buffer = try await response.body.collect(upTo: limit)
+                    let buffer = try await Self.collect(response.body, upTo: limit, into: reservation, host: host)
                     return BrokerResponse(
                         status: Int(response.status.code),
                         headers: HTTPFields(pairs: response.headers.map { (name: $0.name, value: $0.value) }),
@@ -75,6 +85,21 @@ public struct HTTPClientTransport: BrokerTransport {
         } catch {
             throw GatewayError(.upstreamUnavailable, "\(host) could not be reached (\(type(of: error)))")
         }
+    }
+
+    /// The body, chunk by chunk as it arrives: each chunk is taken from the budget before it is kept, so a call
+    /// fails on the first chunk past its own limit (`NIOTooManyBytesError`, a `malformed_response`) or past the
+    /// budget (its refusal), and the connection is dropped with what was read.
+    static func collect(
+        _ body: HTTPClientResponse.Body, upTo limit: Int, into reservation: ResponseBudget.Reservation, host: String
+    ) async throws -> ByteBuffer {
+        var collected = ByteBuffer()
+        for try await var chunk in body {
+            guard chunk.readableBytes <= limit - collected.readableBytes else { throw NIOTooManyBytesError(maxBytes: limit) }
+            try reservation.take(chunk.readableBytes, host: host)
+            collected.writeBuffer(&chunk)
+        }
+        return collected
     }
 
     /// The checks that need no name resolution: scheme, user-info, an address literal, the path (no `.` or `..`

@@ -385,6 +385,10 @@ extension PostgresStore: OrderJournalStore {
 extension JournaledOrder {
     init(postgres row: PostgresRandomAccessRow) throws {
         let id = try row.string("id")
+        self = try JournalJSON.readingRow(of: id) { try JournaledOrder(postgres: row, id: id) }
+    }
+
+    private init(postgres row: PostgresRandomAccessRow, id: String) throws {
         guard let state = JournalState(rawValue: try row.string("state")) else {
             throw GatewayError(.internalError, "journaled order \(id) has an unknown stored state")
         }

@@ -313,7 +313,7 @@ extension PostgresStore {
     /// instances, the second waits for the first, then finds the token no longer live and spent (reuse), as it
     /// would in SQLite's serial order.
     public func rotateRefreshToken(
-        presented: [UInt8], newHash: [UInt8], now: Date, audit: @escaping @Sendable (SessionRecord) -> AuditRecord
+        presented: [UInt8], newHash: [UInt8], now: Date, grace: TimeInterval, audit: @escaping @Sendable (SessionRecord) -> AuditRecord
     ) async throws -> RefreshOutcome {
         let nowMillis = StoreClock.millis(now)
         return try await write("rotateRefreshToken") { db in
@@ -329,10 +329,19 @@ extension PostgresStore {
                     [Data(presented), session.id, nowMillis])
                 return .rotated(try await Self.requireSession(db, id: session.id))
             }
-            guard
-                let sessionId = try await db.row(
-                    "SELECT session_id FROM spent_refresh_tokens WHERE hash = ?", [Data(presented)])?.string("session_id")
+            guard let spent = try await db.row("SELECT session_id, spent_at FROM spent_refresh_tokens WHERE hash = ?", [Data(presented)])
             else { return .unknown }
+            let sessionId = try spent.string("session_id")
+            // A second refresh racing the first: within the grace window, while the session's live token is still
+            // the one this token was rotated to.
+            if grace > 0, nowMillis - (try spent.int64("spent_at")) <= Int64(min(grace, 86_400) * 1000),
+                let session = try await db.row(
+                    "SELECT \(Self.sessionColumns) FROM sessions WHERE id = ? AND refresh_hash = ?", [sessionId, Data(newHash)]
+                ).map(SessionRecord.init(postgres:)),
+                session.isLive(at: StoreClock.date(nowMillis))
+            {
+                return .replayed(session)
+            }
             let newlyRevoked = try await db.count(
                 """
                 UPDATE sessions SET revoked_at = ?, revoked_reason = 'refresh_reuse'

@@ -134,6 +134,9 @@ public struct SessionRecord: Codable, Sendable, Hashable {
 public enum RefreshOutcome: Sendable, Hashable {
     /// The token was the session's live one: it is spent, and the new one is live.
     case rotated(SessionRecord)
+    /// The token was spent within the grace window, and the token it was rotated to is still the session's live
+    /// one: a second refresh racing the first. Nothing changed; the caller hands out the live token again.
+    case replayed(SessionRecord)
     /// The token was already spent: someone holds a copy. The session (the token's whole family) is now revoked.
     case reused(SessionRecord)
     /// The session was revoked or has ended.

@@ -145,8 +145,12 @@ public protocol GatewayStore: Sendable {
     ) async throws -> SessionRecord
     func session(id: String) async throws -> SessionRecord?
     func liveSessions(tenantId: String, userId: String, deviceId: String?, now: Date) async throws -> [SessionRecord]
+    /// Rotates the session whose live token is `presented` to `newHash`. A spent token is reuse (the session is
+    /// revoked), unless it was spent less than `grace` seconds ago and the session's live token is still `newHash`
+    /// (what it was rotated to): that is `.replayed`, and nothing changes.
     func rotateRefreshToken(
-        presented: [UInt8], newHash: [UInt8], now: Date, audit: @escaping @Sendable (SessionRecord) -> AuditRecord
+        presented: [UInt8], newHash: [UInt8], now: Date, grace: TimeInterval,
+        audit: @escaping @Sendable (SessionRecord) -> AuditRecord
     ) async throws -> RefreshOutcome
     func revokeSessions(
         tenantId: String, userId: String, sessionId: String?, deviceId: String?, reason: String, audit: AuditRecord?
@@ -306,6 +310,13 @@ public struct AlertDraft: Sendable, Hashable {
 
 // The goal writes without an audit record (the tests', and the operator's).
 extension GatewayStore {
+    /// A rotation without a grace window: every spent token presented again is reuse.
+    public func rotateRefreshToken(
+        presented: [UInt8], newHash: [UInt8], now: Date, audit: @escaping @Sendable (SessionRecord) -> AuditRecord
+    ) async throws -> RefreshOutcome {
+        try await rotateRefreshToken(presented: presented, newHash: newHash, now: now, grace: 0, audit: audit)
+    }
+
     public func createGoal(tenantId: String, userId: String, _ draft: GoalDraft) async throws -> Goal {
         try await createGoal(tenantId: tenantId, userId: userId, draft, audit: nil)
     }

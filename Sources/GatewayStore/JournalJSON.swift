@@ -55,4 +55,21 @@ package enum JournalJSON {
             throw GatewayError(.internalError, "the journaled \(column) of order \(orderId) is unreadable")
         }
     }
+
+    /// Reads one journal row of `orderId`: any failure (a column that does not decode, a state the gateway does not
+    /// know) becomes `internal` naming the order (`GatewayError.orderId`), never the value. The order id tells the
+    /// reconciler that this row, not the database, is what failed, so it sets the row aside instead of failing on it
+    /// every pass.
+    package static func readingRow<Value>(of orderId: String, _ read: () throws -> Value) throws -> Value {
+        do {
+            return try read()
+        } catch var error as GatewayError {
+            error.orderId = orderId
+            throw error
+        } catch {
+            var failure = GatewayError(.internalError, "journaled order \(orderId) has a column that cannot be read")
+            failure.orderId = orderId
+            throw failure
+        }
+    }
 }

@@ -471,6 +471,10 @@ package struct JournalEventRow: Sendable {
 extension JournaledOrder {
     init(row: Row) throws {
         let id = try row.decode(String.self, forColumn: "id")
+        self = try JournalJSON.readingRow(of: id) { try JournaledOrder(row: row, id: id) }
+    }
+
+    private init(row: Row, id: String) throws {
         let stateText = try row.decode(String.self, forColumn: "state")
         guard let state = JournalState(rawValue: stateText) else {
             throw GatewayError(.internalError, "journaled order \(id) has an unknown stored state")

@@ -308,7 +308,9 @@ extension SQLiteStore {
     /// Exchanges a refresh token, in one write: the session whose live token it is gets `newHash` (the presented one
     /// is recorded as spent), so of two concurrent refreshes with one token exactly one rotates. A token already
     /// spent revokes its session and every token of it (reuse: a copy is in someone else's hands).
-    public func rotateRefreshToken(presented: [UInt8], newHash: [UInt8], now: Date, audit: @escaping @Sendable (SessionRecord) -> AuditRecord) async throws -> RefreshOutcome {
+    public func rotateRefreshToken(
+        presented: [UInt8], newHash: [UInt8], now: Date, grace: TimeInterval, audit: @escaping @Sendable (SessionRecord) -> AuditRecord
+    ) async throws -> RefreshOutcome {
         let nowMillis = StoreClock.millis(now)
         return try await write("rotateRefreshToken") { db in
             if let session = try Row.fetchOne(
@@ -323,9 +325,22 @@ extension SQLiteStore {
                     arguments: [Data(presented), session.id, nowMillis])
                 return .rotated(try Self.requireSession(db, id: session.id))
             }
-            guard let sessionId = try String.fetchOne(
-                db, sql: "SELECT session_id FROM spent_refresh_tokens WHERE hash = ?", arguments: [Data(presented)])
+            guard let spent = try Row.fetchOne(
+                db, sql: "SELECT session_id, spent_at FROM spent_refresh_tokens WHERE hash = ?", arguments: [Data(presented)])
             else { return .unknown }
+            let sessionId: String = spent["session_id"]
+            let spentAt: Int64 = spent["spent_at"]
+            // A second refresh racing the first: within the grace window, while the session's live token is still
+            // the one this token was rotated to.
+            if grace > 0, nowMillis - spentAt <= Int64(min(grace, 86_400) * 1000),
+                let session = try Row.fetchOne(
+                    db, sql: "SELECT \(Self.sessionColumns) FROM sessions WHERE id = ? AND refresh_hash = ?",
+                    arguments: [sessionId, Data(newHash)]
+                ).map(SessionRecord.init(row:)),
+                session.isLive(at: StoreClock.date(nowMillis))
+            {
+                return .replayed(session)
+            }
             try db.execute(
                 sql: """
                     UPDATE sessions SET revoked_at = ?, revoked_reason = 'refresh_reuse'

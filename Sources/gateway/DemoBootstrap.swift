@@ -9,7 +9,7 @@ import NIOCore
 import NIOHTTP1
 
 /// First run on an empty data folder: a demo tenant with a demo user, an API key bound to that user with every scope
-/// (printed once and written to `<data>/demo-api-key` with mode 0600), and one demo connection of the demo user to
+/// (written to `<data>/demo-api-key` with mode 0600, never printed: standard output only names the file), and one demo connection of the demo user to
 /// each built-in sandbox.
 struct DemoBootstrap {
     static let keyFileName = "demo-api-key"
@@ -51,11 +51,11 @@ struct DemoBootstrap {
                 logger.error("could not link the demo connection", metadata: ["broker": .string(sandbox.broker.rawValue), "error": .string("\(error)")])
             }
         }
+        // The key itself stays in its file (mode 0600): standard output ends up in terminals' scrollback, CI logs and
+        // log collectors, where a secret must never be.
         let banner = """
 
-        Demo tenant created. Its API key (shown once; also saved to \(keyFile.path)):
-
-            \(key.plaintext)
+        Demo tenant created. Its API key (every scope) is in \(keyFile.path), readable by this user only.
 
         Try:  curl -H "Authorization: Bearer $(cat \(keyFile.path))" http://127.0.0.1:<port>/v1/positions
 

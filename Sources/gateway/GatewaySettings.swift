@@ -105,7 +105,7 @@ struct GatewaySettings: Sendable {
             summary: "how often a stream's positions and balances are read (and at once after a fill)"),
         SettingKey(
             key: ["stream", "feedIntervalMs"], kind: .whole(50...10_000), defaultValue: "250",
-            summary: "how often the order journal's feed is read for streams' order updates"),
+            summary: "how often the order journal's feed is read for streams' order updates, and the store's change stamp for streams whose key, session, user or tenant went away"),
         SettingKey(
             key: ["stream", "perUser"], kind: .whole(1...100), defaultValue: "5",
             summary: "streams one user may hold open at once"),
@@ -156,13 +156,22 @@ struct GatewaySettings: Sendable {
             summary: "how long a connection may stay open without a request"),
         SettingKey(
             key: ["server", "maxConnections"], kind: .whole(1...1_000_000), defaultValue: "1024",
-            summary: "connections open at once; more wait in the kernel's backlog until one closes"),
+            summary: "connections open at once; at the cap the connection idle the longest is closed for a new one, and a new one is closed at once only when every connection is busy"),
+        SettingKey(
+            key: ["server", "maxConnectionsPerClient"], kind: .whole(1...1_000_000), defaultValue: "128",
+            summary: "connections open at once from one client address (an IPv4 address or IPv6 /64); past it a new one is closed at once. Behind a reverse proxy, set it to `server.maxConnections`"),
+        SettingKey(
+            key: ["server", "maxConnectionAgeMs"], kind: .whole(1000...86_400_000), defaultValue: "600000",
+            summary: "how long one connection may be reused: the first response after it says `Connection: close` and the connection closes"),
         SettingKey(
             key: ["server", "maxHeaderBytes"], kind: .whole(1024...1_048_576), defaultValue: "16384",
             summary: "the largest request line or header section (431 beyond)"),
         SettingKey(
             key: ["otel", "tracesEndpoint"], kind: .text, defaultValue: "(none)",
             summary: "send OpenTelemetry traces (a span per request and per broker call) over OTLP/HTTP to this URL, e.g. `http://127.0.0.1:4318/v1/traces`; none are kept otherwise"),
+        SettingKey(
+            key: ["brokers", "responseBudgetBytes"], kind: .whole(1_048_576...17_179_869_184), defaultValue: "268435456",
+            summary: "broker answer bytes all calls may hold at once while they are read; a call past it fails at once with a retryable 503 `upstream_unavailable` (each answer is also capped near its operation's real size)"),
         SettingKey(
             key: ["egress", "allow"], kind: .text, defaultValue: "(none)",
             summary: "address ranges broker calls may reach despite the egress policy, as CIDR blocks separated by commas (`10.20.0.0/16,fd12::/64`; `127.0.0.0/8,::1` for a broker on this machine); by default only public addresses"),
@@ -182,6 +191,27 @@ struct GatewaySettings: Sendable {
             key: ["sessions", "maxDevicesPerUser"], kind: .whole(1...1_000), defaultValue: "10",
             summary: "how many devices one end user may have; a login from one more is a 409 until one is removed"),
         SettingKey(
+            key: ["sessions", "loginsPerMinutePerAddress"], kind: .whole(1...100_000), defaultValue: "30",
+            summary: "logins (`POST /v1/auth/login`) one client address may attempt per minute, checked before any password is hashed; more are a 429 with Retry-After (behind a reverse proxy every client shares its address)"),
+        SettingKey(
+            key: ["sessions", "loginBurstPerAddress"], kind: .whole(1...100_000), defaultValue: "10",
+            summary: "logins one client address may attempt at once above its per-minute rate"),
+        SettingKey(
+            key: ["sessions", "loginsPerMinutePerEmail"], kind: .whole(1...100_000), defaultValue: "20",
+            summary: "logins naming one (tenant, email) that may be attempted per minute from all addresses together, checked before any hashing"),
+        SettingKey(
+            key: ["sessions", "loginBurstPerEmail"], kind: .whole(1...100_000), defaultValue: "10",
+            summary: "logins naming one (tenant, email) that may be attempted at once above their per-minute rate"),
+        SettingKey(
+            key: ["sessions", "hashingSlots"], kind: .whole(1...64), defaultValue: "2",
+            summary: "password hashes (scrypt, 32 MiB each) computed at once; one tenant holds at most half of them (at least one), so another tenant always finds one free"),
+        SettingKey(
+            key: ["sessions", "hashingQueuePerTenant"], kind: .whole(0...1_000), defaultValue: "8",
+            summary: "password hashes one tenant may have waiting for a slot (up to 10 s); one more login of that tenant is a 429 at once"),
+        SettingKey(
+            key: ["sessions", "refreshGraceSeconds"], kind: .whole(0...60), defaultValue: "10",
+            summary: "how long after a refresh token is used presenting it again still answers with the session's current refresh token (two refreshes racing on one device) instead of revoking the session as stolen; 0 revokes at once"),
+        SettingKey(
             key: ["alerts", "maxPerUser"], kind: .whole(1...10_000), defaultValue: "100",
             summary: "how many alerts one end user may have; one more is a 422"),
         SettingKey(
@@ -196,6 +226,18 @@ struct GatewaySettings: Sendable {
         SettingKey(
             key: ["alerts", "timeoutMs"], kind: .whole(100...120_000), defaultValue: "10000",
             summary: "how long one webhook or APNs attempt may take (the receiver's answer is read up to 64 KiB)"),
+        SettingKey(
+            key: ["alerts", "maxConcurrentDeliveries"], kind: .whole(1...1_000), defaultValue: "16",
+            summary: "alert delivery attempts (webhook, APNs) made at once, across tenants; the tenants' queues are served round-robin"),
+        SettingKey(
+            key: ["alerts", "maxConcurrentPerTenant"], kind: .whole(1...1_000), defaultValue: "4",
+            summary: "of those, one tenant's at most: a tenant whose webhooks hang holds this many slots, never the others'"),
+        SettingKey(
+            key: ["alerts", "maxConcurrentPerDestination"], kind: .whole(1...1_000), defaultValue: "4",
+            summary: "of those, to one receiver (a webhook's host and port, or APNs) at most; a retry waiting for its backoff holds none"),
+        SettingKey(
+            key: ["alerts", "maxPendingPerTenant"], kind: .whole(1...100_000), defaultValue: "1000",
+            summary: "alert deliveries one tenant may have queued, running or waiting for a retry; a newer one is dropped, written to its alert's delivery log and counted (`brokergateway_alert_deliveries_dropped_total`)"),
         SettingKey(
             key: ["apns", "teamId"], kind: .text, defaultValue: "(none)",
             summary: "APNs: the Apple developer team id (with `apns.keyId`, `apns.keyFile` and `apns.topic`, or none of them: no pushes)"),
@@ -246,6 +288,8 @@ struct GatewaySettings: Sendable {
     var publicURL: String?
     /// Where broker calls may go: public addresses, plus the ranges `egress.allow` names.
     var egress: EgressPolicy
+    /// The bytes of broker answers the transport may hold at once (its ``ResponseBudget``).
+    var responseBudgetBytes: Int
     /// How long a started interactive link can be completed.
     var linkStateLifetime: Duration
     /// Whether connections may be exported (sealed) to another gateway.
@@ -253,6 +297,10 @@ struct GatewaySettings: Sendable {
     /// How long an end user's access token lives.
     var accessTokenLifetime: Duration
     var maxDevicesPerUser: Int
+    /// Logins' rates, lockout and hashing shares.
+    var logins: LoginLimits
+    /// How long a used refresh token may be replayed by a racing refresh.
+    var refreshGrace: Duration
     /// Alerts: the per-user limit, delivery retries and bounds (through the egress policy), APNs when configured.
     var alerts: AlertSettings
 
@@ -381,7 +429,10 @@ struct GatewaySettings: Sendable {
             idleTimeout: .milliseconds(try whole(key("server", "idleTimeoutMs"))),
             bodyTimeout: .milliseconds(try whole(key("server", "bodyTimeoutMs"))),
             maxConnections: try whole(key("server", "maxConnections")),
+            maxConnectionsPerClient: try whole(key("server", "maxConnectionsPerClient")),
+            maxConnectionAge: .milliseconds(try whole(key("server", "maxConnectionAgeMs"))),
             maxHeaderBytes: try whole(key("server", "maxHeaderBytes")))
+        responseBudgetBytes = try whole(key("brokers", "responseBudgetBytes"))
         let traces = try text(key("otel", "tracesEndpoint"))
         if traces == key("otel", "tracesEndpoint").defaultValue {
             tracesEndpoint = nil
@@ -411,6 +462,14 @@ struct GatewaySettings: Sendable {
         exportEnabled = try choice(key("connections", "export")) == "on"
         accessTokenLifetime = .seconds(try whole(key("sessions", "accessTokenSeconds")))
         maxDevicesPerUser = try whole(key("sessions", "maxDevicesPerUser"))
+        logins = LoginLimits(
+            perAddressPerMinute: try whole(key("sessions", "loginsPerMinutePerAddress")),
+            perAddressBurst: try whole(key("sessions", "loginBurstPerAddress")),
+            perEmailPerMinute: try whole(key("sessions", "loginsPerMinutePerEmail")),
+            perEmailBurst: try whole(key("sessions", "loginBurstPerEmail")),
+            hashingSlots: try whole(key("sessions", "hashingSlots")),
+            hashingQueuePerTenant: try whole(key("sessions", "hashingQueuePerTenant")))
+        refreshGrace = .seconds(try whole(key("sessions", "refreshGraceSeconds")))
         let apnsKeys = ["teamId", "keyId", "keyFile", "topic"].map { key("apns", $0) }
         let apnsValues = try apnsKeys.map { setting -> String? in
             let value = try text(setting)
@@ -433,7 +492,11 @@ struct GatewaySettings: Sendable {
             baseDelay: .milliseconds(try whole(key("alerts", "retryBaseDelayMs"))),
             maxDelay: .milliseconds(try whole(key("alerts", "retryMaxDelayMs"))),
             timeout: .milliseconds(try whole(key("alerts", "timeoutMs"))),
-            transport: HTTPClientTransport(policy: egress), apns: apns)
+            transport: HTTPClientTransport(policy: egress), apns: apns,
+            maxConcurrentDeliveries: try whole(key("alerts", "maxConcurrentDeliveries")),
+            maxConcurrentPerTenant: try whole(key("alerts", "maxConcurrentPerTenant")),
+            maxConcurrentPerDestination: try whole(key("alerts", "maxConcurrentPerDestination")),
+            maxPendingPerTenant: try whole(key("alerts", "maxPendingPerTenant")))
         let publicURL = try text(key("publicUrl"))
         if publicURL == key("publicUrl").defaultValue {
             self.publicURL = nil

@@ -137,7 +137,9 @@ func buildGateway(
     // One policy for both: linking checks a connection's URLs by it, the transport every call's resolved address.
     let registry = AdapterRegistry(
         factories: BuiltInAdapters.factories,
-        transport: HTTPClientTransport(policy: settings.egress), logger: logger,
+        transport: HTTPClientTransport(
+            policy: settings.egress, responseBudget: ResponseBudget(limit: settings.responseBudgetBytes)),
+        logger: logger,
         pipeline: BrokerPipeline(metrics: metrics, settings: settings.pipeline, share: share), egress: settings.egress)
     // The in-process sandboxes keep their accounts, orders and logins beside the gateway's own store, so the two
     // agree after a restart (a sandbox starting empty would hand out order ids the journal already holds).
@@ -154,7 +156,8 @@ func buildGateway(
         coalesceReads: settings.coalesceReads, limits: settings.limits, linking: linking,
         sessions: SessionSettings(
             signingKeys: try SessionKeyFiles.load(dataDirectory: settings.dataDirectory),
-            accessTokenLifetime: settings.accessTokenLifetime, maxDevicesPerUser: settings.maxDevicesPerUser),
+            accessTokenLifetime: settings.accessTokenLifetime, maxDevicesPerUser: settings.maxDevicesPerUser,
+            logins: settings.logins, refreshGrace: settings.refreshGrace),
         streams: settings.stream,
         alerts: settings.alerts)
 

@@ -40,6 +40,7 @@ struct HostileBrokerEndToEndTests {
     /// registry's sandbox grant) under `egress`, with two tenants.
     static func withWorld(
         egress: EgressPolicy, pipeline: PipelineSettings = PipelineSettings(),
+        responseBudget: ResponseBudget = ResponseBudget(),
         _ body: @escaping @Sendable (World, any TestClientProtocol) async throws -> Void
     ) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bg-hostile-\(UUID().uuidString)")
@@ -49,7 +50,7 @@ struct HostileBrokerEndToEndTests {
             let logger = Logger(label: "hostile", factory: { _ in SwiftLogNoOpLogHandler() })
             let store = try await SQLiteStore.opening(path: directory.appendingPathComponent("gateway.sqlite").path, cipher: .random(), logger: logger)
             let registry = AdapterRegistry(
-                factories: [AlpacaAdapterFactory()], transport: HTTPClientTransport(policy: egress), logger: logger,
+                factories: [AlpacaAdapterFactory()], transport: HTTPClientTransport(policy: egress, responseBudget: responseBudget), logger: logger,
                 pipeline: BrokerPipeline(settings: pipeline), egress: egress)
             registry.registerSandbox("alpaca", broker: .alpaca, url: url.absoluteString)
             let gateway = Gateway(

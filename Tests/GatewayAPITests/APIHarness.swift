@@ -37,6 +37,7 @@ struct APIHarness {
         linking: LinkSettings = LinkSettings(),
         sessions: SessionSettings = SessionSettings(passwordCost: 10),
         alerts: AlertSettings = AlertSettings(),
+        logger: Logger = Logger(label: "test"),
         _ body: @escaping @Sendable (APIHarness, any TestClientProtocol) async throws -> T
     ) async throws -> T {
         let directory = existing ?? FileManager.default.temporaryDirectory.appendingPathComponent("bg-api-\(UUID().uuidString)")
@@ -44,7 +45,6 @@ struct APIHarness {
         defer { if existing == nil { try? FileManager.default.removeItem(at: directory) } }
         let store = try await SQLiteStore.opening(path: directory.appendingPathComponent("gateway.sqlite").path, cipher: cipher)
         let state = brokerState
-        let logger = Logger(label: "test")
         let registry = AdapterRegistry(
             factories: [FakeBrokerFactory(kind: .alpaca, state: state), FakeBrokerFactory(kind: .saxo, state: state)] + moreFactories,
             transport: transport, logger: logger, pipeline: pipeline)

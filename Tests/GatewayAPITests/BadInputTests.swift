@@ -141,4 +141,44 @@ struct BadInputTests {
             #expect(badStatus.body.detailFields == ["status"])
         }
     }
+
+    /// Issue 27: a byte-order mark, a member named twice and a NUL character were accepted (the decoder skips the
+    /// mark, keeps one of two members, and carries the NUL into names and logs). Each is refused naming the member and
+    /// the problem, and nothing is created.
+    @Test func strictJSONRefusesAMarkADuplicateMemberAndNUL() async throws {
+        try await APIHarness.with { harness, client in
+            let c = try await harness.link(.alpaca, baseURL: "https://strict.fake")
+            // A mark or a member named twice is malformed (400); a NUL is valid JSON breaking a rule (422).
+            let cases: [(path: String, body: String, field: String, problem: String)] = [
+                ("/v1/watchlists", "\u{FEFF}{\"name\":\"marked\"}", "body", "byte-order mark"),
+                ("/v1/watchlists", #"{"name":"one","name":"two"}"#, "name", "more than once"),
+                // The same name written two ways is one name.
+                ("/v1/watchlists", #"{"name":"one","n\u0061me":"two"}"#, "name", "more than once"),
+                ("/v1/watchlists", #"{"name":"x","instruments":[{"symbol":"AAPL"},{"symbol":"MSFT","symbol":"IBM"}]}"#,
+                 "instruments[1].symbol", "more than once"),
+                ("/v1/orders", order(c.id, "") .replacingOccurrences(of: #""side":"buy""#, with: #""side":"buy","side":"sell""#),
+                 "side", "more than once"),
+                ("/v1/watchlists", #"{"name":"nul\u0000led"}"#, "name", "NUL"),
+                ("/v1/watchlists", "{\"name\":\"raw\u{0}nul\"}", "name", "NUL"),
+                ("/v1/watchlists", #"{"name":"x","n\u0000":"y"}"#, #"n\u0000"#, "NUL"),
+            ]
+            for item in cases {
+                let response = try await client.call(.post, item.path, headers: harness.auth, json: item.body)
+                let syntax = item.problem != "NUL"
+                #expect(response.status == (syntax ? 400 : 422), "\(item.body)")
+                #expect(response.body.errorCode == (syntax ? "invalid_request" : "unprocessable"), "\(item.body)")
+                #expect(response.body.detailFields == [item.field], "\(item.body)")
+                let problem = (response.body.error?["details"] as? [[String: Any]])?.first?["problem"] as? String
+                #expect(problem?.contains(item.problem) == true, "\(item.body): \(problem ?? "none")")
+            }
+            let watchlists = try await client.call(.get, "/v1/watchlists", headers: harness.auth)
+            let names = watchlists.body.dataList.compactMap { $0["name"] as? String }
+            #expect(!names.contains { ["marked", "one", "two", "x"].contains($0) || $0.contains("nul") }, "\(names)")
+            #expect(harness.state.placed.withLock { $0 } == 0)
+            // Escapes that are not NUL, and a name that merely looks alike, are fine.
+            let fine = try await client.call(
+                .post, "/v1/watchlists", headers: harness.auth, json: #"{"name":"tab\there \u00e9 \ud83d\ude00"}"#)
+            #expect(fine.status == 201, "\(fine.body)")
+        }
+    }
 }

@@ -21,14 +21,20 @@ struct TenancyAPITests {
         return fields
     }
 
-    /// A new key of the harness tenant made through the API with the harness key (every scope).
+    /// A new key of the harness tenant made through the API, by default with an unbound key of every scope (the
+    /// harness key is bound to one user, so it mints keys for that user only).
     static func createKey(
         _ harness: APIHarness, _ client: some TestClientProtocol, scopes: [String], userId: String? = nil, with key: String? = nil
     ) async throws -> (id: String, secret: String) {
         let user = userId.map { #","userId":"\#($0)""# } ?? ""
         let scopeList = scopes.map { "\"\($0)\"" }.joined(separator: ",")
+        let creator = if let key { key } else {
+            try await harness.store.issueAPIKey(
+                tenantId: harness.tenant.id, label: "unbound admin", scopes: ["admin", "read", "trade"], userId: nil, audit: nil
+            ).plaintext
+        }
         let created = try await client.call(
-            .post, "/v1/keys", headers: headers(key ?? harness.apiKey),
+            .post, "/v1/keys", headers: headers(creator),
             json: #"{"label":"made in a test","scopes":[\#(scopeList)]\#(user)}"#)
         #expect(created.status == 201, "\(created.body)")
         let key = created.body.dataObject["key"] as? [String: Any]
@@ -97,7 +103,7 @@ struct TenancyAPITests {
             let admin = try await Self.createKey(harness, client, scopes: ["admin"])
             let escalation = try await client.call(
                 .post, "/v1/keys", headers: Self.headers(admin.secret), json: #"{"label":"x","scopes":["admin","trade"]}"#)
-            #expect(escalation.status == 422 && escalation.body.detailFields == ["scopes"], "\(escalation.body)")
+            #expect(escalation.status == 403 && escalation.body.detailFields == ["scopes"], "\(escalation.body)")
             let unknownUser = try await client.call(
                 .post, "/v1/keys", headers: Self.headers(harness.apiKey),
                 json: #"{"label":"x","scopes":["read"],"userId":"usr_00000000000000000000"}"#)
@@ -114,7 +120,8 @@ struct TenancyAPITests {
     @Test("a revoked key and a disabled tenant are refused on the very next request, and the audit log tells it without a secret")
     func revocationAndDisablingTakeEffectAtOnce() async throws {
         try await APIHarness.with { harness, client in
-            let key = try await Self.createKey(harness, client, scopes: ["read"])
+            // Made by the harness key (the audit log names it below), bound to its user as a bound key's must be.
+            let key = try await Self.createKey(harness, client, scopes: ["read"], userId: harness.userId, with: harness.apiKey)
             #expect(try await client.call(.get, "/v1/tenant", headers: Self.headers(key.secret)).status == 200)
             let revoked = try await client.call(.delete, "/v1/keys/\(key.id)", headers: Self.headers(harness.apiKey))
             #expect(revoked.status == 200 && revoked.body.dataObject["revokedAt"] is String, "\(revoked.body)")
@@ -134,7 +141,7 @@ struct TenancyAPITests {
             let actions = audit.body.dataList.compactMap { $0["action"] as? String }
             #expect(Array(actions.prefix(2)) == ["key.revoked", "key.created"], "\(actions)")
             let harnessKeyId = try #require(APIKeyText.keyId(of: harness.apiKey))
-            #expect(audit.body.dataList.prefix(2).allSatisfy { $0["actor"] as? String == harnessKeyId })
+            #expect(audit.body.dataList.prefix(2).allSatisfy { $0["actor"] as? String == harnessKeyId }, "\(audit.body.dataList.prefix(2))")
             let auditText = String(decoding: try JSONSerialization.data(withJSONObject: audit.body), as: UTF8.self)
             #expect(!auditText.contains(key.secret))
             // Paged newest first: one event, then the ones before it.

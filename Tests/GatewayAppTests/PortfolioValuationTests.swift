@@ -72,6 +72,34 @@ struct PortfolioValuationTests {
         #expect(portfolio.allocation.assetClass.first?.weight == Decimal(string: "0.535714"))
     }
 
+    /// Issue 27 N8: a broker value at `Decimal`'s limit made the totals `NaN` (two of them add up past it) and the
+    /// read whole. The amount that would overflow is named `no_value` instead, and every total stays a number.
+    @Test func valuesThatWouldOverflowTheTotalsAreNamedNotSummedToNaN() {
+        let huge = Decimal.greatestFiniteMagnitude
+        let valuation = PortfolioValuation(currency: "USD", quotes: [])
+        let portfolio = valuation.portfolio(
+            balances: [
+                (Balance(connectionId: "c1", accountId: "a1", currency: "USD", total: huge, available: huge, held: 0), .alpaca),
+                (Balance(connectionId: "c2", accountId: "a2", currency: "USD", total: 100, available: 100, held: 0), .saxo),
+            ],
+            positions: [
+                Self.position("AAPL", .equity, quantity: 1, value: huge, currency: "USD", dayChange: huge),
+                Self.position("MSFT", .equity, quantity: huge, value: 10, currency: "USD"),
+                Self.position("MSFT", .equity, quantity: huge, value: 10, currency: "USD", connection: "c2"),
+            ])
+        let totals = [portfolio.totalValue, portfolio.cash, portfolio.positionsValue]
+            + portfolio.accounts.flatMap { [$0.cash, $0.positionsValue, $0.totalValue] }
+            + portfolio.holdings.flatMap { [$0.quantity, $0.value] }
+            + portfolio.allocation.assetClass.map(\.value) + portfolio.allocation.broker.map(\.value)
+            + portfolio.allocation.currency.map(\.value) + [portfolio.dayChange ?? 0]
+        #expect(!totals.contains { $0.isNaN })
+        #expect(portfolio.cash == huge + 100 || portfolio.cash == huge)
+        #expect(portfolio.totalValue == portfolio.cash + portfolio.positionsValue)
+        // The position that would overflow the total and the second MSFT (its quantity would) are named.
+        #expect(portfolio.unconverted.map(\.item) == ["AAPL", "MSFT"])
+        #expect(portfolio.unconverted.allSatisfy { $0.reason == .noValue })
+    }
+
     @Test func amountsAreRoundedToEightPlaces() {
         let valuation = PortfolioValuation(currency: "EUR", quotes: [Self.quote("EUR/USD", bid: "3", ask: "3")])
         let portfolio = valuation.portfolio(

@@ -225,4 +225,47 @@ struct SessionStoreTests {
             #expect(try await store.apiKey(tenantId: tenant.id, id: key.id)?.revokedAt != nil)
         }
     }
+
+    @Test("within the grace window a spent token whose successor is still live replays; past it, or once the successor is spent, it is reuse", arguments: StoreBackend.all)
+    func refreshGrace(backend: StoreBackend) async throws {
+        try await withStore(backend) { store in
+            let (tenant, user) = try await user(store)
+            let device = try await store.registerDevice(
+                tenantId: tenant.id, userId: user.id, NewDevice(name: "Phone", type: "ios"), limit: 5)
+            let start = StoreClock.date(StoreClock.nowMillis())
+            let audit: @Sendable (SessionRecord) -> AuditRecord = { session in
+                AuditRecord(tenantId: session.tenantId, actor: session.userId, action: "session.reuse", target: session.id)
+            }
+            func session(_ token: String) async throws -> SessionRecord {
+                try await store.createSession(
+                    tenantId: tenant.id, userId: user.id, deviceId: device.id, refreshHash: hash(token),
+                    expiresAt: start.addingTimeInterval(3600), audit: nil)
+            }
+            func rotate(_ presented: String, to next: String, at seconds: TimeInterval) async throws -> RefreshOutcome {
+                try await store.rotateRefreshToken(
+                    presented: hash(presented), newHash: hash(next), now: start.addingTimeInterval(seconds), grace: 10, audit: audit)
+            }
+            let racing = try await session("a1")
+            guard case .rotated = try await rotate("a1", to: "a2", at: 0) else { Issue.record("a live token did not rotate"); return }
+            // The same token, rotating to the same successor, 9 s later: a racing refresh; nothing changes.
+            #expect(try await rotate("a1", to: "a2", at: 9) == .replayed(try #require(try await store.session(id: racing.id))))
+            #expect(try await store.session(id: racing.id)?.revokedAt == nil)
+            // Another successor than the live one is not the same rotation: reuse.
+            let forged = try await session("f1")
+            _ = try await rotate("f1", to: "f2", at: 0)
+            guard case .reused = try await rotate("f1", to: "other", at: 1) else { Issue.record("a mismatched replay was not reuse"); return }
+
+            let late = try await session("b1")
+            _ = try await rotate("b1", to: "b2", at: 0)
+            guard case .reused(let revoked) = try await rotate("b1", to: "b2", at: 11) else { Issue.record("a replay past the grace window was not reuse"); return }
+            #expect(revoked.id == late.id && revoked.revokedReason == "refresh_reuse")
+
+            let moved = try await session("c1")
+            _ = try await rotate("c1", to: "c2", at: 0)
+            _ = try await rotate("c2", to: "c3", at: 1)
+            guard case .reused = try await rotate("c1", to: "c2", at: 2) else { Issue.record("a replay after the successor was spent was not reuse"); return }
+            #expect(try await store.session(id: moved.id)?.revokedReason == "refresh_reuse")
+            #expect(try await store.session(id: forged.id)?.revokedReason == "refresh_reuse")
+        }
+    }
 }

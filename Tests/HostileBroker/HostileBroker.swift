@@ -39,6 +39,10 @@ public final class HostileBroker: Sendable {
         case delayed(TimeAmount, Answer)
         /// The head and the first `sent` bytes of the body at once, and the rest never (the connection stays open).
         case stalledBody(status: Int, headers: [(String, String)], body: [UInt8], sent: Int)
+        /// A chunked body of `chunk` repeated `count` times, each chunk written once the one before has left (so
+        /// the broker holds one chunk, not the body), then the end; with `count` `nil`, endless: chunks until the
+        /// client closes the connection.
+        case streamed(status: Int, headers: [(String, String)], chunk: [UInt8], count: Int?)
     }
 
     public typealias Script = @Sendable (Request) -> Answer
@@ -153,6 +157,29 @@ public final class HostileBroker: Sendable {
                 var bytes = Self.head(status: status, headers: headers, bodyLength: body.count)
                 bytes += body.prefix(max(0, sent))
                 write(bytes, context: context, thenClose: false)
+            case .streamed(let status, let headers, let chunk, let count):
+                var head = "HTTP/1.1 \(status) Hostile\r\n"
+                for (name, value) in headers { head += "\(name): \(value)\r\n" }
+                head += "Transfer-Encoding: chunked\r\nConnection: close\r\n\r\n"
+                write(Array(head.utf8), context: context, thenClose: false)
+                let frame = Array(String(chunk.count, radix: 16).utf8) + [13, 10] + chunk + [13, 10]
+                Self.stream(frame, remaining: count, channel: context.channel)
+            }
+        }
+
+        /// Writes `frame` after the previous one has left, `remaining` more times (forever with `nil`), then the
+        /// last chunk and the close; stops when the client has gone.
+        static func stream(_ frame: [UInt8], remaining: Int?, channel: any Channel) {
+            guard channel.isActive else { return }
+            if let remaining, remaining <= 0 {
+                let end = channel.allocator.buffer(bytes: Array("0\r\n\r\n".utf8))
+                channel.writeAndFlush(end).whenComplete { _ in channel.close(promise: nil) }
+                return
+            }
+            channel.writeAndFlush(channel.allocator.buffer(bytes: frame)).whenComplete { result in
+                guard case .success = result else { return }
+                // On the loop's next turn: a write that completes at once must not deepen the stack.
+                channel.eventLoop.execute { stream(frame, remaining: remaining.map { $0 - 1 }, channel: channel) }
             }
         }
 

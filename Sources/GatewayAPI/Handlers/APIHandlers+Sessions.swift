@@ -20,7 +20,8 @@ extension APIHandlers {
             name: body.device.name, type: body.device._type, model: body.device.model, os: body.device.os,
             appVersion: body.device.appVersion, fingerprint: body.device.fingerprint)
         let issued = try await gateway.login(LoginRequest(
-            tenantId: body.tenantId, email: body.email, password: body.password, code: body.code, device: device))
+            tenantId: body.tenantId, email: body.email, password: body.password, code: body.code, device: device,
+            clientAddress: RequestIdentity.clientAddress))
         return .ok(.init(body: .json(.init(data: Self.tokens(issued)))))
     }
 
@@ -108,7 +109,7 @@ extension APIHandlers {
     func setUserPassword(_ input: Operations.SetUserPassword.Input) async throws -> Operations.SetUserPassword.Output {
         let principal = try RequestIdentity.requirePrincipal()
         guard case .json(let body) = input.body else { throw APIError.unsupportedBody }
-        try await gateway.setPassword(tenant: principal.tenant, actor: principal.actor, userId: input.path.id, password: body.password)
+        try await gateway.setPassword(principal: principal, userId: input.path.id, password: body.password)
         return .noContent(.init())
     }
 }

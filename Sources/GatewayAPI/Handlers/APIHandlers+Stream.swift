@@ -7,7 +7,7 @@ import OpenAPIRuntime
 /// `GET /v1/stream`: the user's live events as server-sent events.
 extension APIHandlers {
     func getStream(_ input: Operations.GetStream.Input) async throws -> Operations.GetStream.Output {
-        let owner = try RequestIdentity.requireOwner()
+        let principal = try RequestIdentity.requirePrincipal()
         let q = input.query
         let selection = try QueryValue.selection(connection: q.connection, broker: q.broker, account: nil)
         let subscription = StreamSubscription(
@@ -15,7 +15,7 @@ extension APIHandlers {
             assetClass: q.assetClass, watchlistId: try QueryValue.string(q.watchlist, "watchlist", maxLength: 256),
             orders: q.orders ?? true, positions: q.positions ?? false, balances: q.balances ?? false)
         let lastEventId = input.headers.lastEventID ?? q.lastEventId
-        let events = try await gateway.stream(owner: owner, subscription, selection, lastEventId: lastEventId)
+        let events = try await gateway.stream(principal: principal, subscription, selection, lastEventId: lastEventId)
         let body = HTTPBody(
             events.map { ArraySlice(ServerSentEventText.encode($0)) }, length: .unknown, iterationBehavior: .single)
         return .ok(.init(body: .textEventStream(body)))
@@ -39,6 +39,7 @@ enum ServerSentEventText {
             case .source(let report): data = try encoder.encode(report)
             case .alert(let notification): data = try encoder.encode(notification)
             case .heartbeat: data = Data()
+            case .error(let problem): data = try encoder.encode(problem)
             }
         } catch {
             // The model's types always encode; were one not to, the client is told, not left waiting.

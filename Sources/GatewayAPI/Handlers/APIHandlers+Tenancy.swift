@@ -51,8 +51,7 @@ extension APIHandlers {
         let principal = try RequestIdentity.requirePrincipal()
         guard case .json(let body) = input.body else { throw APIError.unsupportedBody }
         let issued = try await gateway.createKey(
-            tenant: principal.tenant, actor: principal.actor, creatorScopes: principal.scopes, label: body.label,
-            scopes: body.scopes.map(\.rawValue), userId: body.userId)
+            principal: principal, label: body.label, scopes: body.scopes.map(\.rawValue), userId: body.userId)
         return .created(.init(body: .json(.init(data: .init(key: issued.info, secret: issued.plaintext)))))
     }
 

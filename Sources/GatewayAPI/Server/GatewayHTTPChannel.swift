@@ -8,20 +8,24 @@ import NIOHTTPTypesHTTP1
 /// The gateway's HTTP/1 connections: Hummingbird's `HTTP1Channel` with the server's limits applied (header, body and
 /// idle timeouts, header size) and ``RequestGuard`` between NIO's HTTP codec and Hummingbird's, so that a slow or
 /// malformed request gets the API's JSON error and a closed connection instead of an empty 400 or an open socket.
+/// Every connection of one server shares one ``ConnectionRegistry``: the per-client share, the oldest idle closed
+/// at the cap, and the maximum age are kept there and in ``RequestGuard``.
 struct GatewayHTTPChannel: ServerChildChannel, HTTPChannelHandler {
     typealias Value = NIOAsyncChannel<HTTPRequestPart, HTTPResponsePart>
 
     let responder: HTTPChannelHandler.Responder
     let limits: ServerLimits
+    let connections: ConnectionRegistry
 
     func setup(channel: any Channel, logger: Logger) -> EventLoopFuture<Value> {
         let limits = self.limits
+        let connections = self.connections
         return channel.eventLoop.makeCompletedFuture {
             var decoderLimits = NIOHTTPDecoderLimitConfiguration()
             decoderLimits.maxHeaderFieldSize = limits.maxHeaderBytes
             decoderLimits.maxHeaderListSize = limits.maxHeaderBytes
             decoderLimits.maxHeaderFieldCount = 256
-            let requestGuard = RequestGuard(limits: limits)
+            let requestGuard = RequestGuard(limits: limits, registry: connections)
             let pipeline = channel.pipeline.syncOperations
             try pipeline.addHandler(RequestGuard.RawBytes(requestGuard))
             try pipeline.configureHTTPServerPipeline(

@@ -12,6 +12,11 @@ import NIOHTTP1
 /// It sits between NIO's HTTP/1 codec and Hummingbird's, so it sees decoded request parts and the response parts
 /// on their way out; ``RequestGuard/RawBytes`` sits in front of the decoder and tells it when the first byte of a
 /// request arrives. Both run on the connection's event loop.
+///
+/// It also keeps the connection's place in the server's ``ConnectionRegistry``: it joins when the connection becomes
+/// active (and closes it at once when the registry refuses it), tells the registry when the connection is idle or
+/// busy (idle: no byte of a next request and no response under way), drops a request whose connection the registry
+/// closed to make room, and ends a connection older than ``ServerLimits/maxConnectionAge`` after its response.
 final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     typealias InboundIn = HTTPServerRequestPart
     typealias InboundOut = HTTPServerRequestPart
@@ -28,6 +33,16 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     }
 
     private let limits: ServerLimits
+    private let registry: ConnectionRegistry
+    /// The connection's ticket in the registry; `nil` before it joins, or when it was refused.
+    private var ticket: Int?
+    private var joined = false
+    /// The registry was last told the connection is idle.
+    private var reportedIdle = false
+    /// When the connection was set up, for its maximum age.
+    private let openedAt = NIODeadline.now()
+    /// The response under way says `Connection: close`: the connection ends with it.
+    private var closeAfterResponse = false
     private var inbound = Inbound.idle
     /// Requests whose head arrived and whose response has not ended.
     private var pendingResponses = 0
@@ -37,12 +52,31 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
     private var context: ChannelHandlerContext?
     private var answered = false
 
-    init(limits: ServerLimits) {
+    init(limits: ServerLimits, registry: ConnectionRegistry) {
         self.limits = limits
+        self.registry = registry
     }
 
     func handlerAdded(context: ChannelHandlerContext) {
         self.context = context
+        if context.channel.isActive { join(context: context) }
+    }
+
+    func channelActive(context: ChannelHandlerContext) {
+        join(context: context)
+        context.fireChannelActive()
+    }
+
+    /// Takes the connection's place in the registry, or closes it at once when there is none for it.
+    private func join(context: ChannelHandlerContext) {
+        guard !joined else { return }
+        joined = true
+        if let ticket = registry.admit(context.channel) {
+            self.ticket = ticket
+            reportedIdle = true
+        } else {
+            context.close(promise: nil)
+        }
     }
 
     func handlerRemoved(context: ChannelHandlerContext) {
@@ -52,14 +86,31 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
 
     func channelInactive(context: ChannelHandlerContext) {
         cancelTimer()
+        if let ticket { registry.remove(ticket) }
+        ticket = nil
         context.fireChannelInactive()
     }
 
     /// The first bytes of a request arrived (from ``RawBytes``): the head must be complete within the header timeout.
-    func bytesArrived() {
-        guard inbound == .idle, let context else { return }
+    /// `false` when they must not be read: the connection was refused, or closed to make room for another.
+    func bytesArrived() -> Bool {
+        guard inbound == .idle, let context else { return true }
+        guard let ticket, !reportedIdle || registry.markBusy(ticket) else {
+            context.close(promise: nil)
+            return false
+        }
+        reportedIdle = false
         inbound = .readingHead
         schedule(limits.headerTimeout, .head, on: context)
+        return true
+    }
+
+    /// Tells the registry the connection is idle once nothing is under way: the request was read and its response
+    /// sent (in either order: a response may end before its request's body has).
+    private func becomeIdleIfQuiet() {
+        guard inbound == .idle, pendingResponses == 0, !reportedIdle, let ticket else { return }
+        reportedIdle = true
+        registry.markIdle(ticket)
     }
 
     func channelRead(context: ChannelHandlerContext, data: NIOAny) {
@@ -74,21 +125,49 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         case .end:
             cancelTimer()
             inbound = .idle
+            becomeIdleIfQuiet()
         }
         context.fireChannelRead(data)
     }
 
     func write(context: ChannelHandlerContext, data: NIOAny, promise: EventLoopPromise<Void>?) {
         switch unwrapOutboundIn(data) {
-        case .head:
+        case .head(var head):
             responseStarted = true
+            // An informational (1xx) head is not the response: the final one carries the connection's fate.
+            if head.status.code >= 200, closeAfterResponse || isPastMaximumAge {
+                closeAfterResponse = true
+                head.headers.replaceOrAdd(name: "Connection", value: "close")
+                context.write(wrapOutboundOut(.head(head)), promise: promise)
+                return
+            }
         case .body:
             break
         case .end:
             pendingResponses = max(0, pendingResponses - 1)
             responseStarted = false
+            // The connection is idle (or ends) once the response's last byte left, not when it was queued: a
+            // connection closed to make room must not lose the end of a response.
+            let written = context.eventLoop.makePromise(of: Void.self)
+            written.futureResult.cascade(to: promise)
+            let handler = NIOLoopBound(self, eventLoop: context.eventLoop)
+            written.futureResult.whenComplete { _ in handler.value.responseEnded() }
+            context.write(data, promise: written)
+            return
         }
         context.write(data, promise: promise)
+    }
+
+    private var isPastMaximumAge: Bool {
+        NIODeadline.now() - openedAt >= TimeAmount(limits.maxConnectionAge)
+    }
+
+    private func responseEnded() {
+        if closeAfterResponse {
+            context?.close(promise: nil)
+        } else {
+            becomeIdleIfQuiet()
+        }
     }
 
     func errorCaught(context: ChannelHandlerContext, error: any Error) {
@@ -191,7 +270,7 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         }
 
         func channelRead(context: ChannelHandlerContext, data: NIOAny) {
-            if unwrapInboundIn(data).readableBytes > 0 { guardHandler.bytesArrived() }
+            if unwrapInboundIn(data).readableBytes > 0, !guardHandler.bytesArrived() { return }
             context.fireChannelRead(data)
         }
     }

@@ -94,17 +94,8 @@ public struct AlertDelivery: Sendable {
     func deliverToDevices(
         _ notification: AlertNotification, apns: APNsProvider, alert: Alert, tenantId: String, userId: String, test: Bool
     ) async -> [AlertDeliveryAttempt] {
-        let targets: [PushTarget]
-        do {
-            targets = Self.pushTargets(try await store.devices(tenantId: tenantId, userId: userId))
-        } catch {
-            logger.error("an alert's devices could not be read", metadata: ["alert": "\(alert.id)", "error": "\(Self.describe(error))"])
-            return []
-        }
-        if targets.isEmpty {
-            logger.debug("an alert targets the user's devices, and none has an active push token", metadata: ["alert": "\(alert.id)"])
-            return []
-        }
+        let targets = await devicePushTargets(alert: alert, tenantId: tenantId, userId: userId)
+        if targets.isEmpty { return [] }
         return await withTaskGroup(of: (Int, [AlertDeliveryAttempt]).self) { group in
             for (index, target) in targets.enumerated() {
                 group.addTask {
@@ -115,6 +106,21 @@ public struct AlertDelivery: Sendable {
             for await result in group { byDevice.append(result) }
             return byDevice.sorted { $0.0 < $1.0 }.flatMap(\.1)
         }
+    }
+
+    /// The push tokens of the user's devices now (none, logged, when they cannot be read).
+    func devicePushTargets(alert: Alert, tenantId: String, userId: String) async -> [PushTarget] {
+        let targets: [PushTarget]
+        do {
+            targets = Self.pushTargets(try await store.devices(tenantId: tenantId, userId: userId))
+        } catch {
+            logger.error("an alert's devices could not be read", metadata: ["alert": "\(alert.id)", "error": "\(Self.describe(error))"])
+            return []
+        }
+        if targets.isEmpty {
+            logger.debug("an alert targets the user's devices, and none has an active push token", metadata: ["alert": "\(alert.id)"])
+        }
+        return targets
     }
 
     /// What one attempt came to.
@@ -129,60 +135,80 @@ public struct AlertDelivery: Sendable {
     func deliverWebhook(
         _ notification: AlertNotification, url: String, alert: Alert, tenantId: String, userId: String, test: Bool
     ) async -> [AlertDeliveryAttempt] {
-        let secret: String
-        let body: Data
+        guard let prepared = await prepareWebhook(notification, alert: alert, tenantId: tenantId, userId: userId) else { return [] }
+        return await attempting(.webhook, notification, alert: alert, tenantId: tenantId, userId: userId, test: test) { attempt in
+            await sendWebhook(prepared, notification, url: url, attempt: attempt)
+        }
+    }
+
+    /// A webhook's signed body: the alert's secret and the notification's JSON.
+    struct PreparedWebhook {
+        var secret: String
+        var body: Data
+    }
+
+    /// Reads the alert's webhook secret and encodes the body; `nil` (logged) when the alert is gone or either fails,
+    /// and then nothing is sent.
+    func prepareWebhook(_ notification: AlertNotification, alert: Alert, tenantId: String, userId: String) async -> PreparedWebhook? {
         do {
-            guard let found = try await store.alertWebhookSecret(tenantId: tenantId, userId: userId, id: alert.id) else { return [] }
-            secret = found
-            body = try Self.body(notification)
+            guard let secret = try await store.alertWebhookSecret(tenantId: tenantId, userId: userId, id: alert.id) else { return nil }
+            return PreparedWebhook(secret: secret, body: try Self.body(notification))
         } catch {
             logger.error("an alert's webhook could not be prepared", metadata: ["alert": "\(alert.id)", "error": "\(Self.describe(error))"])
-            return []
+            return nil
         }
-        return await attempting(.webhook, notification, alert: alert, tenantId: tenantId, userId: userId, test: test) { attempt in
-            let timestamp = Int64(now().timeIntervalSince1970.rounded(.down))
-            var fields = HTTPFields()
-            fields.set("content-type", "application/json")
-            fields.set("user-agent", "BrokerGateway-Webhook/1")
-            fields.set(WebhookSignature.eventIdHeader, notification.eventId)
-            fields.set(WebhookSignature.signatureHeader, WebhookSignature.header(body: body, secret: secret, timestamp: timestamp))
-            fields.set("BrokerGateway-Delivery-Attempt", String(attempt))
-            let request = BrokerRequest(
-                method: .post, url: url, headers: fields, body: body, timeout: settings.timeout,
-                maxResponseBytes: settings.maxResponseBytes, loggedPath: "webhook", idempotent: false)
-            return await send(request)
-        }
+    }
+
+    /// One attempt of a webhook: signed afresh (its timestamp is the attempt's), numbered in a header.
+    func sendWebhook(_ prepared: PreparedWebhook, _ notification: AlertNotification, url: String, attempt: Int) async -> AttemptResult {
+        let timestamp = Int64(now().timeIntervalSince1970.rounded(.down))
+        var fields = HTTPFields()
+        fields.set("content-type", "application/json")
+        fields.set("user-agent", "BrokerGateway-Webhook/1")
+        fields.set(WebhookSignature.eventIdHeader, notification.eventId)
+        fields.set(WebhookSignature.signatureHeader, WebhookSignature.header(body: prepared.body, secret: prepared.secret, timestamp: timestamp))
+        fields.set("BrokerGateway-Delivery-Attempt", String(attempt))
+        let request = BrokerRequest(
+            method: .post, url: url, headers: fields, body: prepared.body, timeout: settings.timeout,
+            maxResponseBytes: settings.maxResponseBytes, loggedPath: "webhook", idempotent: false)
+        return await send(request)
     }
 
     func deliverPush(
         _ notification: AlertNotification, to target: PushTarget, apns: APNsProvider, alert: Alert, tenantId: String,
         userId: String, test: Bool
     ) async -> [AlertDeliveryAttempt] {
-        let deviceToken = target.deviceToken
         var deviceId: String?
         if case .device(let id, _) = target { deviceId = id }
-        return await attempting(.apns, notification, alert: alert, tenantId: tenantId, userId: userId, test: test, deviceId: deviceId) { attempt in
-            let request: BrokerRequest
-            do {
-                let token = try await apns.token(now: now())
-                request = try apns.request(
-                    notification, deviceToken: deviceToken, providerToken: token, timeout: settings.timeout,
-                    maxResponseBytes: settings.maxResponseBytes)
-            } catch {
-                return AttemptResult(status: nil, error: "the APNs provider token could not be made", delivered: false, retryable: false)
-            }
-            var result = await send(request, readsAPNsReason: true)
-            guard let status = result.status, !result.delivered else { return result }
-            let reason = result.error
-            if status == 410 || (status == 400 && reason == "BadDeviceToken") {
-                result.error = await retire(target, reason: reason ?? "Unregistered", status: status, alert: alert, tenantId: tenantId, userId: userId)
-                result.retryable = false
-            } else if status == 403, reason == "ExpiredProviderToken" {
-                _ = try? await apns.token(now: now(), refresh: true)
-                result.retryable = true
-            }
-            return result
+        return await attempting(.apns, notification, alert: alert, tenantId: tenantId, userId: userId, test: test, deviceId: deviceId) { _ in
+            await sendPush(notification, to: target, apns: apns, alert: alert, tenantId: tenantId, userId: userId)
         }
+    }
+
+    /// One APNs push; a token APNs says is dead is retired (never tried again), an expired provider token renewed.
+    func sendPush(
+        _ notification: AlertNotification, to target: PushTarget, apns: APNsProvider, alert: Alert, tenantId: String, userId: String
+    ) async -> AttemptResult {
+        let request: BrokerRequest
+        do {
+            let token = try await apns.token(now: now())
+            request = try apns.request(
+                notification, deviceToken: target.deviceToken, providerToken: token, timeout: settings.timeout,
+                maxResponseBytes: settings.maxResponseBytes)
+        } catch {
+            return AttemptResult(status: nil, error: "the APNs provider token could not be made", delivered: false, retryable: false)
+        }
+        var result = await send(request, readsAPNsReason: true)
+        guard let status = result.status, !result.delivered else { return result }
+        let reason = result.error
+        if status == 410 || (status == 400 && reason == "BadDeviceToken") {
+            result.error = await retire(target, reason: reason ?? "Unregistered", status: status, alert: alert, tenantId: tenantId, userId: userId)
+            result.retryable = false
+        } else if status == 403, reason == "ExpiredProviderToken" {
+            _ = try? await apns.token(now: now(), refresh: true)
+            result.retryable = true
+        }
+        return result
     }
 
     /// APNs says the token is gone (410 `Unregistered`) or was never valid (400 `BadDeviceToken`), so no later firing
@@ -244,34 +270,51 @@ public struct AlertDelivery: Sendable {
     ) async -> [AlertDeliveryAttempt] {
         var made: [AlertDeliveryAttempt] = []
         for number in 1...settings.maxAttempts {
-            let result = await attempt(number)
-            let again = !result.delivered && result.retryable && number < settings.maxAttempts && !Task.isCancelled
-            let entry = AlertDeliveryAttempt(
-                id: "dlv_" + RandomIdentifier.base32(count: 20), alertId: alert.id, eventId: notification.eventId,
-                channel: channel, attempt: number, at: now(),
-                outcome: result.delivered ? .delivered : again ? .retrying : .failed, httpStatus: result.status,
-                error: result.error, test: test, deviceId: deviceId)
+            let (entry, wait) = await attemptOnce(
+                channel, notification, alert: alert, tenantId: tenantId, userId: userId, test: test, deviceId: deviceId,
+                number: number, attempt)
             made.append(entry)
-            metrics?.alertDelivery(channel: channel, outcome: entry.outcome)
+            guard let wait else { break }
             do {
-                try await store.recordAlertDelivery(tenantId: tenantId, userId: userId, entry)
-            } catch {
-                logger.error("an alert delivery could not be logged", metadata: ["alert": "\(alert.id)", "error": "\(Self.describe(error))"])
-            }
-            logger.debug(
-                "alert delivery attempt",
-                metadata: [
-                    "alert": "\(alert.id)", "event": "\(notification.eventId)", "channel": "\(channel.rawValue)",
-                    "attempt": "\(number)", "outcome": "\(entry.outcome.rawValue)", "status": "\(result.status.map(String.init) ?? "-")",
-                ])
-            guard again else { break }
-            do {
-                try await sleep(backoff(afterAttempt: number, retryAfter: result.retryAfter))
+                try await sleep(wait)
             } catch {
                 break
             }
         }
         return made
+    }
+
+    /// Makes attempt `number` and writes it to the delivery log, the metrics and the debug log; with the wait before
+    /// the next attempt when one is due (a retryable failure, attempts left, the task not cancelled), else `nil`.
+    func attemptOnce(
+        _ channel: AlertChannel, _ notification: AlertNotification, alert: Alert, tenantId: String, userId: String, test: Bool,
+        deviceId: String?, number: Int, _ attempt: (Int) async -> AttemptResult
+    ) async -> (AlertDeliveryAttempt, Duration?) {
+        let result = await attempt(number)
+        let again = !result.delivered && result.retryable && number < settings.maxAttempts && !Task.isCancelled
+        let entry = AlertDeliveryAttempt(
+            id: "dlv_" + RandomIdentifier.base32(count: 20), alertId: alert.id, eventId: notification.eventId,
+            channel: channel, attempt: number, at: now(),
+            outcome: result.delivered ? .delivered : again ? .retrying : .failed, httpStatus: result.status,
+            error: result.error, test: test, deviceId: deviceId)
+        metrics?.alertDelivery(channel: channel, outcome: entry.outcome)
+        await log(entry, tenantId: tenantId, userId: userId)
+        logger.debug(
+            "alert delivery attempt",
+            metadata: [
+                "alert": "\(alert.id)", "event": "\(notification.eventId)", "channel": "\(channel.rawValue)",
+                "attempt": "\(number)", "outcome": "\(entry.outcome.rawValue)", "status": "\(result.status.map(String.init) ?? "-")",
+            ])
+        return (entry, again ? backoff(afterAttempt: number, retryAfter: result.retryAfter) : nil)
+    }
+
+    /// Writes one entry to the alert's delivery log (a failure to is logged, never thrown: the delivery goes on).
+    func log(_ entry: AlertDeliveryAttempt, tenantId: String, userId: String) async {
+        do {
+            try await store.recordAlertDelivery(tenantId: tenantId, userId: userId, entry)
+        } catch {
+            logger.error("an alert delivery could not be logged", metadata: ["alert": "\(entry.alertId)", "error": "\(Self.describe(error))"])
+        }
     }
 
     /// `baseDelay · 2^(attempt-1)` plus up to 25 % jitter, at least a receiver's `Retry-After`, at most `maxDelay`.

@@ -48,12 +48,7 @@ public struct AlertUserKey: Hashable, Sendable {
 public final class AlertEngine: Service, Sendable {
     public typealias StreamSink = @Sendable (_ tenantId: String, _ userId: String, AlertNotification) async -> Void
 
-    struct Job: Sendable {
-        var notification: AlertNotification
-        var alert: Alert
-        var tenantId: String
-        var userId: String
-    }
+    typealias Scheduler = AlertDeliveryScheduler<AlertDelivery.Job>
 
     struct State {
         /// By alert id: the state and the `updatedAt` of the alert it belongs to (an edit starts it afresh).
@@ -75,20 +70,21 @@ public final class AlertEngine: Service, Sendable {
     let delivery: AlertDelivery
     let onStream: StreamSink
     let logger: Logger
-    let maxConcurrentDeliveries: Int
     let metrics: ApplicationMetrics
     let alertsMaxAge: Duration
     private let state = Mutex(State())
-    private let queue: AsyncStream<Job>
-    private let enqueue: AsyncStream<Job>.Continuation
+    /// The deliveries waiting, running and waiting for a retry, per tenant (`AlertSettings` bounds them).
+    private let scheduler: Mutex<Scheduler>
+    /// Tells `run()` to look for deliveries to start: one was queued or a slot came free (many wake-ups fold into one).
+    private let wakeUps: AsyncStream<Void>
+    private let wake: AsyncStream<Void>.Continuation
 
     /// - Parameters:
     ///   - onStream: called with every firing, before any other channel; put it on the user's stream.
-    ///   - maxConcurrentDeliveries: notifications delivered at once by `run()` (each with its own retries).
     ///   - alertsMaxAge: how long a user's alerts, once read, are used without reading them again. Writes through this
     ///     gateway (the API's, the engine's own) are seen at once; another instance's within this time.
     public init(
-        gateway: Gateway, maxConcurrentDeliveries: Int = 16, alertsMaxAge: Duration = .seconds(1),
+        gateway: Gateway, alertsMaxAge: Duration = .seconds(1),
         onStream: @escaping StreamSink
     ) {
         self.store = gateway.store
@@ -97,10 +93,15 @@ public final class AlertEngine: Service, Sendable {
         self.logger = gateway.logger
         self.metrics = gateway.metrics
         self.alertsMaxAge = alertsMaxAge
-        self.maxConcurrentDeliveries = max(1, maxConcurrentDeliveries)
-        let made = AsyncStream.makeStream(of: Job.self, bufferingPolicy: .bufferingOldest(10_000))
-        queue = made.stream
-        enqueue = made.continuation
+        let settings = gateway.alertSettings
+        scheduler = Mutex(
+            Scheduler(
+                limits: .init(
+                    total: settings.maxConcurrentDeliveries, perTenant: settings.maxConcurrentPerTenant,
+                    perDestination: settings.maxConcurrentPerDestination, pendingPerTenant: settings.maxPendingPerTenant)))
+        let made = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        wakeUps = made.stream
+        wake = made.continuation
         // Test sends (`POST /v1/alerts/{id}/test`) go on the stream through this engine's closure too, and the API's
         // alert writes drop what this engine cached of the user's alerts.
         gateway.alertStream.attach(onStream) { [weak self] key in self?.forget(key) }
@@ -217,27 +218,59 @@ public final class AlertEngine: Service, Sendable {
 
     // MARK: Delivery
 
-    /// Delivers queued notifications on their webhook and APNs channels, `maxConcurrentDeliveries` at a time, until
-    /// cancelled or the service group shuts down gracefully.
+    /// Delivers queued notifications on their webhook and APNs channels until cancelled or the service group shuts
+    /// down gracefully: one attempt at a time per delivery, as many at once as `AlertSettings` allows in all, per
+    /// tenant and per receiver, the tenants' queues served round-robin (`AlertDeliveryScheduler`). A delivery waiting
+    /// for its retry's backoff holds no slot: it sleeps in its own child task, then goes back to the front of its
+    /// tenant's queue.
     public func run() async throws {
-        let queue = self.queue
-        let delivery = self.delivery
-        let limit = maxConcurrentDeliveries
+        let wakeUps = self.wakeUps
         try await cancelWhenGracefulShutdown {
-            await withTaskGroup(of: Void.self) { group in
-                var running = 0
-                for await job in queue {
-                    if running >= limit {
-                        await group.next()
-                        running -= 1
+            await withDiscardingTaskGroup { group in
+                for await _ in wakeUps {
+                    while let entry = self.scheduler.withLock({ $0.next() }) {
+                        group.addTask { await self.carry(entry) }
                     }
-                    group.addTask {
-                        _ = await delivery.deliver(job.notification, alert: job.alert, tenantId: job.tenantId, userId: job.userId)
-                    }
-                    running += 1
                 }
             }
         }
+    }
+
+    /// Runs one started delivery's attempt, frees its slot, and queues what follows: its retry once the backoff has
+    /// passed, or one delivery per device.
+    func carry(_ entry: Scheduler.Entry) async {
+        switch await delivery.step(entry.item) {
+        case .finished:
+            scheduler.withLock { $0.release(entry, retrying: false) }
+            wake.yield()
+        case .fanOut(let jobs):
+            scheduler.withLock { $0.release(entry, retrying: false) }
+            await admit(jobs)
+        case .retry(let wait, let job):
+            scheduler.withLock { $0.release(entry, retrying: true) }
+            wake.yield()
+            do {
+                try await delivery.sleep(wait)
+            } catch {
+                scheduler.withLock { $0.abandon(tenant: entry.tenant) }
+                return
+            }
+            scheduler.withLock { $0.requeue(Scheduler.Entry(item: job, tenant: entry.tenant, destination: entry.destination)) }
+            wake.yield()
+        }
+    }
+
+    /// Queues new deliveries behind their tenant's; one its tenant's full queue refuses is dropped (logged, counted).
+    func admit(_ jobs: [AlertDelivery.Job]) async {
+        var refused: [AlertDelivery.Job] = []
+        scheduler.withLock { scheduler in
+            for job in jobs where !scheduler.enqueue(Scheduler.Entry(item: job, tenant: job.tenantId, destination: job.destination)) {
+                refused.append(job)
+            }
+        }
+        wake.yield()
+        let limit = scheduler.withLock { $0.limits.pendingPerTenant }
+        for job in refused { await delivery.dropped(job, pendingLimit: limit) }
     }
 
     func fire(_ notification: AlertNotification, alert: Alert, tenantId: String, userId: String, armed: Bool, disable: Bool) async {
@@ -246,10 +279,8 @@ public final class AlertEngine: Service, Sendable {
         logger.info(
             "alert fired", metadata: ["alert": "\(alert.id)", "event": "\(notification.eventId)", "kind": "\(notification.kind.rawValue)"])
         await onStream(tenantId, userId, notification)
-        guard alert.channels.webhook != nil || alert.channels.apns != nil else { return }
-        if case .dropped = enqueue.yield(Job(notification: notification, alert: alert, tenantId: tenantId, userId: userId)) {
-            logger.error("an alert's delivery was dropped: too many are waiting", metadata: ["alert": "\(alert.id)", "event": "\(notification.eventId)"])
-        }
+        let jobs = delivery.jobs(notification, alert: alert, tenantId: tenantId, userId: userId)
+        if !jobs.isEmpty { await admit(jobs) }
     }
 
     func record(tenantId: String, userId: String, _ id: String, armed: Bool, firedAt: Date?, disable: Bool) async {

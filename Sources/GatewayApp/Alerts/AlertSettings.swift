@@ -23,12 +23,27 @@ public struct AlertSettings: Sendable {
     public var transport: any BrokerTransport
     /// `nil`: no APNs (an alert's device token is kept but nothing is pushed).
     public var apns: APNsSettings?
+    /// Deliveries (one attempt on one channel) `AlertEngine` runs at once, across tenants.
+    public var maxConcurrentDeliveries: Int
+    /// Of those, one tenant's at most: a tenant whose receivers hang holds this many slots, never all of them.
+    public var maxConcurrentPerTenant: Int
+    /// Of those, to one receiver (a webhook's host and port, or APNs) at most.
+    public var maxConcurrentPerDestination: Int
+    /// Deliveries one tenant may have queued, running or waiting for a retry; a new one past it is dropped (written
+    /// to its alert's delivery log and counted), and other tenants' queues are untouched.
+    public var maxPendingPerTenant: Int
 
     public init(
         maxAlertsPerUser: Int = 100, maxAttempts: Int = 5, baseDelay: Duration = .seconds(1),
         maxDelay: Duration = .seconds(60), timeout: Duration = .seconds(10), maxResponseBytes: Int = 64 * 1024,
-        transport: any BrokerTransport = HTTPClientTransport(), apns: APNsSettings? = nil
+        transport: any BrokerTransport = HTTPClientTransport(), apns: APNsSettings? = nil,
+        maxConcurrentDeliveries: Int = 16, maxConcurrentPerTenant: Int = 4, maxConcurrentPerDestination: Int = 4,
+        maxPendingPerTenant: Int = 1_000
     ) {
+        self.maxConcurrentDeliveries = max(1, maxConcurrentDeliveries)
+        self.maxConcurrentPerTenant = max(1, maxConcurrentPerTenant)
+        self.maxConcurrentPerDestination = max(1, maxConcurrentPerDestination)
+        self.maxPendingPerTenant = max(1, maxPendingPerTenant)
         self.maxAlertsPerUser = max(1, maxAlertsPerUser)
         self.maxAttempts = max(1, maxAttempts)
         self.baseDelay = baseDelay

@@ -113,6 +113,11 @@ public enum GoalValuation {
                     line.positionCurrency = position.currency
                     break
                 }
+                // Values near `Decimal`'s limit would sum to NaN: such a line has no value (as in the portfolio).
+                guard !(marketValue + positionValue).isNaN, !(converted + value).isNaN else {
+                    line.problem = .noValue
+                    break
+                }
                 marketValue += positionValue
                 converted += value
                 line.positionCurrency = line.positionCurrency ?? position.currency
@@ -124,6 +129,11 @@ public enum GoalValuation {
             }
             line.marketValue = marketValue
             let value = counted == held.quantity ? converted : PortfolioValuation.rounded(converted * counted / held.quantity)
+            guard !value.isNaN, !(current + value).isNaN else {
+                line.problem = .noValue
+                line.rate = nil
+                continue
+            }
             line.value = value
             current += value
         }

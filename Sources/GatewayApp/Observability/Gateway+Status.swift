@@ -97,10 +97,24 @@ public struct GatewayStatus: Codable, Sendable, Hashable {
         public var lastAttemptAt: Date?
     }
 
+    /// A pending order whose journal row cannot be read: the reconciler has set it aside (``JournalQuarantine``) and
+    /// an operator must look at the row. `reason` names the order and the column, never its value.
+    public struct UnreadableOrder: Codable, Sendable, Hashable {
+        public var orderId: String
+        public var connectionId: String
+        public var broker: BrokerKind?
+        /// The row's stored state (`unknown` or `submitting`): it stays so until the row is repaired.
+        public var state: JournalState
+        public var reason: String
+        /// When this process found it unreadable.
+        public var since: Date
+    }
+
     public var asOf: Date
     public var brokers: [BrokerSummary]
     public var connections: [ConnectionReport]
     public var unknownOrders: [PendingOrder]
+    public var unreadableOrders: [UnreadableOrder]
 }
 
 /// Reconciliation attempts per order, in this process: how long the reconciler has been asking.
@@ -158,10 +172,18 @@ extension Gateway {
         // gateway stopped while asking): then the reconciler resolves it like an unknown one (`reconcilePending`).
         let staleSubmitting = now.addingTimeInterval(-(orderSettings.brokerTimeout.milliseconds / 1000) - 5)
         var pending: [JournaledOrder] = []
-        for reference in references where reference.state == .unknown || reference.sentAt <= staleSubmitting {
-            // One row that cannot be read is logged (the reconciler logs it too) and left out; the others show.
+        for reference in references
+        where (reference.state == .unknown || reference.sentAt <= staleSubmitting) && !journalQuarantine.contains(reference.id) {
+            // A row that cannot be read is quarantined (logged this once) and listed in `unreadableOrders`; a database
+            // that fails on one row is logged, and the others still show.
             do {
                 if let journaled = try await journal.journaledOrder(tenantId: tenant.id, id: reference.id) { pending.append(journaled) }
+            } catch where JournalQuarantine.isUnreadableRow(error, orderId: reference.id) {
+                if journalQuarantine.quarantine(reference, reason: (error as? GatewayError)?.message ?? "\(error)") {
+                    logger.error(
+                        "status set aside a journal row it cannot read",
+                        metadata: ["order": .string(reference.id), "error": .string("\(error)")])
+                }
             } catch {
                 logger.error(
                     "status left out a pending order it could not read",
@@ -178,6 +200,12 @@ extension Gateway {
                 createdAt: journaled.createdAt, since: journaled.updatedAt, attempts: attempts.count,
                 lastAttemptAt: attempts.last)
         }
-        return GatewayStatus(asOf: now, brokers: brokers, connections: reports, unknownOrders: orders)
+        let unreadable = journalQuarantine.entries(tenantId: tenant.id).map { item in
+            GatewayStatus.UnreadableOrder(
+                orderId: item.orderId, connectionId: item.entry.connectionId, broker: brokerOf[item.entry.connectionId],
+                state: item.entry.state, reason: item.entry.reason, since: item.entry.since)
+        }
+        return GatewayStatus(
+            asOf: now, brokers: brokers, connections: reports, unknownOrders: orders, unreadableOrders: unreadable)
     }
 }

@@ -69,7 +69,10 @@ extension Gateway {
     public func reconcilePending(limit: Int = 100) async {
         let pending: [JournaledOrderReference]
         do {
-            pending = try await journal.journaledOrderReferences(in: [.unknown, .submitting], limit: limit)
+            // Rows set aside as unreadable stay pending (nothing can resolve them) and are the oldest: ask for as
+            // many more, so they never take the place of an order that can be reconciled.
+            pending = try await journal.journaledOrderReferences(
+                in: [.unknown, .submitting], limit: limit + journalQuarantine.count)
         } catch {
             // The whole pass depends on this one query; the next pass (the reconciler's interval) tries again.
             logger.error("the reconciler cannot list pending orders", metadata: ["error": .string("\(error)")])
@@ -77,16 +80,18 @@ extension Gateway {
         }
         reconcilerHeartbeat.beat()
         reconciliationAttempts.keep(only: Set(pending.map(\.id)))
+        journalQuarantine.keep(only: Set(pending.map(\.id)))
         metrics.reconciliation(pending: pending.count, oldest: pending.map(\.createdAt).min())
         let staleSubmitting = Date().addingTimeInterval(-(orderSettings.brokerTimeout.milliseconds / 1000) - 5)
-        for reference in pending where !inFlight.isRunning(reference.id) {
+        for reference in pending where !inFlight.isRunning(reference.id) && !journalQuarantine.contains(reference.id) {
             if reference.state == .submitting, reference.sentAt > staleSubmitting { continue }
             await reconcilePending(reference)
         }
     }
 
     /// One pending order of the reconciler's pass; every failure is logged (the order's and connection's ids, never
-    /// its content) and ends only this order's turn.
+    /// its content) and ends only this order's turn. A row the journal cannot read is quarantined
+    /// (``JournalQuarantine``): logged this once, skipped from now on, and listed in the tenant's status.
     func reconcilePending(_ reference: JournaledOrderReference) async {
         let metadata: Logger.Metadata = [
             "order": .string(reference.id), "tenant": .string(reference.tenantId), "connection": .string(reference.connectionId),
@@ -101,6 +106,11 @@ extension Gateway {
             guard connection.status == .active else { return }
             let adapter = try await adapter(for: connection)
             _ = try await reconcile(journaled, connection: connection, adapter: adapter)
+        } catch where JournalQuarantine.isUnreadableRow(error, orderId: reference.id) {
+            guard journalQuarantine.quarantine(reference, reason: (error as? GatewayError)?.message ?? "\(error)") else { return }
+            logger.error(
+                "the reconciler set aside a journal row it cannot read; it is listed in the tenant's status",
+                metadata: metadata.merging(["error": .string("\(error)")]) { $1 })
         } catch {
             logger.error(
                 "the reconciler skipped an order it could not read or record",

@@ -152,6 +152,17 @@ public struct PortfolioValuation: Sendable {
         }
 
         var cash: Decimal = 0
+        var positionsValue: Decimal = 0
+        /// Whether every sum stays a number: a broker may send any value `Decimal` holds, and two near its limit add
+        /// up to NaN. Such an amount is named in `unconverted` (`no_value`, so the read is partial) instead of
+        /// turning the totals into `"NaN"`.
+        func finite(_ sums: Decimal...) -> Bool { !sums.contains { $0.isNaN } }
+        func overflows(_ value: Decimal, _ line: Portfolio.Account, assetClass: String, currency: String, broker: BrokerKind) -> Bool {
+            !finite(
+                value, line.totalValue + value, cash + positionsValue + value,
+                (byAssetClass[assetClass] ?? 0) + value, (byCurrency[currency.uppercased()] ?? 0) + value,
+                (byBroker[broker.rawValue] ?? 0) + value)
+        }
         for (balance, broker) in balances {
             if heldAsPositions.contains("\(balance.connectionId)|\(balance.accountId)|\(balance.currency.uppercased())") {
                 continue
@@ -165,6 +176,15 @@ public struct PortfolioValuation: Sendable {
                 accounts[key] = line
                 continue
             }
+            if overflows(value, line, assetClass: "cash", currency: balance.currency, broker: broker)
+                || !finite(line.cash + value, cash + value)
+            {
+                unconverted.append(Portfolio.Unconverted(
+                    connectionId: balance.connectionId, broker: broker, accountId: balance.accountId, item: "cash",
+                    currency: balance.currency, amount: balance.total, reason: .noValue))
+                accounts[key] = line
+                continue
+            }
             line.cash += value
             line.totalValue += value
             accounts[key] = line
@@ -174,12 +194,19 @@ public struct PortfolioValuation: Sendable {
 
         struct HoldingKey: Hashable { var assetClass: AssetClass, symbol: String }
         var holdings: [HoldingKey: Portfolio.Holding] = [:]
-        var positionsValue: Decimal = 0
         var dayChange: Decimal?
         var dayChangeUnknown = 0
         for (position, broker) in positions {
             let key = AccountKey(connectionId: position.connectionId, accountId: position.accountId)
             var line = account(key, broker)
+            let holdingKey = HoldingKey(assetClass: position.instrument.assetClass, symbol: position.instrument.symbol.uppercased())
+            guard finite((holdings[holdingKey]?.quantity ?? 0) + position.quantity) else {
+                unconverted.append(Portfolio.Unconverted(
+                    connectionId: position.connectionId, broker: broker, accountId: position.accountId,
+                    item: position.instrument.symbol, currency: position.currency, amount: position.marketValue, reason: .noValue))
+                accounts[key] = line
+                continue
+            }
             var value: Decimal?
             if let marketValue = position.marketValue {
                 value = convert(marketValue, position.currency)
@@ -193,8 +220,21 @@ public struct PortfolioValuation: Sendable {
                     connectionId: position.connectionId, broker: broker, accountId: position.accountId,
                     item: position.instrument.symbol, currency: position.currency, amount: nil, reason: .noValue))
             }
+            if let counted = value,
+                overflows(counted, line, assetClass: position.instrument.assetClass.rawValue, currency: position.currency, broker: broker)
+                    || !finite(
+                        line.positionsValue + counted, positionsValue + counted,
+                        (holdings[holdingKey]?.value ?? 0) + counted)
+            {
+                value = nil
+                unconverted.append(Portfolio.Unconverted(
+                    connectionId: position.connectionId, broker: broker, accountId: position.accountId,
+                    item: position.instrument.symbol, currency: position.currency, amount: position.marketValue, reason: .noValue))
+            }
             if value != nil {
-                if let change = position.dayChange, let converted = rates[position.currency.uppercased()].map({ Self.rounded(change * $0.rate) }) {
+                if let change = position.dayChange, let converted = rates[position.currency.uppercased()].map({ Self.rounded(change * $0.rate) }),
+                    finite(converted, (dayChange ?? 0) + converted)
+                {
                     dayChange = (dayChange ?? 0) + converted
                 } else {
                     dayChangeUnknown += 1
@@ -211,7 +251,6 @@ public struct PortfolioValuation: Sendable {
             let part = Portfolio.Holding.Part(
                 connectionId: position.connectionId, broker: broker, accountId: position.accountId,
                 quantity: position.quantity, marketValue: position.marketValue, currency: position.currency, value: value)
-            let holdingKey = HoldingKey(assetClass: position.instrument.assetClass, symbol: position.instrument.symbol.uppercased())
             var holding =
                 holdings[holdingKey]
                 ?? Portfolio.Holding(

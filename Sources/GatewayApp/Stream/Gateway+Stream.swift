@@ -3,6 +3,7 @@ public import GatewayCore
 public import GatewayModel
 import GatewayStore
 import Logging
+import Synchronization
 
 /// `GET /v1/stream`: a user's live quotes, order updates, and position and balance changes, as one sequence of
 /// messages the server writes as server-sent events.
@@ -16,9 +17,15 @@ extension Gateway {
     /// Order updates come from the journal's feed: with `lastEventId` (the id of the last order update the client
     /// saw, or of the `ready` message it began with), every update of the user's orders after it is sent first, then
     /// the live ones, each once. Quotes, positions and balances are live only: they start from what is now.
+    ///
+    /// The stream lasts only as long as what opened it: whenever the store's change stamp moves, and at each
+    /// heartbeat, it re-reads the principal's credential (the API key, or the session), its user and its tenant, and
+    /// ends with an `error` event once any is gone, revoked, logged out, expired or disabled (``standing(of:)``).
     public func stream(
-        owner: Owner, _ subscription: StreamSubscription, _ selection: Selection = Selection(), lastEventId: String?
+        principal: Principal, _ subscription: StreamSubscription, _ selection: Selection = Selection(),
+        lastEventId: String?
     ) async throws -> AsyncStream<StreamEvent> {
+        let owner = try principal.owner()
         let resumeFrom = try Self.streamCursor(lastEventId)
         var instruments = subscription.symbols.map { InstrumentReference(symbol: $0, assetClass: subscription.assetClass) }
         if let watchlistId = subscription.watchlistId {
@@ -67,7 +74,7 @@ extension Gateway {
         let gateway = self
         let producer = Task {
             await gateway.produce(
-                into: output, owner: owner, ready: ready, selection: selection, start: start,
+                into: output, principal: principal, owner: owner, ready: ready, selection: selection, start: start,
                 replay: resumeFrom != nil, orders: listening, instruments: instruments, quoting: quoting,
                 holdings: (subscription.positions, subscription.balances))
             output.finish()
@@ -118,18 +125,23 @@ extension Gateway {
 
     /// Runs one stream until the client leaves (its task is cancelled) or falls too far behind.
     private func produce(
-        into output: AsyncStream<StreamEvent>.Continuation, owner: Owner, ready: StreamReady, selection: Selection,
-        start: Int64, replay: Bool, orders: (id: UInt64, from: Int64, events: AsyncStream<OrderFeedEvent>)?,
+        into output: AsyncStream<StreamEvent>.Continuation, principal: Principal, owner: Owner, ready: StreamReady,
+        selection: Selection, start: Int64, replay: Bool,
+        orders: (id: UInt64, from: Int64, events: AsyncStream<OrderFeedEvent>)?,
         instruments: [InstrumentReference], quoting: [ConnectionDescriptor], holdings: (positions: Bool, balances: Bool)
     ) async {
         let hub = streams
-        /// Sends a message; false once the client cannot keep up (the stream then ends, and the client resumes).
+        let gate = StreamGate()
+        /// Sends a message; false once the client cannot keep up (the stream then ends, and the client resumes), or
+        /// once the stream ended with an `error` (nothing follows it).
         @Sendable func send(_ event: StreamEvent) -> Bool {
-            switch output.yield(event) {
-            case .enqueued: return true
-            case .dropped, .terminated: return false
-            @unknown default: return false
-            }
+            gate.send { output.yield(event) }
+        }
+        /// Re-checks what opened the stream; false (after the `error` event) once it no longer stands.
+        @Sendable func stillStanding() async -> Bool {
+            guard let problem = await self.standing(of: principal) else { return true }
+            gate.end { output.yield(.error(StreamError(problem))) }
+            return false
         }
         guard send(.ready(ready)) else { return }
         let (fills, fillSignal) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
@@ -172,7 +184,20 @@ extension Gateway {
             group.addTask {
                 while !Task.isCancelled {
                     do { try await Task.sleep(for: hub.settings.heartbeatInterval) } catch { return }
-                    if !send(.heartbeat) { return }
+                    guard await stillStanding(), send(.heartbeat) else { return }
+                }
+            }
+            // A store without a change stamp cannot say when it changed: its streams re-check at each heartbeat only.
+            if let stamps = hotReads.stamps {
+                group.addTask {
+                    // The stamp before the first check: whatever changes after it (even before the shared reader's
+                    // next read) is signalled, and whatever changed since the request was authenticated is checked now.
+                    let since = try? await stamps.changeStamp()
+                    let (id, changes) = hub.stampWatch.watch(stamps, since: since)
+                    if await stillStanding() {
+                        for await _ in changes where !(await stillStanding()) { break }
+                    }
+                    hub.stampWatch.stop(id)
                 }
             }
             // The first part to end (the client left, or fell behind) ends them all.
@@ -180,6 +205,51 @@ extension Gateway {
             group.cancelAll()
         }
         fillSignal.finish()
+    }
+
+    /// Why a stream opened by `principal` may no longer run, read from the store (through the cache the change stamp
+    /// empties): its tenant disabled (403), its API key revoked or gone, or its session logged out, its device
+    /// removed or expired (401), the user it acts for deleted (403); `nil` while all stand, or when the store cannot
+    /// be read (a store outage does not end streams; the next check decides).
+    func standing(of principal: Principal) async -> GatewayError? {
+        let store = self.store
+        let tenantId = principal.tenant.id
+        do {
+            guard let tenant = try await hotReads.read(hotReads.tenants, tenantId, load: { try await store.tenant(id: tenantId) }),
+                tenant.disabledAt == nil
+            else {
+                return GatewayError(.forbidden, "the tenant is disabled", retryable: false)
+            }
+            switch principal.credential {
+            case .apiKey(let id):
+                guard let key = try await hotReads.read(streams.streamKeys, id, load: { try await store.apiKey(tenantId: tenantId, id: id) }),
+                    key.revokedAt == nil
+                else {
+                    return GatewayError(.unauthorized, "the API key that opened this stream was revoked", retryable: false)
+                }
+            case .session(let id, _):
+                guard let session = try await hotReads.read(hotReads.sessions, id, load: { try await store.session(id: id) }),
+                    session.isLive(at: sessions.now())
+                else {
+                    return GatewayError(
+                        .unauthorized, "the session that opened this stream has ended (logged out, its device removed, or expired)",
+                        retryable: false)
+                }
+            }
+            if let userId = principal.userId {
+                let key = HotReads.UserKey(tenantId: tenantId, userId: userId)
+                let exists = try await hotReads.read(hotReads.users, key) {
+                    try await store.user(tenantId: tenantId, id: userId) != nil ? true : nil
+                }
+                guard exists == true else {
+                    return GatewayError(.forbidden, "the user this stream acts for was deleted", retryable: false)
+                }
+            }
+            return nil
+        } catch {
+            logger.warning("a stream could not re-check its credential", metadata: ["error": "\(error)"])
+            return nil
+        }
     }
 
     /// The user's order updates: those after `after` from the store first (a resumed stream), then the live ones
@@ -311,5 +381,31 @@ extension Gateway {
             result[key] = item
         }
         return result
+    }
+}
+
+/// A stream's last word: once it ended with an `error` event nothing more is sent, whichever of its parts tries.
+private final class StreamGate: Sendable {
+    private let ended = Mutex(false)
+
+    /// Sends unless the stream has ended; false when it has, or the client cannot keep up.
+    func send(_ yield: () -> AsyncStream<StreamEvent>.Continuation.YieldResult) -> Bool {
+        ended.withLock { ended in
+            guard !ended else { return false }
+            switch yield() {
+            case .enqueued: return true
+            case .dropped, .terminated: return false
+            @unknown default: return false
+            }
+        }
+    }
+
+    /// Sends the last message once (later calls send nothing) and ends the stream.
+    func end(_ yield: () -> AsyncStream<StreamEvent>.Continuation.YieldResult) {
+        ended.withLock { ended in
+            guard !ended else { return }
+            ended = true
+            _ = yield()
+        }
     }
 }

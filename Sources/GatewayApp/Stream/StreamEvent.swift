@@ -20,6 +20,9 @@ public enum StreamEvent: Sendable {
     case source(SourceReport)
     /// Nothing happened for a while: a comment line that keeps proxies from closing the connection.
     case heartbeat
+    /// The last message: the stream's credential, its user or its tenant stopped being valid (a key revoked, a
+    /// session logged out or expired, the user deleted, the tenant disabled), and the stream ends.
+    case error(StreamError)
 
     /// The server-sent event's type (`event:` line); `nil` for a comment.
     public var name: String? {
@@ -32,6 +35,7 @@ public enum StreamEvent: Sendable {
         case .alert: "alert"
         case .source: "source"
         case .heartbeat: nil
+        case .error: "error"
         }
     }
 
@@ -43,6 +47,22 @@ public enum StreamEvent: Sendable {
         case .order(let cursor, _): String(cursor)
         default: nil
         }
+    }
+}
+
+/// Why a stream ended: an error code of the API's own (`unauthorized`, `forbidden`) and what happened, as the
+/// `error` event's data says.
+public struct StreamError: Codable, Sendable, Hashable {
+    public var code: String
+    public var message: String
+
+    public init(code: String, message: String) {
+        self.code = code
+        self.message = message
+    }
+
+    public init(_ error: GatewayError) {
+        self.init(code: error.code.rawValue, message: error.message)
     }
 }
 

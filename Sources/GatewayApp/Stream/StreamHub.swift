@@ -11,6 +11,11 @@ final class StreamHub: Sendable {
     let settings: StreamSettings
     let tail: OrderFeedTail
     let quotes: QuoteFeeds
+    /// Tells the open streams when the store's change stamp moves, so each re-checks its credential at once.
+    let stampWatch: StampWatch
+    /// The API keys that opened streams, by id, under the store's change stamp: at a change every stream re-checks
+    /// its key, and the streams of one key read it once.
+    let streamKeys = StampedCache<String, APIKeyInfo>(capacity: HotReads.capacity)
     private let open = Mutex<[OrderFeedTail.UserKey: Int]>([:])
     private let producers = Mutex<[UInt64: Task<Void, Never>]>([:])
     private let nextProducer = Atomic<UInt64>(0)
@@ -20,6 +25,7 @@ final class StreamHub: Sendable {
         self.settings = settings
         self.tail = OrderFeedTail(journal: journal, interval: settings.feedInterval, logger: logger)
         self.quotes = QuoteFeeds(interval: settings.quoteInterval, logger: logger)
+        self.stampWatch = StampWatch(interval: settings.feedInterval)
     }
 
     /// Takes one of the user's stream slots, or refuses with 429 when they are all taken (or the gateway is stopping).
@@ -107,6 +113,77 @@ final class StreamHub: Sendable {
     func publish(_ notification: AlertNotification, to user: OrderFeedTail.UserKey) {
         for continuation in alertListeners.withLock({ Array(($0[user] ?? [:]).values) }) {
             continuation.yield(notification)
+        }
+    }
+}
+
+/// Reads the store's change stamp (``StoreChangeStamp``) every `interval` while any stream watches it, once for all
+/// of them, and wakes each watcher when it moves: a write anywhere (a key revoked, a session logged out, a user
+/// deleted, by this process, the operator CLI or another instance) reaches every open stream within one interval,
+/// without each stream asking the store.
+final class StampWatch: Sendable {
+    private struct Watcher {
+        var continuation: AsyncStream<Void>.Continuation
+        /// The stamp this watcher last knew of: the one it read before it last re-checked.
+        var stamp: UInt64?
+    }
+
+    private struct State {
+        var watchers: [UInt64: Watcher] = [:]
+        var nextId: UInt64 = 0
+        var reader: Task<Void, Never>?
+    }
+
+    let interval: Duration
+    private let state = Mutex(State())
+
+    init(interval: Duration) {
+        self.interval = interval
+    }
+
+    /// A signal each time the stamp is found other than the watcher last knew (first `since`, the stamp it read
+    /// before its own first check; several moves between two reads of the signal come as one), from now until
+    /// `stop`. A change that lands between `since` and the shared reader's next read is signalled all the same.
+    func watch(_ source: any StoreChangeStamp, since: UInt64?) -> (id: UInt64, changes: AsyncStream<Void>) {
+        let (changes, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
+        return state.withLock { state in
+            state.nextId += 1
+            let id = state.nextId
+            state.watchers[id] = Watcher(continuation: continuation, stamp: since)
+            if state.reader == nil {
+                state.reader = Task { [weak self] in await self?.read(source) }
+            }
+            return (id, changes)
+        }
+    }
+
+    func stop(_ id: UInt64) {
+        let removed = state.withLock { state -> AsyncStream<Void>.Continuation? in
+            let watcher = state.watchers.removeValue(forKey: id)
+            if state.watchers.isEmpty {
+                state.reader?.cancel()
+                state.reader = nil
+            }
+            return watcher?.continuation
+        }
+        removed?.finish()
+    }
+
+    private func read(_ source: any StoreChangeStamp) async {
+        while !Task.isCancelled {
+            // An unreadable stamp is not a change: the heartbeat's re-check still comes.
+            if let stamp = try? await source.changeStamp() {
+                let moved = state.withLock { state -> [AsyncStream<Void>.Continuation] in
+                    var moved: [AsyncStream<Void>.Continuation] = []
+                    for (id, watcher) in state.watchers where watcher.stamp != stamp {
+                        state.watchers[id]?.stamp = stamp
+                        moved.append(watcher.continuation)
+                    }
+                    return moved
+                }
+                for continuation in moved { continuation.yield() }
+            }
+            do { try await Task.sleep(for: interval) } catch { return }
         }
     }
 }

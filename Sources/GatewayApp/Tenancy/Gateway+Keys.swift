@@ -10,12 +10,23 @@ extension Gateway {
     public static let auditPageLimit = 500
     static let keyLabelMaxLength = 100
 
+    /// Issues a key for the request's principal (`POST /v1/keys`): never more than the creating key holds, its scopes
+    /// and its user (``createKey(tenant:actor:creatorScopes:creatorUserId:label:scopes:userId:)``).
+    public func createKey(principal: Principal, label: String, scopes: [String], userId: String?) async throws -> IssuedAPIKey {
+        try await createKey(
+            tenant: principal.tenant, actor: principal.actor, creatorScopes: principal.scopes,
+            creatorUserId: try await boundUser(of: principal), label: label, scopes: scopes, userId: userId)
+    }
+
     /// Issues a key with the scopes asked for, optionally bound to one of the tenant's users. A key never grants
-    /// more than its creator holds (`creatorScopes`: the creating key's scopes; every scope for the operator). The
-    /// plaintext is in the answer only.
-    /// - Throws: 422 naming `label`, `scopes` or `userId` for what is not right.
+    /// more than its creator holds: `creatorScopes` (the creating key's scopes; every scope for the operator), and
+    /// `creatorUserId` (the user a bound creating key acts for: it mints keys bound to that user only, never an
+    /// unbound key, which would act for every user). The plaintext is in the answer only.
+    /// - Throws: 422 naming `label`, `scopes` or `userId` for what is not right; 403 `forbidden` naming `scopes` or
+    ///   `userId` for what the creating key may not grant.
     public func createKey(
-        tenant: Tenant, actor: String, creatorScopes: Set<Scope>, label: String, scopes names: [String], userId: String?
+        tenant: Tenant, actor: String, creatorScopes: Set<Scope>, creatorUserId: String? = nil, label: String,
+        scopes names: [String], userId: String?
     ) async throws -> IssuedAPIKey {
         var problems: [FieldProblem] = []
         let label = label.trimmingCharacters(in: .whitespaces)
@@ -29,19 +40,65 @@ extension Gateway {
         } else if !unknown.isEmpty {
             problems.append(FieldProblem(
                 field: "scopes", problem: "has unknown scopes (\(unknown.prefix(5).map { BrokerText.sanitized($0, limit: 20) }.joined(separator: ", "))); known: read, trade, admin"))
-        } else if !scopes.isSubset(of: creatorScopes) {
-            problems.append(FieldProblem(
-                field: "scopes", problem: "cannot grant \(Scope.text(scopes.subtracting(creatorScopes))), which the creating key lacks"))
         }
         if let userId, try await store.user(tenantId: tenant.id, id: userId) == nil {
             problems.append(FieldProblem(field: "userId", problem: "names no user of this tenant"))
         }
         if !problems.isEmpty { throw GatewayError.unprocessable(problems) }
+        if !scopes.isSubset(of: creatorScopes) {
+            let missing = Scope.text(scopes.subtracting(creatorScopes))
+            throw GatewayError(
+                .forbidden, "the creating key lacks the '\(missing)' scope, so it cannot grant it", retryable: false,
+                details: [FieldProblem(field: "scopes", problem: "cannot grant \(missing), which the creating key lacks")])
+        }
+        if let creatorUserId, userId != creatorUserId {
+            throw GatewayError(
+                .forbidden,
+                userId == nil
+                    ? "a key bound to one user cannot create an unbound key (it would act for every user)"
+                    : "a key bound to one user creates keys for that user only",
+                retryable: false,
+                details: [FieldProblem(field: "userId", problem: "must be \(creatorUserId), the creating key's user")])
+        }
         var detail = ["label": label, "scopes": Scope.text(scopes)]
         if let userId { detail["userId"] = userId }
         return try await store.issueAPIKey(
             tenantId: tenant.id, label: label, scopes: scopes.sorted().map(\.rawValue), userId: userId,
             audit: AuditRecord(tenantId: tenant.id, actor: actor, action: "key.created", detail: detail))
+    }
+
+    /// The user an API key acting as `principal` is bound to (read from the store, not from a header the request
+    /// may have sent); `nil` for an unbound key. A session is its own user's.
+    func boundUser(of principal: Principal) async throws -> String? {
+        switch principal.credential {
+        case .session: return principal.userId
+        case .apiKey(let id):
+            guard let key = try await store.apiKey(tenantId: principal.tenant.id, id: id), key.revokedAt == nil else {
+                throw GatewayError(.unauthorized, "the API key is not valid (unknown or revoked)", retryable: false)
+            }
+            return key.userId
+        }
+    }
+
+    /// Refuses an act that hands a user's login (a password, a login code) to whoever holds it, when the acting
+    /// credential does not hold everything that login's session would: a session reads and trades
+    /// (``Scope/session``), so an `admin`-only key that set a password and logged in with it would trade, which it
+    /// cannot. A bound key acts for its own user only.
+    /// - Throws: 403 `forbidden` naming `scope` (the scopes missing) or `id` (another user than the key's).
+    func requireAuthority(toLogIn userId: String, as principal: Principal, act: String) async throws {
+        let missing = Scope.session.subtracting(principal.scopes)
+        if !missing.isEmpty {
+            throw GatewayError(
+                .forbidden,
+                "\(act) gives a session that reads and trades; this key lacks the '\(Scope.text(missing))' scope",
+                retryable: false,
+                details: [FieldProblem(field: "scope", problem: "'\(Scope.text(Scope.session))' are required; the key lacks \(Scope.text(missing))")])
+        }
+        if let bound = try await boundUser(of: principal), bound != userId {
+            throw GatewayError(
+                .forbidden, "this API key is bound to one user and acts for no other", retryable: false,
+                details: [FieldProblem(field: "id", problem: "names another user than the key's")])
+        }
     }
 
     /// The tenant's keys, oldest first, revoked ones included; never a secret.

@@ -38,13 +38,19 @@ public struct LoginRequest: Sendable {
     public var password: String?
     public var code: String?
     public var device: NewDevice
+    /// The client's network address, which the login's rate and lockout are kept by (`nil` when unknown).
+    public var clientAddress: String?
 
-    public init(tenantId: String, email: String? = nil, password: String? = nil, code: String? = nil, device: NewDevice) {
+    public init(
+        tenantId: String, email: String? = nil, password: String? = nil, code: String? = nil, device: NewDevice,
+        clientAddress: String? = nil
+    ) {
         self.tenantId = tenantId
         self.email = email
         self.password = password
         self.code = code
         self.device = device
+        self.clientAddress = clientAddress
     }
 }
 
@@ -62,29 +68,37 @@ public struct IssuedSession: Sendable {
 /// End users' sessions (seed 003): login, refresh with rotation and reuse detection, logout, and the access tokens
 /// every request of a session carries.
 extension Gateway {
-    static let failedLoginThreshold = 5
-    static let lockoutBase = 30.0
-    static let lockoutMaximum = 3600.0
     static let refreshTokenPrefix = "bgr_"
     static let loginCodePrefix = "bgc_"
 
     /// The one answer to every failed login, whatever failed, so it tells nobody which emails exist.
     static let invalidLogin = GatewayError(.unauthorized, "the login is not valid (email and password, or code)", retryable: false)
 
+    /// Logs a user in. Before any password is hashed, the login passes its (client address, tenant, email)'s
+    /// lockout and its address's and email's rates (``LoginGuard``); the hash then runs in the tenant's share of
+    /// the hashing slots (``HashingGate``). Every refusal of these is 429 `rate_limited` with Retry-After, alike
+    /// for emails that exist and emails that do not.
     public func login(_ request: LoginRequest) async throws -> IssuedSession {
         let device = try request.device.checked()
         let now = sessions.now()
+        let email = request.email.map { $0.lowercased() }
+        let tenantId = String(request.tenantId.prefix(64))
+        try logins.admit(address: request.clientAddress, tenantId: tenantId, email: email.map { String($0.prefix(320)) }, now: now)
         guard request.tenantId.hasPrefix("ten_"), request.tenantId.count <= 64,
             let tenant = try await store.tenant(id: request.tenantId), tenant.disabledAt == nil
         else {
             // The same work as a real check, so an unknown tenant answers in the same time.
-            if let password = request.password { try await passwords.verifyNothing(password) }
+            if let password = request.password {
+                try await passwords.verifyNothing(String(password.prefix(PasswordHasher.maximumLength)), tenant: PasswordHasher.unknownTenant)
+            }
+            if let email { logins.recordFailure(address: request.clientAddress, tenantId: tenantId, email: String(email.prefix(320)), now: now) }
             throw Self.invalidLogin
         }
         let userId: String
         switch (request.email, request.password, request.code) {
         case (let email?, let password?, nil):
-            userId = try await passwordLogin(tenant: tenant, email: email.lowercased(), password: password, now: now)
+            userId = try await passwordLogin(
+                tenant: tenant, email: String(email.lowercased().prefix(320)), password: password, address: request.clientAddress, now: now)
         case (nil, nil, let code?):
             guard code.hasPrefix(Self.loginCodePrefix), code.count <= 128,
                 let found = try await store.consumeLoginCode(tenantId: tenant.id, hash: Self.sha256(code), now: now)
@@ -107,47 +121,52 @@ extension Gateway {
         return try await issue(session: session, device: registered, refreshToken: refresh, tenant: tenant)
     }
 
-    private func passwordLogin(tenant: Tenant, email: String, password: String, now: Date) async throws -> String {
+    /// The lockout is the login guard's, per (address, tenant, email), not the user's stored one: failures from an
+    /// attacker's address never lock the real user out at theirs, and an unknown email locks exactly like a real one.
+    private func passwordLogin(tenant: Tenant, email: String, password: String, address: String?, now: Date) async throws -> String {
         guard password.count <= PasswordHasher.maximumLength, let candidate = try await store.loginCandidate(tenantId: tenant.id, email: email) else {
-            try await passwords.verifyNothing(String(password.prefix(PasswordHasher.maximumLength)))
+            try await passwords.verifyNothing(String(password.prefix(PasswordHasher.maximumLength)), tenant: tenant.id)
+            logins.recordFailure(address: address, tenantId: tenant.id, email: email, now: now)
             try await store.recordAudit(AuditRecord(tenantId: tenant.id, actor: "anonymous", action: "login", outcome: .failed, detail: ["method": "password"]))
             throw Self.invalidLogin
         }
-        if let lockedUntil = candidate.lockedUntil, lockedUntil > now {
-            throw GatewayError(
-                .rateLimited, "too many failed logins: try again later", retryable: true,
-                retryAfter: max(1, lockedUntil.timeIntervalSince(now).rounded(.up)))
-        }
         let matches = if let stored = candidate.passwordHash {
-            try await passwords.verify(password, against: stored)
+            try await passwords.verify(password, against: stored, tenant: tenant.id)
         } else {
-            try await { try await passwords.verifyNothing(password); return false }()
+            try await { try await passwords.verifyNothing(password, tenant: tenant.id); return false }()
         }
         guard matches else {
-            _ = try await store.recordFailedLogin(
-                tenantId: tenant.id, userId: candidate.user.id, threshold: Self.failedLoginThreshold, base: Self.lockoutBase,
-                maximum: Self.lockoutMaximum, now: now,
-                audit: AuditRecord(tenantId: tenant.id, actor: candidate.user.id, action: "login", target: candidate.user.id, outcome: .failed, detail: ["method": "password"]))
+            logins.recordFailure(address: address, tenantId: tenant.id, email: email, now: now)
+            try await store.recordAudit(AuditRecord(
+                tenantId: tenant.id, actor: candidate.user.id, action: "login", target: candidate.user.id, outcome: .failed,
+                detail: ["method": "password"]))
             throw Self.invalidLogin
         }
-        try await store.recordSuccessfulLogin(tenantId: tenant.id, userId: candidate.user.id)
+        logins.recordSuccess(address: address, tenantId: tenant.id, email: email)
         return candidate.user.id
     }
 
     /// Exchanges a refresh token for a new pair. The presented token is spent; presenting it again revokes the
-    /// session (every token of it) and is audited.
+    /// session (every token of it) and is audited, except within the grace window (`SessionSettings.refreshGrace`)
+    /// after its rotation while the token it was rotated to is still the session's: then it is two refreshes racing
+    /// on one device, and the late one gets the session's current refresh token (and a new access token) too.
+    ///
+    /// That works without keeping any token: the token a refresh token rotates to is derived from it
+    /// (``rotatedRefreshToken(from:)``), so only its holder can compute it again, while the store keeps hashes only.
     public func refresh(token: String) async throws -> IssuedSession {
         guard token.hasPrefix(Self.refreshTokenPrefix), token.count <= 128 else {
             throw GatewayError(.unauthorized, "the refresh token is not valid", retryable: false)
         }
-        let fresh = Self.newSecret(prefix: Self.refreshTokenPrefix)
-        let outcome = try await store.rotateRefreshToken(presented: Self.sha256(token), newHash: Self.sha256(fresh), now: sessions.now()) { session in
+        let fresh = Self.rotatedRefreshToken(from: token)
+        let outcome = try await store.rotateRefreshToken(
+            presented: Self.sha256(token), newHash: Self.sha256(fresh), now: sessions.now(), grace: sessions.refreshGrace.seconds
+        ) { session in
             AuditRecord(
                 tenantId: session.tenantId, actor: session.userId, action: "session.refresh_reuse", target: session.id,
                 outcome: .failed, detail: ["deviceId": session.deviceId])
         }
         switch outcome {
-        case .rotated(let session):
+        case .rotated(let session), .replayed(let session):
             guard let tenant = try await store.tenant(id: session.tenantId), tenant.disabledAt == nil,
                 let device = try await store.device(tenantId: session.tenantId, userId: session.userId, id: session.deviceId)
             else {
@@ -279,6 +298,18 @@ extension Gateway {
 
     // MARK: Passwords and login codes (a tenant's backend)
 
+    /// Sets a user's password as the request's principal: a password logs in to a session that reads and trades, so
+    /// setting one needs both scopes besides `admin`, and a bound key sets its own user's only
+    /// (``requireAuthority(toLogIn:as:act:)``). Removing one (`nil`) hands nobody anything and needs `admin` only.
+    public func setPassword(principal: Principal, userId: String, password: String?) async throws {
+        // Another tenant's user is one that does not exist (404), whoever asks.
+        guard try await store.user(tenantId: principal.tenant.id, id: userId) != nil else {
+            throw GatewayError(.notFound, "no user '\(userId)'")
+        }
+        if password != nil { try await requireAuthority(toLogIn: userId, as: principal, act: "setting a password") }
+        try await setPassword(tenant: principal.tenant, actor: principal.actor, userId: userId, password: password)
+    }
+
     /// Sets a user's password (10 to 256 characters), or with `nil` removes it (then only login codes log them in).
     public func setPassword(tenant: Tenant, actor: String, userId: String, password: String?) async throws {
         var hash: String?
@@ -287,7 +318,7 @@ extension Gateway {
                 throw GatewayError.unprocessable([FieldProblem(
                     field: "password", problem: "must be \(PasswordHasher.minimumLength) to \(PasswordHasher.maximumLength) characters")])
             }
-            hash = try await passwords.hash(password)
+            hash = try await passwords.hash(password, tenant: tenant.id)
         }
         guard try await store.setPasswordHash(
             tenantId: tenant.id, userId: userId, hash: hash,
@@ -303,11 +334,8 @@ extension Gateway {
         guard try await store.user(tenantId: principal.tenant.id, id: userId) != nil else {
             throw GatewayError(.notFound, "no user '\(userId)'")
         }
-        if case .apiKey = principal.credential, let bound = principal.userId, bound != userId {
-            throw GatewayError(
-                .forbidden, "this API key is bound to one user and mints codes for no other", retryable: false,
-                details: [FieldProblem(field: "id", problem: "names another user than the key's")])
-        }
+        // The code logs in to a session that reads and trades: minting it needs both, and a bound key's own user.
+        try await requireAuthority(toLogIn: userId, as: principal, act: "a login code")
         let code = Self.newSecret(prefix: Self.loginCodePrefix)
         let expiresAt = sessions.now().addingTimeInterval(sessions.loginCodeLifetime.seconds)
         try await store.createLoginCode(
@@ -316,11 +344,24 @@ extension Gateway {
         return (code, expiresAt)
     }
 
+    /// The refresh token `token` rotates to: an HMAC of a fixed label keyed by the token itself, so the same token
+    /// always rotates to the same successor, which nobody without the token (the store holds hashes only) can compute.
+    static func rotatedRefreshToken(from token: String) -> String {
+        let code = HMAC<SHA256>.authenticationCode(for: Data("brokergateway refresh rotation".utf8), using: SymmetricKey(data: Data(token.utf8)))
+        return refreshTokenPrefix + code.map { byte in String(byte, radix: 16).leftPadded(to: 2) }.joined()
+    }
+
     static func newSecret(prefix: String) -> String {
         prefix + RandomIdentifier.hex(byteCount: 32)
     }
 
     static func sha256(_ text: String) -> [UInt8] {
         Array(SHA256.hash(data: Data(text.utf8)))
+    }
+}
+
+extension String {
+    fileprivate func leftPadded(to length: Int) -> String {
+        count >= length ? self : String(repeating: "0", count: length - count) + self
     }
 }

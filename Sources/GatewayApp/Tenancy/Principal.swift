@@ -20,6 +20,10 @@ public enum Scope: String, Sendable, Hashable, CaseIterable, Codable, Comparable
         Set(names.compactMap(Scope.init(rawValue:)))
     }
 
+    /// What an end user's session holds: it reads and trades for its own user, never `admin`. Whoever sets a user's
+    /// password or mints their login code must hold all of it (a login never yields more than the act that made it).
+    public static let session: Set<Scope> = [.read, .trade]
+
     public static func < (lhs: Scope, rhs: Scope) -> Bool { lhs.rank < rhs.rank }
 
     private var rank: Int {

@@ -20,6 +20,11 @@ public struct SessionSettings: Sendable {
     /// scrypt's cost as log2(N) (N = 2^15 by default, r = 8, p = 1): about 32 MiB and a tenth of a second a hash.
     public var passwordCost: Int
     public var issuer: String
+    /// Logins' rates, lockout and password-hashing shares (``LoginLimits``).
+    public var logins: LoginLimits
+    /// How long after a refresh token's rotation presenting it again still answers with the session's current
+    /// tokens (two refreshes racing on one device) instead of revoking the session as a stolen copy.
+    public var refreshGrace: Duration
     public var now: @Sendable () -> Date
 
     public init(
@@ -27,6 +32,7 @@ public struct SessionSettings: Sendable {
         accessTokenLifetime: Duration = .seconds(15 * 60), sessionLifetime: Duration = .seconds(30 * 86_400),
         trustedSessionLifetime: Duration = .seconds(90 * 86_400), maxDevicesPerUser: Int = 10,
         loginCodeLifetime: Duration = .seconds(300), passwordCost: Int = 15, issuer: String = "brokergateway",
+        logins: LoginLimits = LoginLimits(), refreshGrace: Duration = .seconds(10),
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.signingKeys = signingKeys
@@ -37,6 +43,8 @@ public struct SessionSettings: Sendable {
         self.loginCodeLifetime = loginCodeLifetime
         self.passwordCost = passwordCost
         self.issuer = issuer
+        self.logins = logins
+        self.refreshGrace = refreshGrace
         self.now = now
     }
 

@@ -117,7 +117,8 @@ struct CircuitBreakerMiddleware: BrokerMiddleware {
     }
 
     static func outcome(of error: any Error) -> CircuitBreaker.Outcome {
-        guard let error = error as? GatewayError else { return .neutral }
+        // The response budget's refusal is the gateway's load, not this broker's failure.
+        guard let error = error as? GatewayError, !ResponseBudget.isRefusal(error) else { return .neutral }
         return [.upstreamUnavailable, .upstreamTimeout, .malformedResponse].contains(error.code) ? .failure : .neutral
     }
 }
@@ -146,6 +147,7 @@ struct RetryMiddleware: BrokerMiddleware {
                 delay = wait
             } catch let error as GatewayError
                 where [.upstreamUnavailable, .upstreamTimeout].contains(error.code) && attempt < settings.maxRetries
+                    && !ResponseBudget.isRefusal(error)
             {
                 let wait = backoff(attempt)
                 guard fits(wait, context) else { throw error }
