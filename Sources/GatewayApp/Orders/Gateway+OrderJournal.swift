@@ -135,6 +135,14 @@ extension Gateway {
             if let current = stored.brokerOrderId, current != journaled.brokerOrderId, order.brokerOrderId != current {
                 return stored
             }
+            // A view of the broker order read before it ended and recorded after its end (the watcher's read of the
+            // open list racing a cancel's answer): an order that ended never trades again, so an older view that still
+            // shows it active is not written over the end.
+            if let previous = stored.order, !previous.status.isActive, order.status.isActive,
+                order.brokerOrderId == nil || order.brokerOrderId == previous.brokerOrderId
+            {
+                return stored
+            }
             var updated = stored
             updated.state = .accepted
             updated.brokerOrderId = order.brokerOrderId ?? stored.brokerOrderId
