@@ -151,8 +151,10 @@ let package = Package(
                 .product(name: "OpenAPIRuntime", package: "swift-openapi-runtime"),
                 .product(name: "OpenAPIAsyncHTTPClient", package: "swift-openapi-async-http-client"),
                 .product(
-                    name: "OpenAPIURLSession", package: "swift-openapi-urlsession",
-                    condition: .when(platforms: [.macOS, .iOS, .tvOS, .watchOS, .visionOS])),
+                    name: "OpenAPIURLSession",
+                    package: "swift-openapi-urlsession",
+                    condition: .when(platforms: [.macOS, .iOS, .tvOS, .watchOS, .visionOS])
+                ),
             ],
             swiftSettings: swiftSettings,
             plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
@@ -387,7 +389,11 @@ let package = Package(
         // Admission for tests that start worlds of servers or child processes (`.heavyWorld`), and the unhurried
         // deadlines of worlds whose subject is not a deadline. Test support only.
         .target(
-            name: "TestWorlds", dependencies: ["GatewayCore"], path: "Tests/TestWorlds", swiftSettings: swiftSettings),
+            name: "TestWorlds",
+            dependencies: ["GatewayCore"],
+            path: "Tests/TestWorlds",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "GatewayAppTests",
             dependencies: [

@@ -36,7 +36,12 @@ extension AlpacaAdapter {
         let answer = try await fetch(AlpacaBars.self, endpoint)
         let candles = (answer.bars[symbol] ?? []).map(Candle.init(alpaca:)).sorted { $0.time < $1.time }.suffix(count)
         let instrument = Instrument(
-            alpacaSymbol: symbol, assetClass: isCrypto ? "crypto" : "us_equity", assetId: nil, exchange: nil, name: nil)
+            alpacaSymbol: symbol,
+            assetClass: isCrypto ? "crypto" : "us_equity",
+            assetId: nil,
+            exchange: nil,
+            name: nil
+        )
         return CandleSeries(instrument: instrument, connectionId: connectionId, interval: interval, candles: Array(candles))
     }
 

@@ -7,18 +7,28 @@ extension AlpacaAdapter {
     var http: BrokerHTTPClient {
         let configuration = configuration
         return BrokerHTTPClient(
-            broker: .alpaca, transport: context.transport, logger: context.logger,
-            readTimeout: configuration.readTimeout, writeTimeout: configuration.writeTimeout,
+            broker: .alpaca,
+            transport: context.transport,
+            logger: context.logger,
+            readTimeout: configuration.readTimeout,
+            writeTimeout: configuration.writeTimeout,
             errorTable: { response, _ in AlpacaErrors.error(for: response, now: configuration.now()) },
-            malformed: { error, what in AlpacaErrors.malformed("\(AlpacaErrors.describe(error)) for \(what)") })
+            malformed: { error, what in AlpacaErrors.malformed("\(AlpacaErrors.describe(error)) for \(what)") }
+        )
     }
 
     /// One call: the endpoint under its host, with the keys (or OAuth token) that authenticate every Alpaca call, and
     /// the endpoint's answer cap unless the caller gives one (the position and asset lists, sized by configuration).
     func call(_ endpoint: Endpoint, body: Data? = nil, timeout: Duration? = nil, maxResponseBytes: Int? = nil) -> BrokerCall {
         BrokerCall(
-            endpoint.method, url: endpoint.url(configuration), loggedPath: endpoint.path, headers: configuration.authHeaders,
-            body: body, timeout: timeout, maxResponseBytes: maxResponseBytes ?? endpoint.maxResponseBytes)
+            endpoint.method,
+            url: endpoint.url(configuration),
+            loggedPath: endpoint.path,
+            headers: configuration.authHeaders,
+            body: body,
+            timeout: timeout,
+            maxResponseBytes: maxResponseBytes ?? endpoint.maxResponseBytes
+        )
     }
 
     /// The response whatever its status.
@@ -33,7 +43,11 @@ extension AlpacaAdapter {
 
     /// The decoded 2xx body.
     func fetch<T: Decodable>(
-        _ type: T.Type, _ endpoint: Endpoint, body: Data? = nil, timeout: Duration? = nil, maxResponseBytes: Int? = nil
+        _ type: T.Type,
+        _ endpoint: Endpoint,
+        body: Data? = nil,
+        timeout: Duration? = nil,
+        maxResponseBytes: Int? = nil
     ) async throws -> T {
         try await http.fetch(type, call(endpoint, body: body, timeout: timeout, maxResponseBytes: maxResponseBytes))
     }

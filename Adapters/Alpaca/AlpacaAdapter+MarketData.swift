@@ -17,14 +17,17 @@ extension AlpacaAdapter {
                 if !crypto.contains(reference.alpacaSymbol) { crypto.append(reference.alpacaSymbol) }
             default:
                 unsupported.append(
-                    FieldProblem(field: "instruments[\(index)]", problem: "Alpaca quotes equities and crypto only"))
+                    FieldProblem(field: "instruments[\(index)]", problem: "Alpaca quotes equities and crypto only")
+                )
             }
         }
         guard unsupported.isEmpty else { throw GatewayError.unprocessable(unsupported).with(broker: .alpaca) }
 
         enum Part: Sendable {
-            case stockQuotes([String: AlpacaQuote]), stockTrades([String: AlpacaTrade])
-            case cryptoQuotes([String: AlpacaQuote]), cryptoTrades([String: AlpacaTrade])
+            case stockQuotes([String: AlpacaQuote])
+            case stockTrades([String: AlpacaTrade])
+            case cryptoQuotes([String: AlpacaQuote])
+            case cryptoTrades([String: AlpacaTrade])
         }
         let feed = configuration.feed
         let stockSymbols = stocks
@@ -42,8 +45,10 @@ extension AlpacaAdapter {
             for try await part in group { parts.append(part) }
             return parts
         }
-        var stockQuotes: [String: AlpacaQuote] = [:], stockTrades: [String: AlpacaTrade] = [:]
-        var cryptoQuotes: [String: AlpacaQuote] = [:], cryptoTrades: [String: AlpacaTrade] = [:]
+        var stockQuotes: [String: AlpacaQuote] = [:]
+        var stockTrades: [String: AlpacaTrade] = [:]
+        var cryptoQuotes: [String: AlpacaQuote] = [:]
+        var cryptoTrades: [String: AlpacaTrade] = [:]
         for part in parts {
             switch part {
             case .stockQuotes(let value): stockQuotes = value
@@ -63,8 +68,12 @@ extension AlpacaAdapter {
             let trade = isCrypto ? cryptoTrades[symbol] : stockTrades[symbol]
             guard quote != nil || trade != nil else { continue }
             let instrument = Instrument(
-                alpacaSymbol: symbol, assetClass: isCrypto ? "crypto" : "us_equity", assetId: nil, exchange: nil,
-                name: nil)
+                alpacaSymbol: symbol,
+                assetClass: isCrypto ? "crypto" : "us_equity",
+                assetId: nil,
+                exchange: nil,
+                name: nil
+            )
             quotes.append(Quote(alpaca: quote, trade: trade, instrument: instrument, connectionId: connectionId))
         }
         return quotes

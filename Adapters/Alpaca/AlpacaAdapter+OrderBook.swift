@@ -19,7 +19,11 @@ extension AlpacaAdapter {
         }
         let instrument = Instrument(alpacaSymbol: symbol, assetClass: "crypto", assetId: nil, exchange: nil, name: nil)
         return OrderBook(
-            instrument: instrument, connectionId: connectionId, broker: .alpaca, bids: book.bids, asks: book.asks,
+            instrument: instrument,
+            connectionId: connectionId,
+            broker: .alpaca,
+            bids: book.bids,
+            asks: book.asks,
             time: book.time
         ).normalized(depth: depth)
     }

@@ -14,7 +14,8 @@ extension AlpacaAdapter: BrokerStreaming {
     }
 
     public func streamQuotes(
-        _ instruments: [InstrumentReference], onSubscribed: @escaping @Sendable () async -> Void,
+        _ instruments: [InstrumentReference],
+        onSubscribed: @escaping @Sendable () async -> Void,
         _ onQuote: @escaping @Sendable (Quote) async -> Void
     ) async throws {
         let stocks = Array(Set(instruments.filter { $0.impliedAssetClass != .crypto }.map(\.alpacaSymbol))).sorted()
@@ -24,7 +25,12 @@ extension AlpacaAdapter: BrokerStreaming {
                 group.addTask {
                     // The connection's feed, else IEX: the one every Alpaca account may stream.
                     try await marketData(
-                        path: "/v2/\(configuration.feed ?? "iex")", symbols: stocks, crypto: false, onSubscribed, onQuote)
+                        path: "/v2/\(configuration.feed ?? "iex")",
+                        symbols: stocks,
+                        crypto: false,
+                        onSubscribed,
+                        onQuote
+                    )
                 }
             }
             if !crypto.isEmpty {
@@ -68,7 +74,10 @@ extension AlpacaAdapter: BrokerStreaming {
     /// One market data socket: connect, authenticate, subscribe to quotes and trades, then each message as a quote
     /// (bid and ask from the symbol's last quote, last from its last trade).
     private func marketData(
-        path: String, symbols: [String], crypto: Bool, _ onSubscribed: @escaping @Sendable () async -> Void,
+        path: String,
+        symbols: [String],
+        crypto: Bool,
+        _ onSubscribed: @escaping @Sendable () async -> Void,
         _ onQuote: @escaping @Sendable (Quote) async -> Void
     ) async throws {
         guard let sockets = context.sockets, case .keys(let keyId, let secret) = configuration.auth else {
@@ -114,7 +123,12 @@ extension AlpacaAdapter: BrokerStreaming {
 
     private func quoteOf(_ symbol: String, crypto: Bool, _ quote: AlpacaQuote?, _ trade: AlpacaTrade?) -> Quote {
         let instrument = Instrument(
-            alpacaSymbol: symbol, assetClass: crypto ? "crypto" : "us_equity", assetId: nil, exchange: nil, name: nil)
+            alpacaSymbol: symbol,
+            assetClass: crypto ? "crypto" : "us_equity",
+            assetId: nil,
+            exchange: nil,
+            name: nil
+        )
         return Quote(alpaca: quote, trade: trade, instrument: instrument, connectionId: connectionId)
     }
 

@@ -46,7 +46,12 @@ public struct AlpacaAdapter: BrokerAdapter {
         } catch let error as GatewayError where error.code == .forbidden {
             // A key of the other environment (paper vs live) gets a 403 on /v2/account.
             throw GatewayError(
-                .unauthorized, error.message, broker: .alpaca, retryable: false, brokerCode: error.brokerCode)
+                .unauthorized,
+                error.message,
+                broker: .alpaca,
+                retryable: false,
+                brokerCode: error.brokerCode
+            )
         }
     }
 
@@ -114,8 +119,12 @@ public struct AlpacaAdapter: BrokerAdapter {
 
     public func orders(_ query: OrderQuery) async throws -> [Order] {
         let endpoint = Endpoint.orders(
-            status: query.state.rawValue, limit: min(max(query.limit, 1), 500), after: query.after,
-            until: query.until, symbols: query.symbols.map { InstrumentReference(symbol: $0).alpacaSymbol })
+            status: query.state.rawValue,
+            limit: min(max(query.limit, 1), 500),
+            after: query.after,
+            until: query.until,
+            symbols: query.symbols.map { InstrumentReference(symbol: $0).alpacaSymbol }
+        )
         let (accountId, orders) = try await reading(query.accountId) { try await fetch([AlpacaOrder].self, endpoint) }
         return try orders.map { try Order(alpaca: $0, connectionId: connectionId, accountId: accountId) }
     }
@@ -163,11 +172,19 @@ public struct AlpacaAdapter: BrokerAdapter {
             warnings.append("the estimated cost exceeds the buying power")
         }
         let currency = AlpacaSymbol.currency(
-            symbol: reference.alpacaSymbol, assetClass: reference.impliedAssetClass == .crypto ? .crypto : .equity)
+            symbol: reference.alpacaSymbol,
+            assetClass: reference.impliedAssetClass == .crypto ? .crypto : .equity
+        )
         return OrderPreview(
-            id: RandomIdentifier.uuid(), expiresAt: configuration.now().addingTimeInterval(configuration.previewLifetime),
-            request: request, currency: currency, estimatedPrice: price, estimatedCost: cost,
-            buyingPowerAfter: buyingPowerAfter, warnings: warnings)
+            id: RandomIdentifier.uuid(),
+            expiresAt: configuration.now().addingTimeInterval(configuration.previewLifetime),
+            request: request,
+            currency: currency,
+            estimatedPrice: price,
+            estimatedCost: cost,
+            buyingPowerAfter: buyingPowerAfter,
+            warnings: warnings
+        )
     }
 
     public func placeOrder(_ request: OrderRequest) async throws -> Order {
@@ -203,7 +220,9 @@ public struct AlpacaAdapter: BrokerAdapter {
         let replacement = try decode(AlpacaOrder.self, from: response, what: "/v2/orders/{id}")
         if let replaces = replacement.replaces, replaces != id {
             context.logger.warning(
-                "alpaca replacement names another order", metadata: ["order": "\(id)", "replaces": "\(replaces)"])
+                "alpaca replacement names another order",
+                metadata: ["order": "\(id)", "replaces": "\(replaces)"]
+            )
         }
         return try Order(alpaca: replacement, connectionId: connectionId, accountId: order.accountId)
     }
@@ -254,8 +273,11 @@ public struct AlpacaAdapter: BrokerAdapter {
         default: return []
         }
         let assets = try await fetch(
-            [AlpacaAsset].self, .assets(assetClass: alpacaClass), timeout: configuration.assetListTimeout,
-            maxResponseBytes: configuration.assetListMaxBytes)
+            [AlpacaAsset].self,
+            .assets(assetClass: alpacaClass),
+            timeout: configuration.assetListTimeout,
+            maxResponseBytes: configuration.assetListMaxBytes
+        )
         return AlpacaSearch.rank(assets, needle: needle, limit: configuration.searchLimit).map(Instrument.init(alpaca:))
     }
 
@@ -285,7 +307,10 @@ public struct AlpacaAdapter: BrokerAdapter {
     /// the read is made. Else the id is looked up first; if that lookup fails, the read is still made, so that its
     /// own error is the one reported (an account-endpoint failure never hides the read's answer or error); only a
     /// read that succeeds without an id to stamp fails with the lookup's error.
-    func reading<T: Sendable>(_ requested: String?, _ read: @Sendable () async throws -> T) async throws
+    func reading<T: Sendable>(
+        _ requested: String?,
+        _ read: @Sendable () async throws -> T
+    ) async throws
         -> (accountId: String, value: T)
     {
         let id: String
@@ -339,8 +364,12 @@ public struct AlpacaAdapter: BrokerAdapter {
 
     func stateConflict(id: String, status: String, verb: String, cause: GatewayError) -> GatewayError {
         GatewayError(
-            .conflict, "Alpaca order \(id) is \(status) and can no longer be \(verb)", broker: .alpaca,
-            retryable: false, brokerCode: cause.brokerCode ?? "422")
+            .conflict,
+            "Alpaca order \(id) is \(status) and can no longer be \(verb)",
+            broker: .alpaca,
+            retryable: false,
+            brokerCode: cause.brokerCode ?? "422"
+        )
     }
 }
 

@@ -26,7 +26,10 @@ public struct AlpacaAdapterFactory: BrokerAdapterFactory {
 
     public func makeAdapter(_ context: AdapterContext) throws -> any BrokerAdapter {
         let configuration = try AlpacaConfiguration(
-            baseURL: context.baseURL, settings: context.connection.settings, credentials: context.credentials)
+            baseURL: context.baseURL,
+            settings: context.connection.settings,
+            credentials: context.credentials
+        )
         return AlpacaAdapter(context: context, configuration: configuration)
     }
 
@@ -59,5 +62,6 @@ public struct AlpacaAdapterFactory: BrokerAdapterFactory {
             "Client order ids must be unique per account (up to 128 characters); a reused one answers conflict.",
             "Order book: crypto pairs only, from /v1beta3/crypto/us/latest/orderbooks; Alpaca has no stock order book.",
             "Candles: equities from /v2/stocks/bars (the connection's feed), crypto from /v1beta3/crypto/us/bars; bars exist only where trades happened, so a quiet stock can answer fewer than count.",
-        ])
+        ]
+    )
 }

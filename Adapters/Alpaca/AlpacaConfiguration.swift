@@ -90,8 +90,11 @@ public struct AlpacaConfiguration: Sendable {
             throw GatewayError.invalid("baseURL", "must be an http or https URL")
         }
         self.init(
-            baseURL: baseURL, dataBaseURL: settings["dataBaseURL"].flatMap { $0.isEmpty ? nil : $0 },
-            feed: try Self.feed(settings["feed"]), auth: auth)
+            baseURL: baseURL,
+            dataBaseURL: settings["dataBaseURL"].flatMap { $0.isEmpty ? nil : $0 },
+            feed: try Self.feed(settings["feed"]),
+            auth: auth
+        )
     }
 
     /// The `feed` setting: absent or empty is none (the data API's default, IEX on the stream); anything but one of

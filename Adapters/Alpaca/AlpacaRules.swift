@@ -32,7 +32,8 @@ enum AlpacaRules {
         }
         if let clientOrderId = request.clientOrderId, clientOrderId.count > maximumClientOrderIdLength {
             problems.append(
-                FieldProblem(field: "clientOrderId", problem: "must be at most \(maximumClientOrderIdLength) characters"))
+                FieldProblem(field: "clientOrderId", problem: "must be at most \(maximumClientOrderIdLength) characters")
+            )
         }
         if assetClass == .crypto {
             if !request.instrument.alpacaSymbol.contains("/") {
@@ -69,11 +70,15 @@ enum AlpacaRules {
         if let type = modification.type, type != order.type {
             problems.append(
                 FieldProblem(
-                    field: "type", problem: "Alpaca cannot change an order's type; cancel it and place a new order"))
+                    field: "type",
+                    problem: "Alpaca cannot change an order's type; cancel it and place a new order"
+                )
+            )
         }
         if modification.quantity != nil, order.notional != nil {
             problems.append(
-                FieldProblem(field: "quantity", problem: "a notional order is sized in money: Alpaca cannot change its quantity"))
+                FieldProblem(field: "quantity", problem: "a notional order is sized in money: Alpaca cannot change its quantity")
+            )
         }
         if let timeInForce = modification.timeInForce {
             if timeInForce == .gtd {

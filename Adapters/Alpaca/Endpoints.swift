@@ -46,8 +46,11 @@ struct Endpoint: Sendable {
 
     static func order(clientOrderId: String) -> Endpoint {
         Endpoint(
-            method: .get, host: .trading, path: "/v2/orders:by_client_order_id",
-            query: [("client_order_id", clientOrderId)])
+            method: .get,
+            host: .trading,
+            path: "/v2/orders:by_client_order_id",
+            query: [("client_order_id", clientOrderId)]
+        )
     }
 
     static func placeOrder() -> Endpoint { Endpoint(method: .post, host: .trading, path: "/v2/orders") }
@@ -94,20 +97,32 @@ struct Endpoint: Sendable {
 
     static func cryptoQuotes(symbols: [String]) -> Endpoint {
         Endpoint(
-            method: .get, host: .data, path: "/v1beta3/crypto/us/latest/quotes",
-            query: [("symbols", symbols.joined(separator: ","))], maxResponseBytes: latestAnswer)
+            method: .get,
+            host: .data,
+            path: "/v1beta3/crypto/us/latest/quotes",
+            query: [("symbols", symbols.joined(separator: ","))],
+            maxResponseBytes: latestAnswer
+        )
     }
 
     static func cryptoTrades(symbols: [String]) -> Endpoint {
         Endpoint(
-            method: .get, host: .data, path: "/v1beta3/crypto/us/latest/trades",
-            query: [("symbols", symbols.joined(separator: ","))], maxResponseBytes: latestAnswer)
+            method: .get,
+            host: .data,
+            path: "/v1beta3/crypto/us/latest/trades",
+            query: [("symbols", symbols.joined(separator: ","))],
+            maxResponseBytes: latestAnswer
+        )
     }
 
     static func cryptoOrderbooks(symbols: [String]) -> Endpoint {
         Endpoint(
-            method: .get, host: .data, path: "/v1beta3/crypto/us/latest/orderbooks",
-            query: [("symbols", symbols.joined(separator: ","))], maxResponseBytes: bookAnswer)
+            method: .get,
+            host: .data,
+            path: "/v1beta3/crypto/us/latest/orderbooks",
+            query: [("symbols", symbols.joined(separator: ","))],
+            maxResponseBytes: bookAnswer
+        )
     }
 
     /// The latest `limit` bars up to now (`sort=desc`): `start` only bounds how far back Alpaca looks.
@@ -122,11 +137,15 @@ struct Endpoint: Sendable {
 
     static func cryptoBars(symbol: String, timeframe: String, start: Date, limit: Int) -> Endpoint {
         Endpoint(
-            method: .get, host: .data, path: "/v1beta3/crypto/us/bars",
+            method: .get,
+            host: .data,
+            path: "/v1beta3/crypto/us/bars",
             query: [
                 ("symbols", symbol), ("timeframe", timeframe), ("start", RFC3339Timestamp.format(start)),
                 ("limit", String(limit)), ("sort", "desc"),
-            ], maxResponseBytes: barsAnswer)
+            ],
+            maxResponseBytes: barsAnswer
+        )
     }
 
     /// The absolute URL.

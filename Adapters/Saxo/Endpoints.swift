@@ -24,8 +24,10 @@ struct Endpoint: Sendable {
 
     static func netPositions(clientKey: String, accountKey: String) -> Endpoint {
         Endpoint(
-            method: .get, path: "/port/v1/netpositions",
-            query: [("ClientKey", clientKey), ("AccountKey", accountKey), ("FieldGroups", positionFieldGroups)])
+            method: .get,
+            path: "/port/v1/netpositions",
+            query: [("ClientKey", clientKey), ("AccountKey", accountKey), ("FieldGroups", positionFieldGroups)]
+        )
     }
 
     static func openOrders() -> Endpoint {
@@ -34,25 +36,31 @@ struct Endpoint: Sendable {
 
     static func order(clientKey: String, orderId: String) -> Endpoint {
         Endpoint(
-            method: .get, path: "/port/v1/orders/\(segment(clientKey))/\(segment(orderId))",
-            query: [("FieldGroups", "DisplayAndFormat")])
+            method: .get,
+            path: "/port/v1/orders/\(segment(clientKey))/\(segment(orderId))",
+            query: [("FieldGroups", "DisplayAndFormat")]
+        )
     }
 
     /// Every audit entry of one order (`EntryType=All`: a `Last` entry alone could be a refused change request).
     static func orderActivities(orderId: String) -> Endpoint {
         Endpoint(
-            method: .get, path: "/cs/v1/audit/orderactivities",
-            query: [("OrderId", orderId), ("EntryType", "All"), ("FieldGroups", "DisplayAndFormat")])
+            method: .get,
+            path: "/cs/v1/audit/orderactivities",
+            query: [("OrderId", orderId), ("EntryType", "All"), ("FieldGroups", "DisplayAndFormat")]
+        )
     }
 
     /// The latest audit entry of each order of an account whose latest activity is at or after `from`.
     static func latestOrderActivities(accountKey: String, from: Date) -> Endpoint {
         Endpoint(
-            method: .get, path: "/cs/v1/audit/orderactivities",
+            method: .get,
+            path: "/cs/v1/audit/orderactivities",
             query: [
                 ("AccountKey", accountKey), ("EntryType", "Last"), ("FromDateTime", SaxoTimestamp.format(from)),
                 ("FieldGroups", "DisplayAndFormat"),
-            ])
+            ]
+        )
     }
 
     static func placeOrder() -> Endpoint { Endpoint(method: .post, path: "/trade/v2/orders") }
@@ -71,26 +79,32 @@ struct Endpoint: Sendable {
 
     static func instruments(uics: [Int], assetType: String) -> Endpoint {
         Endpoint(
-            method: .get, path: "/ref/v1/instruments",
-            query: [("Uics", uics.map(String.init).joined(separator: ",")), ("AssetTypes", assetType)])
+            method: .get,
+            path: "/ref/v1/instruments",
+            query: [("Uics", uics.map(String.init).joined(separator: ",")), ("AssetTypes", assetType)]
+        )
     }
 
     static func infoPrices(uics: [Int], assetType: String) -> Endpoint {
         Endpoint(
-            method: .get, path: "/trade/v1/infoprices/list",
+            method: .get,
+            path: "/trade/v1/infoprices/list",
             query: [
                 ("Uics", uics.map(String.init).joined(separator: ",")), ("AssetType", assetType),
                 ("FieldGroups", priceFieldGroups),
-            ])
+            ]
+        )
     }
 
     static func chart(uic: Int, assetType: String, horizon: Int, count: Int, upTo: Date) -> Endpoint {
         Endpoint(
-            method: .get, path: "/chart/v3/charts",
+            method: .get,
+            path: "/chart/v3/charts",
             query: [
                 ("AssetType", assetType), ("Uic", String(uic)), ("Horizon", String(horizon)), ("Count", String(count)),
                 ("Mode", "UpTo"), ("Time", SaxoTimestamp.format(upTo)),
-            ])
+            ]
+        )
     }
 
     static func watchlists() -> Endpoint { Endpoint(method: .get, path: "/ref/v1/watchlists") }

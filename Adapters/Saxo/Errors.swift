@@ -1,7 +1,7 @@
 import Foundation
-import HTTPTypes
 import GatewayCore
 import GatewayModel
+import HTTPTypes
 
 /// Saxo's errors → `GatewayError`, as one table.
 ///
@@ -86,8 +86,10 @@ enum SaxoErrors {
             return make(.notFound, info, fallback: "Saxo has no such resource (HTTP 404)")
         case 409:
             return make(
-                .conflict, info,
-                fallback: "Saxo refused a duplicate order (HTTP 409): an identical order was sent within 15 seconds")
+                .conflict,
+                info,
+                fallback: "Saxo refused a duplicate order (HTTP 409): an identical order was sent within 15 seconds"
+            )
         case 429:
             var error = make(.rateLimited, info, fallback: "Saxo: rate limit exceeded (HTTP 429)")
             error.retryAfter = retryAfter(response)
@@ -144,13 +146,20 @@ enum SaxoErrors {
     }
 
     static func make(
-        _ code: GatewayError.Code, _ info: SaxoErrorInfo?, fallback: String, details: [FieldProblem] = []
+        _ code: GatewayError.Code,
+        _ info: SaxoErrorInfo?,
+        fallback: String,
+        details: [FieldProblem] = []
     ) -> GatewayError {
         let text = info?.message.map { BrokerText.sanitized($0) }
         let message = text.map { "Saxo: \($0)" } ?? fallback
         return GatewayError(
-            code, message, broker: .saxo, details: details,
-            brokerCode: info?.errorCode.map { BrokerText.sanitized($0, limit: 64) })
+            code,
+            message,
+            broker: .saxo,
+            details: details,
+            brokerCode: info?.errorCode.map { BrokerText.sanitized($0, limit: 64) }
+        )
     }
 
     /// Seconds to wait: the `Reset` of each `X-RateLimit-{Dimension}-…` whose `Remaining` is 0 (the longest of

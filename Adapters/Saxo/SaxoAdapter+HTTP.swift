@@ -7,14 +7,21 @@ extension SaxoAdapter {
     /// Saxo's side of `BrokerHTTPClient`: its timeouts, its error table, its wording of `malformed_response`,
     /// `X-Correlation` in the log of each call, and the access token (refreshed once after a 401) on API calls.
     static func http(
-        configuration: SaxoConfiguration, context: AdapterContext, tokens: SaxoTokenManager?
+        configuration: SaxoConfiguration,
+        context: AdapterContext,
+        tokens: SaxoTokenManager?
     ) -> BrokerHTTPClient {
         BrokerHTTPClient(
-            broker: .saxo, transport: context.transport, logger: context.logger,
-            readTimeout: configuration.readTimeout, writeTimeout: configuration.writeTimeout,
-            correlationHeader: "X-Correlation", authenticator: tokens.map(SaxoBearer.init),
+            broker: .saxo,
+            transport: context.transport,
+            logger: context.logger,
+            readTimeout: configuration.readTimeout,
+            writeTimeout: configuration.writeTimeout,
+            correlationHeader: "X-Correlation",
+            authenticator: tokens.map(SaxoBearer.init),
             errorTable: { response, _ in SaxoErrors.error(for: response) },
-            malformed: { error, what in SaxoErrors.malformed("\(SaxoErrors.describe(error)) for \(what)") })
+            malformed: { error, what in SaxoErrors.malformed("\(SaxoErrors.describe(error)) for \(what)") }
+        )
     }
 
     var http: BrokerHTTPClient { Self.http(configuration: configuration, context: context, tokens: tokens) }
@@ -25,8 +32,12 @@ extension SaxoAdapter {
         var headers: HTTPFields = [:]
         if let requestId { headers.set("X-Request-ID", requestId) }
         return BrokerCall(
-            endpoint.method, url: endpoint.url(base: configuration.baseURL), loggedPath: endpoint.path, headers: headers,
-            body: body)
+            endpoint.method,
+            url: endpoint.url(base: configuration.baseURL),
+            loggedPath: endpoint.path,
+            headers: headers,
+            body: body
+        )
     }
 
     /// The response whatever its status.
@@ -35,7 +46,12 @@ extension SaxoAdapter {
     }
 
     /// The decoded 2xx body.
-    func fetch<T: Decodable>(_ type: T.Type, _ endpoint: Endpoint, body: Data? = nil, requestId: String? = nil)
+    func fetch<T: Decodable>(
+        _ type: T.Type,
+        _ endpoint: Endpoint,
+        body: Data? = nil,
+        requestId: String? = nil
+    )
         async throws -> T
     {
         try await http.fetch(type, call(endpoint, body: body, requestId: requestId))
@@ -66,7 +82,9 @@ extension SaxoAdapter {
 
     /// Runs `operation` over `items` with at most `limit` at once; results keep the items' order.
     func boundedMap<Item: Sendable, Value: Sendable>(
-        _ items: [Item], limit: Int, _ operation: @escaping @Sendable (Item) async throws -> Value
+        _ items: [Item],
+        limit: Int,
+        _ operation: @escaping @Sendable (Item) async throws -> Value
     ) async throws -> [Value] {
         try await withThrowingTaskGroup(of: (Int, Value).self) { group in
             var results = [Value?](repeating: nil, count: items.count)

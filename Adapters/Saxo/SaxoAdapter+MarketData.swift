@@ -54,7 +54,9 @@ extension SaxoAdapter {
         let assetTypes = assetClass?.saxoAssetTypes ?? []
         if assetClass != nil, assetTypes.isEmpty { return [] }
         let hits = try await fetchList(
-            SaxoInstrument.self, .instruments(keywords: needle, assetTypes: assetTypes, top: configuration.searchLimit))
+            SaxoInstrument.self,
+            .instruments(keywords: needle, assetTypes: assetTypes, top: configuration.searchLimit)
+        )
         let instruments = hits.filter { ($0.summaryType ?? "Instrument") == "Instrument" }.map(Instrument.init(saxo:))
         remember(instruments)
         return Array(instruments.prefix(configuration.searchLimit))
@@ -71,8 +73,13 @@ extension SaxoAdapter {
         let chart = try await fetch(
             SaxoChart.self,
             .chart(
-                uic: identity.uic, assetType: identity.assetType, horizon: interval.saxoHorizon, count: count,
-                upTo: configuration.now()))
+                uic: identity.uic,
+                assetType: identity.assetType,
+                horizon: interval.saxoHorizon,
+                count: count,
+                upTo: configuration.now()
+            )
+        )
         let candles = chart.data.compactMap(Candle.init(saxo:)).sorted { $0.time < $1.time }
         return CandleSeries(instrument: instrument, connectionId: connectionId, interval: interval, candles: candles)
     }
@@ -100,7 +107,8 @@ extension SaxoAdapter {
         }
         let hits = try await fetchList(
             SaxoInstrument.self,
-            .instruments(keywords: SaxoSymbol.keyword(for: reference), assetTypes: assetTypes, top: configuration.searchLimit))
+            .instruments(keywords: SaxoSymbol.keyword(for: reference), assetTypes: assetTypes, top: configuration.searchLimit)
+        )
         let matches = hits.filter {
             ($0.summaryType ?? "Instrument") == "Instrument" && assetTypes.contains($0.assetType)
                 && SaxoSymbol.matches($0, reference)

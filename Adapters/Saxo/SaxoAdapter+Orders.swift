@@ -9,7 +9,10 @@ extension SaxoAdapter {
     public func orders(_ query: OrderQuery) async throws -> [Order] {
         if query.state == .closed {
             throw GatewayError(
-                .notSupported, "Saxo lists open orders only: closed orders are not available", broker: .saxo)
+                .notSupported,
+                "Saxo lists open orders only: closed orders are not available",
+                broker: .saxo
+            )
         }
         if let accountId = query.accountId { _ = try await saxoAccount(accountId) }
         var orders = try await canonicalOrders(try await fetchList(SaxoOrder.self, .openOrders()))
@@ -31,8 +34,10 @@ extension SaxoAdapter {
         if let order = try await openOrder(clientKey: clientKey, orderId: brokerOrderId, known: nil) { return order }
         if let order = try await auditedOrder(orderId: brokerOrderId, known: nil) { return order }
         throw GatewayError(
-            .notFound, "Saxo knows no order '\(brokerOrderId)': it is neither open nor in Saxo's order activities",
-            broker: .saxo)
+            .notFound,
+            "Saxo knows no order '\(brokerOrderId)': it is neither open nor in Saxo's order activities",
+            broker: .saxo
+        )
     }
 
     /// How far back `order(clientOrderId:accountId:)` looks in the audit for an order that left the open orders:
@@ -52,7 +57,9 @@ extension SaxoAdapter {
         }
         let since = configuration.now().addingTimeInterval(-Self.auditLookback)
         let latest = try await fetchList(
-            SaxoOrderActivity.self, .latestOrderActivities(accountKey: account.accountKey, from: since))
+            SaxoOrderActivity.self,
+            .latestOrderActivities(accountKey: account.accountKey, from: since)
+        )
         let matches = latest.filter {
             $0.externalReference == clientOrderId && ($0.accountId == nil || $0.accountId == accountId)
         }
@@ -68,14 +75,27 @@ extension SaxoAdapter {
         let identity = try saxoIdentity(of: instrument)
         let body = try encode(
             SaxoOrderRequest(
-                request, accountKey: account.accountKey, uic: identity.uic, assetType: identity.assetType,
-                externalReference: nil, fieldGroups: ["Costs"]))
+                request,
+                accountKey: account.accountKey,
+                uic: identity.uic,
+                assetType: identity.assetType,
+                externalReference: nil,
+                fieldGroups: ["Costs"]
+            )
+        )
         let precheck = try await fetch(
-            SaxoPrecheck.self, .precheck(), body: body, requestId: RandomIdentifier.uuid())
+            SaxoPrecheck.self,
+            .precheck(),
+            body: body,
+            requestId: RandomIdentifier.uuid()
+        )
         return try OrderPreview(
-            saxo: precheck, request: request, id: RandomIdentifier.uuid(),
+            saxo: precheck,
+            request: request,
+            id: RandomIdentifier.uuid(),
             expiresAt: configuration.now().addingTimeInterval(configuration.previewLifetime),
-            accountCurrency: account.currency ?? instrument.currency ?? "")
+            accountCurrency: account.currency ?? instrument.currency ?? ""
+        )
     }
 
     /// `POST trade/v2/orders` with `ManualOrder: false`, `ExternalReference` and `X-Request-ID` = the client order
@@ -94,8 +114,13 @@ extension SaxoAdapter {
         let identity = try saxoIdentity(of: instrument)
         let body = try encode(
             SaxoOrderRequest(
-                request, accountKey: account.accountKey, uic: identity.uic, assetType: identity.assetType,
-                externalReference: clientOrderId))
+                request,
+                accountKey: account.accountKey,
+                uic: identity.uic,
+                assetType: identity.assetType,
+                externalReference: clientOrderId
+            )
+        )
         let placed = try await fetch(SaxoOrderResponse.self, .placeOrder(), body: body, requestId: clientOrderId)
         guard let orderId = placed.orderId else {
             if let info = placed.errorInfo { throw SaxoErrors.error(for: info, status: 200) }
@@ -112,14 +137,26 @@ extension SaxoAdapter {
                 return order
             }
             return Order(
-                placed: request, brokerOrderId: orderId, clientOrderId: clientOrderId, instrument: instrument,
-                now: configuration.now(), brokerStatus: "NotYetListed")
+                placed: request,
+                brokerOrderId: orderId,
+                clientOrderId: clientOrderId,
+                instrument: instrument,
+                now: configuration.now(),
+                brokerStatus: "NotYetListed"
+            )
         } catch let error as GatewayError where error.code != .unauthorized {
             context.logger.warning(
-                "saxo order placed but not read back", metadata: ["order": "\(orderId)", "code": "\(error.code)"])
+                "saxo order placed but not read back",
+                metadata: ["order": "\(orderId)", "code": "\(error.code)"]
+            )
             return Order(
-                placed: request, brokerOrderId: orderId, clientOrderId: clientOrderId, instrument: instrument,
-                now: configuration.now(), brokerStatus: "ReadBackFailed")
+                placed: request,
+                brokerOrderId: orderId,
+                clientOrderId: clientOrderId,
+                instrument: instrument,
+                now: configuration.now(),
+                brokerStatus: "ReadBackFailed"
+            )
         }
     }
 
@@ -131,11 +168,13 @@ extension SaxoAdapter {
         let id = try brokerId(of: order)
         try validate(modification, of: order)
         let account = try await saxoAccount(order.accountId)
-        let instrument = order.instrument.saxoIdentity != nil
+        let instrument =
+            order.instrument.saxoIdentity != nil
             ? order.instrument : try await resolve(InstrumentReference(symbol: order.instrument.symbol, assetClass: order.instrument.assetClass))
         let identity = try saxoIdentity(of: instrument)
         let body = try encode(
-            SaxoOrderChange(order, modification, orderId: id, accountKey: account.accountKey, assetType: identity.assetType))
+            SaxoOrderChange(order, modification, orderId: id, accountKey: account.accountKey, assetType: identity.assetType)
+        )
         let response = try await exchange(.changeOrder(), body: body, requestId: RandomIdentifier.uuid())
         try checkStillThere(response, id: id, verb: "changed")
         let changed = try decode(SaxoOrderResponse.self, from: response, what: "/trade/v2/orders")
@@ -220,8 +259,10 @@ extension SaxoAdapter {
         let known = try await instruments(for: unnamed)
         var orders = try raw.map { order in
             try Order(
-                saxo: order, connectionId: connectionId,
-                known: order.uic.flatMap { uic in order.assetType.flatMap { known[Self.key(uic: uic, assetType: $0)] } })
+                saxo: order,
+                connectionId: connectionId,
+                known: order.uic.flatMap { uic in order.assetType.flatMap { known[Self.key(uic: uic, assetType: $0)] } }
+            )
         }
         remember(orders.map(\.instrument))
         for index in orders.indices where orders[index].filledQuantity > 0 && orders[index].averageFillPrice == nil {
@@ -244,9 +285,12 @@ extension SaxoAdapter {
         var problems = request.problems()
         if request.notional != nil { problems.append(OrderRequest.notionalProblem(at: .saxo)) }
         if request.instrument.impliedAssetClass.saxoAssetTypes.isEmpty {
-            problems.append(FieldProblem(
-                field: "assetClass",
-                problem: "Saxo orders through this gateway support fx, equity, etf, fund, bond, cfd and future"))
+            problems.append(
+                FieldProblem(
+                    field: "assetClass",
+                    problem: "Saxo orders through this gateway support fx, equity, etf, fund, bond, cfd and future"
+                )
+            )
         }
         guard problems.isEmpty else { throw GatewayError.unprocessable(problems).with(broker: .saxo) }
     }
@@ -295,8 +339,12 @@ extension SaxoAdapter {
     func goneToConflict(_ error: GatewayError, id: String, verb: String) -> GatewayError {
         guard error.code == .notFound else { return error }
         return GatewayError(
-            .conflict, "Saxo order '\(id)' cannot be \(verb): it is already filled or gone", broker: .saxo,
-            retryable: false, brokerCode: error.brokerCode)
+            .conflict,
+            "Saxo order '\(id)' cannot be \(verb): it is already filled or gone",
+            broker: .saxo,
+            retryable: false,
+            brokerCode: error.brokerCode
+        )
     }
 }
 

@@ -74,10 +74,16 @@ public struct SaxoAdapter: BrokerAdapter {
         let connectionId = self.connectionId
         return try await boundedMap(accounts, limit: configuration.accountConcurrency) { account in
             let balance = try await fetch(
-                SaxoBalance.self, .balances(clientKey: account.clientKey ?? clientKey, accountKey: account.accountKey))
+                SaxoBalance.self,
+                .balances(clientKey: account.clientKey ?? clientKey, accountKey: account.accountKey)
+            )
             return try Balance(
-                saxo: balance, connectionId: connectionId, accountId: account.accountId,
-                fallbackCurrency: account.currency ?? "", asOf: nil)
+                saxo: balance,
+                connectionId: connectionId,
+                accountId: account.accountId,
+                fallbackCurrency: account.currency ?? "",
+                asOf: nil
+            )
         }
     }
 
@@ -90,7 +96,8 @@ public struct SaxoAdapter: BrokerAdapter {
         let perAccount = try await boundedMap(accounts, limit: configuration.accountConcurrency) { account in
             let items = try await fetchList(
                 SaxoNetPosition.self,
-                .netPositions(clientKey: account.clientKey ?? clientKey, accountKey: account.accountKey))
+                .netPositions(clientKey: account.clientKey ?? clientKey, accountKey: account.accountKey)
+            )
             return try items.compactMap {
                 try Position(saxo: $0, connectionId: connectionId, accountId: account.accountId)
             }

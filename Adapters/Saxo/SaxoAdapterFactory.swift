@@ -65,14 +65,20 @@ public struct SaxoAdapterFactory: BrokerAdapterFactory {
             }
         }
         if has("accessToken") { return [] }
-        return [FieldProblem(
-            field: "credentials.refreshToken",
-            problem: "is required for saxo (with appKey and appSecret), unless an accessToken is given alone (a developer token)")]
+        return [
+            FieldProblem(
+                field: "credentials.refreshToken",
+                problem: "is required for saxo (with appKey and appSecret), unless an accessToken is given alone (a developer token)"
+            )
+        ]
     }
 
     public func makeAdapter(_ context: AdapterContext) throws -> any BrokerAdapter {
         let configuration = try SaxoConfiguration(
-            baseURL: context.baseURL, settings: context.connection.settings, credentials: context.credentials)
+            baseURL: context.baseURL,
+            settings: context.connection.settings,
+            credentials: context.credentials
+        )
         return SaxoAdapter(context: context, configuration: configuration)
     }
 
@@ -105,5 +111,6 @@ public struct SaxoAdapterFactory: BrokerAdapterFactory {
             "Client order ids travel as ExternalReference (≤ 50 characters) and X-Request-ID: an identical placement within 15 s is refused as conflict.",
             "Candles: chart/v3/charts (Mode=UpTo now, Count up to 1200); FX candles are mid prices of Saxo's bid and ask bars.",
             "Watchlists: Saxo has no documented watchlist API; ref/v1/watchlists is read when it exists, and an answer of 404 gives no broker-side lists. Creating, changing and deleting lists is not supported (use the gateway's own watchlists).",
-        ])
+        ]
+    )
 }

@@ -27,7 +27,10 @@ public struct SaxoConfiguration: Sendable {
         public var accessTokenExpiresAt: Date?
 
         public init(
-            appKey: String? = nil, appSecret: String? = nil, refreshToken: String? = nil, accessToken: String? = nil,
+            appKey: String? = nil,
+            appSecret: String? = nil,
+            refreshToken: String? = nil,
+            accessToken: String? = nil,
             accessTokenExpiresAt: Date? = nil
         ) {
             self.appKey = appKey
@@ -110,10 +113,16 @@ public struct SaxoConfiguration: Sendable {
             }
         }
         self.init(
-            baseURL: baseURL, authBaseURL: auth,
+            baseURL: baseURL,
+            authBaseURL: auth,
             credentials: Credentials(
-                appKey: appKey, appSecret: appSecret, refreshToken: refreshToken, accessToken: accessToken,
-                accessTokenExpiresAt: expiresAt))
+                appKey: appKey,
+                appSecret: appSecret,
+                refreshToken: refreshToken,
+                accessToken: accessToken,
+                accessTokenExpiresAt: expiresAt
+            )
+        )
     }
 
     /// Saxo's SIM gateway uses the SIM logon host, its live gateway the live one; any other host (a sandbox, a

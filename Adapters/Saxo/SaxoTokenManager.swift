@@ -1,8 +1,8 @@
 import Foundation
 import GatewayCore
 import GatewayModel
-import Logging
 import HTTPTypes
+import Logging
 
 /// Holds one connection's Saxo access token and replaces it, once, for every caller that needs it.
 ///
@@ -97,7 +97,8 @@ actor SaxoTokenManager {
         guard let refreshToken else {
             throw await kill(
                 reason: "the access token has expired and the connection has no refresh token",
-                message: "Saxo's access token has expired and cannot be refreshed: re-authorize the connection")
+                message: "Saxo's access token has expired and cannot be refreshed: re-authorize the connection"
+            )
         }
         try Task.checkCancellation()
         refreshing = true
@@ -137,7 +138,9 @@ actor SaxoTokenManager {
         } catch {
             // The refresh worked and this process can go on; a restart would find a spent refresh token.
             logger.error(
-                "saxo could not persist the rotated refresh token", metadata: ["error": "\(type(of: error))"])
+                "saxo could not persist the rotated refresh token",
+                metadata: ["error": "\(type(of: error))"]
+            )
         }
         return token.accessToken
     }
@@ -147,13 +150,19 @@ actor SaxoTokenManager {
         guard let authorization = configuration.basicAuthorization else {
             throw await kill(
                 reason: "the connection has no app credentials to refresh its token",
-                message: "Saxo's token cannot be refreshed without appKey and appSecret: re-authorize the connection")
+                message: "Saxo's token cannot be refreshed without appKey and appSecret: re-authorize the connection"
+            )
         }
         let call = BrokerCall(
-            .post, url: configuration.authBaseURL + "/token", loggedPath: "/token",
+            .post,
+            url: configuration.authBaseURL + "/token",
+            loggedPath: "/token",
             headers: [.authorization: authorization],
             body: BrokerURL.form([("grant_type", "refresh_token"), ("refresh_token", refreshToken)]),
-            contentType: BrokerCall.form, timeout: configuration.tokenTimeout, maxResponseBytes: 256 * 1024)
+            contentType: BrokerCall.form,
+            timeout: configuration.tokenTimeout,
+            maxResponseBytes: 256 * 1024
+        )
         let response = try await http.exchange(call)
         logger.debug("saxo token exchange", metadata: ["status": "\(response.status)"])
         switch response.status {
@@ -168,21 +177,31 @@ actor SaxoTokenManager {
             throw await kill(
                 reason: "Saxo rejected the refresh token (HTTP \(response.status)); the user must authorize the connection again",
                 message: "Saxo no longer accepts this connection's refresh token: re-authorize the connection",
-                brokerCode: oauthError)
+                brokerCode: oauthError
+            )
         case 403:
             throw GatewayError(
-                .forbidden, "Saxo refused the token exchange (HTTP 403): the app may be disabled", broker: .saxo,
-                retryable: false)
+                .forbidden,
+                "Saxo refused the token exchange (HTTP 403): the app may be disabled",
+                broker: .saxo,
+                retryable: false
+            )
         case 429:
             var error = GatewayError(.rateLimited, "Saxo's token endpoint is rate limiting (HTTP 429)", broker: .saxo)
             error.retryAfter = SaxoErrors.retryAfter(response)
             throw error
         case 500...599:
             throw GatewayError(
-                .upstreamUnavailable, "Saxo's token endpoint is unavailable (HTTP \(response.status))", broker: .saxo)
+                .upstreamUnavailable,
+                "Saxo's token endpoint is unavailable (HTTP \(response.status))",
+                broker: .saxo
+            )
         default:
             throw GatewayError(
-                .upstreamUnavailable, "Saxo's token endpoint answered HTTP \(response.status)", broker: .saxo)
+                .upstreamUnavailable,
+                "Saxo's token endpoint answered HTTP \(response.status)",
+                broker: .saxo
+            )
         }
     }
 

@@ -91,8 +91,11 @@ enum TradeItErrors {
         case 300...399: return .redirect(status: response.status, broker: .tradeit)
         case 429:
             return GatewayError(
-                .rateLimited, "TradeIt: too many requests", broker: .tradeit,
-                retryAfter: BrokerNumber.retryAfter(response.header("Retry-After"), now: Date()))
+                .rateLimited,
+                "TradeIt: too many requests",
+                broker: .tradeit,
+                retryAfter: BrokerNumber.retryAfter(response.header("Retry-After"), now: Date())
+            )
         case 500...: return GatewayError(.upstreamUnavailable, "TradeIt answered HTTP \(response.status)", broker: .tradeit)
         default: return malformed("HTTP \(response.status) for \(path)")
         }

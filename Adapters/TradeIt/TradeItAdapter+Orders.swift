@@ -65,10 +65,16 @@ extension TradeItAdapter {
             }
         let warnings = (details?.warnings ?? []).compactMap(\.message) + (preview.warningsList ?? []) + (preview.ackWarningsList ?? [])
         return OrderPreview(
-            id: RandomIdentifier.uuid(), expiresAt: configuration.now().addingTimeInterval(configuration.previewLifetime),
-            request: request, currency: Self.currency(of: request), estimatedPrice: estimatedPrice,
+            id: RandomIdentifier.uuid(),
+            expiresAt: configuration.now().addingTimeInterval(configuration.previewLifetime),
+            request: request,
+            currency: Self.currency(of: request),
+            estimatedPrice: estimatedPrice,
             estimatedCost: details?.estimatedTotalValue ?? details?.estimatedOrderValue,
-            estimatedCommission: details?.estimatedOrderCommission, warnings: warnings, brokerPreviewId: preview.orderId)
+            estimatedCommission: details?.estimatedOrderCommission,
+            warnings: warnings,
+            brokerPreviewId: preview.orderId
+        )
     }
 
     /// Always previews and places in one call: TradeIt places only a previewed `orderId`, and a fresh preview means a
@@ -76,7 +82,9 @@ extension TradeItAdapter {
     public func placeOrder(_ request: OrderRequest) async throws -> Order {
         let (preview, isCrypto) = try await brokerPreview(request)
         let placed = try await sessionCall(
-            TradeItPlaceResponse.self, isCrypto ? "order/placeCryptoOrder" : "order/placeStockOrEtfOrder", write: true
+            TradeItPlaceResponse.self,
+            isCrypto ? "order/placeCryptoOrder" : "order/placeStockOrEtfOrder",
+            write: true
         ) { TradeItPlaceRequest(token: $0.token, orderId: preview.orderId) }
         // The place answer has no state: read it once; if that read fails, the order is still placed (pending_new).
         do {
@@ -86,12 +94,22 @@ extension TradeItAdapter {
         } catch {
             context.logger.debug("tradeit order read after place failed", metadata: ["orderNumber": "\(placed.orderNumber)"])
             return Order(
-                id: placed.orderNumber, brokerOrderId: placed.orderNumber, clientOrderId: request.clientOrderId ?? placed.orderNumber,
-                connectionId: connectionId, broker: .tradeit, accountId: request.accountId,
+                id: placed.orderNumber,
+                brokerOrderId: placed.orderNumber,
+                clientOrderId: request.clientOrderId ?? placed.orderNumber,
+                connectionId: connectionId,
+                broker: .tradeit,
+                accountId: request.accountId,
                 instrument: Instrument(symbol: request.instrument.symbol.uppercased(), assetClass: isCrypto ? .crypto : .equity),
-                side: request.side, type: request.type, timeInForce: request.timeInForce, quantity: request.quantity ?? 0,
-                limitPrice: request.limitPrice, stopPrice: request.stopPrice, status: .pendingNew,
-                brokerStatus: nil)
+                side: request.side,
+                type: request.type,
+                timeInForce: request.timeInForce,
+                quantity: request.quantity ?? 0,
+                limitPrice: request.limitPrice,
+                stopPrice: request.stopPrice,
+                status: .pendingNew,
+                brokerStatus: nil
+            )
         }
     }
 
@@ -107,23 +125,43 @@ extension TradeItAdapter {
         let preview: TradeItPreviewResponse
         if isCrypto {
             preview = try await sessionCall(
-                TradeItPreviewResponse.self, "order/previewCryptoOrder", write: true, expecting: "REVIEW_ORDER"
+                TradeItPreviewResponse.self,
+                "order/previewCryptoOrder",
+                write: true,
+                expecting: "REVIEW_ORDER"
             ) {
                 TradeItPreviewCryptoRequest(
-                    token: $0.token, accountNumber: request.accountId, orderPair: request.instrument.symbol.uppercased(),
-                    orderAction: request.side.tradeIt, orderQuantity: quantity, orderQuantityType: "BASE_CURRENCY",
-                    orderPriceType: request.type.tradeIt, orderLimitPrice: limit, orderStopPrice: stop,
-                    orderExpiration: request.timeInForce.rawValue)
+                    token: $0.token,
+                    accountNumber: request.accountId,
+                    orderPair: request.instrument.symbol.uppercased(),
+                    orderAction: request.side.tradeIt,
+                    orderQuantity: quantity,
+                    orderQuantityType: "BASE_CURRENCY",
+                    orderPriceType: request.type.tradeIt,
+                    orderLimitPrice: limit,
+                    orderStopPrice: stop,
+                    orderExpiration: request.timeInForce.rawValue
+                )
             }
         } else {
             preview = try await sessionCall(
-                TradeItPreviewResponse.self, "order/previewStockOrEtfOrder", write: true, expecting: "REVIEW_ORDER"
+                TradeItPreviewResponse.self,
+                "order/previewStockOrEtfOrder",
+                write: true,
+                expecting: "REVIEW_ORDER"
             ) {
                 TradeItPreviewStockRequest(
-                    token: $0.token, accountNumber: request.accountId, orderSymbol: request.instrument.symbol.uppercased(),
-                    orderAction: request.side.tradeIt, orderQuantity: quantity, orderPriceType: request.type.tradeIt,
-                    orderLimitPrice: limit, orderStopPrice: stop, orderExpiration: request.timeInForce.rawValue,
-                    userDisabledMargin: false)
+                    token: $0.token,
+                    accountNumber: request.accountId,
+                    orderSymbol: request.instrument.symbol.uppercased(),
+                    orderAction: request.side.tradeIt,
+                    orderQuantity: quantity,
+                    orderPriceType: request.type.tradeIt,
+                    orderLimitPrice: limit,
+                    orderStopPrice: stop,
+                    orderExpiration: request.timeInForce.rawValue,
+                    userDisabledMargin: false
+                )
             }
         }
         return (preview, isCrypto)
@@ -179,12 +217,17 @@ extension TradeItAdapter {
         let quantity = (modification.quantity ?? order.quantity) - canceled.filledQuantity
         let type = modification.type ?? order.type
         let replacement = OrderRequest(
-            connectionId: order.connectionId, accountId: order.accountId,
+            connectionId: order.connectionId,
+            accountId: order.accountId,
             instrument: InstrumentReference(symbol: order.instrument.symbol, assetClass: order.instrument.assetClass),
-            side: order.side, type: type, timeInForce: modification.timeInForce ?? order.timeInForce, quantity: quantity,
+            side: order.side,
+            type: type,
+            timeInForce: modification.timeInForce ?? order.timeInForce,
+            quantity: quantity,
             limitPrice: type.needsLimitPrice ? (modification.limitPrice ?? order.limitPrice) : nil,
             stopPrice: type.needsStopPrice ? (modification.stopPrice ?? order.stopPrice) : nil,
-            clientOrderId: order.clientOrderId)
+            clientOrderId: order.clientOrderId
+        )
         do {
             guard quantity > 0 else {
                 throw GatewayError.unprocessable([FieldProblem(field: "quantity", problem: "must exceed the quantity already filled")])
@@ -197,7 +240,11 @@ extension TradeItAdapter {
             throw GatewayError(
                 cause?.code ?? .upstreamUnavailable,
                 "TradeIt: the original order \(order.brokerOrderId ?? order.id) was cancelled and the replacement was not placed: \(cause?.message ?? "\(error)")",
-                broker: .tradeit, retryable: false, details: cause?.details ?? [], brokerCode: cause?.brokerCode)
+                broker: .tradeit,
+                retryable: false,
+                details: cause?.details ?? [],
+                brokerCode: cause?.brokerCode
+            )
         }
     }
 
@@ -217,15 +264,18 @@ extension TradeItAdapter {
                 if !equities.contains(symbol) { equities.append(symbol) }
             default:
                 unsupported.append(
-                    FieldProblem(field: "instruments[\(index)]", problem: "TradeIt quotes equities and crypto pairs only"))
+                    FieldProblem(field: "instruments[\(index)]", problem: "TradeIt quotes equities and crypto pairs only")
+                )
             }
         }
         guard unsupported.isEmpty else { throw GatewayError.unprocessable(unsupported).with(broker: .tradeit) }
         var quotes: [Quote] = []
         if !equities.isEmpty {
             let response = try await call(
-                TradeItQuotesResponse.self, "marketdata/getQuotes",
-                TradeItQuotesRequest(apiKey: configuration.apiKey, symbols: equities.joined(separator: ",")))
+                TradeItQuotesResponse.self,
+                "marketdata/getQuotes",
+                TradeItQuotesRequest(apiKey: configuration.apiKey, symbols: equities.joined(separator: ","))
+            )
             quotes += (response.quotes ?? []).compactMap { Quote(tradeIt: $0, connectionId: connectionId) }
         }
         guard !pairs.isEmpty else { return quotes }

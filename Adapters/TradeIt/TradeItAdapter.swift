@@ -30,7 +30,10 @@ public struct TradeItAdapter: LinkingAdapter {
     public func startLink(callbackURL: String, relink: Bool) async throws -> LinkStart {
         let path: String
         var request = TradeItPopupRequest(
-            apiKey: configuration.apiKey, broker: configuration.brokerShortName, interAppAddressCallback: callbackURL)
+            apiKey: configuration.apiKey,
+            broker: configuration.brokerShortName,
+            interAppAddressCallback: callbackURL
+        )
         if relink {
             guard let userId = configuration.userId, let userToken = configuration.userToken else {
                 throw GatewayError(.invalidRequest, "TradeIt: a relink needs the connection's userId and userToken", broker: .tradeit)
@@ -47,15 +50,20 @@ public struct TradeItAdapter: LinkingAdapter {
 
     public func completeLink(verifier: String) async throws -> BrokerCredentials {
         let response = try await call(
-            TradeItAccessTokenResponse.self, "user/getOAuthAccessToken",
-            TradeItAccessTokenRequest(apiKey: configuration.apiKey, oAuthVerifier: verifier))
+            TradeItAccessTokenResponse.self,
+            "user/getOAuthAccessToken",
+            TradeItAccessTokenRequest(apiKey: configuration.apiKey, oAuthVerifier: verifier)
+        )
         return BrokerCredentials(["apiKey": configuration.apiKey, "userId": response.userId, "userToken": response.userToken])
     }
 
     public func authenticate() async throws -> AuthenticationOutcome {
         let outcome = try await sessions.obtain(
-            force: true, maxAge: configuration.sessionMaxAge, now: configuration.now,
-            authenticate: { try await self.openNewSession() })
+            force: true,
+            maxAge: configuration.sessionMaxAge,
+            now: configuration.now,
+            authenticate: { try await self.openNewSession() }
+        )
         switch outcome {
         case .open: return .authenticated
         case .challenge(_, let challenge): return .challengeRequired(challenge)
@@ -73,7 +81,9 @@ public struct TradeItAdapter: LinkingAdapter {
         }
         guard let token else { throw GatewayError(.conflict, "TradeIt: no security question is pending", broker: .tradeit) }
         let (envelope, data) = try await exchange(
-            "user/answerSecurityQuestion", TradeItAnswerRequest(token: token, securityAnswer: answer))
+            "user/answerSecurityQuestion",
+            TradeItAnswerRequest(token: token, securityAnswer: answer)
+        )
         let outcome = try await sessionOutcome(envelope, data, what: "user/answerSecurityQuestion")
         await sessions.settle(outcome)
         switch outcome {
@@ -96,14 +106,20 @@ public struct TradeItAdapter: LinkingAdapter {
     /// The open session, opening one if needed. A pending question fails the caller with `forbidden`.
     func openSession(stale: String? = nil) async throws -> TradeItOpenSession {
         let outcome = try await sessions.obtain(
-            stale: stale, maxAge: configuration.sessionMaxAge, now: configuration.now,
-            authenticate: { try await self.openNewSession() })
+            stale: stale,
+            maxAge: configuration.sessionMaxAge,
+            now: configuration.now,
+            authenticate: { try await self.openNewSession() }
+        )
         switch outcome {
         case .open(let session): return session
         case .challenge(_, let challenge):
             throw GatewayError(
-                .forbidden, "the broker asks a security question before it opens a session: \(challenge.question)",
-                broker: .tradeit, retryable: false)
+                .forbidden,
+                "the broker asks a security question before it opens a session: \(challenge.question)",
+                broker: .tradeit,
+                retryable: false
+            )
         }
     }
 
@@ -113,7 +129,9 @@ public struct TradeItAdapter: LinkingAdapter {
             throw GatewayError(.unauthorized, "TradeIt: the connection is not linked yet (no userId and userToken)", broker: .tradeit)
         }
         let (envelope, data) = try await exchange(
-            "user/authenticate", TradeItAuthenticateRequest(apiKey: configuration.apiKey, userId: userId, userToken: userToken))
+            "user/authenticate",
+            TradeItAuthenticateRequest(apiKey: configuration.apiKey, userId: userId, userToken: userToken)
+        )
         return try await sessionOutcome(envelope, data, what: "user/authenticate")
     }
 
@@ -135,9 +153,12 @@ public struct TradeItAdapter: LinkingAdapter {
             // The broker's own text, shown to the user: bounded and without control characters.
             let challenge = Challenge(
                 question: BrokerText.sanitized(question),
-                options: (response.securityQuestionOptions ?? []).prefix(20).map { BrokerText.sanitized($0, limit: 100) })
+                options: (response.securityQuestionOptions ?? []).prefix(20).map { BrokerText.sanitized($0, limit: 100) }
+            )
             try await context.saveStatus(
-                .challengeRequired, ["question": challenge.question, "options": challenge.options.joined(separator: "\n")])
+                .challengeRequired,
+                ["question": challenge.question, "options": challenge.options.joined(separator: "\n")]
+            )
             return .challenge(token: token, challenge)
         case "ERROR":
             // 700 (the token is dead) on any call, and 300 ("Could Not Login": the broker refused the login behind
@@ -151,7 +172,8 @@ public struct TradeItAdapter: LinkingAdapter {
 
     func markRelinkRequired(_ envelope: TradeItEnvelope) async throws {
         let reason = BrokerText.sanitized(
-            [envelope.shortMessage, envelope.longMessages?.first].compactMap { $0 }.joined(separator: ": "))
+            [envelope.shortMessage, envelope.longMessages?.first].compactMap { $0 }.joined(separator: ": ")
+        )
         try await context.saveStatus(.relinkRequired, ["reason": reason.isEmpty ? "TradeIt token invalid or expired" : reason])
     }
 
@@ -162,9 +184,13 @@ public struct TradeItAdapter: LinkingAdapter {
         guard let userId = configuration.userId else { return [] }
         return [
             Client(
-                id: userId, connectionId: connectionId, broker: .tradeit, name: nil,
+                id: userId,
+                connectionId: connectionId,
+                broker: .tradeit,
+                name: nil,
                 defaultAccountId: session.accounts.first?.accountNumber,
-                defaultCurrency: session.accounts.first?.accountBaseCurrency ?? "USD")
+                defaultCurrency: session.accounts.first?.accountBaseCurrency ?? "USD"
+            )
         ]
     }
 

@@ -18,7 +18,10 @@ public struct TradeItAdapterFactory: BrokerAdapterFactory {
 
     public func makeAdapter(_ context: AdapterContext) throws -> any BrokerAdapter {
         let configuration = try TradeItConfiguration(
-            baseURL: context.baseURL, settings: context.connection.settings, credentials: context.credentials)
+            baseURL: context.baseURL,
+            settings: context.connection.settings,
+            credentials: context.credentials
+        )
         return TradeItAdapter(context: context, configuration: configuration)
     }
 
@@ -49,5 +52,6 @@ public struct TradeItAdapterFactory: BrokerAdapterFactory {
             "Crypto orders: BASE/QUOTE pairs (BTC/USD), quantity in the base currency. sell_short and buy_to_cover go to the broker as sellShort and buyToCover.",
             "Balances: one USD line per account: total = available = availableCash (TradeIt reports no held cash), buyingPower, accountValue = totalValue.",
             "Watchlists, instrument search and candles: not offered by TradeIt; the gateway's own watchlists serve.",
-        ])
+        ]
+    )
 }

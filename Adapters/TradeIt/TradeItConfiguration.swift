@@ -58,8 +58,12 @@ public struct TradeItConfiguration: Sendable {
             throw GatewayError.invalid("baseURL", "must be an http or https URL")
         }
         self.init(
-            baseURL: baseURL, apiKey: apiKey, userId: userId, userToken: userToken,
-            brokerShortName: settings["brokerShortName"].flatMap { $0.isEmpty ? nil : $0 } ?? Self.defaultBroker)
+            baseURL: baseURL,
+            apiKey: apiKey,
+            userId: userId,
+            userToken: userToken,
+            brokerShortName: settings["brokerShortName"].flatMap { $0.isEmpty ? nil : $0 } ?? Self.defaultBroker
+        )
     }
 
     var isLinked: Bool { userId != nil && userToken != nil }

@@ -30,7 +30,10 @@ actor TradeItSessionStore {
     /// The session to use. `stale` is a token the broker just refused (code 600): it is not handed out again.
     /// `force` reopens whatever the state (an explicit `authenticate()`).
     func obtain(
-        stale: String? = nil, force: Bool = false, maxAge: TimeInterval, now: @Sendable () -> Date,
+        stale: String? = nil,
+        force: Bool = false,
+        maxAge: TimeInterval,
+        now: @Sendable () -> Date,
         authenticate: @Sendable () async throws -> TradeItSessionOutcome
     ) async throws -> TradeItSessionOutcome {
         var forced = force

@@ -40,15 +40,29 @@ enum TradeOgreErrors {
         switch text {
         case "Must be authorized":
             return GatewayError(
-                .unauthorized, "TradeOgre: Must be authorized (the API key and secret were refused)", broker: .tradeogre,
-                retryable: false, brokerCode: text)
+                .unauthorized,
+                "TradeOgre: Must be authorized (the API key and secret were refused)",
+                broker: .tradeogre,
+                retryable: false,
+                brokerCode: text
+            )
         case "Market not found":
             return GatewayError(
-                .unprocessable, "TradeOgre: Market not found", broker: .tradeogre, retryable: false,
-                details: [FieldProblem(field: "symbol", problem: "TradeOgre has no such market")], brokerCode: text)
+                .unprocessable,
+                "TradeOgre: Market not found",
+                broker: .tradeogre,
+                retryable: false,
+                details: [FieldProblem(field: "symbol", problem: "TradeOgre has no such market")],
+                brokerCode: text
+            )
         case "Insufficient funds":
             return GatewayError(
-                .insufficientFunds, "TradeOgre: Insufficient funds", broker: .tradeogre, retryable: false, brokerCode: text)
+                .insufficientFunds,
+                "TradeOgre: Insufficient funds",
+                broker: .tradeogre,
+                retryable: false,
+                brokerCode: text
+            )
         case "Order not found":
             return GatewayError(.notFound, "TradeOgre: Order not found", broker: .tradeogre, retryable: false, brokerCode: text)
         case "":
@@ -80,9 +94,18 @@ enum TradeOgreErrors {
         default:
             if let text { return error(message: text) }
             switch status {
-            case 401, 403: return GatewayError(.unauthorized, "TradeOgre refused the credentials (HTTP \(status))", broker: .tradeogre, retryable: false, brokerCode: String(status))
-            case 404: return GatewayError(.notFound, "TradeOgre has no such endpoint (HTTP 404)", broker: .tradeogre, retryable: false, brokerCode: "404")
-            default: return GatewayError(.rejected, "TradeOgre answered HTTP \(status)", broker: .tradeogre, retryable: false, brokerCode: String(status))
+            case 401, 403:
+                return GatewayError(
+                    .unauthorized,
+                    "TradeOgre refused the credentials (HTTP \(status))",
+                    broker: .tradeogre,
+                    retryable: false,
+                    brokerCode: String(status)
+                )
+            case 404:
+                return GatewayError(.notFound, "TradeOgre has no such endpoint (HTTP 404)", broker: .tradeogre, retryable: false, brokerCode: "404")
+            default:
+                return GatewayError(.rejected, "TradeOgre answered HTTP \(status)", broker: .tradeogre, retryable: false, brokerCode: String(status))
             }
         }
     }

@@ -7,10 +7,14 @@ extension TradeOgreAdapter {
     /// TradeOgre's side of `BrokerHTTPClient`: its timeouts, its error table and its wording of `malformed_response`.
     var http: BrokerHTTPClient {
         BrokerHTTPClient(
-            broker: .tradeogre, transport: context.transport, logger: context.logger,
-            readTimeout: configuration.readTimeout, writeTimeout: configuration.writeTimeout,
+            broker: .tradeogre,
+            transport: context.transport,
+            logger: context.logger,
+            readTimeout: configuration.readTimeout,
+            writeTimeout: configuration.writeTimeout,
             errorTable: { response, _ in TradeOgreErrors.error(for: response) },
-            malformed: { error, what in TradeOgreErrors.malformed("\(TradeOgreErrors.describe(error)) for \(what)") })
+            malformed: { error, what in TradeOgreErrors.malformed("\(TradeOgreErrors.describe(error)) for \(what)") }
+        )
     }
 
     /// One call. Private calls carry HTTP Basic; form fields travel as `application/x-www-form-urlencoded`. Only
@@ -22,8 +26,14 @@ extension TradeOgreAdapter {
             headers[.authorization] = authorization
         }
         return BrokerCall(
-            endpoint.method, url: configuration.baseURL + endpoint.path, loggedPath: Self.loggedPath(endpoint),
-            headers: headers, body: form.map(BrokerURL.form), contentType: BrokerCall.form, isWrite: endpoint.isWrite)
+            endpoint.method,
+            url: configuration.baseURL + endpoint.path,
+            loggedPath: Self.loggedPath(endpoint),
+            headers: headers,
+            body: form.map(BrokerURL.form),
+            contentType: BrokerCall.form,
+            isWrite: endpoint.isWrite
+        )
     }
 
     /// Sends one call and decodes its answer: a non-2xx status or a body saying `"success": false` fails with the
@@ -47,6 +57,8 @@ extension TradeOgreAdapter {
         GatewayError(
             .unauthorized,
             "this connection has no API keys: TradeOgre serves balances, positions and orders only with apiKey and apiSecret; market data works without them",
-            broker: .tradeogre, retryable: false)
+            broker: .tradeogre,
+            retryable: false
+        )
     }
 }

@@ -70,8 +70,11 @@ extension TradeOgreAdapter {
         let market = try market(of: instrument, field: "symbol")
         let book = try await fetch(TradeOgreBook.self, .orderBook(market: market.wire(naming)))
         return OrderBook(
-            instrument: Instrument(tradeOgre: market, naming: naming), connectionId: connectionId, broker: .tradeogre,
-            bids: book.buy, asks: book.sell
+            instrument: Instrument(tradeOgre: market, naming: naming),
+            connectionId: connectionId,
+            broker: .tradeogre,
+            bids: book.buy,
+            asks: book.sell
         ).normalized(depth: depth)
     }
 
@@ -95,7 +98,10 @@ extension TradeOgreAdapter {
             Candle(time: $0.time, open: $0.open, high: $0.high, low: $0.low, close: $0.close, volume: $0.volume)
         }
         return CandleSeries(
-            instrument: Instrument(tradeOgre: market, naming: naming), connectionId: connectionId, interval: interval,
-            candles: Array(candles))
+            instrument: Instrument(tradeOgre: market, naming: naming),
+            connectionId: connectionId,
+            interval: interval,
+            candles: Array(candles)
+        )
     }
 }

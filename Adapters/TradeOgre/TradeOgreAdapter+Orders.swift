@@ -56,9 +56,15 @@ extension TradeOgreAdapter {
                         return (index, nil)
                     } catch let error as GatewayError where ![.unauthorized, .forbidden].contains(error.code) {
                         // One order's detail failed: the list keeps the order as listed (without its fills), and says so.
-                        ReadGaps.record(GatewayError(
-                            error.code, "TradeOgre order \(uuid) could not be read in detail (\(error.message)): it is listed without its fills",
-                            broker: .tradeogre, retryable: error.retryable, retryAfter: error.retryAfter))
+                        ReadGaps.record(
+                            GatewayError(
+                                error.code,
+                                "TradeOgre order \(uuid) could not be read in detail (\(error.message)): it is listed without its fills",
+                                broker: .tradeogre,
+                                retryable: error.retryable,
+                                retryAfter: error.retryAfter
+                            )
+                        )
                         return (index, entry)
                     }
                 }
@@ -128,9 +134,15 @@ extension TradeOgreAdapter {
             }
         }
         return OrderPreview(
-            id: RandomIdentifier.uuid(), expiresAt: configuration.now().addingTimeInterval(configuration.previewLifetime),
-            request: request, currency: market.quote, estimatedPrice: limit, estimatedCost: cost,
-            buyingPowerAfter: buyingPowerAfter, warnings: warnings)
+            id: RandomIdentifier.uuid(),
+            expiresAt: configuration.now().addingTimeInterval(configuration.previewLifetime),
+            request: request,
+            currency: market.quote,
+            estimatedPrice: limit,
+            estimatedCost: cost,
+            buyingPowerAfter: buyingPowerAfter,
+            warnings: warnings
+        )
     }
 
     // MARK: Placing, cancelling, changing
@@ -156,32 +168,65 @@ extension TradeOgreAdapter {
         let side: OrderSide = request.side.isBuy ? .buy : .sell
         session.record(
             PlacementRecord(
-                clientOrderId: clientOrderId, instrument: request.instrument, side: side, price: limit,
-                quantity: quantity, sentAt: configuration.now()))
+                clientOrderId: clientOrderId,
+                instrument: request.instrument,
+                side: side,
+                price: limit,
+                quantity: quantity,
+                sentAt: configuration.now()
+            )
+        )
         let placement = try await fetch(
-            TradeOgrePlacement.self, side == .buy ? .buy() : .sell(),
+            TradeOgrePlacement.self,
+            side == .buy ? .buy() : .sell(),
             form: [
                 ("market", market.wire(naming)), ("quantity", DecimalText.format(quantity)),
                 ("price", DecimalText.format(limit)),
-            ])
+            ]
+        )
         let instrument = Instrument(tradeOgre: market, naming: naming)
         guard let uuid = placement.uuid else {
             return Order(
-                id: clientOrderId, brokerOrderId: nil, clientOrderId: clientOrderId, connectionId: connectionId,
-                broker: .tradeogre, accountId: Self.accountId, instrument: instrument, side: side, type: .limit,
-                timeInForce: .gtc, quantity: quantity, limitPrice: limit, status: .filled,
-                filledQuantity: quantity, createdAt: configuration.now())
+                id: clientOrderId,
+                brokerOrderId: nil,
+                clientOrderId: clientOrderId,
+                connectionId: connectionId,
+                broker: .tradeogre,
+                accountId: Self.accountId,
+                instrument: instrument,
+                side: side,
+                type: .limit,
+                timeInForce: .gtc,
+                quantity: quantity,
+                limitPrice: limit,
+                status: .filled,
+                filledQuantity: quantity,
+                createdAt: configuration.now()
+            )
         }
         do {
             return try await readOrder(uuid: uuid, clientOrderId: clientOrderId)
         } catch {
             context.logger.warning(
-                "tradeogre order placed but not read back", metadata: ["error": "\((error as? GatewayError)?.code.rawValue ?? "other")"])
+                "tradeogre order placed but not read back",
+                metadata: ["error": "\((error as? GatewayError)?.code.rawValue ?? "other")"]
+            )
             return Order(
-                id: uuid, brokerOrderId: uuid, clientOrderId: clientOrderId, connectionId: connectionId,
-                broker: .tradeogre, accountId: Self.accountId, instrument: instrument, side: side, type: .limit,
-                timeInForce: .gtc, quantity: quantity, limitPrice: limit, status: .open,
-                createdAt: configuration.now())
+                id: uuid,
+                brokerOrderId: uuid,
+                clientOrderId: clientOrderId,
+                connectionId: connectionId,
+                broker: .tradeogre,
+                accountId: Self.accountId,
+                instrument: instrument,
+                side: side,
+                type: .limit,
+                timeInForce: .gtc,
+                quantity: quantity,
+                limitPrice: limit,
+                status: .open,
+                createdAt: configuration.now()
+            )
         }
     }
 
@@ -236,14 +281,22 @@ extension TradeOgreAdapter {
             throw GatewayError(
                 .unprocessable,
                 "TradeOgre: the original order \(uuid) was cancelled and the replacement was not placed: \(DecimalText.format(canceled.filledQuantity)) already traded, which leaves nothing to place",
-                broker: .tradeogre, retryable: false,
-                details: [FieldProblem(field: "quantity", problem: "must exceed the quantity already filled")])
+                broker: .tradeogre,
+                retryable: false,
+                details: [FieldProblem(field: "quantity", problem: "must exceed the quantity already filled")]
+            )
         }
         let replacement = OrderRequest(
-            connectionId: order.connectionId, accountId: order.accountId,
-            instrument: InstrumentReference(symbol: order.instrument.symbol, assetClass: .crypto), side: order.side,
-            type: .limit, timeInForce: .gtc, quantity: quantity, limitPrice: modification.limitPrice ?? canceled.limitPrice,
-            clientOrderId: order.clientOrderId)
+            connectionId: order.connectionId,
+            accountId: order.accountId,
+            instrument: InstrumentReference(symbol: order.instrument.symbol, assetClass: .crypto),
+            side: order.side,
+            type: .limit,
+            timeInForce: .gtc,
+            quantity: quantity,
+            limitPrice: modification.limitPrice ?? canceled.limitPrice,
+            clientOrderId: order.clientOrderId
+        )
         do {
             return try await placeOrder(replacement)
         } catch {
@@ -256,8 +309,13 @@ extension TradeOgreAdapter {
     func readOrder(uuid: String, clientOrderId: String?) async throws -> Order {
         let detail = try await fetch(TradeOgreOrderDetail.self, .order(uuid: uuid))
         return try Order(
-            tradeOgre: detail, uuid: uuid, clientOrderId: clientOrderId, connectionId: connectionId,
-            accountId: Self.accountId, naming: naming)
+            tradeOgre: detail,
+            uuid: uuid,
+            clientOrderId: clientOrderId,
+            connectionId: connectionId,
+            accountId: Self.accountId,
+            naming: naming
+        )
     }
 
     func validate(_ request: OrderRequest) throws {
@@ -274,8 +332,11 @@ extension TradeOgreAdapter {
 
     func stateConflict(uuid: String, status: OrderStatus) -> GatewayError {
         GatewayError(
-            .conflict, "TradeOgre order \(uuid) is \(status.rawValue) and can no longer be canceled or changed",
-            broker: .tradeogre, retryable: false)
+            .conflict,
+            "TradeOgre order \(uuid) is \(status.rawValue) and can no longer be canceled or changed",
+            broker: .tradeogre,
+            retryable: false
+        )
     }
 
     static func isOrderNotFound(_ error: GatewayError) -> Bool {
@@ -295,7 +356,9 @@ extension TradeOgreAdapter {
             return GatewayError(
                 .internalError,
                 "TradeOgre: the original order \(uuid) was cancelled and the replacement was not placed: \(cause)",
-                broker: .tradeogre, retryable: false)
+                broker: .tradeogre,
+                retryable: false
+            )
         }
         let unknownOutcome: Set<GatewayError.Code> = [.upstreamTimeout, .upstreamUnavailable, .malformedResponse]
         let message =
@@ -303,6 +366,12 @@ extension TradeOgreAdapter {
             ? "TradeOgre: the original order \(uuid) was cancelled and whether the replacement was placed is unknown (\(cause.message)); look for it among the open orders"
             : "TradeOgre: the original order \(uuid) was cancelled and the replacement was not placed: \(cause.message)"
         return GatewayError(
-            cause.code, message, broker: .tradeogre, retryable: false, details: cause.details, brokerCode: cause.brokerCode)
+            cause.code,
+            message,
+            broker: .tradeogre,
+            retryable: false,
+            details: cause.details,
+            brokerCode: cause.brokerCode
+        )
     }
 }

@@ -35,8 +35,15 @@ public struct TradeOgreAdapter: BrokerAdapter {
         /// What `OrderMatcher` looks for among the orders (every TradeOgre order is a limit order in the one account).
         public var intent: OrderIntent {
             OrderIntent(
-                clientOrderId: clientOrderId, accountId: TradeOgreAdapter.accountId, symbol: instrument.symbol,
-                side: side, type: .limit, quantity: quantity, limitPrice: price, sentAt: sentAt)
+                clientOrderId: clientOrderId,
+                accountId: TradeOgreAdapter.accountId,
+                symbol: instrument.symbol,
+                side: side,
+                type: .limit,
+                quantity: quantity,
+                limitPrice: price,
+                sentAt: sentAt
+            )
         }
     }
 
@@ -83,8 +90,13 @@ public struct TradeOgreAdapter: BrokerAdapter {
         try requireKeys()
         return [
             Client(
-                id: Self.accountId, connectionId: connectionId, broker: .tradeogre, name: "TradeOgre account",
-                defaultAccountId: Self.accountId, defaultCurrency: configuration.valuationCurrency)
+                id: Self.accountId,
+                connectionId: connectionId,
+                broker: .tradeogre,
+                name: "TradeOgre account",
+                defaultAccountId: Self.accountId,
+                defaultCurrency: configuration.valuationCurrency
+            )
         ]
     }
 
@@ -92,8 +104,13 @@ public struct TradeOgreAdapter: BrokerAdapter {
         try requireKeys()
         return [
             Account(
-                id: Self.accountId, connectionId: connectionId, broker: .tradeogre, name: "Spot wallet",
-                currency: configuration.valuationCurrency, tradable: true)
+                id: Self.accountId,
+                connectionId: connectionId,
+                broker: .tradeogre,
+                name: "Spot wallet",
+                currency: configuration.valuationCurrency,
+                tradable: true
+            )
         ]
     }
 
@@ -115,15 +132,24 @@ public struct TradeOgreAdapter: BrokerAdapter {
         do {
             held = try HeldFunds.held(by: try await ordersCall, naming: naming)
         } catch let error as GatewayError where ![.unauthorized, .forbidden].contains(error.code) {
-            ReadGaps.record(GatewayError(
-                error.code,
-                "TradeOgre's open orders could not be read (\(error.message)): held amounts are unknown, and available may "
-                    + "include funds open orders hold",
-                broker: .tradeogre, retryable: error.retryable, retryAfter: error.retryAfter))
+            ReadGaps.record(
+                GatewayError(
+                    error.code,
+                    "TradeOgre's open orders could not be read (\(error.message)): held amounts are unknown, and available may "
+                        + "include funds open orders hold",
+                    broker: .tradeogre,
+                    retryable: error.retryable,
+                    retryAfter: error.retryAfter
+                )
+            )
         }
         return HeldFunds.balances(
-            totals: totals.balances, held: held,
-            includeZero: configuration.includeZeroBalances, connectionId: connectionId, accountId: Self.accountId)
+            totals: totals.balances,
+            held: held,
+            includeZero: configuration.includeZeroBalances,
+            connectionId: connectionId,
+            accountId: Self.accountId
+        )
     }
 
     /// Holdings as positions: see ``Holdings`` for the rule. One call for the totals and one for every market's
@@ -135,8 +161,13 @@ public struct TradeOgreAdapter: BrokerAdapter {
         async let marketsCall = fetch(TradeOgreMarkets.self, .markets())
         let (totals, markets) = try await (totalsCall, marketsCall)
         return Holdings.positions(
-            totals: totals.balances, markets: markets, naming: naming, valuationCurrency: configuration.valuationCurrency,
-            connectionId: connectionId, accountId: Self.accountId)
+            totals: totals.balances,
+            markets: markets,
+            naming: naming,
+            valuationCurrency: configuration.valuationCurrency,
+            connectionId: connectionId,
+            accountId: Self.accountId
+        )
     }
 
     // MARK: Watchlists (the gateway's own serve TradeOgre connections)
@@ -162,8 +193,11 @@ public struct TradeOgreAdapter: BrokerAdapter {
     func check(_ accountId: String?) throws {
         if let accountId, accountId != Self.accountId {
             throw GatewayError(
-                .notFound, "this TradeOgre connection has no account '\(accountId)' (its only account is '\(Self.accountId)')",
-                broker: .tradeogre, retryable: false)
+                .notFound,
+                "this TradeOgre connection has no account '\(accountId)' (its only account is '\(Self.accountId)')",
+                broker: .tradeogre,
+                retryable: false
+            )
         }
     }
 

@@ -20,7 +20,10 @@ public struct TradeOgreAdapterFactory: BrokerAdapterFactory {
 
     public func makeAdapter(_ context: AdapterContext) throws -> any BrokerAdapter {
         let configuration = try TradeOgreConfiguration(
-            baseURL: context.baseURL, settings: context.connection.settings, credentials: context.credentials)
+            baseURL: context.baseURL,
+            settings: context.connection.settings,
+            credentials: context.credentials
+        )
         return TradeOgreAdapter(context: context, configuration: configuration)
     }
 
@@ -54,5 +57,6 @@ public struct TradeOgreAdapterFactory: BrokerAdapterFactory {
             "Quotes from /ticker for one market, from one /markets call (every market's ticker) for several: last = price, open = initialprice (the price 24 h ago, so changes are over 24 h), volume as TradeOgre reports it; no timestamp. Markets the venue does not list are left out.",
             "Candles: 1m, 15m, 1h, 4h, 1d, 1w.",
             "Watchlists: TradeOgre has none; use the gateway's own.",
-        ])
+        ]
+    )
 }

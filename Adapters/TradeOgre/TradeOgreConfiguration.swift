@@ -51,8 +51,11 @@ public struct TradeOgreConfiguration: Sendable {
     public var now: @Sendable () -> Date = { Date() }
 
     public init(
-        baseURL: String, keys: Keys? = nil, marketNaming: TradeOgreMarketNaming = .baseQuote,
-        valuationCurrency: String = "BTC", includeZeroBalances: Bool = false
+        baseURL: String,
+        keys: Keys? = nil,
+        marketNaming: TradeOgreMarketNaming = .baseQuote,
+        valuationCurrency: String = "BTC",
+        includeZeroBalances: Bool = false
     ) {
         var trimmed = baseURL
         while trimmed.hasSuffix("/") { trimmed.removeLast() }
@@ -106,8 +109,12 @@ public struct TradeOgreConfiguration: Sendable {
         }
         guard problems.isEmpty else { throw GatewayError.unprocessable(problems) }
         self.init(
-            baseURL: baseURL, keys: keys, marketNaming: naming, valuationCurrency: valuation,
-            includeZeroBalances: includeZero)
+            baseURL: baseURL,
+            keys: keys,
+            marketNaming: naming,
+            valuationCurrency: valuation,
+            includeZeroBalances: includeZero
+        )
     }
 
     /// `Authorization: Basic base64(apiKey:apiSecret)`, when the connection has keys.

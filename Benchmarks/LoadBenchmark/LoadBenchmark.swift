@@ -39,22 +39,32 @@ struct LoadBenchmark {
         defer { try? FileManager.default.removeItem(at: directory) }
         let port = try await freePort()
         let gateway = try launch(
-            binary, ["serve", "--port", String(port), "--data-dir", directory.appendingPathComponent("data").path,
-                     "--reads-coalesce", coalesce, "--log-level", "warning"] + Self.unlimitedTenant,
-            log: directory.appendingPathComponent("gateway.log"))
+            binary,
+            [
+                "serve", "--port", String(port), "--data-dir", directory.appendingPathComponent("data").path,
+                "--reads-coalesce", coalesce, "--log-level", "warning",
+            ] + Self.unlimitedTenant,
+            log: directory.appendingPathComponent("gateway.log")
+        )
         defer {
             gateway.terminate()
             gateway.waitUntilExit()
         }
         let base = "http://127.0.0.1:\(port)"
-        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(
-            timeout: .init(connect: .seconds(2), read: .seconds(30)),
-            connectionPool: .init(idleTimeout: .seconds(120), concurrentHTTP1ConnectionsPerHostSoftLimit: clients + 8)))
+        let http = HTTPClient(
+            eventLoopGroupProvider: .singleton,
+            configuration: .init(
+                timeout: .init(connect: .seconds(2), read: .seconds(30)),
+                connectionPool: .init(idleTimeout: .seconds(120), concurrentHTTP1ConnectionsPerHostSoftLimit: clients + 8)
+            )
+        )
 
         try await waitUntilReady(http, base: base, gateway: gateway)
         let key = try String(contentsOf: directory.appendingPathComponent("data/demo-api-key"), encoding: .utf8)
             .trimmingCharacters(in: .whitespacesAndNewlines)
-        print("BrokerGateway load benchmark: \(clients) clients reading \(path) for \(warmup) s of warm-up, then \(seconds) s measured; coalescing \(coalesce)")
+        print(
+            "BrokerGateway load benchmark: \(clients) clients reading \(path) for \(warmup) s of warm-up, then \(seconds) s measured; coalescing \(coalesce)"
+        )
         // The warm-up lets the gateway learn each broker's rate-limit windows from its headers (a fresh process
         // starts mid-window with the documented budget), so the measured minute shows the steady state.
         let started = ContinuousClock.now
@@ -84,7 +94,11 @@ struct LoadBenchmark {
                         do {
                             let response = try await http.execute(request, timeout: .seconds(30))
                             let body = try await response.body.collect(upTo: 8 << 20)
-                            outcome.record(status: Int(response.status.code), body: Data(body.readableBytesView), latency: ContinuousClock.now - began)
+                            outcome.record(
+                                status: Int(response.status.code),
+                                body: Data(body.readableBytesView),
+                                latency: ContinuousClock.now - began
+                            )
                         } catch {
                             outcome.transportErrors += 1
                         }
@@ -107,7 +121,9 @@ struct LoadBenchmark {
         let after = try await scrape(http, base: base)
         try await http.shutdown()
         if warmup > 0 {
-            print("warm-up: answers \(warm.latencies.count), partial \(warm.partial), rate-limited sources \(warm.rateLimited), non-200 \(warm.failures), transport errors \(warm.transportErrors)")
+            print(
+                "warm-up: answers \(warm.latencies.count), partial \(warm.partial), rate-limited sources \(warm.rateLimited), non-200 \(warm.failures), transport errors \(warm.transportErrors)"
+            )
             print("measured:")
         }
         report(results, elapsed: elapsed, before: before, after: after)
@@ -130,7 +146,9 @@ struct LoadBenchmark {
             let index = min(sorted.count - 1, Int((Double(sorted.count - 1) * q).rounded()))
             return String(format: "%.1f", sorted[index])
         }
-        print("answers                \(answers) (\(String(format: "%.0f", Double(answers) / max(minutes * 60, 0.001)))/s), non-200 \(tally.failures), transport errors \(tally.transportErrors)")
+        print(
+            "answers                \(answers) (\(String(format: "%.0f", Double(answers) / max(minutes * 60, 0.001)))/s), non-200 \(tally.failures), transport errors \(tally.transportErrors)"
+        )
         print("partial answers        \(tally.partial) (\(pct(tally.partial, answers)))")
         print("rate-limited sources   \(tally.rateLimited)")
         print("other source errors    \(tally.sourceErrors.sorted { $0.key < $1.key }.map { "\($0.key) \($0.value)" }.joined(separator: ", "))")

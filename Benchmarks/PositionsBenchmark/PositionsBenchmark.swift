@@ -51,7 +51,8 @@ struct PositionsBenchmark {
         let market = MarketEngine(configuration: MarketConfiguration(instruments: InstrumentCatalogue.standard + seed.instruments))
         let sandbox = AlpacaSandbox(
             configuration: AlpacaSandboxConfiguration(accounts: [seed.account], requestsPerMinute: 1_000_000),
-            market: market)
+            market: market
+        )
 
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bg-pos-bench-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -60,22 +61,40 @@ struct PositionsBenchmark {
         // The sandbox listens on loopback: allowed explicitly (the default egress policy refuses loopback).
         let loopback = EgressPolicy(allowing: ["127.0.0.0/8", "::1"].compactMap(IPRange.init))
         let registry = AdapterRegistry(
-            factories: [AlpacaAdapterFactory()], transport: HTTPClientTransport(policy: loopback), logger: logger, egress: loopback)
-        let gateway = Gateway(store: store, registry: registry, router: BrokerRouter(perSourceTimeout: sourceTimeout, overallTimeout: sourceTimeout + .seconds(3)), logger: logger)
+            factories: [AlpacaAdapterFactory()],
+            transport: HTTPClientTransport(policy: loopback),
+            logger: logger,
+            egress: loopback
+        )
+        let gateway = Gateway(
+            store: store,
+            registry: registry,
+            router: BrokerRouter(perSourceTimeout: sourceTimeout, overallTimeout: sourceTimeout + .seconds(3)),
+            logger: logger
+        )
         let tenant = try await store.createTenant(name: "bench")
         let issued = try await store.issueDefaultUserKey(tenantId: tenant.id, label: "bench")
         let client = HTTPClient(eventLoopGroupProvider: .singleton)
 
         do {
             try await withSandbox(sandbox) { sandboxURL in
-                _ = try await store.createConnection(tenantId: tenant.id, userId: issued.info.userId, NewConnection(
-                    broker: .alpaca, displayName: "positions", baseURL: sandboxURL.absoluteString,
-                    credentials: BrokerCredentials(["keyId": seed.account.keyID, "secretKey": seed.account.secretKey])))
+                _ = try await store.createConnection(
+                    tenantId: tenant.id,
+                    userId: issued.info.userId,
+                    NewConnection(
+                        broker: .alpaca,
+                        displayName: "positions",
+                        baseURL: sandboxURL.absoluteString,
+                        credentials: BrokerCredentials(["keyId": seed.account.keyID, "secretKey": seed.account.secretKey])
+                    )
+                )
                 let app = try GatewayServer.application(gateway: gateway, host: "127.0.0.1", port: 0, logger: logger)
                 try await app.test(.live) { testClient in
                     guard let port = testClient.port else { throw BenchmarkError("the gateway has no port") }
                     let url = "http://127.0.0.1:\(port)/v1/positions?maxAgeMs=0"
-                    say("BrokerGateway positions benchmark: \(count) positions in one Alpaca sandbox account, \(warmup) warm-up and \(rounds) measured rounds")
+                    say(
+                        "BrokerGateway positions benchmark: \(count) positions in one Alpaca sandbox account, \(warmup) warm-up and \(rounds) measured rounds"
+                    )
                     let clock = ContinuousClock()
                     for _ in 0..<warmup { _ = try await read(client, url, key: issued.plaintext, expected: count) }
                     var samples: [Double] = []
@@ -96,7 +115,9 @@ struct PositionsBenchmark {
                     let sortedDirect = direct.sorted()
                     func f(_ value: Double) -> String { String(format: "%.1f", value) }
                     say("latency ms: median \(f(sorted[sorted.count / 2]))  p90 \(f(percentile(sorted, 0.9)))  max \(f(sorted.last!))")
-                    say("the sandbox alone (GET /v2/positions), ms: median \(f(sortedDirect[sortedDirect.count / 2]))  p90 \(f(percentile(sortedDirect, 0.9)))")
+                    say(
+                        "the sandbox alone (GET /v2/positions), ms: median \(f(sortedDirect[sortedDirect.count / 2]))  p90 \(f(percentile(sortedDirect, 0.9)))"
+                    )
                     say("response: \(bytes) bytes, \(count) positions, partial false")
                     say("peak RSS (VmHWM): \(peakMemory())")
                 }
@@ -175,18 +196,39 @@ struct SyntheticBook {
             let symbol = "SYN" + String(repeating: "0", count: max(0, 5 - String(index).count)) + String(index)
             // Prices 10.00 to 509.99 in cents, quantities 1 to 97 shares, entries a little under the reference.
             let reference = Decimal(10 + index % 500) + Decimal(index % 100) / 100
-            instruments.append(MarketInstrument(
-                symbol: symbol, assetClass: .equity, name: "Synthetic \(index)", exchange: index % 2 == 0 ? "NASDAQ" : "NYSE",
-                currency: "USD", tickSize: Decimal(string: "0.01")!, lotSize: 1, minQuantity: 1, fractionable: false,
-                referencePrice: reference, volatility: Decimal(string: "0.0001")!, spread: Decimal(string: "0.0002")!,
-                sizeUnit: 100))
-            holdings.append(AlpacaSandboxAccount.Holding(
-                symbol: symbol, quantity: Decimal(1 + index % 97), averageEntryPrice: reference - Decimal(index % 7) / 100))
+            instruments.append(
+                MarketInstrument(
+                    symbol: symbol,
+                    assetClass: .equity,
+                    name: "Synthetic \(index)",
+                    exchange: index % 2 == 0 ? "NASDAQ" : "NYSE",
+                    currency: "USD",
+                    tickSize: Decimal(string: "0.01")!,
+                    lotSize: 1,
+                    minQuantity: 1,
+                    fractionable: false,
+                    referencePrice: reference,
+                    volatility: Decimal(string: "0.0001")!,
+                    spread: Decimal(string: "0.0002")!,
+                    sizeUnit: 100
+                )
+            )
+            holdings.append(
+                AlpacaSandboxAccount.Holding(
+                    symbol: symbol,
+                    quantity: Decimal(1 + index % 97),
+                    averageEntryPrice: reference - Decimal(index % 7) / 100
+                )
+            )
         }
         self.instruments = instruments
         self.account = AlpacaSandboxAccount(
-            accountNumber: "PA3BENCH0001", keyID: "BENCH-POSITIONS-KEY", secretKey: "BENCH-POSITIONS-SECRET",
-            startingCash: 1_000_000, positions: holdings)
+            accountNumber: "PA3BENCH0001",
+            keyID: "BENCH-POSITIONS-KEY",
+            secretKey: "BENCH-POSITIONS-SECRET",
+            startingCash: 1_000_000,
+            positions: holdings
+        )
     }
 }
 

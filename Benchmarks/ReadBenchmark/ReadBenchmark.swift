@@ -59,7 +59,8 @@ struct ReadBenchmark {
         let python = arguments.string("--python", "")
         let script = arguments.string(
             "--ccxt-script",
-            URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("ccxt_reads.py").path)
+            URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("ccxt_reads.py").path
+        )
         let path = "/v1/quotes?symbols=XMR/BTC"
 
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bg-reads-\(UUID().uuidString)")
@@ -69,26 +70,43 @@ struct ReadBenchmark {
 
         // The broker: the built-in sandboxes in a process of their own, TradeOgre's answers delayed by `latency`.
         let sandboxes = try ChildProcess(
-            executable: binary, arguments: ["sandbox", "--base-port", "0"], standardOutput: .lines,
-            standardError: .file(directory.appendingPathComponent("sandbox.log").path))
+            executable: binary,
+            arguments: ["sandbox", "--base-port", "0"],
+            standardOutput: .lines,
+            standardError: .file(directory.appendingPathComponent("sandbox.log").path)
+        )
         let broker = try await tradeOgre(from: sandboxes)
-        let http = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(
-            timeout: .init(connect: .seconds(5), read: .seconds(60)),
-            connectionPool: .init(
-                idleTimeout: .seconds(120), concurrentHTTP1ConnectionsPerHostSoftLimit: (levels.max() ?? 1) + 8)))
+        let http = HTTPClient(
+            eventLoopGroupProvider: .singleton,
+            configuration: .init(
+                timeout: .init(connect: .seconds(5), read: .seconds(60)),
+                connectionPool: .init(
+                    idleTimeout: .seconds(120),
+                    concurrentHTTP1ConnectionsPerHostSoftLimit: (levels.max() ?? 1) + 8
+                )
+            )
+        )
         var gatewayProcesses: [ChildProcess] = []
         do {
-            try await send(http, "PUT", broker.origin + "/_sandbox/faults", body: [
-                "rules": [["kind": "latency", "latencyMs": latency]],
-            ])
+            try await send(
+                http,
+                "PUT",
+                broker.origin + "/_sandbox/faults",
+                body: [
+                    "rules": [["kind": "latency", "latencyMs": latency]]
+                ]
+            )
 
             // The gateway: a tenant and an admin key made by the operator commands, then a user and its connections.
             let tenant = try await run(binary, ["tenants", "create", "--name", "benchmark", "--data-dir", data] + database)
             let tenantId = String(try first(tenant).split(separator: "\t")[0])
-            let keyLines = try await run(binary, [
-                "keys", "create", "--tenant", tenantId, "--scopes", "admin,read,trade", "--label", "benchmark",
-                "--data-dir", data,
-            ] + database)
+            let keyLines = try await run(
+                binary,
+                [
+                    "keys", "create", "--tenant", tenantId, "--scopes", "admin,read,trade", "--label", "benchmark",
+                    "--data-dir", data,
+                ] + database
+            )
             guard keyLines.count >= 2 else { throw BenchmarkError("keys create printed \(keyLines)") }
             let key = keyLines[1]
             var bases: [String] = []
@@ -99,7 +117,9 @@ struct ReadBenchmark {
                         "serve", "--port", "0", "--sandbox", "off", "--data-dir", data, "--egress-allow", "127.0.0.0/8",
                         "--reads-coalesce", "off", "--log-level", "notice",
                     ] + unlimitedTenant + database,
-                    standardOutput: .discard, standardError: .lines)
+                    standardOutput: .discard,
+                    standardError: .lines
+                )
                 gatewayProcesses.append(process)
                 bases.append(try await servingURL(process))
             }
@@ -112,10 +132,16 @@ struct ReadBenchmark {
             }
             headers["X-User-ID"] = userId
             for index in 0..<accounts {
-                _ = try await send(http, "POST", base + "/v1/connections", body: [
-                    "broker": "tradeogre", "displayName": "TradeOgre \(index + 1)", "baseURL": broker.url,
-                    "credentials": ["apiKey": broker.apiKey, "apiSecret": broker.apiSecret],
-                ], headers: headers)
+                _ = try await send(
+                    http,
+                    "POST",
+                    base + "/v1/connections",
+                    body: [
+                        "broker": "tradeogre", "displayName": "TradeOgre \(index + 1)", "baseURL": broker.url,
+                        "credentials": ["apiKey": broker.apiKey, "apiSecret": broker.apiSecret],
+                    ],
+                    headers: headers
+                )
             }
             let probe = try await send(http, "GET", base + path, headers: headers)
             let sources = probe["sources"] as? [[String: Any]] ?? []
@@ -124,8 +150,10 @@ struct ReadBenchmark {
             }
             let idle = ProcStatus(pid: gateway.pid)
 
-            print("BrokerGateway read benchmark: \(path) over \(accounts) TradeOgre connections, \(latency) ms injected "
-                + "latency, \(seconds) s measured per run after \(warmup) s of warm-up, \(rounds) rounds alternating")
+            print(
+                "BrokerGateway read benchmark: \(path) over \(accounts) TradeOgre connections, \(latency) ms injected "
+                    + "latency, \(seconds) s measured per run after \(warmup) s of warm-up, \(rounds) rounds alternating"
+            )
             print("gateway idle RSS after setup: \(idle.map { "\($0.rssKB / 1024) MB" } ?? "-")")
             if instances > 1 {
                 print("\(instances) instances on PostgreSQL; each round also spreads the clients over all of them")
@@ -136,18 +164,42 @@ struct ReadBenchmark {
                 var ccxtRuns: [RunResult] = []
                 var clusterRuns: [RunResult] = []
                 for _ in 0..<rounds {
-                    gatewayRuns.append(try await drive(
-                        http, urls: [base + path], headers: headers, clients: clients, seconds: seconds, warmup: warmup,
-                        pids: [gateway.pid]))
+                    gatewayRuns.append(
+                        try await drive(
+                            http,
+                            urls: [base + path],
+                            headers: headers,
+                            clients: clients,
+                            seconds: seconds,
+                            warmup: warmup,
+                            pids: [gateway.pid]
+                        )
+                    )
                     if instances > 1 {
-                        clusterRuns.append(try await drive(
-                            http, urls: bases.map { $0 + path }, headers: headers, clients: clients, seconds: seconds,
-                            warmup: warmup, pids: gatewayProcesses.map(\.pid)))
+                        clusterRuns.append(
+                            try await drive(
+                                http,
+                                urls: bases.map { $0 + path },
+                                headers: headers,
+                                clients: clients,
+                                seconds: seconds,
+                                warmup: warmup,
+                                pids: gatewayProcesses.map(\.pid)
+                            )
+                        )
                     }
                     if !python.isEmpty {
-                        ccxtRuns.append(try await ccxt(
-                            python: python, script: script, broker: broker, clients: clients, seconds: seconds,
-                            warmup: warmup, accounts: accounts))
+                        ccxtRuns.append(
+                            try await ccxt(
+                                python: python,
+                                script: script,
+                                broker: broker,
+                                clients: clients,
+                                seconds: seconds,
+                                warmup: warmup,
+                                accounts: accounts
+                            )
+                        )
                     }
                 }
                 let row = Row(clients: clients, gateway: gatewayRuns, ccxt: ccxtRuns, cluster: clusterRuns)
@@ -181,7 +233,12 @@ struct ReadBenchmark {
     /// `clients` concurrent clients reading until the time is up, client `i` from `urls[i mod n]`; CPU from the
     /// gateways' /proc entries, summed.
     static func drive(
-        _ http: HTTPClient, urls: [String], headers: [String: String], clients: Int, seconds: Int, warmup: Int,
+        _ http: HTTPClient,
+        urls: [String],
+        headers: [String: String],
+        clients: Int,
+        seconds: Int,
+        warmup: Int,
         pids: [Int32]
     ) async throws -> RunResult {
         let start = ContinuousClock.now
@@ -227,12 +284,21 @@ struct ReadBenchmark {
 
     /// The same reads by ccxt in Python, for the same time.
     static func ccxt(
-        python: String, script: String, broker: Broker, clients: Int, seconds: Int, warmup: Int, accounts: Int
+        python: String,
+        script: String,
+        broker: Broker,
+        clients: Int,
+        seconds: Int,
+        warmup: Int,
+        accounts: Int
     ) async throws -> RunResult {
-        let output = try await run(python, [
-            script, broker.url, broker.apiKey, broker.apiSecret, "XMR/BTC", String(clients), String(seconds),
-            String(warmup), String(accounts),
-        ])
+        let output = try await run(
+            python,
+            [
+                script, broker.url, broker.apiKey, broker.apiSecret, "XMR/BTC", String(clients), String(seconds),
+                String(warmup), String(accounts),
+            ]
+        )
         guard let line = output.last, let object = try JSONSerialization.jsonObject(with: Data(line.utf8)) as? [String: Any]
         else { throw BenchmarkError("ccxt_reads.py printed \(output.suffix(5))") }
         var result = RunResult()
@@ -284,7 +350,11 @@ struct ReadBenchmark {
     /// Runs a program to its end and returns its standard output's lines; a non-zero exit is an error.
     static func run(_ executable: String, _ arguments: [String]) async throws -> [String] {
         let process = try ChildProcess(
-            executable: executable, arguments: arguments, standardOutput: .lines, standardError: .discard)
+            executable: executable,
+            arguments: arguments,
+            standardOutput: .lines,
+            standardError: .discard
+        )
         var lines: [String] = []
         for await line in process.lines { lines.append(line) }
         let termination = await process.termination()
@@ -301,7 +371,11 @@ struct ReadBenchmark {
 
     @discardableResult
     static func send(
-        _ http: HTTPClient, _ method: String, _ url: String, body: [String: Any]? = nil, headers: [String: String] = [:]
+        _ http: HTTPClient,
+        _ method: String,
+        _ url: String,
+        body: [String: Any]? = nil,
+        headers: [String: String] = [:]
     ) async throws -> [String: Any] {
         var request = HTTPClientRequest(url: url)
         request.method = .RAW(value: method)

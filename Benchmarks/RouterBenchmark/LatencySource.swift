@@ -12,8 +12,10 @@ struct LatencySource {
         router.get("/accounts") { _, _ in
             try await Task.sleep(for: latency)
             return Response(
-                status: .ok, headers: [.contentType: "application/json"],
-                body: .init(byteBuffer: ByteBuffer(string: #"[{"id":"ACC-1","currency":"USD"}]"#)))
+                status: .ok,
+                headers: [.contentType: "application/json"],
+                body: .init(byteBuffer: ByteBuffer(string: #"[{"id":"ACC-1","currency":"USD"}]"#))
+            )
         }
         return router
     }
@@ -68,7 +70,9 @@ struct LatencyAdapter: BrokerAdapter {
     func modifyOrder(_ order: Order, _ modification: OrderModification) async throws -> Order { throw unsupported("orders") }
     func cancelOrder(_ order: Order) async throws -> Order { throw unsupported("orders") }
     func quotes(_ instruments: [InstrumentReference]) async throws -> [Quote] { throw unsupported("quotes") }
-    func candles(_ instrument: InstrumentReference, interval: CandleInterval, count: Int) async throws -> CandleSeries { throw unsupported("candles") }
+    func candles(_ instrument: InstrumentReference, interval: CandleInterval, count: Int) async throws -> CandleSeries {
+        throw unsupported("candles")
+    }
     func orderBook(_ instrument: InstrumentReference, depth: Int) async throws -> OrderBook { throw unsupported("order books") }
     func searchInstruments(_ text: String, assetClass: AssetClass?) async throws -> [Instrument] { throw unsupported("instruments") }
 }

@@ -43,50 +43,71 @@ struct RouterBenchmark {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let store = try SQLiteStore(path: directory.appendingPathComponent("gateway.sqlite").path, cipher: .random(), logger: logger)
-        let client = HTTPClient(eventLoopGroupProvider: .singleton, configuration: .init(
-            connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 128)))
+        let client = HTTPClient(
+            eventLoopGroupProvider: .singleton,
+            configuration: .init(
+                connectionPool: .init(idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: 128)
+            )
+        )
         // The latency sources listen on loopback: allowed explicitly (the default egress policy refuses loopback).
         let loopback = EgressPolicy(allowing: ["127.0.0.0/8", "::1"].compactMap(IPRange.init))
         let registry = AdapterRegistry(
-            factories: [LatencyAdapterFactory()], transport: HTTPClientTransport(policy: loopback), logger: logger,
-            egress: loopback)
+            factories: [LatencyAdapterFactory()],
+            transport: HTTPClientTransport(policy: loopback),
+            logger: logger,
+            egress: loopback
+        )
         let gateway = Gateway(
-            store: store, registry: registry, router: BrokerRouter(perSourceTimeout: .seconds(5), overallTimeout: .seconds(8)),
-            logger: logger, limits: limits)
+            store: store,
+            registry: registry,
+            router: BrokerRouter(perSourceTimeout: .seconds(5), overallTimeout: .seconds(8)),
+            logger: logger,
+            limits: limits
+        )
         let tenant = try await store.createTenant(name: "bench")
         let issued = try await store.issueDefaultUserKey(tenantId: tenant.id, label: "bench")
         let key = issued.plaintext
 
         do {
-        try await withServers(count: sourceCount, latency: latency, logger: logger) { sourceURLs in
-            for url in sourceURLs {
-                _ = try await store.createConnection(tenantId: tenant.id, userId: issued.info.userId, NewConnection(
-                    broker: BrokerKind("latency"), displayName: "source", baseURL: url, credentials: BrokerCredentials()))
-            }
-            let app = try GatewayServer.application(gateway: gateway, host: "127.0.0.1", port: 0, logger: logger)
-            try await withApplication(app) { gatewayURL in
-                print("BrokerGateway router benchmark: \(sourceCount) sources at \(latency.milliseconds) ms each, \(requestsPerLevel) requests per level, tenant limits \(limits == Self.unlimited ? "lifted" : "default"), tasks on \(executor)")
-                print("level          median ms   p99 ms   median/slowest   p99-slowest ms")
-                // The same sources walked one after another, as a gateway without fan-out would.
-                let sequential = try await measure(requests: 50, concurrency: 1) {
-                    for url in sourceURLs {
-                        let response = try await client.execute(HTTPClientRequest(url: url + "/accounts"), timeout: .seconds(5))
-                        _ = try await response.body.collect(upTo: 1 << 20)
-                    }
+            try await withServers(count: sourceCount, latency: latency, logger: logger) { sourceURLs in
+                for url in sourceURLs {
+                    _ = try await store.createConnection(
+                        tenantId: tenant.id,
+                        userId: issued.info.userId,
+                        NewConnection(
+                            broker: BrokerKind("latency"),
+                            displayName: "source",
+                            baseURL: url,
+                            credentials: BrokerCredentials()
+                        )
+                    )
                 }
-                let slowest = latency.milliseconds
-                report("sequential", sequential, slowest: slowest)
-                let url = gatewayURL + "/v1/accounts"
-                _ = try await measure(requests: 50, concurrency: 10) { try await get(client, url, key: key) }
-                for concurrency in [1, 10, 100] {
-                    let samples = try await measure(requests: max(requestsPerLevel, concurrency * 4), concurrency: concurrency) {
-                        try await get(client, url, key: key)
+                let app = try GatewayServer.application(gateway: gateway, host: "127.0.0.1", port: 0, logger: logger)
+                try await withApplication(app) { gatewayURL in
+                    print(
+                        "BrokerGateway router benchmark: \(sourceCount) sources at \(latency.milliseconds) ms each, \(requestsPerLevel) requests per level, tenant limits \(limits == Self.unlimited ? "lifted" : "default"), tasks on \(executor)"
+                    )
+                    print("level          median ms   p99 ms   median/slowest   p99-slowest ms")
+                    // The same sources walked one after another, as a gateway without fan-out would.
+                    let sequential = try await measure(requests: 50, concurrency: 1) {
+                        for url in sourceURLs {
+                            let response = try await client.execute(HTTPClientRequest(url: url + "/accounts"), timeout: .seconds(5))
+                            _ = try await response.body.collect(upTo: 1 << 20)
+                        }
                     }
-                    report("fan-out c=\(concurrency)", samples, slowest: slowest)
+                    let slowest = latency.milliseconds
+                    report("sequential", sequential, slowest: slowest)
+                    let url = gatewayURL + "/v1/accounts"
+                    _ = try await measure(requests: 50, concurrency: 10) { try await get(client, url, key: key) }
+                    for concurrency in [1, 10, 100] {
+                        let samples = try await measure(requests: max(requestsPerLevel, concurrency * 4), concurrency: concurrency) {
+                            try await get(client, url, key: key)
+                        }
+                        report("fan-out c=\(concurrency)", samples, slowest: slowest)
+                    }
+                    print("peak memory (VmHWM): \(peakMemory())")
                 }
-                print("peak memory (VmHWM): \(peakMemory())")
             }
-        }
         } catch {
             // The client must be shut down before it goes away, whatever failed.
             try await client.shutdown()
@@ -97,8 +118,12 @@ struct RouterBenchmark {
 
     /// Limits no benchmark client reaches.
     static let unlimited = TenantLimits(
-        tenantRequestsPerSecond: 1_000_000, tenantBurst: 1_000_000, keyRequestsPerSecond: 1_000_000,
-        keyBurst: 1_000_000, fanOutsInFlight: 100_000)
+        tenantRequestsPerSecond: 1_000_000,
+        tenantBurst: 1_000_000,
+        keyRequestsPerSecond: 1_000_000,
+        keyBurst: 1_000_000,
+        fanOutsInFlight: 100_000
+    )
 
     static func get(_ client: HTTPClient, _ url: String, key: String) async throws {
         var request = HTTPClientRequest(url: url)
@@ -137,7 +162,9 @@ struct RouterBenchmark {
         let median = sorted[sorted.count / 2]
         let p99 = sorted[min(sorted.count - 1, Int((Double(sorted.count) * 0.99).rounded(.up)) - 1)]
         func f(_ value: Double) -> String { String(format: "%8.2f", value) }
-        print("\(label.padding(toLength: 14, withPad: " ", startingAt: 0)) \(f(median))  \(f(p99))   \(String(format: "%10.2f", median / slowest))x      \(f(p99 - slowest))")
+        print(
+            "\(label.padding(toLength: 14, withPad: " ", startingAt: 0)) \(f(median))  \(f(p99))   \(String(format: "%10.2f", median / slowest))x      \(f(p99 - slowest))"
+        )
     }
 
     static func peakMemory() -> String {
@@ -150,7 +177,11 @@ struct RouterBenchmark {
     static func withServers(count: Int, latency: Duration, logger: Logger, _ body: @escaping @Sendable ([String]) async throws -> Void) async throws {
         @Sendable func start(_ remaining: Int, _ urls: [String]) async throws {
             if remaining == 0 { return try await body(urls) }
-            let app = Application(router: LatencySource.router(latency: latency), configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
+            let app = Application(
+                router: LatencySource.router(latency: latency),
+                configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                logger: logger
+            )
             try await withApplication(app) { url in try await start(remaining - 1, urls + [url]) }
         }
         try await start(count, [])

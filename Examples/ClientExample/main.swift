@@ -29,8 +29,15 @@ do {
     let rest = Array(arguments.dropFirst(2))
     if rest.count >= 3 {
         let request = OrderRequest(
-            connectionId: rest[0], accountId: rest[1], instrument: InstrumentReference(symbol: rest[2]), side: .buy,
-            type: .limit, timeInForce: .gtc, quantity: 1, limitPrice: Decimal(string: "0.00000100"))
+            connectionId: rest[0],
+            accountId: rest[1],
+            instrument: InstrumentReference(symbol: rest[2]),
+            side: .buy,
+            type: .limit,
+            timeInForce: .gtc,
+            quantity: 1,
+            limitPrice: Decimal(string: "0.00000100")
+        )
         let placement = try await client.placeOrder(request, idempotencyKey: UUID().uuidString)
         print("placed \(placement.order.id): \(placement.order.status.rawValue)")
         let canceled = try await client.cancelOrder(id: placement.order.id)

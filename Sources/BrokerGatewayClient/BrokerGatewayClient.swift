@@ -2,6 +2,7 @@ public import Foundation
 public import GatewayModel
 public import HTTPTypes
 public import OpenAPIRuntime
+
 #if canImport(OpenAPIURLSession)
 import OpenAPIURLSession
 #else
@@ -32,7 +33,8 @@ public struct BrokerGatewayClient: Sendable {
             serverURL: serverURL,
             configuration: Configuration(dateTranscoder: Timestamps()),
             transport: transport ?? defaultTransport,
-            middlewares: [BearerAuthentication(apiKey: apiKey, userId: userId)])
+            middlewares: [BearerAuthentication(apiKey: apiKey, userId: userId)]
+        )
     }
 
     /// Net positions across every linked broker, with a line per broker saying whether it answered.
@@ -151,7 +153,10 @@ struct BearerAuthentication: ClientMiddleware {
     let userId: String?
 
     func intercept(
-        _ request: HTTPRequest, body: HTTPBody?, baseURL: URL, operationID: String,
+        _ request: HTTPRequest,
+        body: HTTPBody?,
+        baseURL: URL,
+        operationID: String,
         next: @Sendable (HTTPRequest, HTTPBody?, URL) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
         var request = request

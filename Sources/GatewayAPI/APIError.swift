@@ -24,19 +24,30 @@ struct ErrorBody: Encodable {
 
 public enum APIError {
     public static let unauthenticated = GatewayError(
-        .unauthorized, "a valid API key is required: send 'Authorization: Bearer <key>'")
+        .unauthorized,
+        "a valid API key is required: send 'Authorization: Bearer <key>'"
+    )
     /// A body in a content type the document allows but the handler does not read (none today).
     static let unsupportedBody = GatewayError(
-        .invalidRequest, "the body must be JSON (Content-Type: application/json)",
-        details: [FieldProblem(field: "Content-Type", problem: "must be application/json")])
+        .invalidRequest,
+        "the body must be JSON (Content-Type: application/json)",
+        details: [FieldProblem(field: "Content-Type", problem: "must be application/json")]
+    )
 
     /// The error body's JSON.
     static func json(_ error: GatewayError, requestId: String) -> Data {
-        let body = ErrorBody(error: .init(
-            code: error.code.rawValue, message: error.message, details: error.details.isEmpty ? nil : error.details,
-            broker: error.broker?.rawValue, retryable: error.retryable,
-            retryAfter: error.retryAfter, orderId: error.orderId,
-            requestId: requestId))
+        let body = ErrorBody(
+            error: .init(
+                code: error.code.rawValue,
+                message: error.message,
+                details: error.details.isEmpty ? nil : error.details,
+                broker: error.broker?.rawValue,
+                retryable: error.retryable,
+                retryAfter: error.retryAfter,
+                orderId: error.orderId,
+                requestId: requestId
+            )
+        )
         // Encoding cannot fail (strings, a bool and a finite bounded number); the fallback keeps the shape anyway.
         return (try? APIJSON.encoder().encode(body)) ?? Data(#"{"error":{"code":"internal","message":"error"}}"#.utf8)
     }
@@ -50,8 +61,10 @@ public enum APIError {
         }
         if error.code == .unauthorized { headers[.wwwAuthenticate] = "Bearer" }
         return Response(
-            status: .init(code: error.code.httpStatus), headers: headers,
-            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data)))
+            status: .init(code: error.code.httpStatus),
+            headers: headers,
+            body: ResponseBody(byteBuffer: ByteBuffer(bytes: data))
+        )
     }
 }
 
@@ -86,15 +99,18 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
                 response = APIError.render(
                     GatewayError(
                         .methodNotAllowed,
-                        "\(request.method) is not allowed on \(request.uri.path); it allows \(allowed.joined(separator: ", "))"),
-                    requestId: requestId)
+                        "\(request.method) is not allowed on \(request.uri.path); it allows \(allowed.joined(separator: ", "))"
+                    ),
+                    requestId: requestId
+                )
                 response.headers[.allow] = allowed.joined(separator: ", ")
             } else {
                 response = APIError.render(Self.translate(error, request: request), requestId: requestId)
             }
         } catch let error as any HTTPResponseError {
             let status = Int(error.status.code)
-            let code: GatewayError.Code = status == 404 ? .notFound : status == 413 ? .payloadTooLarge : status < 500 ? .invalidRequest : .internalError
+            let code: GatewayError.Code =
+                status == 404 ? .notFound : status == 413 ? .payloadTooLarge : status < 500 ? .invalidRequest : .internalError
             response = APIError.render(GatewayError(code, error.status.reasonPhrase), requestId: requestId)
         } catch is CancellationError {
             response = APIError.render(GatewayError(.upstreamTimeout, "the request was cancelled"), requestId: requestId)
@@ -135,8 +151,10 @@ struct ErrorMiddleware<Context: RequestContext>: RouterMiddleware {
         let status = Int(error.httpStatus.code)
         if status == 415 {
             return GatewayError(
-                .invalidRequest, "the body must be JSON (Content-Type: application/json)",
-                details: [FieldProblem(field: "Content-Type", problem: "must be application/json")])
+                .invalidRequest,
+                "the body must be JSON (Content-Type: application/json)",
+                details: [FieldProblem(field: "Content-Type", problem: "must be application/json")]
+            )
         }
         guard (400..<500).contains(status) else {
             return GatewayError(.internalError, "unexpected error")

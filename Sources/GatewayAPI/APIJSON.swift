@@ -30,8 +30,12 @@ public enum APIJSON {
 
         func decode(_ text: String) throws -> Date {
             guard let date = APIJSON.parseTimestamp(text) else {
-                throw DecodingError.dataCorrupted(.init(
-                    codingPath: [], debugDescription: "must be an RFC 3339 timestamp such as 2026-01-31T15:04:05Z"))
+                throw DecodingError.dataCorrupted(
+                    .init(
+                        codingPath: [],
+                        debugDescription: "must be an RFC 3339 timestamp such as 2026-01-31T15:04:05Z"
+                    )
+                )
             }
             return date
         }
@@ -73,7 +77,8 @@ public enum APIJSON {
                 return ("the body is not valid JSON", [FieldProblem(field: "body", problem: "is not valid JSON")])
             }
             let field = path(context.codingPath)
-            if context.debugDescription.hasPrefix("Additional properties are disabled") || context.debugDescription == StrictKeys.unknownFieldProblem {
+            if context.debugDescription.hasPrefix("Additional properties are disabled") || context.debugDescription == StrictKeys.unknownFieldProblem
+            {
                 let problem = StrictKeys.unknownFieldProblem
                 return ("\(field) \(problem)", [FieldProblem(field: field, problem: problem)])
             }

@@ -39,7 +39,10 @@ struct Authentication: ServerMiddleware {
     static let deviceHeader = HTTPField.Name("X-Device-ID")!
 
     func intercept(
-        _ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
+        _ request: HTTPRequest,
+        body: HTTPBody?,
+        metadata: ServerRequestMetadata,
+        operationID: String,
         next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
         if document.publicOperationIDs.contains(operationID) { return try await next(request, body, metadata) }
@@ -57,23 +60,35 @@ struct Authentication: ServerMiddleware {
         let principal: Principal
         if presented.hasPrefix(APIKeyText.prefix) {
             principal = try await gateway.principal(
-                apiKey: presented, requiredScope: scope, actingFor: userHeader,
-                userScoped: document.userScopedOperationIDs.contains(operationID))
+                apiKey: presented,
+                requiredScope: scope,
+                actingFor: userHeader,
+                userScoped: document.userScopedOperationIDs.contains(operationID)
+            )
             guard document.apiKeyOperationIDs.contains(operationID) else {
                 throw GatewayError(
-                    .forbidden, "this operation is an end user's session's own: call it with an access token", retryable: false)
+                    .forbidden,
+                    "this operation is an end user's session's own: call it with an access token",
+                    retryable: false
+                )
             }
         } else {
             guard presented.split(separator: ".", omittingEmptySubsequences: false).count == 3 else {
                 throw APIError.unauthenticated
             }
             principal = try await gateway.principal(
-                accessToken: presented, requiredScope: scope, actingFor: userHeader,
-                deviceHeader: request.headerFields[Self.deviceHeader])
+                accessToken: presented,
+                requiredScope: scope,
+                actingFor: userHeader,
+                deviceHeader: request.headerFields[Self.deviceHeader]
+            )
             guard document.sessionOperationIDs.contains(operationID) else {
                 throw GatewayError(
-                    .forbidden, "an end user's session cannot do this; it needs a tenant API key with the '\(scope.rawValue)' scope",
-                    retryable: false, details: [FieldProblem(field: "scope", problem: "'\(scope.rawValue)' with a tenant API key")])
+                    .forbidden,
+                    "an end user's session cannot do this; it needs a tenant API key with the '\(scope.rawValue)' scope",
+                    retryable: false,
+                    details: [FieldProblem(field: "scope", problem: "'\(scope.rawValue)' with a tenant API key")]
+                )
             }
         }
         // The tenant's and the key's request rates (429 with Retry-After beyond them), before any work is done.

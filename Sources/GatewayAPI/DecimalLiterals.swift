@@ -13,7 +13,10 @@ struct DecimalLiterals: ServerMiddleware {
     static let operationIDs: Set<String> = ["placeOrder", "previewOrder", "modifyOrder", "createGoal", "updateGoal", "createAlert", "updateAlert"]
 
     func intercept(
-        _ request: HTTPRequest, body: HTTPBody?, metadata: ServerRequestMetadata, operationID: String,
+        _ request: HTTPRequest,
+        body: HTTPBody?,
+        metadata: ServerRequestMetadata,
+        operationID: String,
         next: @Sendable (HTTPRequest, HTTPBody?, ServerRequestMetadata) async throws -> (HTTPResponse, HTTPBody?)
     ) async throws -> (HTTPResponse, HTTPBody?) {
         guard Self.operationIDs.contains(operationID), let body else { return try await next(request, body, metadata) }

@@ -18,7 +18,9 @@ public enum GatewayServer {
 
     /// - Parameter publicURL: how browsers reach this gateway; the links it hands out (OAuth callbacks) start with it.
     public static func router(
-        gateway: Gateway, bodies: HTTPBodies = HTTPBodies(), publicURL: String = "http://127.0.0.1:8080"
+        gateway: Gateway,
+        bodies: HTTPBodies = HTTPBodies(),
+        publicURL: String = "http://127.0.0.1:8080"
     ) throws -> Router<APIContext> {
         let document = try OpenAPIDocument.bundled()
         let router = Router(context: APIContext.self)
@@ -26,16 +28,23 @@ public enum GatewayServer {
         router.add(middleware: ClientAddressMiddleware())
         // A server span per request when a tracer is bootstrapped (`--otel-traces-endpoint`); a no-op otherwise.
         // Query values that name accounts or carry OAuth secrets are redacted from it.
-        router.add(middleware: TracingMiddleware(redactingQueryParameters: ["account", "connection", "oAuthVerifier", "state", "symbols", "symbol", "q"]))
+        router.add(
+            middleware: TracingMiddleware(redactingQueryParameters: ["account", "connection", "oAuthVerifier", "state", "symbols", "symbol", "q"])
+        )
         router.add(middleware: SecurityHeadersMiddleware())
         router.add(middleware: ErrorMiddleware(document: document))
         router.add(middleware: BodyLimitMiddleware(bodies: bodies))
         let handlers = APIHandlers(
-            gateway: gateway, document: document, publicURL: publicURL,
-            metricsRegistry: (gateway.metricsFactory as? PrometheusMetricsFactory)?.registry)
+            gateway: gateway,
+            document: document,
+            publicURL: publicURL,
+            metricsRegistry: (gateway.metricsFactory as? PrometheusMetricsFactory)?.registry
+        )
         try handlers.registerHandlers(
-            on: router, configuration: APIJSON.configuration,
-            middlewares: [Authentication(gateway: gateway, document: document), DecimalLiterals()])
+            on: router,
+            configuration: APIJSON.configuration,
+            middlewares: [Authentication(gateway: gateway, document: document), DecimalLiterals()]
+        )
         return router
     }
 
@@ -48,8 +57,13 @@ public enum GatewayServer {
     /// new one in. Stopping accepting at the cap (Hummingbird's `MaximumAvailableConnections`) would leave every
     /// new client in the kernel's backlog behind whoever holds the cap.
     public static func application(
-        gateway: Gateway, host: String, port: Int, bodies: HTTPBodies = HTTPBodies(), publicURL: String? = nil,
-        limits: ServerLimits = ServerLimits(), logger: Logger,
+        gateway: Gateway,
+        host: String,
+        port: Int,
+        bodies: HTTPBodies = HTTPBodies(),
+        publicURL: String? = nil,
+        limits: ServerLimits = ServerLimits(),
+        logger: Logger,
         onServerRunning: @escaping @Sendable (any Channel) async -> Void = { _ in }
     ) throws -> Application<RouterResponder<APIContext>> {
         let connections = ConnectionRegistry(limits: limits, logger: logger)
@@ -60,6 +74,7 @@ public enum GatewayServer {
             },
             configuration: .init(address: .hostname(host, port: port), serverName: "BrokerGateway"),
             onServerRunning: onServerRunning,
-            logger: logger)
+            logger: logger
+        )
     }
 }

@@ -1,8 +1,8 @@
 import Foundation
-public import Hummingbird
 import GatewayCore
 import GatewayModel
 import HTTPTypes
+public import Hummingbird
 import NIOCore
 
 /// How much of a request body the API reads. Bodies are collected (up to the limit) before the generated server

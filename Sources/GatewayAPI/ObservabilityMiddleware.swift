@@ -1,8 +1,8 @@
 import CoreMetrics
 import Foundation
 import GatewayCore
-import Hummingbird
 import HTTPTypes
+import Hummingbird
 
 /// Every request of the unified API: its id (the caller's `X-Request-ID` when it is a short safe token, else a new
 /// one), set as the `RequestScope` task-local for the log lines and broker calls it causes and echoed in the answer;
@@ -36,10 +36,12 @@ struct ObservabilityMiddleware<Context: RequestContext>: RouterMiddleware {
         let route = route ?? "unmatched"
         Counter(
             label: "brokergateway_http_requests_total",
-            dimensions: [("method", method), ("route", route), ("status", String(status))], factory: factory
+            dimensions: [("method", method), ("route", route), ("status", String(status))],
+            factory: factory
         ).increment()
         Timer(
-            label: "brokergateway_http_request_duration_seconds", dimensions: [("method", method), ("route", route)],
+            label: "brokergateway_http_request_duration_seconds",
+            dimensions: [("method", method), ("route", route)],
             factory: factory
         ).recordNanoseconds(Self.nanoseconds(ContinuousClock.now - start))
     }

@@ -95,12 +95,16 @@ public struct OpenAPIDocument: Sendable {
                     }
                     let minimum = schema["minimum"] as? Int
                     let maximum = schema["maximum"] as? Int
-                    queries[id, default: []].append(QueryParameter(
-                        name: name, allowed: schema["enum"] as? [String],
-                        integerRange: minimum.flatMap { low in maximum.map { low...$0 } },
-                        isInteger: schema["type"] as? String == "integer",
-                        isDateTime: schema["format"] as? String == "date-time",
-                        required: parameter["required"] as? Bool ?? false))
+                    queries[id, default: []].append(
+                        QueryParameter(
+                            name: name,
+                            allowed: schema["enum"] as? [String],
+                            integerRange: minimum.flatMap { low in maximum.map { low...$0 } },
+                            isInteger: schema["type"] as? String == "integer",
+                            isDateTime: schema["format"] as? String == "date-time",
+                            required: parameter["required"] as? Bool ?? false
+                        )
+                    )
                 }
             }
         }
@@ -141,7 +145,8 @@ public struct OpenAPIDocument: Sendable {
         guard let scope, schemes.count == requirements.count, !(schemes.contains("session") && scope == .admin) else {
             throw GatewayError(
                 .internalError,
-                "operation \(operationID) must declare exactly one scope (read, trade or admin) for the apiKey and/or session scheme (never admin for a session)")
+                "operation \(operationID) must declare exactly one scope (read, trade or admin) for the apiKey and/or session scheme (never admin for a session)"
+            )
         }
         return (scope, schemes)
     }

@@ -110,15 +110,21 @@ enum StrictJSON {
                 let name = try string()
                 let member = path + [.key(name.text)]
                 if name.hasNUL {
-                    throw Found(problem: FieldProblem(
-                        field: StrictJSON.field(path + [.key(name.text.replacingNUL)]),
-                        problem: "is a member name with a NUL character (U+0000)"))
+                    throw Found(
+                        problem: FieldProblem(
+                            field: StrictJSON.field(path + [.key(name.text.replacingNUL)]),
+                            problem: "is a member name with a NUL character (U+0000)"
+                        )
+                    )
                 }
                 guard names.insert(name.text).inserted else {
                     throw Found(
                         problem: FieldProblem(
-                            field: StrictJSON.field(member), problem: "appears more than once in its object; send each member once"),
-                        isSyntax: true)
+                            field: StrictJSON.field(member),
+                            problem: "appears more than once in its object; send each member once"
+                        ),
+                        isSyntax: true
+                    )
                 }
                 skipSpace()
                 try expect(UInt8(ascii: ":"))

@@ -23,7 +23,10 @@ public struct ClusterMembership: Service {
     let logger: Logger
 
     public init(
-        leases: any LeaderLeaseStore, share: InstanceShare, ttl: Duration = .seconds(15), holder: String? = nil,
+        leases: any LeaderLeaseStore,
+        share: InstanceShare,
+        ttl: Duration = .seconds(15),
+        holder: String? = nil,
         logger: Logger
     ) {
         self.leases = leases
@@ -42,13 +45,16 @@ public struct ClusterMembership: Service {
             let live = max(1, try await leases.pruneAndCountLeases(prefix: Self.leasePrefix, now: now))
             if share.set(instances: live) {
                 logger.notice(
-                    "instances sharing the brokers' rate limits", metadata: ["instances": .stringConvertible(live)])
+                    "instances sharing the brokers' rate limits",
+                    metadata: ["instances": .stringConvertible(live)]
+                )
             }
             return live
         } catch {
             logger.warning(
                 "cannot count the gateway's instances; rate limits stay shared as before",
-                metadata: ["error": .string("\(error)"), "instances": .stringConvertible(share.instances)])
+                metadata: ["error": .string("\(error)"), "instances": .stringConvertible(share.instances)]
+            )
             return nil
         }
     }
@@ -60,7 +66,8 @@ public struct ClusterMembership: Service {
         } catch {
             logger.warning(
                 "could not release this instance's membership; it lapses by itself",
-                metadata: ["error": .string("\(error)")])
+                metadata: ["error": .string("\(error)")]
+            )
         }
     }
 

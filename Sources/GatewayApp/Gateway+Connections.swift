@@ -14,7 +14,10 @@ public struct LinkRequest: Sendable, Hashable {
     public var credentials: [String: String]?
 
     public init(
-        broker: BrokerKind, displayName: String? = nil, baseURL: String? = nil, settings: [String: String]? = nil,
+        broker: BrokerKind,
+        displayName: String? = nil,
+        baseURL: String? = nil,
+        settings: [String: String]? = nil,
         credentials: [String: String]? = nil
     ) {
         self.broker = broker
@@ -46,8 +49,12 @@ extension Gateway {
     public func brokers() -> [BrokerDescription] {
         registry.kinds.compactMap { registry.factory(for: $0) }.map {
             BrokerDescription(
-                kind: $0.kind, displayName: $0.displayName, capabilities: $0.capabilities,
-                credentialKeys: $0.credentialKeys, knownBaseURLs: $0.knownBaseURLs)
+                kind: $0.kind,
+                displayName: $0.displayName,
+                capabilities: $0.capabilities,
+                credentialKeys: $0.credentialKeys,
+                knownBaseURLs: $0.knownBaseURLs
+            )
         }
     }
 
@@ -91,8 +98,12 @@ extension Gateway {
     func newConnection(_ request: LinkRequest) throws -> NewConnection {
         var problems: [FieldProblem] = []
         guard let factory = registry.factory(for: request.broker) else {
-            throw GatewayError.unprocessable([FieldProblem(
-                field: "broker", problem: "must be one of: \(registry.kinds.map(\.rawValue).joined(separator: ", "))")])
+            throw GatewayError.unprocessable([
+                FieldProblem(
+                    field: "broker",
+                    problem: "must be one of: \(registry.kinds.map(\.rawValue).joined(separator: ", "))"
+                )
+            ])
         }
         let displayName = request.displayName ?? factory.displayName
         if displayName.isEmpty || displayName.count > 100 {
@@ -100,7 +111,9 @@ extension Gateway {
         }
         let baseURL = request.baseURL ?? factory.knownBaseURLs["default"] ?? ""
         if baseURL.isEmpty {
-            problems.append(FieldProblem(field: "baseURL", problem: "is required (known: \(factory.knownBaseURLs.values.sorted().joined(separator: ", ")))"))
+            problems.append(
+                FieldProblem(field: "baseURL", problem: "is required (known: \(factory.knownBaseURLs.values.sorted().joined(separator: ", ")))")
+            )
         } else if baseURL.count > 2048 {
             problems.append(FieldProblem(field: "baseURL", problem: "must be at most 2048 characters"))
         } else {
@@ -120,8 +133,12 @@ extension Gateway {
         }
         if !problems.isEmpty { throw GatewayError.unprocessable(problems) }
         return NewConnection(
-            broker: request.broker, displayName: displayName, baseURL: baseURL, settings: settings,
-            credentials: BrokerCredentials(credentials))
+            broker: request.broker,
+            displayName: displayName,
+            baseURL: baseURL,
+            settings: settings,
+            credentials: BrokerCredentials(credentials)
+        )
     }
 
     /// Gives a connection new credentials and makes it active again, forgetting its cached adapter: for a broker
@@ -175,26 +192,44 @@ extension Gateway {
     /// will be saved under, or the existing connection being relinked).
     func proveCredentials(tenant: Tenant, _ new: NewConnection) async throws -> CredentialProof {
         guard let factory = registry.factory(for: new.broker) else {
-            throw GatewayError.unprocessable([FieldProblem(
-                field: "broker", problem: "must be one of: \(registry.kinds.map(\.rawValue).joined(separator: ", "))")])
+            throw GatewayError.unprocessable([
+                FieldProblem(
+                    field: "broker",
+                    problem: "must be one of: \(registry.kinds.map(\.rawValue).joined(separator: ", "))"
+                )
+            ])
         }
         let problems = factory.credentialProblems(new.credentials)
         if !problems.isEmpty { throw GatewayError.unprocessable(problems) }
         let now = Date()
         let candidate = ConnectionDescriptor(
-            id: new.id ?? NewConnection.makeId(), tenantId: tenant.id, broker: new.broker, displayName: new.displayName,
-            baseURL: new.baseURL, settings: new.settings, status: new.status, createdAt: now, updatedAt: now)
+            id: new.id ?? NewConnection.makeId(),
+            tenantId: tenant.id,
+            broker: new.broker,
+            displayName: new.displayName,
+            baseURL: new.baseURL,
+            settings: new.settings,
+            status: new.status,
+            createdAt: now,
+            updatedAt: now
+        )
         let sink = LinkSink()
         let adapter = try registry.makeLinkAdapter(
-            for: candidate, credentials: new.credentials,
+            for: candidate,
+            credentials: new.credentials,
             saveCredentials: { try await sink.save(credentials: $0) },
-            saveStatus: { try await sink.save(status: $0, detail: $1) })
+            saveStatus: { try await sink.save(status: $0, detail: $1) }
+        )
         do {
             try await withDeadline(router.perSourceTimeout) { try await adapter.validateCredentials() }
         } catch let error as GatewayError where error.code == .unauthorized || error.code == .forbidden {
             throw GatewayError(
-                .unprocessable, "\(new.broker) refused the credentials: \(error.message)", broker: new.broker,
-                retryable: false, details: [FieldProblem(field: "credentials", problem: "were refused by the broker")])
+                .unprocessable,
+                "\(new.broker) refused the credentials: \(error.message)",
+                broker: new.broker,
+                retryable: false,
+                details: [FieldProblem(field: "credentials", problem: "were refused by the broker")]
+            )
         }
         return CredentialProof(adapter: adapter, credentials: sink.heldCredentials ?? new.credentials, sink: sink)
     }
@@ -208,7 +243,10 @@ extension Gateway {
             held = try await provisionedSandboxAccount(tenant: tenant, connection)
         } catch {
             // An unreadable connection can still be deleted; its simulated account then lives until a restart.
-            logger.warning("a deleted sandbox connection's account is not released", metadata: ["connection": .string(id), "error": .string("\(error)")])
+            logger.warning(
+                "a deleted sandbox connection's account is not released",
+                metadata: ["connection": .string(id), "error": .string("\(error)")]
+            )
         }
         guard try await store.deleteConnection(tenantId: tenant.id, id: id) else {
             throw GatewayError(.notFound, "no connection '\(id)'")
@@ -266,7 +304,11 @@ final class LinkSink: Sendable {
         }
         if let (store, tenantId, connectionId) = target {
             _ = try await store.updateConnectionStatus(
-                tenantId: tenantId, connectionId: connectionId, status: status, detail: detail)
+                tenantId: tenantId,
+                connectionId: connectionId,
+                status: status,
+                detail: detail
+            )
         }
     }
 
@@ -281,6 +323,10 @@ final class LinkSink: Sendable {
         }
         guard let (status, detail) = held else { return nil }
         return try await store.updateConnectionStatus(
-            tenantId: tenantId, connectionId: connectionId, status: status, detail: detail)
+            tenantId: tenantId,
+            connectionId: connectionId,
+            status: status,
+            detail: detail
+        )
     }
 }

@@ -28,7 +28,11 @@ extension Gateway {
 
     func linkingAdapter(_ connection: ConnectionDescriptor) async throws -> any LinkingAdapter {
         guard let adapter = try await adapter(for: connection) as? any LinkingAdapter else {
-            throw GatewayError(.notSupported, "\(connection.broker) connections link with credentials, not by a login popup", broker: connection.broker)
+            throw GatewayError(
+                .notSupported,
+                "\(connection.broker) connections link with credentials, not by a login popup",
+                broker: connection.broker
+            )
         }
         return adapter
     }
@@ -36,8 +40,15 @@ extension Gateway {
     /// Whether linking this kind of connection needs the user to log in through the broker's page.
     func needsInteractiveLink(_ new: NewConnection) throws -> Bool {
         let probe = ConnectionDescriptor(
-            id: "probe", tenantId: "probe", broker: new.broker, displayName: new.displayName, baseURL: new.baseURL,
-            settings: new.settings, createdAt: Date(), updatedAt: Date())
+            id: "probe",
+            tenantId: "probe",
+            broker: new.broker,
+            displayName: new.displayName,
+            baseURL: new.baseURL,
+            settings: new.settings,
+            createdAt: Date(),
+            updatedAt: Date()
+        )
         guard let adapter = try? registry.makeAdapter(for: probe, credentials: new.credentials) else { return false }
         return adapter is any LinkingAdapter && (new.credentials["userToken"] ?? "").isEmpty
     }
@@ -61,7 +72,8 @@ extension Gateway {
             } catch let cleanup {
                 logger.warning(
                     "a link that could not start left its pending connection behind",
-                    metadata: ["connection": .string(connection.id), "error": .string("\(cleanup)")])
+                    metadata: ["connection": .string(connection.id), "error": .string("\(cleanup)")]
+                )
             }
             throw error
         }
@@ -121,7 +133,10 @@ extension Gateway {
     /// is refused, and the connection stays as it was (`pending_link`, relinkable).
     public func completeLinkFromCallback(connectionId: String, state: String, verifier: String) async throws -> ConnectionDescriptor {
         let outcome = try await store.consumeLinkState(
-            connectionId: connectionId, stateHash: Self.linkStateHash(state), now: linking.now())
+            connectionId: connectionId,
+            stateHash: Self.linkStateHash(state),
+            now: linking.now()
+        )
         guard case .consumed(let tenantId, _) = outcome else {
             throw linkStateError(outcome, connectionId: connectionId, fromCallback: true)
         }
@@ -148,8 +163,10 @@ extension Gateway {
                 .unprocessable,
                 "\(connection.broker) refused to complete the link (\(error.message)); start it again with "
                     + "POST /v1/connections/\(id)/relink",
-                broker: connection.broker, retryable: false,
-                details: [FieldProblem(field: "oAuthVerifier", problem: "was refused by the broker")])
+                broker: connection.broker,
+                retryable: false,
+                details: [FieldProblem(field: "oAuthVerifier", problem: "was refused by the broker")]
+            )
         }
         var credentials = try await store.credentials(tenantId: tenant.id, connectionId: id)
         for (key, value) in linked.values { credentials[key] = value }
@@ -171,7 +188,12 @@ extension Gateway {
         let lifetime = linking.stateLifetime.components
         let expires = now.addingTimeInterval(TimeInterval(lifetime.seconds) + TimeInterval(lifetime.attoseconds) / 1e18)
         try await store.recordLinkState(
-            tenantId: tenant.id, connectionId: connectionId, stateHash: Self.linkStateHash(state), expiresAt: expires, now: now)
+            tenantId: tenant.id,
+            connectionId: connectionId,
+            stateHash: Self.linkStateHash(state),
+            expiresAt: expires,
+            now: now
+        )
         return state
     }
 
@@ -186,21 +208,33 @@ extension Gateway {
         case .expired:
             let minutes = max(1, Int(linking.stateLifetime.components.seconds / 60))
             return GatewayError(
-                .conflict, "this link has expired (a link must be completed within \(minutes) minutes): \(relink)",
-                retryable: false, details: [FieldProblem(field: "state", problem: "has expired")])
+                .conflict,
+                "this link has expired (a link must be completed within \(minutes) minutes): \(relink)",
+                retryable: false,
+                details: [FieldProblem(field: "state", problem: "has expired")]
+            )
         case .alreadyUsed:
             return GatewayError(
-                .conflict, "this link has already been completed (or is being completed); to link again, \(relink)",
-                retryable: false, details: [FieldProblem(field: "state", problem: "has already been used")])
+                .conflict,
+                "this link has already been completed (or is being completed); to link again, \(relink)",
+                retryable: false,
+                details: [FieldProblem(field: "state", problem: "has already been used")]
+            )
         case .unknown, .consumed:
             if fromCallback {
                 return GatewayError(
-                    .forbidden, "this link callback does not belong to a link in progress", retryable: false,
-                    details: [FieldProblem(field: "state", problem: "is not the state of a link in progress of this connection")])
+                    .forbidden,
+                    "this link callback does not belong to a link in progress",
+                    retryable: false,
+                    details: [FieldProblem(field: "state", problem: "is not the state of a link in progress of this connection")]
+                )
             }
             return GatewayError(
-                .conflict, "connection \(connectionId) has no link in progress: \(relink)", retryable: false,
-                details: [FieldProblem(field: "state", problem: "no link in progress")])
+                .conflict,
+                "connection \(connectionId) has no link in progress: \(relink)",
+                retryable: false,
+                details: [FieldProblem(field: "state", problem: "no link in progress")]
+            )
         }
     }
 
@@ -224,7 +258,12 @@ extension Gateway {
                 await markRelinkRequired(connection, gatewayError)
             }
             let status = refused ? "relink_required" : "error"
-            return AuthenticationReport(connection: connection.id, broker: connection.broker, status: status, error: SourceReport.Failure(gatewayError))
+            return AuthenticationReport(
+                connection: connection.id,
+                broker: connection.broker,
+                status: status,
+                error: SourceReport.Failure(gatewayError)
+            )
         }
     }
 
@@ -235,14 +274,18 @@ extension Gateway {
         if !counted { registry.pipeline.recordRefusal(connectionId: connection.id, broker: connection.broker, error: error) }
         do {
             _ = try await store.updateConnectionStatus(
-                tenantId: connection.tenantId, connectionId: connection.id, status: .relinkRequired,
-                detail: ["reason": error.message])
+                tenantId: connection.tenantId,
+                connectionId: connection.id,
+                status: .relinkRequired,
+                detail: ["reason": error.message]
+            )
             registry.evict(connectionId: connection.id)
             invalidateReads(connection: connection.id)
         } catch {
             logger.warning(
                 "a connection the broker refused could not be marked relink_required",
-                metadata: ["connection": .string(connection.id), "error": .string("\(error)")])
+                metadata: ["connection": .string(connection.id), "error": .string("\(error)")]
+            )
         }
     }
 

@@ -33,7 +33,12 @@ extension Gateway {
     /// Quotes of the symbols from every selected connection that has them, and the symbols none of the connections
     /// that answered quotes (`notFound`, in the order asked). In a partial answer a symbol there may still be at a
     /// broker that did not answer; the sources say which.
-    public func quotes(owner: Owner, _ selection: Selection, symbols: [String], assetClass: AssetClass?) async throws
+    public func quotes(
+        owner: Owner,
+        _ selection: Selection,
+        symbols: [String],
+        assetClass: AssetClass?
+    ) async throws
         -> (fanOut: FanOut<Quote>, notFound: [String])
     {
         let references = symbols.map { InstrumentReference(symbol: $0, assetClass: assetClass) }
@@ -68,7 +73,11 @@ extension Gateway {
     }
 
     public func candles(
-        owner: Owner, _ selection: Selection, instrument: InstrumentReference, interval: CandleInterval, count: Int
+        owner: Owner,
+        _ selection: Selection,
+        instrument: InstrumentReference,
+        interval: CandleInterval,
+        count: Int
     ) async throws -> FanOut<CandleSeries> {
         let key = "\(instrument.assetClass?.rawValue ?? "*")|\(instrument.symbol)|\(interval.rawValue)|\(count)"
         return try await fanOut(owner: owner, selection, operation: .candles, sharing: key) { adapter, connection in
@@ -82,7 +91,12 @@ extension Gateway {
     /// instrument (it does not trade its asset class, does not list the pair, or keeps books of crypto only) answers
     /// none: that is not its failure, so a read across brokers is not partial for it. An empty list means no selected
     /// broker has a book of the symbol.
-    public func orderBook(owner: Owner, _ selection: Selection, instrument: InstrumentReference, depth: Int) async throws
+    public func orderBook(
+        owner: Owner,
+        _ selection: Selection,
+        instrument: InstrumentReference,
+        depth: Int
+    ) async throws
         -> FanOut<OrderBook>
     {
         let key = "\(instrument.assetClass?.rawValue ?? "*")|\(instrument.symbol)|\(depth)"
@@ -123,7 +137,10 @@ extension Gateway {
     /// order that is not of `query.state`, not of one of `query.symbols`, or created outside `after`…`until` is not
     /// listed (an order without a creation time is).
     public func orders(
-        owner: Owner, _ selection: Selection, brokerOrderId: String, matching query: OrderQuery = OrderQuery(state: .all)
+        owner: Owner,
+        _ selection: Selection,
+        brokerOrderId: String,
+        matching query: OrderQuery = OrderQuery(state: .all)
     ) async throws -> FanOut<Order> {
         let tenant = owner.tenant
         let gateway = self
@@ -192,7 +209,7 @@ extension Gateway {
                     quotes += try await adapter.quotes([reference])
                 } catch let error as GatewayError where notQuotedHere(error) {
                     continue
-                } catch where CallBudget.isExhaustion(error) {
+                } catch  where CallBudget.isExhaustion(error) {
                     break
                 }
             }

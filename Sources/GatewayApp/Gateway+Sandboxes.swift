@@ -14,8 +14,12 @@ extension Gateway {
     func builtInSandbox(for new: NewConnection) throws -> (name: String, sandbox: SandboxAccounts.Sandbox)? {
         guard let (name, sandbox) = linking.sandboxes.sandbox(forBaseURL: new.baseURL) else { return nil }
         guard sandbox.broker == new.broker else {
-            throw GatewayError.unprocessable([FieldProblem(
-                field: "baseURL", problem: "sandbox://\(name) is the built-in \(sandbox.broker) sandbox, not a \(new.broker) broker")])
+            throw GatewayError.unprocessable([
+                FieldProblem(
+                    field: "baseURL",
+                    problem: "sandbox://\(name) is the built-in \(sandbox.broker) sandbox, not a \(new.broker) broker"
+                )
+            ])
         }
         return (name, sandbox)
     }
@@ -30,7 +34,9 @@ extension Gateway {
                 .conflict,
                 "this tenant already has \(held) connections to the built-in \(name) sandbox (at most "
                     + "\(linking.sandboxes.maximumPerTenant)); delete one first",
-                retryable: false, details: [FieldProblem(field: "baseURL", problem: "too many connections to sandbox://\(name)")])
+                retryable: false,
+                details: [FieldProblem(field: "baseURL", problem: "too many connections to sandbox://\(name)")]
+            )
         }
     }
 
@@ -41,13 +47,19 @@ extension Gateway {
         } catch {
             logger.warning("a sandbox could not provision an account", metadata: ["sandbox": .string(name), "error": .string("\(error)")])
             throw GatewayError(
-                .upstreamUnavailable, "the built-in \(name) sandbox cannot open another simulated account now", broker: sandbox.broker,
-                retryable: false)
+                .upstreamUnavailable,
+                "the built-in \(name) sandbox cannot open another simulated account now",
+                broker: sandbox.broker,
+                retryable: false
+            )
         }
     }
 
     /// The simulated account a stored sandbox connection holds, unless it is the public demo login (never released).
-    func provisionedSandboxAccount(tenant: Tenant, _ connection: ConnectionDescriptor) async throws
+    func provisionedSandboxAccount(
+        tenant: Tenant,
+        _ connection: ConnectionDescriptor
+    ) async throws
         -> (sandbox: SandboxAccounts.Sandbox, credentials: BrokerCredentials)?
     {
         guard let (_, sandbox) = linking.sandboxes.sandbox(forBaseURL: connection.baseURL), sandbox.broker == connection.broker
@@ -59,15 +71,22 @@ extension Gateway {
     /// Relinking a sandbox connection gives it a fresh simulated account (the old one is forgotten): proven and
     /// active at once for brokers that link with credentials, a new login popup for those with a login page.
     func relinkSandbox(
-        owner: Owner, _ connection: ConnectionDescriptor, name: String, sandbox: SandboxAccounts.Sandbox,
+        owner: Owner,
+        _ connection: ConnectionDescriptor,
+        name: String,
+        sandbox: SandboxAccounts.Sandbox,
         callbackBase: String
     ) async throws -> LinkOutcome {
         let tenant = owner.tenant
         let held = try await provisionedSandboxAccount(tenant: tenant, connection)
         let fresh = try provision(sandbox, name: name)
         var new = NewConnection(
-            broker: connection.broker, displayName: connection.displayName, baseURL: connection.baseURL,
-            settings: connection.settings, credentials: fresh)
+            broker: connection.broker,
+            displayName: connection.displayName,
+            baseURL: connection.baseURL,
+            settings: connection.settings,
+            credentials: fresh
+        )
         new.id = connection.id
         let outcome: LinkOutcome
         do {
@@ -111,7 +130,10 @@ extension Gateway {
     /// tenant's connections holding the public demo logins are returned with their stored credentials, for the demo
     /// bootstrap to renew (or, where the sandbox kept its state, to check first). One unreadable connection is
     /// logged and skipped, never stops the rest.
-    public func sandboxConnectionsAfterRestart(demoTenant: Tenant?, kept: Set<String> = [])
+    public func sandboxConnectionsAfterRestart(
+        demoTenant: Tenant?,
+        kept: Set<String> = []
+    )
         async throws -> [(tenant: Tenant, connection: ConnectionDescriptor, credentials: BrokerCredentials)]
     {
         guard !linking.sandboxes.sandboxes.isEmpty else { return [] }
@@ -129,14 +151,20 @@ extension Gateway {
                     }
                     if kept.contains(name) { continue }
                     _ = try await store.updateConnectionStatus(
-                        tenantId: tenant.id, connectionId: connection.id, status: .relinkRequired,
-                        detail: ["reason": "the built-in \(name) sandbox restarted and its simulated account is gone: relink "
-                            + "(POST /v1/connections/\(connection.id)/relink) for a fresh one"])
+                        tenantId: tenant.id,
+                        connectionId: connection.id,
+                        status: .relinkRequired,
+                        detail: [
+                            "reason": "the built-in \(name) sandbox restarted and its simulated account is gone: relink "
+                                + "(POST /v1/connections/\(connection.id)/relink) for a fresh one"
+                        ]
+                    )
                     registry.evict(connectionId: connection.id)
                 } catch {
                     logger.warning(
                         "could not mark a sandbox connection after a restart",
-                        metadata: ["connection": .string(connection.id), "error": .string("\(error)")])
+                        metadata: ["connection": .string(connection.id), "error": .string("\(error)")]
+                    )
                 }
             }
         }

@@ -80,7 +80,9 @@ extension Gateway {
                 .forbidden,
                 "export is turned off on this gateway: an export carries every broker secret of the tenant, so the "
                     + "operator must enable it (connections.export, --connections-export on)",
-                retryable: false, details: [FieldProblem(field: "export", problem: "is disabled by the operator")])
+                retryable: false,
+                details: [FieldProblem(field: "export", problem: "is disabled by the operator")]
+            )
         }
     }
 
@@ -94,18 +96,27 @@ extension Gateway {
         let tenant = owner.tenant
         try authorizeExport(tenant: tenant)
         guard let recipient = TransferKey.recipient(base64: recipientKey) else {
-            throw GatewayError.unprocessable([FieldProblem(
-                field: "recipientKey",
-                problem: "must be the receiving gateway's public key (base64 of 32 bytes, from its GET /v1/connections/import-key)")])
+            throw GatewayError.unprocessable([
+                FieldProblem(
+                    field: "recipientKey",
+                    problem: "must be the receiving gateway's public key (base64 of 32 bytes, from its GET /v1/connections/import-key)"
+                )
+            ])
         }
         var exported: [ExportedConnection] = []
         for connection in try await store.connections(tenantId: tenant.id, userId: owner.userId)
         where connection.status != .pendingLink {
             var credentials = try await store.credentials(tenantId: tenant.id, connectionId: connection.id).values
             credentials[Self.legacyLinkStateKey] = nil
-            exported.append(ExportedConnection(
-                broker: connection.broker.rawValue, displayName: connection.displayName, baseURL: connection.baseURL,
-                settings: connection.settings, credentials: credentials))
+            exported.append(
+                ExportedConnection(
+                    broker: connection.broker.rawValue,
+                    displayName: connection.displayName,
+                    baseURL: connection.baseURL,
+                    settings: connection.settings,
+                    credentials: credentials
+                )
+            )
         }
         let plaintext = try JSONEncoder().encode(ExportedBundle(version: ExportedBundle.currentVersion, connections: exported))
         let sealed: Data
@@ -116,8 +127,11 @@ extension Gateway {
         }
         try await audit(owner, "connections.exported", target: nil, detail: ["count": String(exported.count)])
         return ConnectionExport(
-            bundle: sealed.base64EncodedString(), recipientKey: Data(recipient).base64EncodedString(),
-            suite: TransferKey.suiteName, count: exported.count)
+            bundle: sealed.base64EncodedString(),
+            recipientKey: Data(recipient).base64EncodedString(),
+            suite: TransferKey.suiteName,
+            count: exported.count
+        )
     }
 
     /// Opens a bundle sealed to this gateway and links each connection exactly as `POST /v1/connections` does (its
@@ -129,9 +143,12 @@ extension Gateway {
             throw GatewayError.unprocessable([FieldProblem(field: "bundle", problem: "must be the base64 an export returned")])
         }
         guard let plaintext = key.open(sealed) else {
-            throw GatewayError.unprocessable([FieldProblem(
-                field: "bundle",
-                problem: "is not sealed to this gateway's import key (GET /v1/connections/import-key): export it again naming that key")])
+            throw GatewayError.unprocessable([
+                FieldProblem(
+                    field: "bundle",
+                    problem: "is not sealed to this gateway's import key (GET /v1/connections/import-key): export it again naming that key"
+                )
+            ])
         }
         let contents: ExportedBundle
         do {
@@ -140,18 +157,26 @@ extension Gateway {
             throw GatewayError.unprocessable([FieldProblem(field: "bundle", problem: "does not hold connections this gateway can read")])
         }
         guard contents.version == ExportedBundle.currentVersion else {
-            throw GatewayError.unprocessable([FieldProblem(field: "bundle", problem: "is of version \(contents.version); this gateway reads \(ExportedBundle.currentVersion)")])
+            throw GatewayError.unprocessable([
+                FieldProblem(field: "bundle", problem: "is of version \(contents.version); this gateway reads \(ExportedBundle.currentVersion)")
+            ])
         }
         guard contents.connections.count <= Self.maximumImportCount else {
-            throw GatewayError.unprocessable([FieldProblem(field: "bundle", problem: "holds \(contents.connections.count) connections; at most \(Self.maximumImportCount) at once")])
+            throw GatewayError.unprocessable([
+                FieldProblem(field: "bundle", problem: "holds \(contents.connections.count) connections; at most \(Self.maximumImportCount) at once")
+            ])
         }
         var reports: [ImportReport] = []
         for (index, entry) in contents.connections.enumerated() {
             var credentials = entry.credentials
             credentials?[Self.legacyLinkStateKey] = nil
             let request = LinkRequest(
-                broker: BrokerKind(entry.broker), displayName: entry.displayName, baseURL: entry.baseURL,
-                settings: entry.settings, credentials: credentials)
+                broker: BrokerKind(entry.broker),
+                displayName: entry.displayName,
+                baseURL: entry.baseURL,
+                settings: entry.settings,
+                credentials: credentials
+            )
             var report = ImportReport(index: index, broker: entry.broker, displayName: entry.displayName, outcome: .refused)
             do {
                 switch try await link(owner: owner, request, callbackBase: callbackBase) {

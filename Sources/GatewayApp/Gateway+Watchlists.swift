@@ -56,7 +56,9 @@ extension Gateway {
     public func watchlists(owner: Owner, _ selection: Selection) async throws -> FanOut<Watchlist> {
         let tenant = owner.tenant
         let gateway = self
-        var result: FanOut<Watchlist> = try await fanOut(owner: owner, selection, operation: .watchlists, sharing: "") { adapter, connection -> [Watchlist] in
+        var result: FanOut<Watchlist> = try await fanOut(owner: owner, selection, operation: .watchlists, sharing: "") {
+            adapter,
+            connection -> [Watchlist] in
             guard adapter.capabilities.support(for: .watchlists) == .supported else { return [] }
             return try await adapter.watchlists().map { gateway.gatewayWatchlist($0, connection: connection) }
         }
@@ -109,8 +111,14 @@ extension Gateway {
             }
             return gatewayWatchlist(updated, connection: connection)
         }
-        guard let updated = try await store.updateWatchlist(
-            tenantId: tenant.id, userId: owner.userId, id: id, name: input.name, instruments: input.instruments?.map(Self.instrument))
+        guard
+            let updated = try await store.updateWatchlist(
+                tenantId: tenant.id,
+                userId: owner.userId,
+                id: id,
+                name: input.name,
+                instruments: input.instruments?.map(Self.instrument)
+            )
         else {
             throw GatewayError(.notFound, "no watchlist '\(id)'")
         }
@@ -141,6 +149,10 @@ extension Gateway {
 
     static func instrument(_ reference: InstrumentReference) -> Instrument {
         let assetClass = reference.impliedAssetClass
-        return Instrument(symbol: reference.symbol, assetClass: assetClass, currency: Instrument(symbol: reference.symbol, assetClass: assetClass).pair?.quote)
+        return Instrument(
+            symbol: reference.symbol,
+            assetClass: assetClass,
+            currency: Instrument(symbol: reference.symbol, assetClass: assetClass).pair?.quote
+        )
     }
 }

@@ -1,9 +1,9 @@
+public import CoreMetrics
 public import Foundation
 public import GatewayCore
 public import GatewayModel
 public import GatewayStore
 public import Logging
-public import CoreMetrics
 
 /// The application layer between the HTTP server and the core: it resolves a tenant's connections to adapters,
 /// fans reads out through the router, runs the order pipeline, and keeps the gateway-side state (watchlists) in the
@@ -53,10 +53,17 @@ public struct Gateway: Sendable {
     let alertStream = AlertStreamRelay()
 
     public init(
-        store: some GatewayStore & OrderJournalStore, registry: AdapterRegistry, router: BrokerRouter, logger: Logger,
-        orderSettings: OrderSettings = OrderSettings(), defaultReadMaxAge: Duration = .zero, coalesceReads: Bool = true,
-        limits: TenantLimits = TenantLimits(), linking: LinkSettings = LinkSettings(),
-        sessions: SessionSettings = SessionSettings(), streams: StreamSettings = StreamSettings(),
+        store: some GatewayStore & OrderJournalStore,
+        registry: AdapterRegistry,
+        router: BrokerRouter,
+        logger: Logger,
+        orderSettings: OrderSettings = OrderSettings(),
+        defaultReadMaxAge: Duration = .zero,
+        coalesceReads: Bool = true,
+        limits: TenantLimits = TenantLimits(),
+        linking: LinkSettings = LinkSettings(),
+        sessions: SessionSettings = SessionSettings(),
+        streams: StreamSettings = StreamSettings(),
         alerts: AlertSettings = AlertSettings()
     ) {
         self.store = store
@@ -107,7 +114,10 @@ public struct Gateway: Sendable {
         public var maxAge: Duration?
 
         public init(
-            connectionId: String? = nil, broker: BrokerKind? = nil, accountId: String? = nil, maxAge: Duration? = nil
+            connectionId: String? = nil,
+            broker: BrokerKind? = nil,
+            accountId: String? = nil,
+            maxAge: Duration? = nil
         ) {
             self.connectionId = connectionId
             self.broker = broker
@@ -130,8 +140,13 @@ public struct Gateway: Sendable {
             },
             saveStatus: { status, detail in
                 _ = try await store.updateConnectionStatus(
-                    tenantId: tenantId, connectionId: connectionId, status: status, detail: detail)
-            })
+                    tenantId: tenantId,
+                    connectionId: connectionId,
+                    status: status,
+                    detail: detail
+                )
+            }
+        )
     }
 
     /// One of the owner's connections. Another user's connection is not found, the same as one that does not exist.
@@ -144,7 +159,11 @@ public struct Gateway: Sendable {
 
     /// The tenant's connections that a read should reach, oldest first. A named connection that does not exist is
     /// a 404, so a typo never looks like an empty portfolio.
-    public func connections(owner: Owner, _ selection: Selection, supporting operation: BrokerOperation? = nil)
+    public func connections(
+        owner: Owner,
+        _ selection: Selection,
+        supporting operation: BrokerOperation? = nil
+    )
         async throws -> [ConnectionDescriptor]
     {
         var connections = try await userConnections(owner)
@@ -170,7 +189,8 @@ public struct Gateway: Sendable {
     func userConnections(_ owner: Owner) async throws -> [ConnectionDescriptor] {
         let store = self.store
         return try await hotReads.read(
-            hotReads.connectionLists, HotReads.UserKey(tenantId: owner.tenant.id, userId: owner.userId)
+            hotReads.connectionLists,
+            HotReads.UserKey(tenantId: owner.tenant.id, userId: owner.userId)
         ) { try await store.connections(tenantId: owner.tenant.id, userId: owner.userId) } ?? []
     }
 
@@ -183,7 +203,10 @@ public struct Gateway: Sendable {
     /// Each connection's part may make `limits.callsPerConnection` broker calls, plus `extraCalls` for a read whose
     /// legitimate cost grows with a bound the API already sets (a page of orders a broker reads one by one).
     public func fanOut<Item: Sendable>(
-        owner: Owner, _ selection: Selection, operation: BrokerOperation, sharing key: String? = nil,
+        owner: Owner,
+        _ selection: Selection,
+        operation: BrokerOperation,
+        sharing key: String? = nil,
         extraCalls: Int = 0,
         _ read: @escaping @Sendable (any BrokerAdapter, ConnectionDescriptor) async throws -> [Item]
     ) async throws -> FanOut<Item> {
@@ -194,38 +217,44 @@ public struct Gateway: Sendable {
         let callsPerConnection = limits.callsPerConnection + max(0, extraCalls)
         // One of the tenant's fan-out slots, waited for no longer than the read itself may take.
         return try await fanOutGate.run(tenantId: tenant.id, wait: router.overallTimeout) {
-          await metrics.fanOut(operation: operation) {
-          await router.fanOutAnswers(connections, describe: { ($0.id, $0.broker) }) { connection in
-            if connection.status != .active {
-                throw Self.statusError(connection)
-            }
-            // The answer and what it lacks travel together, so a shared or cached answer keeps its gaps.
-            let call: @Sendable () async throws -> [GappedRead<Item>] = {
-                let adapter = try await gateway.adapter(for: connection)
-                do {
-                    let (items, gaps) = try await ReadGaps.collecting {
-                        try await BrokerOperationScope.$current.withValue(operation.rawValue) {
-                            try await CallBudget.with(limit: callsPerConnection) { try await read(adapter, connection) }
+            await metrics.fanOut(operation: operation) {
+                await router.fanOutAnswers(connections, describe: { ($0.id, $0.broker) }) { connection in
+                    if connection.status != .active {
+                        throw Self.statusError(connection)
+                    }
+                    // The answer and what it lacks travel together, so a shared or cached answer keeps its gaps.
+                    let call: @Sendable () async throws -> [GappedRead<Item>] = {
+                        let adapter = try await gateway.adapter(for: connection)
+                        do {
+                            let (items, gaps) = try await ReadGaps.collecting {
+                                try await BrokerOperationScope.$current.withValue(operation.rawValue) {
+                                    try await CallBudget.with(limit: callsPerConnection) { try await read(adapter, connection) }
+                                }
+                            }
+                            return [GappedRead(items: items, gaps: gaps)]
+                        } catch let error as GatewayError where Self.refusesCredentials(error, of: connection) {
+                            // The broker refused the link's credentials on a read: the connection says so from now on.
+                            await gateway.markRelinkRequired(connection, error, counted: true)
+                            throw error
                         }
                     }
-                    return [GappedRead(items: items, gaps: gaps)]
-                } catch let error as GatewayError where Self.refusesCredentials(error, of: connection) {
-                    // The broker refused the link's credentials on a read: the connection says so from now on.
-                    await gateway.markRelinkRequired(connection, error, counted: true)
-                    throw error
+                    guard let key, gateway.coalesceReads else {
+                        let read = try await call().first
+                        return SourceAnswer(items: read?.items ?? [], asOf: Date(), served: .fresh, gaps: read?.gaps ?? [])
+                    }
+                    let answer = try await gateway.reads.read(
+                        ReadCoalescer.Key(connection: connection.id, read: "\(operation.rawValue)|\(key)"),
+                        maxAge: maxAge,
+                        call
+                    )
+                    return SourceAnswer(
+                        items: answer.items.first?.items ?? [],
+                        asOf: answer.asOf,
+                        served: answer.served,
+                        gaps: answer.items.first?.gaps ?? []
+                    )
                 }
             }
-            guard let key, gateway.coalesceReads else {
-                let read = try await call().first
-                return SourceAnswer(items: read?.items ?? [], asOf: Date(), served: .fresh, gaps: read?.gaps ?? [])
-            }
-            let answer = try await gateway.reads.read(
-                ReadCoalescer.Key(connection: connection.id, read: "\(operation.rawValue)|\(key)"), maxAge: maxAge, call)
-            return SourceAnswer(
-                items: answer.items.first?.items ?? [], asOf: answer.asOf, served: answer.served,
-                gaps: answer.items.first?.gaps ?? [])
-          }
-          }
         }
     }
 
@@ -234,8 +263,11 @@ public struct Gateway: Sendable {
     public func admitRequest(tenant: Tenant, keyId: String?) throws {
         guard let wait = requestLimiter.admit(tenantId: tenant.id, keyId: keyId) else { return }
         throw GatewayError(
-            .rateLimited, "too many requests for this tenant or API key; slow down and retry after the time given",
-            retryable: true, retryAfter: max(wait, 0.001))
+            .rateLimited,
+            "too many requests for this tenant or API key; slow down and retry after the time given",
+            retryable: true,
+            retryAfter: max(wait, 0.001)
+        )
     }
 
     /// After anything that changes state at the broker: no read of this connection is answered from before it.
@@ -253,7 +285,12 @@ public struct Gateway: Sendable {
     static func statusError(_ connection: ConnectionDescriptor) -> GatewayError {
         switch connection.status {
         case .challengeRequired:
-            GatewayError(.forbidden, "the broker asks a security question: answer it at /v1/connections/\(connection.id)/challenge", broker: connection.broker, retryable: false)
+            GatewayError(
+                .forbidden,
+                "the broker asks a security question: answer it at /v1/connections/\(connection.id)/challenge",
+                broker: connection.broker,
+                retryable: false
+            )
         case .relinkRequired:
             GatewayError(.unauthorized, "the broker link has expired: link the connection again", broker: connection.broker, retryable: false)
         case .pendingLink:

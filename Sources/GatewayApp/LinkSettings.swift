@@ -19,8 +19,11 @@ public struct LinkSettings: Sendable {
     public var now: @Sendable () -> Date
 
     public init(
-        stateLifetime: Duration = .seconds(600), exportEnabled: Bool = false, transferKey: TransferKey = .random(),
-        sandboxes: SandboxAccounts = SandboxAccounts(), now: @escaping @Sendable () -> Date = { Date() }
+        stateLifetime: Duration = .seconds(600),
+        exportEnabled: Bool = false,
+        transferKey: TransferKey = .random(),
+        sandboxes: SandboxAccounts = SandboxAccounts(),
+        now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.stateLifetime = stateLifetime
         self.exportEnabled = exportEnabled

@@ -61,7 +61,9 @@ final class ReadCoalescer: Sendable {
     /// The answer to `read` under `key`: cached if one is at most `maxAge` old, shared if an identical read is in
     /// flight, else fresh from `body`.
     func read<Item: Sendable>(
-        _ key: Key, maxAge: Duration, _ body: () async throws -> [Item]
+        _ key: Key,
+        maxAge: Duration,
+        _ body: () async throws -> [Item]
     ) async throws -> SourceAnswer<Item> {
         while true {
             try Task.checkCancellation()
@@ -164,7 +166,10 @@ final class ReadCoalescer: Sendable {
     }
 
     private func lead<Item: Sendable>(
-        _ key: Key, generation: UInt64, id: UInt64?, _ body: () async throws -> [Item]
+        _ key: Key,
+        generation: UInt64,
+        id: UInt64?,
+        _ body: () async throws -> [Item]
     ) async throws -> SourceAnswer<Item> {
         let result: Result<[Item], any Error>
         do {

@@ -22,7 +22,9 @@ public struct SandboxAccounts: Sendable {
         public var demoValue: String
 
         public init(
-            broker: BrokerKind, demoKey: String, demoValue: String,
+            broker: BrokerKind,
+            demoKey: String,
+            demoValue: String,
             provision: @escaping @Sendable () throws -> BrokerCredentials,
             release: @escaping @Sendable (BrokerCredentials) -> Void
         ) {

@@ -25,7 +25,10 @@ extension AdapterRegistry {
         guard let name = try Self.sandboxName(configured) else { return (configured, nil) }
         guard let sandbox = sandboxes.withLock({ $0[name] }), let origin = EgressOrigin(url: sandbox.url) else {
             throw GatewayError(
-                .upstreamUnavailable, "the built-in sandbox '\(name)' is not running in this gateway", retryable: false)
+                .upstreamUnavailable,
+                "the built-in sandbox '\(name)' is not running in this gateway",
+                retryable: false
+            )
         }
         return (sandbox.url + sandbox.basePath, origin)
     }
@@ -43,8 +46,10 @@ extension AdapterRegistry {
     }
 
     static let sandboxFormError = GatewayError(
-        .invalidRequest, "a sandbox base URL is exactly sandbox://<name> (lowercase, no path, query or fragment)",
-        retryable: false)
+        .invalidRequest,
+        "a sandbox base URL is exactly sandbox://<name> (lowercase, no path, query or fragment)",
+        retryable: false
+    )
 
     /// What is wrong with a connection's base URL, as link-request problems (field `baseURL`): a `sandbox://` URL
     /// must name a sandbox running here for the same broker; any other must be an http(s) URL without user-info,
@@ -54,18 +59,30 @@ extension AdapterRegistry {
         do {
             if let name = try Self.sandboxName(baseURL) {
                 guard let sandbox = sandboxes.withLock({ $0[name] }) else {
-                    return [FieldProblem(
-                        field: "baseURL", problem: "names no sandbox running in this gateway (the sandboxes are off?)")]
+                    return [
+                        FieldProblem(
+                            field: "baseURL",
+                            problem: "names no sandbox running in this gateway (the sandboxes are off?)"
+                        )
+                    ]
                 }
                 guard sandbox.broker == broker else {
-                    return [FieldProblem(
-                        field: "baseURL", problem: "sandbox://\(name) is a \(sandbox.broker) sandbox, not \(broker)")]
+                    return [
+                        FieldProblem(
+                            field: "baseURL",
+                            problem: "sandbox://\(name) is a \(sandbox.broker) sandbox, not \(broker)"
+                        )
+                    ]
                 }
                 return []
             }
         } catch {
-            return [FieldProblem(
-                field: "baseURL", problem: "must be exactly sandbox://<name> (no path, query or fragment) or an http(s) URL")]
+            return [
+                FieldProblem(
+                    field: "baseURL",
+                    problem: "must be exactly sandbox://<name> (no path, query or fragment) or an http(s) URL"
+                )
+            ]
         }
         return Self.urlProblems(baseURL, field: "baseURL", policy: egress)
     }

@@ -20,8 +20,11 @@ public final class AdapterRegistry: Sendable {
     let cache = Mutex<[String: (version: ConnectionDescriptor, adapter: any BrokerAdapter)]>([:])
 
     public init(
-        factories: [any BrokerAdapterFactory], transport: any BrokerTransport, logger: Logger,
-        pipeline: BrokerPipeline = BrokerPipeline(), egress: EgressPolicy = EgressPolicy()
+        factories: [any BrokerAdapterFactory],
+        transport: any BrokerTransport,
+        logger: Logger,
+        pipeline: BrokerPipeline = BrokerPipeline(),
+        egress: EgressPolicy = EgressPolicy()
     ) {
         var byKind: [BrokerKind: any BrokerAdapterFactory] = [:]
         for factory in factories { byKind[factory.kind] = factory }
@@ -51,8 +54,12 @@ public final class AdapterRegistry: Sendable {
             return cached.adapter
         }
         let adapter = try build(
-            for: connection, credentials: try await credentials(), saveCredentials: saveCredentials,
-            saveStatus: saveStatus, stored: true)
+            for: connection,
+            credentials: try await credentials(),
+            saveCredentials: saveCredentials,
+            saveStatus: saveStatus,
+            stored: true
+        )
         cache.withLock { $0[connection.id] = (connection, adapter) }
         return adapter
     }
@@ -61,13 +68,18 @@ public final class AdapterRegistry: Sendable {
     /// through a pipeline chain of their own (paced and measured, no breaker, no health record), since the
     /// connection has no id yet.
     public func makeAdapter(
-        for connection: ConnectionDescriptor, credentials: BrokerCredentials,
+        for connection: ConnectionDescriptor,
+        credentials: BrokerCredentials,
         saveCredentials: @escaping @Sendable (BrokerCredentials) async throws -> Void = { _ in },
         saveStatus: @escaping @Sendable (ConnectionStatus, [String: String]?) async throws -> Void = { _, _ in }
     ) throws -> any BrokerAdapter {
         try build(
-            for: connection, credentials: credentials, saveCredentials: saveCredentials, saveStatus: saveStatus,
-            stored: false)
+            for: connection,
+            credentials: credentials,
+            saveCredentials: saveCredentials,
+            saveStatus: saveStatus,
+            stored: false
+        )
     }
 
     /// An adapter for a connection that is being linked under an id it will be saved with (or already has): its
@@ -75,13 +87,18 @@ public final class AdapterRegistry: Sendable {
     /// go on serving the connection (`adopt`) with the session or tokens the proof left it. Not cached; a link that
     /// fails calls `forget(connectionId:)` for an id that was never saved.
     public func makeLinkAdapter(
-        for connection: ConnectionDescriptor, credentials: BrokerCredentials,
+        for connection: ConnectionDescriptor,
+        credentials: BrokerCredentials,
         saveCredentials: @escaping @Sendable (BrokerCredentials) async throws -> Void,
         saveStatus: @escaping @Sendable (ConnectionStatus, [String: String]?) async throws -> Void
     ) throws -> any BrokerAdapter {
         try build(
-            for: connection, credentials: credentials, saveCredentials: saveCredentials, saveStatus: saveStatus,
-            stored: true)
+            for: connection,
+            credentials: credentials,
+            saveCredentials: saveCredentials,
+            saveStatus: saveStatus,
+            stored: true
+        )
     }
 
     /// Makes an adapter that proved a connection's link that connection's cached adapter, replacing any other:
@@ -92,9 +109,11 @@ public final class AdapterRegistry: Sendable {
 
     /// An adapter whose every call goes through the pipeline: the connection's own chain when it is stored.
     func build(
-        for connection: ConnectionDescriptor, credentials: BrokerCredentials,
+        for connection: ConnectionDescriptor,
+        credentials: BrokerCredentials,
         saveCredentials: @escaping @Sendable (BrokerCredentials) async throws -> Void,
-        saveStatus: @escaping @Sendable (ConnectionStatus, [String: String]?) async throws -> Void, stored: Bool
+        saveStatus: @escaping @Sendable (ConnectionStatus, [String: String]?) async throws -> Void,
+        stored: Bool
     ) throws -> any BrokerAdapter {
         guard let factory = factories[connection.broker] else {
             throw GatewayError(.notSupported, "no adapter for broker kind '\(connection.broker)'")
@@ -110,13 +129,23 @@ public final class AdapterRegistry: Sendable {
             stored
             ? pipeline.transport(wrapping: transport, connection: connection, limits: factory.rateLimits, logger: logger)
             : pipeline.ephemeralTransport(
-                wrapping: transport, broker: connection.broker, limits: factory.rateLimits, logger: logger)
+                wrapping: transport,
+                broker: connection.broker,
+                limits: factory.rateLimits,
+                logger: logger
+            )
         let context = AdapterContext(
-            connection: connection, baseURL: resolved.url, credentials: credentials,
-            transport: pipelined, logger: logger, saveCredentials: saveCredentials, saveStatus: saveStatus,
+            connection: connection,
+            baseURL: resolved.url,
+            credentials: credentials,
+            transport: pipelined,
+            logger: logger,
+            saveCredentials: saveCredentials,
+            saveStatus: saveStatus,
             sockets: (self.transport as? any BrokerSocketTransport).map {
                 SandboxOriginSocketTransport(wrapped: $0, sandboxOrigin: resolved.sandboxOrigin)
-            })
+            }
+        )
         return try factory.makeAdapter(context)
     }
 

@@ -60,8 +60,11 @@ public struct AdapterContext: Sendable {
     public var sockets: (any BrokerSocketTransport)?
 
     public init(
-        connection: ConnectionDescriptor, baseURL: String, credentials: BrokerCredentials,
-        transport: any BrokerTransport, logger: Logger,
+        connection: ConnectionDescriptor,
+        baseURL: String,
+        credentials: BrokerCredentials,
+        transport: any BrokerTransport,
+        logger: Logger,
         saveCredentials: @escaping @Sendable (BrokerCredentials) async throws -> Void = { _ in },
         saveStatus: @escaping @Sendable (ConnectionStatus, [String: String]?) async throws -> Void = { _, _ in },
         sockets: (any BrokerSocketTransport)? = nil

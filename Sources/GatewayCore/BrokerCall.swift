@@ -25,8 +25,14 @@ public struct BrokerCall: Sendable {
     public var maxResponseBytes: Int?
 
     public init(
-        _ method: HTTPRequest.Method, url: String, loggedPath: String, headers: HTTPFields = [:], body: Data? = nil,
-        contentType: String = BrokerCall.json, isWrite: Bool? = nil, timeout: Duration? = nil,
+        _ method: HTTPRequest.Method,
+        url: String,
+        loggedPath: String,
+        headers: HTTPFields = [:],
+        body: Data? = nil,
+        contentType: String = BrokerCall.json,
+        isWrite: Bool? = nil,
+        timeout: Duration? = nil,
         maxResponseBytes: Int? = nil
     ) {
         self.method = method
@@ -49,7 +55,8 @@ public enum BrokerURL {
     /// RFC 3986 unreserved characters; everything else (`/`, `,`, `+`, `=`, `$` included) is percent-encoded, so
     /// ids that look like base64 (Saxo's `ClientKey`) or contain a slash survive as one segment or value.
     public static let unreserved = CharacterSet(
-        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
+        charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~"
+    )
 
     /// One path segment or query value, percent-encoded. `.` and `..` are unreserved but would walk the broker's
     /// path as a segment (an order id `..` turning `/v2/orders/..` into `/v2/`), so they are encoded too; the

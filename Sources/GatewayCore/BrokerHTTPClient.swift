@@ -1,7 +1,7 @@
 public import Foundation
 public import GatewayModel
-public import Logging
 import HTTPTypes
+public import Logging
 
 /// The one way an adapter calls its broker: every call of every adapter passes through ``exchange(_:)``, which
 /// sets the common headers, picks the deadline and the body limit, sends through the `BrokerTransport` (in
@@ -28,8 +28,13 @@ public struct BrokerHTTPClient: Sendable {
     public var authenticator: (any BrokerAuthenticator)?
 
     public init(
-        broker: BrokerKind, transport: any BrokerTransport, logger: Logger, readTimeout: Duration,
-        writeTimeout: Duration, correlationHeader: String? = nil, authenticator: (any BrokerAuthenticator)? = nil,
+        broker: BrokerKind,
+        transport: any BrokerTransport,
+        logger: Logger,
+        readTimeout: Duration,
+        writeTimeout: Duration,
+        correlationHeader: String? = nil,
+        authenticator: (any BrokerAuthenticator)? = nil,
         errorTable: @escaping @Sendable (_ response: BrokerResponse, _ call: BrokerCall) -> GatewayError,
         malformed: @escaping @Sendable (_ error: any Error, _ what: String) -> GatewayError
     ) {
@@ -94,10 +99,15 @@ public struct BrokerHTTPClient: Sendable {
         if call.body != nil { headers.set("Content-Type", call.contentType) }
         headers.append(contentsOf: call.headers)
         return BrokerRequest(
-            method: call.method, url: call.url, headers: headers, body: call.body,
+            method: call.method,
+            url: call.url,
+            headers: headers,
+            body: call.body,
             timeout: call.timeout ?? (call.isWrite ? writeTimeout : readTimeout),
             maxResponseBytes: call.maxResponseBytes ?? BrokerRequest.defaultMaxResponseBytes,
-            loggedPath: call.loggedPath, idempotent: !call.isWrite)
+            loggedPath: call.loggedPath,
+            idempotent: !call.isWrite
+        )
     }
 
     /// A JSON body as brokers are sent it: keys sorted (stable bodies for contract cases), slashes unescaped.

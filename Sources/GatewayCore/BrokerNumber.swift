@@ -24,17 +24,26 @@ public enum BrokerNumber {
         func isDigit(_ i: Int) -> Bool { i < utf8.count && utf8[i] >= 0x30 && utf8[i] <= 0x39 }
         if utf8[index] == UInt8(ascii: "-") || utf8[index] == UInt8(ascii: "+") { index += 1 }
         var digits = 0
-        while isDigit(index) { digits += 1; index += 1 }
+        while isDigit(index) {
+            digits += 1
+            index += 1
+        }
         if index < utf8.count, utf8[index] == UInt8(ascii: ".") {
             index += 1
-            while isDigit(index) { digits += 1; index += 1 }
+            while isDigit(index) {
+                digits += 1
+                index += 1
+            }
         }
         guard digits > 0 else { return nil }
         if index < utf8.count, utf8[index] == UInt8(ascii: "e") || utf8[index] == UInt8(ascii: "E") {
             index += 1
             if index < utf8.count, utf8[index] == UInt8(ascii: "-") || utf8[index] == UInt8(ascii: "+") { index += 1 }
             var exponentDigits = 0
-            while isDigit(index) { exponentDigits += 1; index += 1 }
+            while isDigit(index) {
+                exponentDigits += 1
+                index += 1
+            }
             guard (1...3).contains(exponentDigits) else { return nil }
         }
         guard index == utf8.count, let value = Double(trimmed), value.isFinite else { return nil }

@@ -1,6 +1,6 @@
 public import Foundation
-import Synchronization
 public import GatewayModel
+import Synchronization
 
 /// How a source's answer was obtained.
 public enum ReadService: String, WireEnum {
@@ -85,8 +85,14 @@ public struct SourceReport: Codable, Sendable, Hashable {
     public var gaps: [Failure]?
 
     public init(
-        connection: String, broker: BrokerKind, status: State, latencyMs: Int, asOf: Date, served: ReadService? = nil,
-        error: Failure? = nil, gaps: [Failure]? = nil
+        connection: String,
+        broker: BrokerKind,
+        status: State,
+        latencyMs: Int,
+        asOf: Date,
+        served: ReadService? = nil,
+        error: Failure? = nil,
+        gaps: [Failure]? = nil
     ) {
         self.connection = connection
         self.broker = broker
@@ -176,13 +182,28 @@ public struct BrokerRouter: Sendable {
             switch result {
             case .success(let answer):
                 data.append(contentsOf: answer.items)
-                reports.append(SourceReport(
-                    connection: connection, broker: broker, status: .ok, latencyMs: latencyMs, asOf: answer.asOf,
-                    served: answer.served, gaps: answer.gaps))
+                reports.append(
+                    SourceReport(
+                        connection: connection,
+                        broker: broker,
+                        status: .ok,
+                        latencyMs: latencyMs,
+                        asOf: answer.asOf,
+                        served: answer.served,
+                        gaps: answer.gaps
+                    )
+                )
             case .failure(let error):
-                reports.append(SourceReport(
-                    connection: connection, broker: broker, status: .error, latencyMs: latencyMs, asOf: now,
-                    error: SourceReport.Failure(error)))
+                reports.append(
+                    SourceReport(
+                        connection: connection,
+                        broker: broker,
+                        status: .error,
+                        latencyMs: latencyMs,
+                        asOf: now,
+                        error: SourceReport.Failure(error)
+                    )
+                )
             }
         }
         return FanOut(data: data, sources: reports)

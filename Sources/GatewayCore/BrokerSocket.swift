@@ -18,8 +18,11 @@ public struct BrokerSocketRequest: Sendable {
     public var sandboxOrigin: EgressOrigin?
 
     public init(
-        url: String, headers: HTTPFields = [:], connectTimeout: Duration = .seconds(10),
-        maxMessageBytes: Int = 1 << 20, loggedPath: String
+        url: String,
+        headers: HTTPFields = [:],
+        connectTimeout: Duration = .seconds(10),
+        maxMessageBytes: Int = 1 << 20,
+        loggedPath: String
     ) {
         self.url = url
         self.headers = headers
@@ -56,7 +59,8 @@ public struct BrokerSocket: Sendable {
     let sendText: @Sendable (String) async throws -> Void
 
     public init(
-        messages: AsyncThrowingStream<BrokerSocketMessage, any Error>, send: @escaping @Sendable (String) async throws -> Void
+        messages: AsyncThrowingStream<BrokerSocketMessage, any Error>,
+        send: @escaping @Sendable (String) async throws -> Void
     ) {
         self.messages = messages
         self.sendText = send
@@ -72,7 +76,8 @@ public protocol BrokerSocketTransport: Sendable {
     /// Opens the socket, runs `body` with it, and closes it when `body` returns or throws (or the task is cancelled).
     /// The socket's messages end when the broker closes it.
     func withSocket<Result: Sendable>(
-        _ request: BrokerSocketRequest, _ body: @Sendable (BrokerSocket) async throws -> Result
+        _ request: BrokerSocketRequest,
+        _ body: @Sendable (BrokerSocket) async throws -> Result
     ) async throws -> Result
 }
 
@@ -82,7 +87,8 @@ struct SandboxOriginSocketTransport: BrokerSocketTransport {
     let sandboxOrigin: EgressOrigin?
 
     func withSocket<Result: Sendable>(
-        _ request: BrokerSocketRequest, _ body: @Sendable (BrokerSocket) async throws -> Result
+        _ request: BrokerSocketRequest,
+        _ body: @Sendable (BrokerSocket) async throws -> Result
     ) async throws -> Result {
         var request = request
         request.sandboxOrigin = sandboxOrigin

@@ -12,7 +12,8 @@ public protocol BrokerStreaming: Sendable {
     /// moved before then is not pushed: the caller reads a snapshot then). Returns when the broker closes the stream;
     /// throws when it cannot be opened or the broker ends it with an error.
     func streamQuotes(
-        _ instruments: [InstrumentReference], onSubscribed: @escaping @Sendable () async -> Void,
+        _ instruments: [InstrumentReference],
+        onSubscribed: @escaping @Sendable () async -> Void,
         _ onQuote: @escaping @Sendable (Quote) async -> Void
     ) async throws
 

@@ -13,7 +13,8 @@ public enum BrokerText {
         var count = 0
         let limit = max(1, limit)
         for scalar in text.unicodeScalars {
-            let isBlank = scalar.properties.isWhitespace || scalar.properties.generalCategory == .control
+            let isBlank =
+                scalar.properties.isWhitespace || scalar.properties.generalCategory == .control
                 || scalar.properties.generalCategory == .format || scalar.properties.generalCategory == .lineSeparator
                 || scalar.properties.generalCategory == .paragraphSeparator || scalar == "\u{FFFD}"
             if isBlank {

@@ -32,9 +32,14 @@ public struct BrokerRequest: Sendable {
 
     /// `loggedPath` defaults to the URL's path; `idempotent` to GET, HEAD and OPTIONS.
     public init(
-        method: HTTPRequest.Method, url: String, headers: HTTPFields = [:], body: Data? = nil,
-        timeout: Duration = BrokerRequest.defaultTimeout, maxResponseBytes: Int = BrokerRequest.defaultMaxResponseBytes,
-        loggedPath: String? = nil, idempotent: Bool? = nil
+        method: HTTPRequest.Method,
+        url: String,
+        headers: HTTPFields = [:],
+        body: Data? = nil,
+        timeout: Duration = BrokerRequest.defaultTimeout,
+        maxResponseBytes: Int = BrokerRequest.defaultMaxResponseBytes,
+        loggedPath: String? = nil,
+        idempotent: Bool? = nil
     ) {
         self.method = method
         self.url = url

@@ -37,8 +37,11 @@ public struct Capabilities: Codable, Sendable, Hashable {
     public var notes: [String]
 
     public init(
-        operations: [BrokerOperation: Support], assetClasses: [AssetClass], orderTypes: [OrderType],
-        timeInForce: [TimeInForce], notes: [String] = []
+        operations: [BrokerOperation: Support],
+        assetClasses: [AssetClass],
+        orderTypes: [OrderType],
+        timeInForce: [TimeInForce],
+        notes: [String] = []
     ) {
         self.operations = operations
         self.assetClasses = assetClasses

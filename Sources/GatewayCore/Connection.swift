@@ -32,9 +32,17 @@ public struct ConnectionDescriptor: Codable, Sendable, Hashable {
     public var updatedAt: Date
 
     public init(
-        id: String, tenantId: String, userId: String? = nil, broker: BrokerKind, displayName: String, baseURL: String,
-        settings: [String: String] = [:], status: ConnectionStatus = .active, statusDetail: [String: String]? = nil,
-        createdAt: Date, updatedAt: Date
+        id: String,
+        tenantId: String,
+        userId: String? = nil,
+        broker: BrokerKind,
+        displayName: String,
+        baseURL: String,
+        settings: [String: String] = [:],
+        status: ConnectionStatus = .active,
+        statusDetail: [String: String]? = nil,
+        createdAt: Date,
+        updatedAt: Date
     ) {
         self.id = id
         self.tenantId = tenantId

@@ -6,7 +6,10 @@ extension GatewayError {
     /// outcome for reconciliation to settle.
     public static func redirect(status: Int, broker: BrokerKind) -> GatewayError {
         GatewayError(
-            .malformedResponse, "\(broker) answered with a redirect (HTTP \(status)), which the gateway does not follow",
-            broker: broker, retryable: false)
+            .malformedResponse,
+            "\(broker) answered with a redirect (HTTP \(status)), which the gateway does not follow",
+            broker: broker,
+            retryable: false
+        )
     }
 }

@@ -100,8 +100,13 @@ public struct GatewayError: Error, Sendable, Hashable, CustomStringConvertible {
     public var orderId: String?
 
     public init(
-        _ code: Code, _ message: String, broker: BrokerKind? = nil, retryable: Bool? = nil, retryAfter: Double? = nil,
-        details: [FieldProblem] = [], brokerCode: String? = nil
+        _ code: Code,
+        _ message: String,
+        broker: BrokerKind? = nil,
+        retryable: Bool? = nil,
+        retryAfter: Double? = nil,
+        details: [FieldProblem] = [],
+        brokerCode: String? = nil
     ) {
         self.code = code
         self.message = message

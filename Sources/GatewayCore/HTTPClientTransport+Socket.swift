@@ -21,11 +21,15 @@ extension HTTPClientTransport: BrokerSocketTransport {
     }
 
     public func withSocket<Output: Sendable>(
-        _ request: BrokerSocketRequest, _ body: @Sendable (BrokerSocket) async throws -> Output
+        _ request: BrokerSocketRequest,
+        _ body: @Sendable (BrokerSocket) async throws -> Output
     ) async throws -> Output {
         guard let httpURL = request.httpURL, let components = URLComponents(string: httpURL) else {
             throw GatewayError(
-                .invalidRequest, "a broker stream URL must be ws:// or wss:// (\(request.loggedPath))", retryable: false)
+                .invalidRequest,
+                "a broker stream URL must be ws:// or wss:// (\(request.loggedPath))",
+                retryable: false
+            )
         }
         var asCall = BrokerRequest(method: .get, url: httpURL, loggedPath: request.loggedPath)
         asCall.sandboxOrigin = request.sandboxOrigin
@@ -37,8 +41,12 @@ extension HTTPClientTransport: BrokerSocketTransport {
                 let key = try await destination(target, granted: request.sandboxOrigin == target.origin)
                 let address = key == .literal ? (target.literal?.description ?? target.host) : key.address
                 return try await Self.connect(
-                    address: address, target: target, components: components, headers: request.headers,
-                    maxFrame: request.maxMessageBytes)
+                    address: address,
+                    target: target,
+                    components: components,
+                    headers: request.headers,
+                    maxFrame: request.maxMessageBytes
+                )
             }
         } catch let error as GatewayError {
             throw error
@@ -55,7 +63,8 @@ extension HTTPClientTransport: BrokerSocketTransport {
             let (messages, continuation) = AsyncThrowingStream.makeStream(of: BrokerSocketMessage.self)
             let socket = BrokerSocket(messages: messages) { text in
                 try await outbound.write(
-                    WebSocketFrame(fin: true, opcode: .text, maskKey: .random(), data: ByteBuffer(string: text)))
+                    WebSocketFrame(fin: true, opcode: .text, maskKey: .random(), data: ByteBuffer(string: text))
+                )
             }
             return try await withThrowingTaskGroup(of: Void.self) { group in
                 group.addTask {
@@ -73,7 +82,11 @@ extension HTTPClientTransport: BrokerSocketTransport {
     }
 
     private static func connect(
-        address: String, target: EgressTarget, components: URLComponents, headers: HTTPFields, maxFrame: Int
+        address: String,
+        target: EgressTarget,
+        components: URLComponents,
+        headers: HTTPFields,
+        maxFrame: Int
     ) async throws -> Upgrade {
         let tlsContext: NIOSSLContext? = target.scheme == "https" ? try tls.get() : nil
         let serverName = target.literal == nil ? target.host : nil
@@ -91,7 +104,8 @@ extension HTTPClientTransport: BrokerSocketTransport {
                 channel.eventLoop.makeCompletedFuture {
                     if let tlsContext {
                         try channel.pipeline.syncOperations.addHandler(
-                            try NIOSSLClientHandler(context: tlsContext, serverHostname: serverName))
+                            try NIOSSLClientHandler(context: tlsContext, serverHostname: serverName)
+                        )
                     }
                     let upgrader = NIOTypedWebSocketClientUpgrader<Upgrade>(
                         maxFrameSize: maxFrame,
@@ -99,14 +113,18 @@ extension HTTPClientTransport: BrokerSocketTransport {
                             channel.eventLoop.makeCompletedFuture {
                                 .websocket(try NIOAsyncChannel(wrappingChannelSynchronously: channel))
                             }
-                        })
+                        }
+                    )
                     let configuration = NIOTypedHTTPClientUpgradeConfiguration(
-                        upgradeRequestHead: requestHead, upgraders: [upgrader],
+                        upgradeRequestHead: requestHead,
+                        upgraders: [upgrader],
                         notUpgradingCompletionHandler: { channel in
                             channel.eventLoop.makeCompletedFuture { .refused }
-                        })
+                        }
+                    )
                     return try channel.pipeline.syncOperations.configureUpgradableHTTPClientPipeline(
-                        configuration: .init(upgradeConfiguration: configuration))
+                        configuration: .init(upgradeConfiguration: configuration)
+                    )
                 }
             }
         return try await negotiated.get()
@@ -114,8 +132,11 @@ extension HTTPClientTransport: BrokerSocketTransport {
 
     /// Turns frames into messages (joining fragments), answers pings, and ends at the broker's close.
     private static func read(
-        _ inbound: NIOAsyncChannelInboundStream<WebSocketFrame>, _ outbound: NIOAsyncChannelOutboundWriter<WebSocketFrame>,
-        limit: Int, host: String, into continuation: AsyncThrowingStream<BrokerSocketMessage, any Error>.Continuation
+        _ inbound: NIOAsyncChannelInboundStream<WebSocketFrame>,
+        _ outbound: NIOAsyncChannelOutboundWriter<WebSocketFrame>,
+        limit: Int,
+        host: String,
+        into continuation: AsyncThrowingStream<BrokerSocketMessage, any Error>.Continuation
     ) async throws {
         var fragments: (opcode: WebSocketOpcode, data: ByteBuffer)?
         func deliver(_ opcode: WebSocketOpcode, _ data: ByteBuffer) {

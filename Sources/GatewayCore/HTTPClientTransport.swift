@@ -30,7 +30,9 @@ public struct HTTPClientTransport: BrokerTransport {
     }
 
     init(
-        policy: EgressPolicy, clients: PinnedClients, resolver: HostResolver,
+        policy: EgressPolicy,
+        clients: PinnedClients,
+        resolver: HostResolver,
         responseBudget: ResponseBudget = ResponseBudget()
     ) {
         self.policy = policy
@@ -55,7 +57,9 @@ public struct HTTPClientTransport: BrokerTransport {
                 let outbound = prepared
                 return try await clients.withClient(key) { client in
                     let response = try await client.execute(
-                        outbound, deadline: .now() + .nanoseconds(request.timeout.nanoseconds))
+                        outbound,
+                        deadline: .now() + .nanoseconds(request.timeout.nanoseconds)
+                    )
                     // A declared size over the limit fails before any byte is read (a lie is caught while reading).
                     if let declared = BrokerNumber.size(response.headers.first(name: "Content-Length")), declared > limit {
                         throw NIOTooManyBytesError(maxBytes: limit)
@@ -64,7 +68,8 @@ public struct HTTPClientTransport: BrokerTransport {
                     return BrokerResponse(
                         status: Int(response.status.code),
                         headers: HTTPFields(pairs: response.headers.map { (name: $0.name, value: $0.value) }),
-                        body: Data(buffer.readableBytesView))
+                        body: Data(buffer.readableBytesView)
+                    )
                 }
             }
         } catch let error as GatewayError {
@@ -91,7 +96,10 @@ public struct HTTPClientTransport: BrokerTransport {
     /// fails on the first chunk past its own limit (`NIOTooManyBytesError`, a `malformed_response`) or past the
     /// budget (its refusal), and the connection is dropped with what was read.
     static func collect(
-        _ body: HTTPClientResponse.Body, upTo limit: Int, into reservation: ResponseBudget.Reservation, host: String
+        _ body: HTTPClientResponse.Body,
+        upTo limit: Int,
+        into reservation: ResponseBudget.Reservation,
+        host: String
     ) async throws -> ByteBuffer {
         var collected = ByteBuffer()
         for try await var chunk in body {
@@ -108,13 +116,18 @@ public struct HTTPClientTransport: BrokerTransport {
         let target = try EgressTarget(url: request.url)
         if target.hasDotSegment {
             throw GatewayError(
-                .invalidRequest, "a broker URL path may not hold a '.' or '..' segment (\(request.loggedPath))",
-                retryable: false)
+                .invalidRequest,
+                "a broker URL path may not hold a '.' or '..' segment (\(request.loggedPath))",
+                retryable: false
+            )
         }
         if request.sandboxOrigin == target.origin {
             if target.pathSegments.contains(where: { $0.lowercased() == "_sandbox" }) {
                 throw GatewayError(
-                    .egressRefused, "the egress policy refuses the sandbox's administration paths", retryable: false)
+                    .egressRefused,
+                    "the egress policy refuses the sandbox's administration paths",
+                    retryable: false
+                )
             }
             return target
         }

@@ -21,8 +21,15 @@ public struct OrderIntent: Sendable, Hashable {
     public var sentAt: Date
 
     public init(
-        clientOrderId: String?, accountId: String?, symbol: String, side: OrderSide, type: OrderType,
-        quantity: Decimal?, limitPrice: Decimal? = nil, stopPrice: Decimal? = nil, sentAt: Date,
+        clientOrderId: String?,
+        accountId: String?,
+        symbol: String,
+        side: OrderSide,
+        type: OrderType,
+        quantity: Decimal?,
+        limitPrice: Decimal? = nil,
+        stopPrice: Decimal? = nil,
+        sentAt: Date,
         notional: Decimal? = nil
     ) {
         self.clientOrderId = clientOrderId
@@ -40,9 +47,17 @@ public struct OrderIntent: Sendable, Hashable {
     /// The intent of a canonical order request, sent at `sentAt` (the client order id defaults to the request's).
     public init(_ request: OrderRequest, clientOrderId: String? = nil, sentAt: Date) {
         self.init(
-            clientOrderId: clientOrderId ?? request.clientOrderId, accountId: request.accountId,
-            symbol: request.instrument.symbol, side: request.side, type: request.type, quantity: request.quantity,
-            limitPrice: request.limitPrice, stopPrice: request.stopPrice, sentAt: sentAt, notional: request.notional)
+            clientOrderId: clientOrderId ?? request.clientOrderId,
+            accountId: request.accountId,
+            symbol: request.instrument.symbol,
+            side: request.side,
+            type: request.type,
+            quantity: request.quantity,
+            limitPrice: request.limitPrice,
+            stopPrice: request.stopPrice,
+            sentAt: sentAt,
+            notional: request.notional
+        )
     }
 }
 

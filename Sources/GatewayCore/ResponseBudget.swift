@@ -80,7 +80,9 @@ public final class ResponseBudget: Sendable {
         GatewayError(
             .upstreamUnavailable,
             "\(refusalLead) (\(limit) bytes); \(host)'s answer was not read in full, try again shortly",
-            retryable: true, retryAfter: 1)
+            retryable: true,
+            retryAfter: 1
+        )
     }
 
     /// Whether an error is the budget's refusal, which is the gateway's load and not the broker's failure.

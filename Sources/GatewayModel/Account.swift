@@ -11,8 +11,12 @@ public struct Client: Codable, Sendable, Hashable {
     public var defaultCurrency: String?
 
     public init(
-        id: String, connectionId: String, broker: BrokerKind, name: String? = nil,
-        defaultAccountId: String? = nil, defaultCurrency: String? = nil
+        id: String,
+        connectionId: String,
+        broker: BrokerKind,
+        name: String? = nil,
+        defaultAccountId: String? = nil,
+        defaultCurrency: String? = nil
     ) {
         self.id = id
         self.connectionId = connectionId
@@ -38,8 +42,14 @@ public struct Account: Codable, Sendable, Hashable {
     public var brokerKey: String?
 
     public init(
-        id: String, connectionId: String, broker: BrokerKind, name: String? = nil, currency: String,
-        tradable: Bool = true, status: String? = nil, brokerKey: String? = nil
+        id: String,
+        connectionId: String,
+        broker: BrokerKind,
+        name: String? = nil,
+        currency: String,
+        tradable: Bool = true,
+        status: String? = nil,
+        brokerKey: String? = nil
     ) {
         self.id = id
         self.connectionId = connectionId
@@ -71,9 +81,17 @@ public struct Balance: Codable, Sendable, Hashable {
     public var asOf: Date?
 
     public init(
-        connectionId: String, accountId: String, currency: String, total: Decimal, available: Decimal,
-        held: Decimal, buyingPower: Decimal? = nil, accountValue: Decimal? = nil, marginAvailable: Decimal? = nil,
-        marginUtilizationPct: Decimal? = nil, asOf: Date? = nil
+        connectionId: String,
+        accountId: String,
+        currency: String,
+        total: Decimal,
+        available: Decimal,
+        held: Decimal,
+        buyingPower: Decimal? = nil,
+        accountValue: Decimal? = nil,
+        marginAvailable: Decimal? = nil,
+        marginUtilizationPct: Decimal? = nil,
+        asOf: Date? = nil
     ) {
         self.connectionId = connectionId
         self.accountId = accountId
@@ -166,9 +184,17 @@ public struct Position: Codable, Sendable, Hashable {
     public var dayChange: Decimal?
 
     public init(
-        connectionId: String, accountId: String, instrument: Instrument, quantity: Decimal,
-        averagePrice: Decimal? = nil, costBasis: Decimal? = nil, marketValue: Decimal? = nil,
-        unrealizedPnl: Decimal? = nil, lastPrice: Decimal? = nil, currency: String, asOf: Date? = nil,
+        connectionId: String,
+        accountId: String,
+        instrument: Instrument,
+        quantity: Decimal,
+        averagePrice: Decimal? = nil,
+        costBasis: Decimal? = nil,
+        marketValue: Decimal? = nil,
+        unrealizedPnl: Decimal? = nil,
+        lastPrice: Decimal? = nil,
+        currency: String,
+        asOf: Date? = nil,
         dayChange: Decimal? = nil
     ) {
         self.connectionId = connectionId
@@ -245,8 +271,12 @@ public struct Watchlist: Codable, Sendable, Hashable {
     public var updatedAt: Date?
 
     public init(
-        id: String, name: String, instruments: [Instrument], connectionId: String? = nil,
-        createdAt: Date? = nil, updatedAt: Date? = nil
+        id: String,
+        name: String,
+        instruments: [Instrument],
+        connectionId: String? = nil,
+        createdAt: Date? = nil,
+        updatedAt: Date? = nil
     ) {
         self.id = id
         self.name = name
@@ -275,10 +305,19 @@ public struct Quote: Codable, Sendable, Hashable {
     public var time: Date?
 
     public init(
-        instrument: Instrument, connectionId: String? = nil, bid: Decimal? = nil, ask: Decimal? = nil,
-        last: Decimal? = nil, open: Decimal? = nil, high: Decimal? = nil, low: Decimal? = nil,
-        previousClose: Decimal? = nil, netChange: Decimal? = nil, percentChange: Decimal? = nil,
-        volume: Decimal? = nil, time: Date? = nil
+        instrument: Instrument,
+        connectionId: String? = nil,
+        bid: Decimal? = nil,
+        ask: Decimal? = nil,
+        last: Decimal? = nil,
+        open: Decimal? = nil,
+        high: Decimal? = nil,
+        low: Decimal? = nil,
+        previousClose: Decimal? = nil,
+        netChange: Decimal? = nil,
+        percentChange: Decimal? = nil,
+        volume: Decimal? = nil,
+        time: Date? = nil
     ) {
         self.instrument = instrument
         self.connectionId = connectionId

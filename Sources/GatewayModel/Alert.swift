@@ -26,8 +26,15 @@ public struct Alert: Codable, Sendable, Hashable {
     public var lastFiredAt: Date?
 
     public init(
-        id: String, name: String? = nil, rule: AlertRule, channels: AlertChannels = AlertChannels(), enabled: Bool = true,
-        rearm: AlertRearm = .crossBack, armed: Bool = true, createdAt: Date? = nil, updatedAt: Date? = nil,
+        id: String,
+        name: String? = nil,
+        rule: AlertRule,
+        channels: AlertChannels = AlertChannels(),
+        enabled: Bool = true,
+        rearm: AlertRearm = .crossBack,
+        armed: Bool = true,
+        createdAt: Date? = nil,
+        updatedAt: Date? = nil,
         lastFiredAt: Date? = nil
     ) {
         self.id = id
@@ -88,7 +95,10 @@ public enum AlertRule: Sendable, Hashable {
         public var windowSeconds: Int?
 
         public init(
-            instrument: InstrumentReference, connectionId: String? = nil, condition: AlertCondition, threshold: Decimal,
+            instrument: InstrumentReference,
+            connectionId: String? = nil,
+            condition: AlertCondition,
+            threshold: Decimal,
             windowSeconds: Int? = nil
         ) {
             self.instrument = instrument
@@ -142,8 +152,13 @@ public struct AlertRuleInput: Codable, Sendable, Hashable {
     public var unknownForSeconds: Int?
 
     public init(
-        type: AlertRuleType, instrument: InstrumentReference? = nil, connectionId: String? = nil,
-        condition: AlertCondition? = nil, threshold: Decimal? = nil, windowSeconds: Int? = nil, on: AlertOrderEvent? = nil,
+        type: AlertRuleType,
+        instrument: InstrumentReference? = nil,
+        connectionId: String? = nil,
+        condition: AlertCondition? = nil,
+        threshold: Decimal? = nil,
+        windowSeconds: Int? = nil,
+        on: AlertOrderEvent? = nil,
         unknownForSeconds: Int? = nil
     ) {
         self.type = type
@@ -253,7 +268,16 @@ public struct AlertRuleInput: Codable, Sendable, Hashable {
                 var reference = instrument
                 reference.symbol = instrument.symbol.uppercased()
                 return .success(
-                    .price(.init(instrument: reference, connectionId: connectionId, condition: condition, threshold: threshold, windowSeconds: windowSeconds)))
+                    .price(
+                        .init(
+                            instrument: reference,
+                            connectionId: connectionId,
+                            condition: condition,
+                            threshold: threshold,
+                            windowSeconds: windowSeconds
+                        )
+                    )
+                )
             }
         case .order:
             if instrument != nil { problem("instrument", "applies to price rules only") }
@@ -267,7 +291,10 @@ public struct AlertRuleInput: Codable, Sendable, Hashable {
             if on == .unknown {
                 if let unknownForSeconds {
                     if !Self.unknownForSecondsRange.contains(unknownForSeconds) {
-                        problem("unknownForSeconds", "must be from \(Self.unknownForSecondsRange.lowerBound) to \(Self.unknownForSecondsRange.upperBound)")
+                        problem(
+                            "unknownForSeconds",
+                            "must be from \(Self.unknownForSecondsRange.lowerBound) to \(Self.unknownForSecondsRange.upperBound)"
+                        )
                     }
                 } else {
                     problem("unknownForSeconds", "is required when on is unknown")
@@ -295,8 +322,13 @@ extension AlertRule: Codable {
         switch self {
         case .price(let rule):
             AlertRuleInput(
-                type: .price, instrument: rule.instrument, connectionId: rule.connectionId, condition: rule.condition,
-                threshold: rule.threshold, windowSeconds: rule.windowSeconds)
+                type: .price,
+                instrument: rule.instrument,
+                connectionId: rule.connectionId,
+                condition: rule.condition,
+                threshold: rule.threshold,
+                windowSeconds: rule.windowSeconds
+            )
         case .order(let rule):
             AlertRuleInput(type: .order, connectionId: rule.connectionId, on: rule.on, unknownForSeconds: rule.unknownForSeconds)
         }
@@ -310,7 +342,9 @@ extension AlertRule: Codable {
             throw DecodingError.dataCorrupted(
                 DecodingError.Context(
                     codingPath: decoder.codingPath,
-                    debugDescription: problems.problems.map(\.description).joined(separator: "; ")))
+                    debugDescription: problems.problems.map(\.description).joined(separator: "; ")
+                )
+            )
         }
     }
 
@@ -378,8 +412,10 @@ public struct AlertChannels: Codable, Sendable, Hashable {
             if let text = try c.decodeIfPresent(String.self, forKey: .devices) {
                 guard let devices = Devices(rawValue: text) else {
                     throw DecodingError.dataCorruptedError(
-                        forKey: .devices, in: c,
-                        debugDescription: "must be one of: \(Devices.allCases.map(\.rawValue).joined(separator: ", "))")
+                        forKey: .devices,
+                        in: c,
+                        debugDescription: "must be one of: \(Devices.allCases.map(\.rawValue).joined(separator: ", "))"
+                    )
                 }
                 self.devices = devices
             } else {
@@ -449,7 +485,10 @@ public struct AlertInput: Codable, Sendable, Hashable {
     public var rearm: AlertRearm?
 
     public init(
-        name: String? = nil, rule: AlertRuleInput? = nil, channels: AlertChannels? = nil, enabled: Bool? = nil,
+        name: String? = nil,
+        rule: AlertRuleInput? = nil,
+        channels: AlertChannels? = nil,
+        enabled: Bool? = nil,
         rearm: AlertRearm? = nil
     ) {
         self.name = name
@@ -545,8 +584,16 @@ public struct AlertDeliveryAttempt: Codable, Sendable, Hashable {
     public var deviceId: String?
 
     public init(
-        id: String, alertId: String, eventId: String, channel: AlertChannel, attempt: Int, at: Date,
-        outcome: AlertDeliveryOutcome, httpStatus: Int? = nil, error: String? = nil, test: Bool = false,
+        id: String,
+        alertId: String,
+        eventId: String,
+        channel: AlertChannel,
+        attempt: Int,
+        at: Date,
+        outcome: AlertDeliveryOutcome,
+        httpStatus: Int? = nil,
+        error: String? = nil,
+        test: Bool = false,
         deviceId: String? = nil
     ) {
         self.id = id

@@ -29,8 +29,16 @@ public struct AlertNotification: Codable, Sendable, Hashable {
     public var firedAt: Date
 
     public init(
-        eventId: String, alertId: String, alertName: String? = nil, kind: Kind, rule: AlertRule, message: String,
-        price: Decimal? = nil, quote: Quote? = nil, orderUpdate: OrderUpdate? = nil, firedAt: Date
+        eventId: String,
+        alertId: String,
+        alertName: String? = nil,
+        kind: Kind,
+        rule: AlertRule,
+        message: String,
+        price: Decimal? = nil,
+        quote: Quote? = nil,
+        orderUpdate: OrderUpdate? = nil,
+        firedAt: Date
     ) {
         self.eventId = eventId
         self.alertId = alertId

@@ -2,8 +2,14 @@ public import Foundation
 
 /// The width of one candle.
 public enum CandleInterval: String, WireEnum {
-    case oneMinute = "1m", fiveMinutes = "5m", fifteenMinutes = "15m", thirtyMinutes = "30m"
-    case oneHour = "1h", fourHours = "4h", oneDay = "1d", oneWeek = "1w"
+    case oneMinute = "1m"
+    case fiveMinutes = "5m"
+    case fifteenMinutes = "15m"
+    case thirtyMinutes = "30m"
+    case oneHour = "1h"
+    case fourHours = "4h"
+    case oneDay = "1d"
+    case oneWeek = "1w"
 
     public var minutes: Int {
         switch self {

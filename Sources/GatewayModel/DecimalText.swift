@@ -143,10 +143,17 @@ public enum DecimalText {
         // The digits without the point, and how many of them came after it.
         var digits: [UInt8] = []
         var fractionDigits = 0
-        while isDigit(peek()) { digits.append(peek()!); index = utf8.index(after: index) }
+        while isDigit(peek()) {
+            digits.append(peek()!)
+            index = utf8.index(after: index)
+        }
         if peek() == UInt8(ascii: ".") {
             index = utf8.index(after: index)
-            while isDigit(peek()) { digits.append(peek()!); fractionDigits += 1; index = utf8.index(after: index) }
+            while isDigit(peek()) {
+                digits.append(peek()!)
+                fractionDigits += 1
+                index = utf8.index(after: index)
+            }
         }
         guard !digits.isEmpty else { return .failure(.notADecimal) }
         var exponent = 0
@@ -180,7 +187,11 @@ public enum DecimalText {
             scale -= 1
         }
         guard significant.count <= maximumSignificantDigits || Self.fitsSignificand(significant) else {
-            return .failure(.inexact(problem: "has more than \(maximumSignificantDigits) significant digits, more than a decimal holds exactly (it is never rounded)"))
+            return .failure(
+                .inexact(
+                    problem: "has more than \(maximumSignificantDigits) significant digits, more than a decimal holds exactly (it is never rounded)"
+                )
+            )
         }
         guard exponentRange.contains(scale) else {
             return .failure(.inexact(problem: "is beyond the range a decimal holds exactly (about 10^-128 to 10^165; it is never rounded)"))
@@ -232,27 +243,48 @@ public enum DecimalText {
                 count += 1
             }
         }
-        let total = (negative ? 1 : 0)
+        let total =
+            (negative ? 1 : 0)
             + (exponent >= 0 ? count + exponent : (-exponent < count ? count + 1 : 2 - exponent))
         return withUnsafeBytes(of: &digits) { buffer in
             let digitBytes = buffer[(24 - count)...]
             return String(unsafeUninitializedCapacity: total) { out in
                 var i = 0
-                if negative { out[i] = UInt8(ascii: "-"); i += 1 }
+                if negative {
+                    out[i] = UInt8(ascii: "-")
+                    i += 1
+                }
                 if exponent >= 0 {
-                    for byte in digitBytes { out[i] = byte; i += 1 }
-                    for _ in 0..<exponent { out[i] = UInt8(ascii: "0"); i += 1 }
+                    for byte in digitBytes {
+                        out[i] = byte
+                        i += 1
+                    }
+                    for _ in 0..<exponent {
+                        out[i] = UInt8(ascii: "0")
+                        i += 1
+                    }
                 } else if -exponent < count {
                     let integerDigits = count + exponent
                     for (index, byte) in digitBytes.enumerated() {
-                        if index == integerDigits { out[i] = UInt8(ascii: "."); i += 1 }
+                        if index == integerDigits {
+                            out[i] = UInt8(ascii: ".")
+                            i += 1
+                        }
                         out[i] = byte
                         i += 1
                     }
                 } else {
-                    out[i] = UInt8(ascii: "0"); out[i + 1] = UInt8(ascii: "."); i += 2
-                    for _ in 0..<(-exponent - count) { out[i] = UInt8(ascii: "0"); i += 1 }
-                    for byte in digitBytes { out[i] = byte; i += 1 }
+                    out[i] = UInt8(ascii: "0")
+                    out[i + 1] = UInt8(ascii: ".")
+                    i += 2
+                    for _ in 0..<(-exponent - count) {
+                        out[i] = UInt8(ascii: "0")
+                        i += 1
+                    }
+                    for byte in digitBytes {
+                        out[i] = byte
+                        i += 1
+                    }
                 }
                 return i
             }
@@ -355,7 +387,8 @@ extension KeyedDecodingContainer {
         guard !value.isNaN else { throw DecimalText.Refusal.notADecimal.decodingError(codingPath: codingPath + [key]) }
         guard DecimalText.significantDigits(value) < DecimalText.maximumSignificantDigits else {
             throw DecimalText.Refusal.inexact(
-                problem: "has \(DecimalText.maximumSignificantDigits) or more significant digits as a JSON number, which the JSON reader may have rounded; send it as a string"
+                problem:
+                    "has \(DecimalText.maximumSignificantDigits) or more significant digits as a JSON number, which the JSON reader may have rounded; send it as a string"
             ).decodingError(codingPath: codingPath + [key])
         }
         return value
@@ -380,7 +413,8 @@ extension SingleValueDecodingContainer {
             guard !value.isNaN else { throw DecimalText.Refusal.notADecimal.decodingError(codingPath: codingPath) }
             guard DecimalText.significantDigits(value) < DecimalText.maximumSignificantDigits else {
                 throw DecimalText.Refusal.inexact(
-                    problem: "has \(DecimalText.maximumSignificantDigits) or more significant digits as a JSON number, which the JSON reader may have rounded; send it as a string"
+                    problem:
+                        "has \(DecimalText.maximumSignificantDigits) or more significant digits as a JSON number, which the JSON reader may have rounded; send it as a string"
                 ).decodingError(codingPath: codingPath)
             }
             return value

@@ -16,8 +16,14 @@ public struct Goal: Codable, Sendable, Hashable {
     public var progress: Progress?
 
     public init(
-        id: String, name: String, targetValue: Decimal, currency: String, allocations: [Allocation],
-        createdAt: Date? = nil, updatedAt: Date? = nil, progress: Progress? = nil
+        id: String,
+        name: String,
+        targetValue: Decimal,
+        currency: String,
+        allocations: [Allocation],
+        createdAt: Date? = nil,
+        updatedAt: Date? = nil,
+        progress: Progress? = nil
     ) {
         self.id = id
         self.name = name
@@ -175,9 +181,16 @@ public struct Goal: Codable, Sendable, Hashable {
         public var problem: Problem?
 
         public init(
-            connectionId: String, symbol: String, heldQuantity: Decimal? = nil, quantity: Decimal? = nil,
-            shortfall: Decimal? = nil, marketValue: Decimal? = nil, positionCurrency: String? = nil, value: Decimal? = nil,
-            rate: Portfolio.FXRate? = nil, problem: Problem? = nil
+            connectionId: String,
+            symbol: String,
+            heldQuantity: Decimal? = nil,
+            quantity: Decimal? = nil,
+            shortfall: Decimal? = nil,
+            marketValue: Decimal? = nil,
+            positionCurrency: String? = nil,
+            value: Decimal? = nil,
+            rate: Portfolio.FXRate? = nil,
+            problem: Problem? = nil
         ) {
             self.connectionId = connectionId
             self.symbol = symbol
@@ -236,8 +249,13 @@ public struct Goal: Codable, Sendable, Hashable {
         public var unconverted: [String]
 
         public init(
-            currency: String, targetValue: Decimal, currentValue: Decimal, progress: Decimal?, remaining: Decimal,
-            fxRates: [Portfolio.FXRate], unconverted: [String]
+            currency: String,
+            targetValue: Decimal,
+            currentValue: Decimal,
+            progress: Decimal?,
+            remaining: Decimal,
+            fxRates: [Portfolio.FXRate],
+            unconverted: [String]
         ) {
             self.currency = currency
             self.targetValue = targetValue

@@ -21,8 +21,12 @@ public struct Instrument: Codable, Sendable, Hashable, CustomStringConvertible {
     public var brokerKey: [String: String]?
 
     public init(
-        symbol: String, assetClass: AssetClass, exchange: String? = nil, name: String? = nil,
-        currency: String? = nil, brokerKey: [String: String]? = nil
+        symbol: String,
+        assetClass: AssetClass,
+        exchange: String? = nil,
+        name: String? = nil,
+        currency: String? = nil,
+        brokerKey: [String: String]? = nil
     ) {
         self.symbol = symbol
         self.assetClass = assetClass
@@ -75,7 +79,10 @@ public struct InstrumentReference: Codable, Sendable, Hashable {
         if let assetClass { return assetClass }
         let parts = symbol.split(separator: "/")
         guard parts.count == 2 else { return .equity }
-        let fiat: Set<Substring> = ["USD", "EUR", "GBP", "JPY", "CHF", "DKK", "SEK", "NOK", "CAD", "AUD", "NZD", "HKD", "SGD", "PLN", "CZK", "HUF", "ZAR", "MXN", "CNH", "TRY"]
+        let fiat: Set<Substring> = [
+            "USD", "EUR", "GBP", "JPY", "CHF", "DKK", "SEK", "NOK", "CAD", "AUD", "NZD", "HKD", "SGD", "PLN", "CZK", "HUF", "ZAR", "MXN", "CNH",
+            "TRY",
+        ]
         return fiat.contains(parts[0]) && fiat.contains(parts[1]) ? .fx : .crypto
     }
 }

@@ -108,13 +108,34 @@ public struct Order: Codable, Sendable, Hashable {
     public var source: OrderSource?
 
     public init(
-        id: String, brokerOrderId: String?, clientOrderId: String, connectionId: String, broker: BrokerKind,
-        accountId: String, instrument: Instrument, side: OrderSide, type: OrderType, timeInForce: TimeInForce,
-        quantity: Decimal, limitPrice: Decimal? = nil, stopPrice: Decimal? = nil, status: OrderStatus,
-        filledQuantity: Decimal = 0, averageFillPrice: Decimal? = nil, createdAt: Date? = nil,
-        updatedAt: Date? = nil, expiresAt: Date? = nil, brokerStatus: String? = nil, notional: Decimal? = nil,
-        replaces: String? = nil, replacedBy: String? = nil, submittedAt: Date? = nil, filledAt: Date? = nil,
-        canceledAt: Date? = nil, expiredAt: Date? = nil, source: OrderSource? = nil
+        id: String,
+        brokerOrderId: String?,
+        clientOrderId: String,
+        connectionId: String,
+        broker: BrokerKind,
+        accountId: String,
+        instrument: Instrument,
+        side: OrderSide,
+        type: OrderType,
+        timeInForce: TimeInForce,
+        quantity: Decimal,
+        limitPrice: Decimal? = nil,
+        stopPrice: Decimal? = nil,
+        status: OrderStatus,
+        filledQuantity: Decimal = 0,
+        averageFillPrice: Decimal? = nil,
+        createdAt: Date? = nil,
+        updatedAt: Date? = nil,
+        expiresAt: Date? = nil,
+        brokerStatus: String? = nil,
+        notional: Decimal? = nil,
+        replaces: String? = nil,
+        replacedBy: String? = nil,
+        submittedAt: Date? = nil,
+        filledAt: Date? = nil,
+        canceledAt: Date? = nil,
+        expiredAt: Date? = nil,
+        source: OrderSource? = nil
     ) {
         self.id = id
         self.brokerOrderId = brokerOrderId

@@ -37,8 +37,12 @@ public struct OrderBook: Codable, Sendable, Hashable {
     public var time: Date?
 
     public init(
-        instrument: Instrument, connectionId: String? = nil, broker: BrokerKind? = nil, bids: [OrderBookLevel],
-        asks: [OrderBookLevel], time: Date? = nil
+        instrument: Instrument,
+        connectionId: String? = nil,
+        broker: BrokerKind? = nil,
+        bids: [OrderBookLevel],
+        asks: [OrderBookLevel],
+        time: Date? = nil
     ) {
         self.instrument = instrument
         self.connectionId = connectionId

@@ -26,9 +26,19 @@ public struct OrderRequest: Codable, Sendable, Hashable {
     public var previewId: String?
 
     public init(
-        connectionId: String, accountId: String, instrument: InstrumentReference, side: OrderSide, type: OrderType,
-        timeInForce: TimeInForce, quantity: Decimal?, limitPrice: Decimal? = nil, stopPrice: Decimal? = nil,
-        clientOrderId: String? = nil, expiresAt: Date? = nil, previewId: String? = nil, notional: Decimal? = nil
+        connectionId: String,
+        accountId: String,
+        instrument: InstrumentReference,
+        side: OrderSide,
+        type: OrderType,
+        timeInForce: TimeInForce,
+        quantity: Decimal?,
+        limitPrice: Decimal? = nil,
+        stopPrice: Decimal? = nil,
+        clientOrderId: String? = nil,
+        expiresAt: Date? = nil,
+        previewId: String? = nil,
+        notional: Decimal? = nil
     ) {
         self.connectionId = connectionId
         self.accountId = accountId
@@ -57,7 +67,8 @@ public struct OrderRequest: Codable, Sendable, Hashable {
         accountId = try c.decode(String.self, forKey: .accountId)
         instrument = InstrumentReference(
             symbol: try c.decode(String.self, forKey: .symbol),
-            assetClass: try c.decodeIfPresent(AssetClass.self, forKey: .assetClass))
+            assetClass: try c.decodeIfPresent(AssetClass.self, forKey: .assetClass)
+        )
         side = try c.decode(OrderSide.self, forKey: .side)
         type = try c.decode(OrderType.self, forKey: .type)
         timeInForce = try c.decodeIfPresent(TimeInForce.self, forKey: .timeInForce) ?? .day
@@ -150,11 +161,19 @@ public struct OrderRequest: Codable, Sendable, Hashable {
         }
         if let clientOrderId {
             if clientOrderId.isEmpty || clientOrderId.count > Self.maximumClientOrderIdLength {
-                problems.append(.init(
-                    field: "clientOrderId", problem: "must be 1 to \(Self.maximumClientOrderIdLength) characters"))
+                problems.append(
+                    .init(
+                        field: "clientOrderId",
+                        problem: "must be 1 to \(Self.maximumClientOrderIdLength) characters"
+                    )
+                )
             } else if !clientOrderId.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || "-_.:".contains($0)) }) {
-                problems.append(.init(
-                    field: "clientOrderId", problem: "may contain only letters, digits, '-', '_', '.' and ':'"))
+                problems.append(
+                    .init(
+                        field: "clientOrderId",
+                        problem: "may contain only letters, digits, '-', '_', '.' and ':'"
+                    )
+                )
             }
         }
         return problems
@@ -171,8 +190,11 @@ public struct OrderModification: Codable, Sendable, Hashable {
     public var type: OrderType?
 
     public init(
-        quantity: Decimal? = nil, limitPrice: Decimal? = nil, stopPrice: Decimal? = nil,
-        timeInForce: TimeInForce? = nil, type: OrderType? = nil
+        quantity: Decimal? = nil,
+        limitPrice: Decimal? = nil,
+        stopPrice: Decimal? = nil,
+        timeInForce: TimeInForce? = nil,
+        type: OrderType? = nil
     ) {
         self.quantity = quantity
         self.limitPrice = limitPrice
@@ -241,9 +263,16 @@ public struct OrderPreview: Codable, Sendable, Hashable {
     public var brokerPreviewId: String?
 
     public init(
-        id: String, expiresAt: Date, request: OrderRequest, currency: String, estimatedPrice: Decimal? = nil,
-        estimatedCost: Decimal? = nil, estimatedCommission: Decimal? = nil, buyingPowerAfter: Decimal? = nil,
-        warnings: [String] = [], brokerPreviewId: String? = nil
+        id: String,
+        expiresAt: Date,
+        request: OrderRequest,
+        currency: String,
+        estimatedPrice: Decimal? = nil,
+        estimatedCost: Decimal? = nil,
+        estimatedCommission: Decimal? = nil,
+        buyingPowerAfter: Decimal? = nil,
+        warnings: [String] = [],
+        brokerPreviewId: String? = nil
     ) {
         self.id = id
         self.expiresAt = expiresAt
@@ -303,8 +332,12 @@ public struct OrderQuery: Sendable, Hashable {
     public var until: Date?
 
     public init(
-        state: State = .open, accountId: String? = nil, symbols: [String] = [], limit: Int = 100,
-        after: Date? = nil, until: Date? = nil
+        state: State = .open,
+        accountId: String? = nil,
+        symbols: [String] = [],
+        limit: Int = 100,
+        after: Date? = nil,
+        until: Date? = nil
     ) {
         self.state = state
         self.accountId = accountId

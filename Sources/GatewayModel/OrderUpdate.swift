@@ -41,8 +41,14 @@ public struct OrderUpdate: Codable, Sendable, Hashable {
     public var at: Date
 
     public init(
-        kind: Kind, orderId: String, connectionId: String, broker: BrokerKind? = nil, status: OrderStatus? = nil,
-        order: Order? = nil, detail: String? = nil, at: Date
+        kind: Kind,
+        orderId: String,
+        connectionId: String,
+        broker: BrokerKind? = nil,
+        status: OrderStatus? = nil,
+        order: Order? = nil,
+        detail: String? = nil,
+        at: Date
     ) {
         self.kind = kind
         self.orderId = orderId

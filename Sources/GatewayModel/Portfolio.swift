@@ -32,9 +32,17 @@ public struct Portfolio: Codable, Sendable, Hashable {
     public var dayChangeUnknown: Int
 
     public init(
-        currency: String, totalValue: Decimal, cash: Decimal, positionsValue: Decimal, accounts: [Account],
-        holdings: [Holding], allocation: Allocation, fxRates: [FXRate], unconverted: [Unconverted],
-        dayChange: Decimal? = nil, dayChangeUnknown: Int = 0
+        currency: String,
+        totalValue: Decimal,
+        cash: Decimal,
+        positionsValue: Decimal,
+        accounts: [Account],
+        holdings: [Holding],
+        allocation: Allocation,
+        fxRates: [FXRate],
+        unconverted: [Unconverted],
+        dayChange: Decimal? = nil,
+        dayChangeUnknown: Int = 0
     ) {
         self.currency = currency
         self.totalValue = totalValue
@@ -94,7 +102,11 @@ public struct Portfolio: Codable, Sendable, Hashable {
         public var totalValue: Decimal
 
         public init(
-            connectionId: String, broker: BrokerKind, accountId: String, cash: Decimal, positionsValue: Decimal,
+            connectionId: String,
+            broker: BrokerKind,
+            accountId: String,
+            cash: Decimal,
+            positionsValue: Decimal,
             totalValue: Decimal
         ) {
             self.connectionId = connectionId
@@ -174,8 +186,13 @@ public struct Portfolio: Codable, Sendable, Hashable {
             public var value: Decimal?
 
             public init(
-                connectionId: String, broker: BrokerKind, accountId: String, quantity: Decimal, marketValue: Decimal?,
-                currency: String, value: Decimal?
+                connectionId: String,
+                broker: BrokerKind,
+                accountId: String,
+                quantity: Decimal,
+                marketValue: Decimal?,
+                currency: String,
+                value: Decimal?
             ) {
                 self.connectionId = connectionId
                 self.broker = broker
@@ -354,7 +371,12 @@ public struct Portfolio: Codable, Sendable, Hashable {
         public var reason: Reason
 
         public init(
-            connectionId: String, broker: BrokerKind, accountId: String, item: String, currency: String, amount: Decimal?,
+            connectionId: String,
+            broker: BrokerKind,
+            accountId: String,
+            item: String,
+            currency: String,
+            amount: Decimal?,
             reason: Reason
         ) {
             self.connectionId = connectionId

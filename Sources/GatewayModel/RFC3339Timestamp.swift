@@ -91,7 +91,8 @@ public enum RFC3339Timestamp {
             let text = String(value)
             return String(repeating: "0", count: max(0, width - text.count)) + text
         }
-        var text = "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T"
+        var text =
+            "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T"
             + "\(pad(secondsOfDay / 3600, 2)):\(pad(secondsOfDay % 3600 / 60, 2)):\(pad(secondsOfDay % 60, 2))"
         if millis > 0 { text += "." + pad(millis, 3) }
         return text + "Z"

@@ -17,7 +17,10 @@ public enum StrictKeys {
         let known = Set(Keys.allCases.map(\.stringValue))
         if let unknown = container.allKeys.map(\.stringValue).filter({ !known.contains($0) }).sorted().first {
             throw DecodingError.dataCorruptedError(
-                forKey: AnyKey(stringValue: unknown), in: container, debugDescription: unknownFieldProblem)
+                forKey: AnyKey(stringValue: unknown),
+                in: container,
+                debugDescription: unknownFieldProblem
+            )
         }
     }
 }

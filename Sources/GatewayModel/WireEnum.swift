@@ -10,7 +10,9 @@ extension WireEnum {
         let raw = try container.decode(String.self)
         guard let value = Self(rawValue: raw) else {
             throw DecodingError.dataCorruptedError(
-                in: container, debugDescription: "must be one of: \(Self.allowedValues)")
+                in: container,
+                debugDescription: "must be one of: \(Self.allowedValues)"
+            )
         }
         self = value
     }

@@ -32,7 +32,12 @@ extension PostgresStore {
     }
 
     public func createAlert(
-        tenantId: String, userId: String, _ draft: AlertDraft, webhookSecret: String, limit: Int, audit: AuditRecord?
+        tenantId: String,
+        userId: String,
+        _ draft: AlertDraft,
+        webhookSecret: String,
+        limit: Int,
+        audit: AuditRecord?
     ) async throws -> Alert {
         let id = StoreIdentifier.make(StoreIdentifier.alert)
         let sealed = try cipher.seal(webhookSecret: webhookSecret, tenantId: tenantId, alertId: id)
@@ -46,7 +51,9 @@ extension PostgresStore {
             let count = try await db.count("SELECT 1 FROM alerts WHERE tenant_id = ? AND user_id = ?", [tenantId, userId])
             if count >= limit { throw SQLiteStore.alertLimitError(limit) }
             let newest = try await db.row(
-                "SELECT MAX(created_at) AS newest FROM alerts WHERE tenant_id = ?", [tenantId])?.optionalInt64("newest")
+                "SELECT MAX(created_at) AS newest FROM alerts WHERE tenant_id = ?",
+                [tenantId]
+            )?.optionalInt64("newest")
             let now = StoreClock.millis(after: newest)
             try await db.execute(
                 """
@@ -54,19 +61,32 @@ extension PostgresStore {
                     created_at, updated_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, TRUE, ?, ?, ?)
                 """,
-                [id, tenantId, userId, name, rule, channels, draft.enabled, draft.rearm.rawValue, sealed, now, now])
+                [id, tenantId, userId, name, rule, channels, draft.enabled, draft.rearm.rawValue, sealed, now, now]
+            )
             if var audit {
                 audit.target = id
                 try await Self.insertAudit(db, audit, at: now)
             }
             return Alert(
-                id: id, name: name, rule: draft.rule, channels: draft.channels, enabled: draft.enabled, rearm: draft.rearm,
-                armed: true, createdAt: StoreClock.date(now), updatedAt: StoreClock.date(now))
+                id: id,
+                name: name,
+                rule: draft.rule,
+                channels: draft.channels,
+                enabled: draft.enabled,
+                rearm: draft.rearm,
+                armed: true,
+                createdAt: StoreClock.date(now),
+                updatedAt: StoreClock.date(now)
+            )
         }
     }
 
     public func updateAlert(
-        tenantId: String, userId: String, id: String, _ draft: AlertDraft, audit: AuditRecord?
+        tenantId: String,
+        userId: String,
+        id: String,
+        _ draft: AlertDraft,
+        audit: AuditRecord?
     ) async throws -> Alert? {
         let rule = try SQLiteStore.encodeJSON(draft.rule)
         let channels = try SQLiteStore.encodeJSON(draft.channels)
@@ -90,8 +110,11 @@ extension PostgresStore {
     public func deleteAlert(tenantId: String, userId: String, id: String, audit: AuditRecord?) async throws -> Bool {
         let now = StoreClock.nowMillis()
         return try await write("deleteAlert") { db in
-            let deleted = try await db.count(
-                "DELETE FROM alerts WHERE tenant_id = ? AND user_id = ? AND id = ? RETURNING id", [tenantId, userId, id]) > 0
+            let deleted =
+                try await db.count(
+                    "DELETE FROM alerts WHERE tenant_id = ? AND user_id = ? AND id = ? RETURNING id",
+                    [tenantId, userId, id]
+                ) > 0
             if deleted, let audit { try await Self.insertAudit(db, audit, at: now) }
             return deleted
         }
@@ -100,14 +123,20 @@ extension PostgresStore {
     public func alertWebhookSecret(tenantId: String, userId: String, id: String) async throws -> String? {
         let sealed = try await read("alertWebhookSecret") { db in
             try await db.row(
-                "SELECT webhook_secret FROM alerts WHERE tenant_id = ? AND user_id = ? AND id = ?", [tenantId, userId, id]
+                "SELECT webhook_secret FROM alerts WHERE tenant_id = ? AND user_id = ? AND id = ?",
+                [tenantId, userId, id]
             )?.bytes("webhook_secret")
         }
         return try sealed.map { try cipher.open(webhookSecret: $0, tenantId: tenantId, alertId: id) }
     }
 
     public func recordAlertState(
-        tenantId: String, userId: String, id: String, armed: Bool, firedAt: Date?, disable: Bool
+        tenantId: String,
+        userId: String,
+        id: String,
+        armed: Bool,
+        firedAt: Date?,
+        disable: Bool
     ) async throws -> Bool {
         try await write("recordAlertState") { db in
             try await db.count(
@@ -116,7 +145,8 @@ extension PostgresStore {
                     enabled = CASE WHEN ? THEN FALSE ELSE enabled END
                 WHERE tenant_id = ? AND user_id = ? AND id = ? RETURNING id
                 """,
-                [armed, firedAt.map { StoreClock.millis($0) }, disable, tenantId, userId, id]) > 0
+                [armed, firedAt.map { StoreClock.millis($0) }, disable, tenantId, userId, id]
+            ) > 0
         }
     }
 
@@ -133,7 +163,8 @@ extension PostgresStore {
             alert.channels.apns = nil
             try await db.execute(
                 "UPDATE alerts SET channels = ?, updated_at = GREATEST(?, updated_at + 1) WHERE tenant_id = ? AND user_id = ? AND id = ?",
-                [try SQLiteStore.encodeJSON(alert.channels), now, tenantId, userId, id])
+                [try SQLiteStore.encodeJSON(alert.channels), now, tenantId, userId, id]
+            )
             return true
         }
     }
@@ -150,19 +181,25 @@ extension PostgresStore {
                     attempt.id, tenantId, attempt.alertId, attempt.eventId, attempt.channel.rawValue, attempt.attempt,
                     StoreClock.millis(attempt.at), attempt.outcome.rawValue, attempt.httpStatus, attempt.error, attempt.test,
                     attempt.deviceId,
-                ])
+                ]
+            )
             try await db.execute(
                 """
                 DELETE FROM alert_deliveries WHERE tenant_id = ? AND alert_id = ? AND sequence <= (
                     SELECT sequence FROM alert_deliveries WHERE tenant_id = ? AND alert_id = ?
                     ORDER BY sequence DESC LIMIT 1 OFFSET ?)
                 """,
-                [tenantId, attempt.alertId, tenantId, attempt.alertId, AlertDraft.deliveryLogLength])
+                [tenantId, attempt.alertId, tenantId, attempt.alertId, AlertDraft.deliveryLogLength]
+            )
         }
     }
 
     public func alertDeliveries(
-        tenantId: String, userId: String, alertId: String, before: String?, limit: Int
+        tenantId: String,
+        userId: String,
+        alertId: String,
+        before: String?,
+        limit: Int
     ) async throws -> [AlertDeliveryAttempt] {
         try await read("alertDeliveries") { db in
             guard try await Self.fetchAlert(db, tenantId: tenantId, userId: userId, id: alertId) != nil else {
@@ -174,11 +211,14 @@ extension PostgresStore {
                 guard
                     let sequence = try await db.row(
                         "SELECT sequence FROM alert_deliveries WHERE tenant_id = ? AND alert_id = ? AND id = ?",
-                        [tenantId, alertId, before])?.int64("sequence")
+                        [tenantId, alertId, before]
+                    )?.int64("sequence")
                 else {
                     throw GatewayError(
-                        .notFound, "no delivery '\(before)' of this alert",
-                        details: [FieldProblem(field: "before", problem: "names no entry of this alert's delivery log")])
+                        .notFound,
+                        "no delivery '\(before)' of this alert",
+                        details: [FieldProblem(field: "before", problem: "names no entry of this alert's delivery log")]
+                    )
                 }
                 cursor = " AND sequence < ?"
                 arguments.append(sequence)
@@ -196,7 +236,8 @@ extension PostgresStore {
 
     static func fetchAlert(_ db: PostgresSQL, tenantId: String, userId: String, id: String) async throws -> Alert? {
         try await db.row(
-            "SELECT \(alertColumns) FROM alerts WHERE tenant_id = ? AND user_id = ? AND id = ?", [tenantId, userId, id]
+            "SELECT \(alertColumns) FROM alerts WHERE tenant_id = ? AND user_id = ? AND id = ?",
+            [tenantId, userId, id]
         ).map(Alert.init(postgres:))
     }
 }
@@ -204,24 +245,34 @@ extension PostgresStore {
 extension Alert {
     init(postgres row: PostgresRandomAccessRow) throws {
         self.init(
-            id: try row.string("id"), name: try row.optionalString("name"),
+            id: try row.string("id"),
+            name: try row.optionalString("name"),
             rule: try SQLiteStore.decodeJSON(AlertRule.self, try row.string("rule"), column: "rule"),
             channels: try SQLiteStore.decodeJSON(AlertChannels.self, try row.string("channels"), column: "channels"),
             enabled: try row.bool("enabled"),
             rearm: try SQLiteStore.storedEnum(AlertRearm.self, try row.string("rearm"), column: "rearm"),
-            armed: try row.bool("armed"), createdAt: try row.date("created_at"), updatedAt: try row.date("updated_at"),
-            lastFiredAt: try row.optionalDate("last_fired_at"))
+            armed: try row.bool("armed"),
+            createdAt: try row.date("created_at"),
+            updatedAt: try row.date("updated_at"),
+            lastFiredAt: try row.optionalDate("last_fired_at")
+        )
     }
 }
 
 extension AlertDeliveryAttempt {
     init(postgres row: PostgresRandomAccessRow) throws {
         self.init(
-            id: try row.string("id"), alertId: try row.string("alert_id"), eventId: try row.string("event_id"),
+            id: try row.string("id"),
+            alertId: try row.string("alert_id"),
+            eventId: try row.string("event_id"),
             channel: try SQLiteStore.storedEnum(AlertChannel.self, try row.string("channel"), column: "channel"),
-            attempt: try row.int("attempt"), at: try row.date("at"),
+            attempt: try row.int("attempt"),
+            at: try row.date("at"),
             outcome: try SQLiteStore.storedEnum(AlertDeliveryOutcome.self, try row.string("outcome"), column: "outcome"),
-            httpStatus: try row.optionalInt64("http_status").map { Int($0) }, error: try row.optionalString("error"),
-            test: try row.bool("test"), deviceId: try row.optionalString("device_id"))
+            httpStatus: try row.optionalInt64("http_status").map { Int($0) },
+            error: try row.optionalString("error"),
+            test: try row.bool("test"),
+            deviceId: try row.optionalString("device_id")
+        )
     }
 }

@@ -18,12 +18,15 @@ extension PostgresStore {
             if let before {
                 guard
                     let sequence = try await db.row(
-                        "SELECT sequence FROM audit_events WHERE tenant_id = ? AND id = ?", [tenantId, before]
+                        "SELECT sequence FROM audit_events WHERE tenant_id = ? AND id = ?",
+                        [tenantId, before]
                     )?.int64("sequence")
                 else {
                     throw GatewayError(
-                        .notFound, "no audit event '\(before)'",
-                        details: [FieldProblem(field: "before", problem: "names no event of this tenant's log")])
+                        .notFound,
+                        "no audit event '\(before)'",
+                        details: [FieldProblem(field: "before", problem: "names no event of this tenant's log")]
+                    )
                 }
                 cursor = " AND sequence < ?"
                 arguments.append(sequence)
@@ -33,7 +36,8 @@ extension PostgresStore {
                 """
                 SELECT id, tenant_id, at, actor, action, target, outcome, detail FROM audit_events
                 WHERE tenant_id = ?\(cursor) ORDER BY sequence DESC LIMIT ?
-                """, arguments
+                """,
+                arguments
             ).map(AuditEvent.init(postgres:))
         }
     }
@@ -48,7 +52,8 @@ extension PostgresStore {
             [
                 StoreIdentifier.make(StoreIdentifier.auditEvent), record.tenantId, at, record.actor, record.action,
                 record.target, record.outcome.rawValue, try SQLiteStore.encodeJSON(record.detail),
-            ])
+            ]
+        )
     }
 }
 
@@ -59,8 +64,14 @@ extension AuditEvent {
             throw GatewayError(.internalError, "audit event \(id) has an unknown stored outcome")
         }
         self.init(
-            id: id, tenantId: try row.string("tenant_id"), at: try row.date("at"), actor: try row.string("actor"),
-            action: try row.string("action"), target: try row.optionalString("target"), outcome: outcome,
-            detail: try SQLiteStore.decodeJSON([String: String].self, try row.string("detail"), column: "detail"))
+            id: id,
+            tenantId: try row.string("tenant_id"),
+            at: try row.date("at"),
+            actor: try row.string("actor"),
+            action: try row.string("action"),
+            target: try row.optionalString("target"),
+            outcome: outcome,
+            detail: try SQLiteStore.decodeJSON([String: String].self, try row.string("detail"), column: "detail")
+        )
     }
 }

@@ -10,7 +10,11 @@ extension PostgresStore {
         "id, tenant_id, user_id, broker, display_name, base_url, settings, status, status_detail, created_at, updated_at"
 
     /// Saves a connection of one of the tenant's users with its credentials sealed to the new row.
-    public func createConnection(tenantId: String, userId: String?, _ connection: NewConnection) async throws
+    public func createConnection(
+        tenantId: String,
+        userId: String?,
+        _ connection: NewConnection
+    ) async throws
         -> ConnectionDescriptor
     {
         let id = connection.id ?? NewConnection.makeId()
@@ -20,7 +24,9 @@ extension PostgresStore {
             try await Self.lockTenant(db, tenantId)
             if let userId { try await Self.requireUser(db, tenantId: tenantId, userId) }
             let newest = try await db.row(
-                "SELECT MAX(created_at) AS newest FROM connections WHERE tenant_id = ?", [tenantId])?.optionalInt64("newest")
+                "SELECT MAX(created_at) AS newest FROM connections WHERE tenant_id = ?",
+                [tenantId]
+            )?.optionalInt64("newest")
             let now = StoreClock.millis(after: newest)
             try await db.execute(
                 """
@@ -32,18 +38,29 @@ extension PostgresStore {
                 [
                     id, tenantId, userId, connection.broker.rawValue, connection.displayName, connection.baseURL, settings,
                     connection.status.rawValue, sealed, now, now,
-                ])
+                ]
+            )
             return ConnectionDescriptor(
-                id: id, tenantId: tenantId, userId: userId, broker: connection.broker, displayName: connection.displayName,
-                baseURL: connection.baseURL, settings: connection.settings, status: connection.status,
-                statusDetail: nil, createdAt: StoreClock.date(now), updatedAt: StoreClock.date(now))
+                id: id,
+                tenantId: tenantId,
+                userId: userId,
+                broker: connection.broker,
+                displayName: connection.displayName,
+                baseURL: connection.baseURL,
+                settings: connection.settings,
+                status: connection.status,
+                statusDetail: nil,
+                createdAt: StoreClock.date(now),
+                updatedAt: StoreClock.date(now)
+            )
         }
     }
 
     public func connections(tenantId: String) async throws -> [ConnectionDescriptor] {
         try await read("connections") { db in
             try await db.rows(
-                "SELECT \(Self.connectionColumns) FROM connections WHERE tenant_id = ? ORDER BY created_at, id", [tenantId]
+                "SELECT \(Self.connectionColumns) FROM connections WHERE tenant_id = ? ORDER BY created_at, id",
+                [tenantId]
             ).map(ConnectionDescriptor.init(postgres:))
         }
     }
@@ -54,7 +71,8 @@ extension PostgresStore {
                 """
                 SELECT \(Self.connectionColumns) FROM connections WHERE tenant_id = ? AND user_id = ?
                 ORDER BY created_at, id
-                """, [tenantId, userId]
+                """,
+                [tenantId, userId]
             ).map(ConnectionDescriptor.init(postgres:))
         }
     }
@@ -72,7 +90,8 @@ extension PostgresStore {
     public func credentials(tenantId: String, connectionId: String) async throws -> BrokerCredentials {
         let sealed = try await read("credentials") { db in
             try await db.row(
-                "SELECT credentials_ciphertext FROM connections WHERE tenant_id = ? AND id = ?", [tenantId, connectionId]
+                "SELECT credentials_ciphertext FROM connections WHERE tenant_id = ? AND id = ?",
+                [tenantId, connectionId]
             )?.bytes("credentials_ciphertext")
         }
         guard let sealed else { throw SQLiteStore.connectionNotFound(connectionId) }
@@ -81,7 +100,8 @@ extension PostgresStore {
         } catch {
             logger.error(
                 "stored credentials do not decrypt",
-                metadata: ["tenant": .string(tenantId), "connection": .string(connectionId)])
+                metadata: ["tenant": .string(tenantId), "connection": .string(connectionId)]
+            )
             throw error
         }
     }
@@ -95,13 +115,17 @@ extension PostgresStore {
                 UPDATE connections SET credentials_ciphertext = ?, updated_at = GREATEST(?, updated_at + 1)
                 WHERE tenant_id = ? AND id = ? RETURNING id
                 """,
-                [sealed, now, tenantId, connectionId])
+                [sealed, now, tenantId, connectionId]
+            )
             guard changed > 0 else { throw SQLiteStore.connectionNotFound(connectionId) }
         }
     }
 
     public func updateConnectionStatus(
-        tenantId: String, connectionId: String, status: ConnectionStatus, detail: [String: String]?
+        tenantId: String,
+        connectionId: String,
+        status: ConnectionStatus,
+        detail: [String: String]?
     ) async throws -> ConnectionDescriptor? {
         let detailJSON = try detail.map(SQLiteStore.encodeJSON)
         let now = StoreClock.nowMillis()
@@ -130,12 +154,17 @@ extension ConnectionDescriptor {
         }
         let detail = try row.optionalString("status_detail")
         self.init(
-            id: id, tenantId: try row.string("tenant_id"), userId: try row.optionalString("user_id"),
-            broker: BrokerKind(try row.string("broker")), displayName: try row.string("display_name"),
+            id: id,
+            tenantId: try row.string("tenant_id"),
+            userId: try row.optionalString("user_id"),
+            broker: BrokerKind(try row.string("broker")),
+            displayName: try row.string("display_name"),
             baseURL: try row.string("base_url"),
             settings: try SQLiteStore.decodeJSON([String: String].self, try row.string("settings"), column: "settings"),
             status: status,
             statusDetail: try detail.map { try SQLiteStore.decodeJSON([String: String].self, $0, column: "status_detail") },
-            createdAt: try row.date("created_at"), updatedAt: try row.date("updated_at"))
+            createdAt: try row.date("created_at"),
+            updatedAt: try row.date("updated_at")
+        )
     }
 }

@@ -36,10 +36,12 @@ extension PostgresStore {
                 case "28000", "28P01":
                     logger.error(
                         "database login refused",
-                        metadata: ["database": .string(location), "error": .string(Self.safeDescription(error))])
+                        metadata: ["database": .string(location), "error": .string(Self.safeDescription(error))]
+                    )
                     return GatewayError(
                         .internalError,
-                        "the gateway's database refused its login: check the user name and password of the database URL")
+                        "the gateway's database refused its login: check the user name and password of the database URL"
+                    )
                 default:
                     if state.hasPrefix("53") || state.hasPrefix("08") || state.hasPrefix("57P0") {
                         return unavailable(error, operation: operation)
@@ -47,24 +49,31 @@ extension PostgresStore {
                 }
                 logger.error(
                     "database operation failed",
-                    metadata: ["operation": .string(operation), "error": .string(Self.safeDescription(error))])
+                    metadata: ["operation": .string(operation), "error": .string(Self.safeDescription(error))]
+                )
                 return GatewayError(.internalError, "the gateway's database failed")
             }
             return unavailable(error, operation: operation)
         default:
             logger.error(
                 "database operation failed",
-                metadata: ["operation": .string(operation), "error": .string(Self.safeDescription(error))])
+                metadata: ["operation": .string(operation), "error": .string(Self.safeDescription(error))]
+            )
             return GatewayError(.internalError, "the gateway's database failed")
         }
     }
 
     private func busy(_ error: PSQLError, operation: String) -> GatewayError {
         logger.warning(
-            "database busy", metadata: ["operation": .string(operation), "error": .string(Self.safeDescription(error))])
+            "database busy",
+            metadata: ["operation": .string(operation), "error": .string(Self.safeDescription(error))]
+        )
         return GatewayError(
-            .upstreamUnavailable, "the gateway's database is busy; retry shortly", retryable: true,
-            retryAfter: Self.busyRetryAfter)
+            .upstreamUnavailable,
+            "the gateway's database is busy; retry shortly",
+            retryable: true,
+            retryAfter: Self.busyRetryAfter
+        )
     }
 
     private func unavailable(_ error: PSQLError, operation: String) -> GatewayError {
@@ -73,10 +82,14 @@ extension PostgresStore {
             metadata: [
                 "operation": .string(operation), "database": .string(location),
                 "error": .string(Self.safeDescription(error)),
-            ])
+            ]
+        )
         return GatewayError(
-            .upstreamUnavailable, "the gateway's database is unavailable; retry shortly", retryable: true,
-            retryAfter: Self.busyRetryAfter)
+            .upstreamUnavailable,
+            "the gateway's database is unavailable; retry shortly",
+            retryable: true,
+            retryAfter: Self.busyRetryAfter
+        )
     }
 
     /// Seconds a client is told to wait after the database was busy or unreachable.

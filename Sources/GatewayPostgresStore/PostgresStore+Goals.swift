@@ -13,7 +13,8 @@ extension PostgresStore {
                 """
                 SELECT \(Self.goalColumns) FROM goals WHERE tenant_id = ? AND user_id = ?
                 ORDER BY created_at, id
-                """, [tenantId, userId]
+                """,
+                [tenantId, userId]
             ).map(Goal.init(postgres:))
         }
     }
@@ -32,26 +33,39 @@ extension PostgresStore {
             try await Self.requireFreeGoalName(db, tenantId: tenantId, userId: userId, name: name, except: nil)
             try await Self.requireUnchangedGoals(db, tenantId: tenantId, userId: userId, except: nil, draft.checkedAgainst)
             let newest = try await db.row(
-                "SELECT MAX(created_at) AS newest FROM goals WHERE tenant_id = ?", [tenantId])?.optionalInt64("newest")
+                "SELECT MAX(created_at) AS newest FROM goals WHERE tenant_id = ?",
+                [tenantId]
+            )?.optionalInt64("newest")
             let now = StoreClock.millis(after: newest)
             try await db.execute(
                 """
                 INSERT INTO goals (id, tenant_id, user_id, name, target_value, currency, allocations, created_at, updated_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
-                [id, tenantId, userId, name, DecimalText.format(draft.targetValue), draft.currency, allocationsJSON, now, now])
+                [id, tenantId, userId, name, DecimalText.format(draft.targetValue), draft.currency, allocationsJSON, now, now]
+            )
             if var audit {
                 audit.target = id
                 try await Self.insertAudit(db, audit, at: now)
             }
             return Goal(
-                id: id, name: name, targetValue: draft.targetValue, currency: draft.currency,
-                allocations: draft.allocations, createdAt: StoreClock.date(now), updatedAt: StoreClock.date(now))
+                id: id,
+                name: name,
+                targetValue: draft.targetValue,
+                currency: draft.currency,
+                allocations: draft.allocations,
+                createdAt: StoreClock.date(now),
+                updatedAt: StoreClock.date(now)
+            )
         }
     }
 
     public func updateGoal(
-        tenantId: String, userId: String, id: String, _ draft: GoalDraft, audit: AuditRecord?
+        tenantId: String,
+        userId: String,
+        id: String,
+        _ draft: GoalDraft,
+        audit: AuditRecord?
     ) async throws -> Goal? {
         let name = try SQLiteStore.validatedGoalName(draft.name)
         let allocationsJSON = try SQLiteStore.encodeJSON(draft.allocations)
@@ -61,7 +75,9 @@ extension PostgresStore {
             try await Self.lockTenant(db, tenantId)
             guard
                 try await db.row(
-                    "SELECT 1 FROM goals WHERE tenant_id = ? AND user_id = ? AND id = ? FOR UPDATE", [tenantId, userId, id])
+                    "SELECT 1 FROM goals WHERE tenant_id = ? AND user_id = ? AND id = ? FOR UPDATE",
+                    [tenantId, userId, id]
+                )
                     != nil
             else { return nil }
             try await Self.requireFreeGoalName(db, tenantId: tenantId, userId: userId, name: name, except: id)
@@ -83,8 +99,11 @@ extension PostgresStore {
     public func deleteGoal(tenantId: String, userId: String, id: String, audit: AuditRecord?) async throws -> Bool {
         let now = StoreClock.nowMillis()
         return try await write("deleteGoal") { db in
-            let deleted = try await db.count(
-                "DELETE FROM goals WHERE tenant_id = ? AND user_id = ? AND id = ? RETURNING id", [tenantId, userId, id]) > 0
+            let deleted =
+                try await db.count(
+                    "DELETE FROM goals WHERE tenant_id = ? AND user_id = ? AND id = ? RETURNING id",
+                    [tenantId, userId, id]
+                ) > 0
             if deleted, let audit { try await Self.insertAudit(db, audit, at: now) }
             return deleted
         }
@@ -92,13 +111,18 @@ extension PostgresStore {
 
     static func fetchGoal(_ db: PostgresSQL, tenantId: String, userId: String, id: String) async throws -> Goal? {
         try await db.row(
-            "SELECT \(goalColumns) FROM goals WHERE tenant_id = ? AND user_id = ? AND id = ?", [tenantId, userId, id]
+            "SELECT \(goalColumns) FROM goals WHERE tenant_id = ? AND user_id = ? AND id = ?",
+            [tenantId, userId, id]
         ).map(Goal.init(postgres:))
     }
 
     /// Called under the tenant's lock (`lockTenant`), which every goal write takes first.
     static func requireUnchangedGoals(
-        _ db: PostgresSQL, tenantId: String, userId: String, except id: String?, _ basis: [Goal]?
+        _ db: PostgresSQL,
+        tenantId: String,
+        userId: String,
+        except id: String?,
+        _ basis: [Goal]?
     ) async throws {
         guard let basis else { return }
         let current = try await db.rows(
@@ -109,10 +133,15 @@ extension PostgresStore {
     }
 
     static func requireFreeGoalName(
-        _ db: PostgresSQL, tenantId: String, userId: String, name: String, except id: String?
+        _ db: PostgresSQL,
+        tenantId: String,
+        userId: String,
+        name: String,
+        except id: String?
     ) async throws {
         let taken = try await db.row(
-            "SELECT id FROM goals WHERE tenant_id = ? AND user_id = ? AND name = ?", [tenantId, userId, name]
+            "SELECT id FROM goals WHERE tenant_id = ? AND user_id = ? AND name = ?",
+            [tenantId, userId, name]
         )?.string("id")
         if let taken, taken != id {
             throw GatewayError(.conflict, SQLiteStore.goalNameConflict(name))
@@ -123,10 +152,13 @@ extension PostgresStore {
 extension Goal {
     init(postgres row: PostgresRandomAccessRow) throws {
         self.init(
-            id: try row.string("id"), name: try row.string("name"),
+            id: try row.string("id"),
+            name: try row.string("name"),
             targetValue: try SQLiteStore.storedDecimal(try row.string("target_value"), column: "target_value"),
             currency: try row.string("currency"),
             allocations: try SQLiteStore.decodeJSON([Goal.Allocation].self, try row.string("allocations"), column: "allocations"),
-            createdAt: try row.date("created_at"), updatedAt: try row.date("updated_at"))
+            createdAt: try row.date("created_at"),
+            updatedAt: try row.date("updated_at")
+        )
     }
 }

@@ -28,7 +28,8 @@ extension PostgresStore: LeaderLeaseStore {
                 WHERE leases.holder = excluded.holder OR leases.expires_at <= ?
                 RETURNING holder
                 """,
-                [name, holder, nowMillis, expires, nowMillis, nowMillis]) > 0
+                [name, holder, nowMillis, expires, nowMillis, nowMillis]
+            ) > 0
         }
     }
 
@@ -37,7 +38,8 @@ extension PostgresStore: LeaderLeaseStore {
         return try await write("renewLease") { db in
             try await db.count(
                 "UPDATE leases SET expires_at = ? WHERE name = ? AND holder = ? AND expires_at > ? RETURNING name",
-                [nowMillis + ttl.leaseMillis, name, holder, nowMillis]) > 0
+                [nowMillis + ttl.leaseMillis, name, holder, nowMillis]
+            ) > 0
         }
     }
 
@@ -52,9 +54,11 @@ extension PostgresStore: LeaderLeaseStore {
         return try await write("pruneAndCountLeases") { db in
             try await db.execute(
                 "DELETE FROM leases WHERE substr(name, 1, length(?::text)) = ?::text AND expires_at <= ?",
-                [prefix, prefix, nowMillis])
+                [prefix, prefix, nowMillis]
+            )
             return try await db.row(
-                "SELECT count(*) AS n FROM leases WHERE substr(name, 1, length(?::text)) = ?::text", [prefix, prefix]
+                "SELECT count(*) AS n FROM leases WHERE substr(name, 1, length(?::text)) = ?::text",
+                [prefix, prefix]
             )?.int("n") ?? 0
         }
     }

@@ -7,7 +7,11 @@ import PostgresNIO
 /// row's lock, so of any number of concurrent completions on any number of instances exactly one changes the row.
 extension PostgresStore {
     public func recordLinkState(
-        tenantId: String, connectionId: String, stateHash: [UInt8], expiresAt: Date, now: Date
+        tenantId: String,
+        connectionId: String,
+        stateHash: [UInt8],
+        expiresAt: Date,
+        now: Date
     ) async throws {
         let nowMillis = StoreClock.millis(now)
         let expires = StoreClock.millis(expiresAt)
@@ -16,19 +20,26 @@ extension PostgresStore {
             // The connection's row is held, so two links started at once for it leave one state, the later one.
             guard
                 try await db.row(
-                    "SELECT 1 FROM connections WHERE tenant_id = ? AND id = ? FOR NO KEY UPDATE", [tenantId, connectionId])
+                    "SELECT 1 FROM connections WHERE tenant_id = ? AND id = ? FOR NO KEY UPDATE",
+                    [tenantId, connectionId]
+                )
                     != nil
             else { throw SQLiteStore.connectionNotFound(connectionId) }
             try await db.execute(
-                "DELETE FROM link_states WHERE expires_at < ?", [nowMillis - SQLiteStore.linkStateRetention])
+                "DELETE FROM link_states WHERE expires_at < ?",
+                [nowMillis - SQLiteStore.linkStateRetention]
+            )
             try await db.execute(
-                "DELETE FROM link_states WHERE tenant_id = ? AND connection_id = ?", [tenantId, connectionId])
+                "DELETE FROM link_states WHERE tenant_id = ? AND connection_id = ?",
+                [tenantId, connectionId]
+            )
             try await db.execute(
                 """
                 INSERT INTO link_states (state_hash, tenant_id, connection_id, created_at, expires_at, consumed_at)
                 VALUES (?, ?, ?, ?, ?, NULL)
                 """,
-                [hash, tenantId, connectionId, nowMillis, expires])
+                [hash, tenantId, connectionId, nowMillis, expires]
+            )
         }
     }
 
@@ -36,16 +47,20 @@ extension PostgresStore {
         let nowMillis = StoreClock.millis(now)
         let hash = Data(stateHash)
         return try await write("consumeLinkState") { db in
-            let spent = try await db.count(
-                """
-                UPDATE link_states SET consumed_at = ?
-                WHERE state_hash = ? AND connection_id = ? AND consumed_at IS NULL AND expires_at > ?
-                RETURNING state_hash
-                """,
-                [nowMillis, hash, connectionId, nowMillis]) > 0
+            let spent =
+                try await db.count(
+                    """
+                    UPDATE link_states SET consumed_at = ?
+                    WHERE state_hash = ? AND connection_id = ? AND consumed_at IS NULL AND expires_at > ?
+                    RETURNING state_hash
+                    """,
+                    [nowMillis, hash, connectionId, nowMillis]
+                ) > 0
             guard
                 let row = try await db.row(
-                    "SELECT tenant_id, connection_id, expires_at, consumed_at FROM link_states WHERE state_hash = ?", [hash]),
+                    "SELECT tenant_id, connection_id, expires_at, consumed_at FROM link_states WHERE state_hash = ?",
+                    [hash]
+                ),
                 try row.string("connection_id") == connectionId
             else { return .unknown }
             return try Self.outcome(row, spentNow: spent, nowMillis: nowMillis)
@@ -55,19 +70,23 @@ extension PostgresStore {
     public func consumeLinkState(tenantId: String, connectionId: String, now: Date) async throws -> LinkStateOutcome {
         let nowMillis = StoreClock.millis(now)
         return try await write("consumeLinkState") { db in
-            let spent = try await db.count(
-                """
-                UPDATE link_states SET consumed_at = ?
-                WHERE tenant_id = ? AND connection_id = ? AND consumed_at IS NULL AND expires_at > ?
-                RETURNING state_hash
-                """,
-                [nowMillis, tenantId, connectionId, nowMillis]) > 0
+            let spent =
+                try await db.count(
+                    """
+                    UPDATE link_states SET consumed_at = ?
+                    WHERE tenant_id = ? AND connection_id = ? AND consumed_at IS NULL AND expires_at > ?
+                    RETURNING state_hash
+                    """,
+                    [nowMillis, tenantId, connectionId, nowMillis]
+                ) > 0
             guard
                 let row = try await db.row(
                     """
                     SELECT tenant_id, connection_id, expires_at, consumed_at FROM link_states
                     WHERE tenant_id = ? AND connection_id = ?
-                    """, [tenantId, connectionId])
+                    """,
+                    [tenantId, connectionId]
+                )
             else { return .unknown }
             return try Self.outcome(row, spentNow: spent, nowMillis: nowMillis)
         }

@@ -18,7 +18,11 @@ extension PostgresStore {
         guard limit > 0 else { return [] }
         return try await read("orderFeedOfUser") { db in
             try await Self.feedRows(
-                db, where: "e.feed_id > ? AND o.tenant_id = ? AND o.user_id = ?", [cursor, tenantId, userId], limit: limit)
+                db,
+                where: "e.feed_id > ? AND o.tenant_id = ? AND o.user_id = ?",
+                [cursor, tenantId, userId],
+                limit: limit
+            )
         }
     }
 
@@ -43,7 +47,12 @@ extension PostgresStore {
         }
     }
 
-    private static func feedRows(_ db: PostgresSQL, where condition: String, _ arguments: [any SQLArgument], limit: Int)
+    private static func feedRows(
+        _ db: PostgresSQL,
+        where condition: String,
+        _ arguments: [any SQLArgument],
+        limit: Int
+    )
         async throws -> [OrderFeedEvent]
     {
         try await db.rows(
@@ -60,14 +69,17 @@ extension PostgresStore {
         ).map { row in
             let orderId = try row.string("order_id")
             return OrderFeedEvent(
-                cursor: try row.int64("cursor"), tenantId: try row.string("tenant_id"),
-                userId: try row.optionalString("user_id"), orderId: orderId,
+                cursor: try row.int64("cursor"),
+                tenantId: try row.string("tenant_id"),
+                userId: try row.optionalString("user_id"),
+                orderId: orderId,
                 connectionId: try row.string("connection_id"),
                 broker: try row.optionalString("venue_broker").map { BrokerKind($0) },
                 event: try OrderEvent(postgres: row, orderId: orderId),
                 order: try row.optionalString("order").flatMap {
                     try? JournalJSON.decode(Order.self, $0, column: "order", orderId: orderId)
-                })
+                }
+            )
         }
     }
 }

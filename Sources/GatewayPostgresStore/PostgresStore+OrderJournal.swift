@@ -18,7 +18,11 @@ extension PostgresStore: OrderJournalStore {
     // MARK: Idempotency keys
 
     public func claimIdempotencyKey(
-        tenantId: String, key: String, requestHash: String, proposedOrderId: String, retention: TimeInterval
+        tenantId: String,
+        key: String,
+        requestHash: String,
+        proposedOrderId: String,
+        retention: TimeInterval
     ) async throws -> IdempotencyClaim {
         guard retention > 0, retention <= SQLiteStore.maximumIdempotencyRetention else {
             throw GatewayError(.internalError, "an idempotency key's retention must be positive and at most 10 years")
@@ -37,12 +41,15 @@ extension PostgresStore: OrderJournalStore {
                 WHERE idempotency_keys.expires_at < excluded.created_at
                 RETURNING order_id
                 """,
-                [tenantId, key, requestHash, proposedOrderId, now, now + retentionMillis])
+                [tenantId, key, requestHash, proposedOrderId, now, now + retentionMillis]
+            )
             if claimed > 0 { return .claimed(orderId: proposedOrderId) }
             // The key is live and someone else's: this statement's snapshot sees the row that stopped the insert.
             guard
                 let held = try await db.row(
-                    "SELECT request_hash, order_id FROM idempotency_keys WHERE tenant_id = ? AND key = ?", [tenantId, key])
+                    "SELECT request_hash, order_id FROM idempotency_keys WHERE tenant_id = ? AND key = ?",
+                    [tenantId, key]
+                )
             else { throw GatewayError(.internalError, "an idempotency key vanished while it was claimed") }
             let orderId = try held.string("order_id")
             return try held.string("request_hash") == requestHash
@@ -55,7 +62,8 @@ extension PostgresStore: OrderJournalStore {
             guard
                 let held = try await db.row(
                     "SELECT request_hash, order_id FROM idempotency_keys WHERE tenant_id = ? AND key = ? AND expires_at >= ?",
-                    [tenantId, key, StoreClock.nowMillis()])
+                    [tenantId, key, StoreClock.nowMillis()]
+                )
             else { return nil }
             let orderId = try held.string("order_id")
             return try held.string("request_hash") == requestHash
@@ -75,12 +83,13 @@ extension PostgresStore: OrderJournalStore {
             }
             if let holder = try await db.row(
                 "SELECT id FROM orders WHERE tenant_id = ? AND connection_id = ? AND client_order_id = ?",
-                [row.tenantId, row.connectionId, row.clientOrderId])?.string("id")
-            {
+                [row.tenantId, row.connectionId, row.clientOrderId]
+            )?.string("id") {
                 throw GatewayError(
                     .conflict,
                     "client order id '\(row.clientOrderId)' is already used by order \(holder) on connection "
-                        + row.connectionId)
+                        + row.connectionId
+                )
             }
             try await db.execute(
                 """
@@ -95,10 +104,16 @@ extension PostgresStore: OrderJournalStore {
                     row.brokerOrderId, row.order, row.errorCode, row.errorMessage, row.createdAt,
                     max(row.updatedAt, row.createdAt), max(row.sentAt, row.createdAt), row.accountId, row.tenantId,
                     row.connectionId, row.tenantId, row.connectionId,
-                ])
+                ]
+            )
             if let brokerOrderId = row.brokerOrderId {
                 try await Self.recordBrokerOrderId(
-                    db, brokerOrderId, orderId: row.id, tenantId: row.tenantId, connectionId: row.connectionId)
+                    db,
+                    brokerOrderId,
+                    orderId: row.id,
+                    tenantId: row.tenantId,
+                    connectionId: row.connectionId
+                )
             }
             try await Self.append(db, event, orderId: row.id, tenantId: row.tenantId, sequence: 1)
         }
@@ -114,14 +129,20 @@ extension PostgresStore: OrderJournalStore {
             guard
                 let stored = try await db.row(
                     "SELECT connection_id, updated_at FROM orders WHERE tenant_id = ? AND id = ? FOR UPDATE",
-                    [row.tenantId, row.id])
+                    [row.tenantId, row.id]
+                )
             else { throw Self.journaledOrderNotFound(row.id) }
             let connectionId = try stored.string("connection_id")
             let updatedAt = max(row.updatedAt, try stored.int64("updated_at") + 1)
             if let brokerOrderId = row.brokerOrderId {
                 try await Self.recordBrokerOrderId(
-                    db, brokerOrderId, orderId: row.id, tenantId: row.tenantId, connectionId: connectionId,
-                    supersedes: supersedes)
+                    db,
+                    brokerOrderId,
+                    orderId: row.id,
+                    tenantId: row.tenantId,
+                    connectionId: connectionId,
+                    supersedes: supersedes
+                )
             }
             try await db.execute(
                 """
@@ -133,9 +154,15 @@ extension PostgresStore: OrderJournalStore {
                 [
                     row.state, row.brokerOrderId, row.order, order.order?.status.rawValue, row.errorCode,
                     row.errorMessage, updatedAt, row.tenantId, row.id,
-                ])
+                ]
+            )
             try await Self.append(
-                db, event, orderId: row.id, tenantId: row.tenantId, sequence: try await Self.nextSequence(db, orderId: row.id))
+                db,
+                event,
+                orderId: row.id,
+                tenantId: row.tenantId,
+                sequence: try await Self.nextSequence(db, orderId: row.id)
+            )
         }
     }
 
@@ -149,7 +176,9 @@ extension PostgresStore: OrderJournalStore {
     }
 
     public func journaledOrder(
-        tenantId: String, connectionId: String, brokerOrderId: String
+        tenantId: String,
+        connectionId: String,
+        brokerOrderId: String
     ) async throws -> JournaledOrder? {
         try await read("journaledOrderByBrokerId") { db in
             try await db.row(
@@ -183,26 +212,47 @@ extension PostgresStore: OrderJournalStore {
 
     public func journaledOrderReferences(in states: [JournalState], limit: Int) async throws -> [JournaledOrderReference] {
         try await orders(
-            "journaledOrderReferences", Self.referenceColumns, tenantId: nil, states, limit,
-            JournaledOrderReference.init(postgres:))
+            "journaledOrderReferences",
+            Self.referenceColumns,
+            tenantId: nil,
+            states,
+            limit,
+            JournaledOrderReference.init(postgres:)
+        )
     }
 
     public func journaledOrderReferences(
-        tenantId: String, in states: [JournalState], limit: Int
+        tenantId: String,
+        in states: [JournalState],
+        limit: Int
     ) async throws -> [JournaledOrderReference] {
         try await orders(
-            "journaledOrderReferencesOfTenant", Self.referenceColumns, tenantId: tenantId, states, limit,
-            JournaledOrderReference.init(postgres:))
+            "journaledOrderReferencesOfTenant",
+            Self.referenceColumns,
+            tenantId: tenantId,
+            states,
+            limit,
+            JournaledOrderReference.init(postgres:)
+        )
     }
 
     public func journaledOrders(tenantId: String, in states: [JournalState], limit: Int) async throws -> [JournaledOrder] {
         try await orders(
-            "journaledOrdersOfTenant", Self.journaledOrderColumns, tenantId: tenantId, states, limit,
-            JournaledOrder.init(postgres:))
+            "journaledOrdersOfTenant",
+            Self.journaledOrderColumns,
+            tenantId: tenantId,
+            states,
+            limit,
+            JournaledOrder.init(postgres:)
+        )
     }
 
     private func orders<Item: Sendable>(
-        _ operation: String, _ columns: String, tenantId: String?, _ states: [JournalState], _ limit: Int,
+        _ operation: String,
+        _ columns: String,
+        tenantId: String?,
+        _ states: [JournalState],
+        _ limit: Int,
         _ decode: (PostgresRandomAccessRow) throws -> Item
     ) async throws -> [Item] {
         let states = Set(states.map(\.rawValue)).sorted()
@@ -216,13 +266,17 @@ extension PostgresStore: OrderJournalStore {
                 SELECT \(columns) FROM orders
                 WHERE \(tenantId == nil ? "" : "tenant_id = ? AND ")state IN (\(PostgresSQL.placeholders(states.count)))
                 ORDER BY created_at, id LIMIT ?
-                """, arguments
+                """,
+                arguments
             ).map(decode)
         }
     }
 
     public func claimedBrokerOrderIds(
-        tenantId: String, connectionId: String, accountId: String, since: Date
+        tenantId: String,
+        connectionId: String,
+        accountId: String,
+        since: Date
     ) async throws -> Set<String> {
         let since = StoreClock.millis(since, rounding: .down)
         return try await read("claimedBrokerOrderIds") { db in
@@ -239,7 +293,8 @@ extension PostgresStore: OrderJournalStore {
                     AND created_at >= ?
                     """,
                     [tenantId, connectionId, since, accountId, tenantId, connectionId, since]
-                ).map { try $0.string("broker_order_id") })
+                ).map { try $0.string("broker_order_id") }
+            )
         }
     }
 
@@ -256,12 +311,19 @@ extension PostgresStore: OrderJournalStore {
                 """,
                 [
                     JournalState.submitting.rawValue, event.at, event.at, tenantId, id, JournalState.released.rawValue,
-                ])
+                ]
+            )
             guard changed == 1 else { return nil }
             try await Self.append(
-                db, event, orderId: id, tenantId: tenantId, sequence: try await Self.nextSequence(db, orderId: id))
+                db,
+                event,
+                orderId: id,
+                tenantId: tenantId,
+                sequence: try await Self.nextSequence(db, orderId: id)
+            )
             return try await db.row(
-                "SELECT \(Self.journaledOrderColumns) FROM orders WHERE tenant_id = ? AND id = ?", [tenantId, id]
+                "SELECT \(Self.journaledOrderColumns) FROM orders WHERE tenant_id = ? AND id = ?",
+                [tenantId, id]
             ).map(JournaledOrder.init(postgres:))
         }
     }
@@ -298,22 +360,30 @@ extension PostgresStore: OrderJournalStore {
     /// this connection or at the order's venue through any tenant's connection, refuses it, unless `supersedes`
     /// (the broker's placement answer for this order: the older binding is a reuse, and is retired).
     static func recordBrokerOrderId(
-        _ db: PostgresSQL, _ brokerOrderId: String, orderId: String, tenantId: String, connectionId: String,
+        _ db: PostgresSQL,
+        _ brokerOrderId: String,
+        orderId: String,
+        tenantId: String,
+        connectionId: String,
         supersedes: Bool = false
     ) async throws {
         // Held to the end of the transaction: every instance recording this broker order id goes one at a time.
         try await db.execute(
-            "SELECT pg_advisory_xact_lock(hashtextextended('brokergateway.broker-order-id.' || ?, 0))", [brokerOrderId])
+            "SELECT pg_advisory_xact_lock(hashtextextended('brokergateway.broker-order-id.' || ?, 0))",
+            [brokerOrderId]
+        )
         let owner = try await db.row(
             """
             SELECT order_id, created_at FROM order_broker_ids
             WHERE tenant_id = ? AND connection_id = ? AND broker_order_id = ? AND retired_at IS NULL
             """,
-            [tenantId, connectionId, brokerOrderId])
+            [tenantId, connectionId, brokerOrderId]
+        )
         let now = StoreClock.nowMillis()
         // Only a binding recorded before this order was sent can be a reuse: the broker's answer to this send cannot
         // have been recorded before it.
-        let sentAt = try await db.row("SELECT COALESCE(sent_at, created_at) AS sent_at FROM orders WHERE id = ?", [orderId])?
+        let sentAt =
+            try await db.row("SELECT COALESCE(sent_at, created_at) AS sent_at FROM orders WHERE id = ?", [orderId])?
             .int64("sent_at") ?? now
         let boundAt = try owner?.int64("created_at")
         let reused = supersedes && boundAt.map { $0 < sentAt } == true
@@ -323,14 +393,17 @@ extension PostgresStore: OrderJournalStore {
         case let other?:
             guard reused else {
                 throw GatewayError(
-                    .conflict, "broker order \(brokerOrderId) already belongs to order \(other) on connection \(connectionId)")
+                    .conflict,
+                    "broker order \(brokerOrderId) already belongs to order \(other) on connection \(connectionId)"
+                )
             }
             try await db.execute(
                 """
                 UPDATE order_broker_ids SET retired_at = ?
                 WHERE tenant_id = ? AND connection_id = ? AND broker_order_id = ? AND retired_at IS NULL
                 """,
-                [now, tenantId, connectionId, brokerOrderId])
+                [now, tenantId, connectionId, brokerOrderId]
+            )
         case nil:
             break
         }
@@ -338,18 +411,24 @@ extension PostgresStore: OrderJournalStore {
         if let venue,
             try await db.row(
                 "SELECT 1 FROM order_broker_ids WHERE venue = ? AND broker_order_id = ? AND order_id != ? AND retired_at IS NULL",
-                [venue, brokerOrderId, orderId]) != nil
+                [venue, brokerOrderId, orderId]
+            ) != nil
         {
-            let recent = try await db.row(
-                "SELECT 1 FROM order_broker_ids WHERE venue = ? AND broker_order_id = ? AND order_id != ? AND retired_at IS NULL AND created_at >= ?",
-                [venue, brokerOrderId, orderId, sentAt]) != nil
+            let recent =
+                try await db.row(
+                    "SELECT 1 FROM order_broker_ids WHERE venue = ? AND broker_order_id = ? AND order_id != ? AND retired_at IS NULL AND created_at >= ?",
+                    [venue, brokerOrderId, orderId, sentAt]
+                ) != nil
             guard supersedes, !recent else {
                 throw GatewayError(
-                    .conflict, "broker order \(brokerOrderId) already belongs to another order placed at this broker account")
+                    .conflict,
+                    "broker order \(brokerOrderId) already belongs to another order placed at this broker account"
+                )
             }
             try await db.execute(
                 "UPDATE order_broker_ids SET retired_at = ? WHERE venue = ? AND broker_order_id = ? AND order_id != ? AND retired_at IS NULL",
-                [now, venue, brokerOrderId, orderId])
+                [now, venue, brokerOrderId, orderId]
+            )
         }
         try await db.execute(
             """
@@ -357,11 +436,16 @@ extension PostgresStore: OrderJournalStore {
             VALUES (?, ?, ?, ?, ?, ?)
             ON CONFLICT DO NOTHING
             """,
-            [orderId, tenantId, connectionId, brokerOrderId, now, venue])
+            [orderId, tenantId, connectionId, brokerOrderId, now, venue]
+        )
     }
 
     static func append(
-        _ db: PostgresSQL, _ event: JournalEventRow, orderId: String, tenantId: String, sequence: Int
+        _ db: PostgresSQL,
+        _ event: JournalEventRow,
+        orderId: String,
+        tenantId: String,
+        sequence: Int
     ) async throws {
         // Held to the end of the transaction: events take their feed id (`feed_id`, the stream's cursor) one
         // transaction at a time, so they commit in feed order and a reader past id n never finds n - 1 later.
@@ -374,7 +458,8 @@ extension PostgresStore: OrderJournalStore {
             [
                 orderId, tenantId, sequence, event.kind, event.state, event.status, event.brokerOrderId, event.detail,
                 event.at,
-            ])
+            ]
+        )
     }
 
     static func journaledOrderNotFound(_ id: String) -> GatewayError {
@@ -393,15 +478,23 @@ extension JournaledOrder {
             throw GatewayError(.internalError, "journaled order \(id) has an unknown stored state")
         }
         self.init(
-            id: id, tenantId: try row.string("tenant_id"), connectionId: try row.string("connection_id"),
-            accountId: try row.string("account_id"), clientOrderId: try row.string("client_order_id"),
+            id: id,
+            tenantId: try row.string("tenant_id"),
+            connectionId: try row.string("connection_id"),
+            accountId: try row.string("account_id"),
+            clientOrderId: try row.string("client_order_id"),
             request: try JournalJSON.decode(OrderRequest.self, try row.string("request"), column: "request", orderId: id),
-            state: state, brokerOrderId: try row.optionalString("broker_order_id"),
+            state: state,
+            brokerOrderId: try row.optionalString("broker_order_id"),
             order: try row.optionalString("order").map { try JournalJSON.decode(Order.self, $0, column: "order", orderId: id) },
             error: try row.optionalString("error_code").map(GatewayError.Code.init(rawValue:)),
             errorMessage: try row.optionalString("error_message"),
-            createdAt: try row.date("created_at"), updatedAt: try row.date("updated_at"), sentAt: try row.date("sent_at"),
-            userId: try row.optionalString("user_id"), broker: try row.optionalString("venue_broker").map { BrokerKind($0) })
+            createdAt: try row.date("created_at"),
+            updatedAt: try row.date("updated_at"),
+            sentAt: try row.date("sent_at"),
+            userId: try row.optionalString("user_id"),
+            broker: try row.optionalString("venue_broker").map { BrokerKind($0) }
+        )
     }
 }
 
@@ -412,8 +505,13 @@ extension JournaledOrderReference {
             throw GatewayError(.internalError, "journaled order \(id) has an unknown stored state")
         }
         self.init(
-            id: id, tenantId: try row.string("tenant_id"), connectionId: try row.string("connection_id"), state: state,
-            createdAt: try row.date("created_at"), sentAt: try row.date("sent_at"))
+            id: id,
+            tenantId: try row.string("tenant_id"),
+            connectionId: try row.string("connection_id"),
+            state: state,
+            createdAt: try row.date("created_at"),
+            sentAt: try row.date("sent_at")
+        )
     }
 }
 
@@ -433,7 +531,13 @@ extension OrderEvent {
             throw GatewayError(.internalError, "event \(sequence) of order \(orderId) has an unknown stored kind")
         }
         self.init(
-            kind: kind, state: state, status: status, brokerOrderId: try row.optionalString("broker_order_id"),
-            detail: try row.optionalString("detail"), at: try row.date("at"), sequence: sequence)
+            kind: kind,
+            state: state,
+            status: status,
+            brokerOrderId: try row.optionalString("broker_order_id"),
+            detail: try row.optionalString("detail"),
+            at: try row.date("at"),
+            sequence: sequence
+        )
     }
 }

@@ -51,7 +51,9 @@ extension PostgresStore {
         try await write("migrate") { db in
             // One lock per schema, taken before anything is read or made in it; released at commit or rollback.
             try await db.execute(
-                "SELECT pg_advisory_xact_lock(hashtextextended('brokergateway.migrations.' || ?, 0))", [schema ?? ""])
+                "SELECT pg_advisory_xact_lock(hashtextextended('brokergateway.migrations.' || ?, 0))",
+                [schema ?? ""]
+            )
             if let schema {
                 // Only a plain identifier is ever written into the statement.
                 guard PostgresStoreSettings.isPlainIdentifier(schema) else {
@@ -66,7 +68,8 @@ extension PostgresStore {
                     applied_order BIGINT NOT NULL UNIQUE,
                     applied_at BIGINT NOT NULL
                 )
-                """)
+                """
+            )
             let applied = Set(try await db.rows("SELECT name FROM schema_migrations").map { try $0.string("name") })
             for (index, migration) in Self.migrations.enumerated() where !applied.contains(migration.name) {
                 logger.info("applying a database migration", metadata: ["migration": .string(migration.name)])
@@ -75,7 +78,8 @@ extension PostgresStore {
                 }
                 try await db.execute(
                     "INSERT INTO schema_migrations (name, applied_order, applied_at) VALUES (?, ?, ?)",
-                    [migration.name, index + 1, StoreClock.nowMillis()])
+                    [migration.name, index + 1, StoreClock.nowMillis()]
+                )
             }
         }
     }

@@ -22,7 +22,8 @@ extension PostgresStore {
                     updated_at = GREATEST(?, updated_at + 1)
                 WHERE tenant_id = ? AND id = ? RETURNING id
                 """,
-                [hash, now, tenantId, userId])
+                [hash, now, tenantId, userId]
+            )
             guard changed > 0 else { return false }
             if let audit { try await Self.insertAudit(db, audit, at: now) }
             return true
@@ -35,30 +36,44 @@ extension PostgresStore {
                 """
                 SELECT \(Self.userColumns), password_hash, failed_logins, locked_until FROM users
                 WHERE tenant_id = ? AND email = ?
-                """, [tenantId, email]
+                """,
+                [tenantId, email]
             ).map { row in
                 LoginCandidate(
-                    user: try User(postgres: row), passwordHash: try row.optionalString("password_hash"),
-                    failedLogins: try row.int("failed_logins"), lockedUntil: try row.optionalDate("locked_until"))
+                    user: try User(postgres: row),
+                    passwordHash: try row.optionalString("password_hash"),
+                    failedLogins: try row.int("failed_logins"),
+                    lockedUntil: try row.optionalDate("locked_until")
+                )
             }
         }
     }
 
     /// The count is incremented by one statement that returns it, so failures on several instances add up exactly.
     public func recordFailedLogin(
-        tenantId: String, userId: String, threshold: Int, base: Double, maximum: Double, now date: Date, audit: AuditRecord?
+        tenantId: String,
+        userId: String,
+        threshold: Int,
+        base: Double,
+        maximum: Double,
+        now date: Date,
+        audit: AuditRecord?
     ) async throws -> Date? {
         let now = StoreClock.millis(date)
         return try await write("recordFailedLogin") { db in
-            let failures = try await db.row(
-                "UPDATE users SET failed_logins = failed_logins + 1 WHERE tenant_id = ? AND id = ? RETURNING failed_logins",
-                [tenantId, userId])?.int("failed_logins") ?? 0
+            let failures =
+                try await db.row(
+                    "UPDATE users SET failed_logins = failed_logins + 1 WHERE tenant_id = ? AND id = ? RETURNING failed_logins",
+                    [tenantId, userId]
+                )?.int("failed_logins") ?? 0
             var lockedUntil: Int64?
             if failures >= threshold {
                 let seconds = min(maximum, base * pow(2, Double(failures - threshold)))
                 lockedUntil = now + Int64(seconds * 1000)
                 try await db.execute(
-                    "UPDATE users SET locked_until = ? WHERE tenant_id = ? AND id = ?", [lockedUntil, tenantId, userId])
+                    "UPDATE users SET locked_until = ? WHERE tenant_id = ? AND id = ?",
+                    [lockedUntil, tenantId, userId]
+                )
             }
             if let audit { try await Self.insertAudit(db, audit, at: now) }
             return lockedUntil.map(StoreClock.date)
@@ -68,12 +83,18 @@ extension PostgresStore {
     public func recordSuccessfulLogin(tenantId: String, userId: String) async throws {
         try await write("recordSuccessfulLogin") { db in
             try await db.execute(
-                "UPDATE users SET failed_logins = 0, locked_until = NULL WHERE tenant_id = ? AND id = ?", [tenantId, userId])
+                "UPDATE users SET failed_logins = 0, locked_until = NULL WHERE tenant_id = ? AND id = ?",
+                [tenantId, userId]
+            )
         }
     }
 
     public func createLoginCode(
-        tenantId: String, userId: String, hash: [UInt8], expiresAt: Date, audit: AuditRecord?
+        tenantId: String,
+        userId: String,
+        hash: [UInt8],
+        expiresAt: Date,
+        audit: AuditRecord?
     ) async throws {
         let now = StoreClock.nowMillis()
         try await write("createLoginCode") { db in
@@ -81,7 +102,8 @@ extension PostgresStore {
             try await db.execute("DELETE FROM login_codes WHERE expires_at < ?", [now])
             try await db.execute(
                 "INSERT INTO login_codes (hash, tenant_id, user_id, expires_at) VALUES (?, ?, ?, ?)",
-                [Data(hash), tenantId, userId, StoreClock.millis(expiresAt)])
+                [Data(hash), tenantId, userId, StoreClock.millis(expiresAt)]
+            )
             if let audit { try await Self.insertAudit(db, audit, at: now) }
         }
     }
@@ -95,7 +117,8 @@ extension PostgresStore {
                 WHERE hash = ? AND tenant_id = ? AND used_at IS NULL AND expires_at > ?
                 RETURNING user_id
                 """,
-                [nowMillis, Data(hash), tenantId, nowMillis])?.string("user_id")
+                [nowMillis, Data(hash), tenantId, nowMillis]
+            )?.string("user_id")
         }
     }
 
@@ -108,31 +131,41 @@ extension PostgresStore {
         return try await write("registerDevice") { db in
             guard
                 try await db.row(
-                    "SELECT 1 FROM users WHERE tenant_id = ? AND id = ? FOR NO KEY UPDATE", [tenantId, userId]) != nil
+                    "SELECT 1 FROM users WHERE tenant_id = ? AND id = ? FOR NO KEY UPDATE",
+                    [tenantId, userId]
+                ) != nil
             else { throw GatewayError(.notFound, "no user '\(userId)'") }
             if let fingerprint = device.fingerprint,
                 let existing = try await db.row(
-                    "SELECT id FROM devices WHERE user_id = ? AND fingerprint = ?", [userId, fingerprint])?.string("id")
+                    "SELECT id FROM devices WHERE user_id = ? AND fingerprint = ?",
+                    [userId, fingerprint]
+                )?.string("id")
             {
                 try await db.execute(
                     """
                     UPDATE devices SET name = ?, type = ?, model = ?, os = ?, app_version = ?, last_seen_at = ?
                     WHERE id = ?
                     """,
-                    [device.name, device.type, device.model, device.os, device.appVersion, now, existing])
+                    [device.name, device.type, device.model, device.os, device.appVersion, now, existing]
+                )
                 return try await Self.requireDevice(db, tenantId: tenantId, userId: userId, id: existing)
             }
-            let count = try await db.row(
-                "SELECT COUNT(*) AS count FROM devices WHERE tenant_id = ? AND user_id = ?", [tenantId, userId]
-            )?.int("count") ?? 0
+            let count =
+                try await db.row(
+                    "SELECT COUNT(*) AS count FROM devices WHERE tenant_id = ? AND user_id = ?",
+                    [tenantId, userId]
+                )?.int("count") ?? 0
             guard count < limit else {
                 throw GatewayError(
                     .conflict,
                     "this user already has \(limit) devices, the most allowed: remove one (DELETE /v1/devices/{id}) first",
-                    retryable: false, details: [FieldProblem(field: "device", problem: "is over the limit of \(limit) devices")])
+                    retryable: false,
+                    details: [FieldProblem(field: "device", problem: "is over the limit of \(limit) devices")]
+                )
             }
             let newest = try await db.row(
-                "SELECT MAX(created_at) AS newest FROM devices WHERE tenant_id = ? AND user_id = ?", [tenantId, userId]
+                "SELECT MAX(created_at) AS newest FROM devices WHERE tenant_id = ? AND user_id = ?",
+                [tenantId, userId]
             )?.optionalInt64("newest")
             let created = StoreClock.millis(after: newest)
             try await db.execute(
@@ -144,7 +177,8 @@ extension PostgresStore {
                 [
                     id, tenantId, userId, device.name, device.type, device.model, device.os, device.appVersion,
                     device.fingerprint, created, created,
-                ])
+                ]
+            )
             return try await Self.requireDevice(db, tenantId: tenantId, userId: userId, id: id)
         }
     }
@@ -178,7 +212,9 @@ extension PostgresStore {
         let now = StoreClock.nowMillis()
         return try await write("deleteDevice") { db in
             let changed = try await db.count(
-                "DELETE FROM devices WHERE tenant_id = ? AND user_id = ? AND id = ? RETURNING id", [tenantId, userId, id])
+                "DELETE FROM devices WHERE tenant_id = ? AND user_id = ? AND id = ? RETURNING id",
+                [tenantId, userId, id]
+            )
             guard changed > 0 else { return false }
             if let audit { try await Self.insertAudit(db, audit, at: now) }
             return true
@@ -189,13 +225,20 @@ extension PostgresStore {
 
     /// Under the user's row lock, so two devices registering one token at once end with it on one of them.
     public func setPushToken(
-        tenantId: String, userId: String, deviceId: String, token: String, platform: PushPlatform, audit: AuditRecord?
+        tenantId: String,
+        userId: String,
+        deviceId: String,
+        token: String,
+        platform: PushPlatform,
+        audit: AuditRecord?
     ) async throws -> Device? {
         let now = StoreClock.nowMillis()
         return try await write("setPushToken") { db in
             guard
                 try await db.row(
-                    "SELECT 1 FROM users WHERE tenant_id = ? AND id = ? FOR NO KEY UPDATE", [tenantId, userId]) != nil,
+                    "SELECT 1 FROM users WHERE tenant_id = ? AND id = ? FOR NO KEY UPDATE",
+                    [tenantId, userId]
+                ) != nil,
                 let device = try await Self.fetchDevice(db, tenantId: tenantId, userId: userId, id: deviceId)
             else { return nil }
             if let current = device.pushToken, current.token == token, current.platform == platform, current.active {
@@ -208,7 +251,8 @@ extension PostgresStore {
                     push_deactivated_at = NULL, push_deactivated_reason = NULL
                 WHERE tenant_id = ? AND user_id = ? AND push_token = ? AND id <> ?
                 """,
-                [tenantId, userId, token, deviceId])
+                [tenantId, userId, token, deviceId]
+            )
             let updated = try await db.row(
                 """
                 UPDATE devices SET push_token = ?, push_platform = ?, push_active = TRUE, push_registered_at = ?,
@@ -231,7 +275,8 @@ extension PostgresStore {
                     push_deactivated_at = NULL, push_deactivated_reason = NULL
                 WHERE tenant_id = ? AND user_id = ? AND id = ? AND push_token IS NOT NULL RETURNING id
                 """,
-                [tenantId, userId, deviceId])
+                [tenantId, userId, deviceId]
+            )
             guard changed > 0 else { return false }
             if let audit { try await Self.insertAudit(db, audit, at: now) }
             return true
@@ -239,7 +284,12 @@ extension PostgresStore {
     }
 
     public func deactivatePushToken(
-        tenantId: String, userId: String, deviceId: String, token: String, reason: String, at date: Date
+        tenantId: String,
+        userId: String,
+        deviceId: String,
+        token: String,
+        reason: String,
+        at date: Date
     ) async throws -> Bool {
         try await write("deactivatePushToken") { db in
             try await db.count(
@@ -247,13 +297,15 @@ extension PostgresStore {
                 UPDATE devices SET push_active = FALSE, push_deactivated_at = ?, push_deactivated_reason = ?
                 WHERE tenant_id = ? AND user_id = ? AND id = ? AND push_token = ? AND push_active RETURNING id
                 """,
-                [StoreClock.millis(date), reason, tenantId, userId, deviceId, token]) > 0
+                [StoreClock.millis(date), reason, tenantId, userId, deviceId, token]
+            ) > 0
         }
     }
 
     static func fetchDevice(_ db: PostgresSQL, tenantId: String, userId: String, id: String) async throws -> Device? {
         try await db.row(
-            "SELECT \(deviceColumns) FROM devices WHERE tenant_id = ? AND user_id = ? AND id = ?", [tenantId, userId, id]
+            "SELECT \(deviceColumns) FROM devices WHERE tenant_id = ? AND user_id = ? AND id = ?",
+            [tenantId, userId, id]
         ).map(Device.init(postgres:))
     }
 
@@ -267,7 +319,12 @@ extension PostgresStore {
     // MARK: Sessions
 
     public func createSession(
-        tenantId: String, userId: String, deviceId: String, refreshHash: [UInt8], expiresAt: Date, audit: AuditRecord?
+        tenantId: String,
+        userId: String,
+        deviceId: String,
+        refreshHash: [UInt8],
+        expiresAt: Date,
+        audit: AuditRecord?
     ) async throws -> SessionRecord {
         let now = StoreClock.nowMillis()
         let id = StoreIdentifier.make(StoreIdentifier.session)
@@ -280,7 +337,8 @@ extension PostgresStore {
                 INSERT INTO sessions (id, tenant_id, user_id, device_id, refresh_hash, created_at, refreshed_at, expires_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                 """,
-                [id, tenantId, userId, deviceId, Data(refreshHash), now, now, StoreClock.millis(expiresAt)])
+                [id, tenantId, userId, deviceId, Data(refreshHash), now, now, StoreClock.millis(expiresAt)]
+            )
             try await db.execute("UPDATE devices SET last_seen_at = ? WHERE id = ?", [now, deviceId])
             if var audit {
                 audit.target = id
@@ -313,20 +371,27 @@ extension PostgresStore {
     /// instances, the second waits for the first, then finds the token no longer live and spent (reuse), as it
     /// would in SQLite's serial order.
     public func rotateRefreshToken(
-        presented: [UInt8], newHash: [UInt8], now: Date, grace: TimeInterval, audit: @escaping @Sendable (SessionRecord) -> AuditRecord
+        presented: [UInt8],
+        newHash: [UInt8],
+        now: Date,
+        grace: TimeInterval,
+        audit: @escaping @Sendable (SessionRecord) -> AuditRecord
     ) async throws -> RefreshOutcome {
         let nowMillis = StoreClock.millis(now)
         return try await write("rotateRefreshToken") { db in
             if let session = try await db.row(
-                "SELECT \(Self.sessionColumns) FROM sessions WHERE refresh_hash = ? FOR UPDATE", [Data(presented)]
+                "SELECT \(Self.sessionColumns) FROM sessions WHERE refresh_hash = ? FOR UPDATE",
+                [Data(presented)]
             ).map(SessionRecord.init(postgres:)) {
                 guard session.isLive(at: StoreClock.date(nowMillis)) else { return .ended(session) }
                 try await db.execute(
                     "UPDATE sessions SET refresh_hash = ?, refreshed_at = ? WHERE id = ? AND refresh_hash = ?",
-                    [Data(newHash), nowMillis, session.id, Data(presented)])
+                    [Data(newHash), nowMillis, session.id, Data(presented)]
+                )
                 try await db.execute(
                     "INSERT INTO spent_refresh_tokens (hash, session_id, spent_at) VALUES (?, ?, ?)",
-                    [Data(presented), session.id, nowMillis])
+                    [Data(presented), session.id, nowMillis]
+                )
                 return .rotated(try await Self.requireSession(db, id: session.id))
             }
             guard let spent = try await db.row("SELECT session_id, spent_at FROM spent_refresh_tokens WHERE hash = ?", [Data(presented)])
@@ -336,18 +401,21 @@ extension PostgresStore {
             // the one this token was rotated to.
             if grace > 0, nowMillis - (try spent.int64("spent_at")) <= Int64(min(grace, 86_400) * 1000),
                 let session = try await db.row(
-                    "SELECT \(Self.sessionColumns) FROM sessions WHERE id = ? AND refresh_hash = ?", [sessionId, Data(newHash)]
+                    "SELECT \(Self.sessionColumns) FROM sessions WHERE id = ? AND refresh_hash = ?",
+                    [sessionId, Data(newHash)]
                 ).map(SessionRecord.init(postgres:)),
                 session.isLive(at: StoreClock.date(nowMillis))
             {
                 return .replayed(session)
             }
-            let newlyRevoked = try await db.count(
-                """
-                UPDATE sessions SET revoked_at = ?, revoked_reason = 'refresh_reuse'
-                WHERE id = ? AND revoked_at IS NULL RETURNING id
-                """,
-                [nowMillis, sessionId]) > 0
+            let newlyRevoked =
+                try await db.count(
+                    """
+                    UPDATE sessions SET revoked_at = ?, revoked_reason = 'refresh_reuse'
+                    WHERE id = ? AND revoked_at IS NULL RETURNING id
+                    """,
+                    [nowMillis, sessionId]
+                ) > 0
             let revoked = try await Self.requireSession(db, id: sessionId)
             if newlyRevoked { try await Self.insertAudit(db, audit(revoked), at: nowMillis) }
             return .reused(revoked)
@@ -355,7 +423,12 @@ extension PostgresStore {
     }
 
     public func revokeSessions(
-        tenantId: String, userId: String, sessionId: String?, deviceId: String?, reason: String, audit: AuditRecord?
+        tenantId: String,
+        userId: String,
+        sessionId: String?,
+        deviceId: String?,
+        reason: String,
+        audit: AuditRecord?
     ) async throws -> Int {
         let now = StoreClock.nowMillis()
         return try await write("revokeSessions") { db in
@@ -395,7 +468,9 @@ extension PostgresStore {
         let nowMillis = StoreClock.millis(now)
         try await write("touchDevice") { db in
             try await db.execute(
-                "UPDATE devices SET last_seen_at = ? WHERE id = ? AND last_seen_at < ?", [nowMillis, id, nowMillis - 60_000])
+                "UPDATE devices SET last_seen_at = ? WHERE id = ? AND last_seen_at < ?",
+                [nowMillis, id, nowMillis - 60_000]
+            )
         }
     }
 
@@ -412,12 +487,20 @@ extension PostgresStore {
 extension Device {
     init(postgres row: PostgresRandomAccessRow) throws {
         self.init(
-            id: try row.string("id"), tenantId: try row.string("tenant_id"), userId: try row.string("user_id"),
-            name: try row.string("name"), type: try row.string("type"), model: try row.optionalString("model"),
-            os: try row.optionalString("os"), appVersion: try row.optionalString("app_version"),
-            fingerprint: try row.optionalString("fingerprint"), trusted: try row.bool("trusted"),
-            createdAt: try row.date("created_at"), lastSeenAt: try row.date("last_seen_at"),
-            pushToken: try PushToken(postgres: row))
+            id: try row.string("id"),
+            tenantId: try row.string("tenant_id"),
+            userId: try row.string("user_id"),
+            name: try row.string("name"),
+            type: try row.string("type"),
+            model: try row.optionalString("model"),
+            os: try row.optionalString("os"),
+            appVersion: try row.optionalString("app_version"),
+            fingerprint: try row.optionalString("fingerprint"),
+            trusted: try row.bool("trusted"),
+            createdAt: try row.date("created_at"),
+            lastSeenAt: try row.date("last_seen_at"),
+            pushToken: try PushToken(postgres: row)
+        )
     }
 }
 
@@ -430,18 +513,28 @@ extension PushToken {
             let registered = try row.optionalDate("push_registered_at")
         else { return nil }
         self.init(
-            token: token, platform: platform, active: try row["push_active"].decode(Bool?.self) ?? false,
-            registeredAt: registered, deactivatedAt: try row.optionalDate("push_deactivated_at"),
-            deactivatedReason: try row.optionalString("push_deactivated_reason"))
+            token: token,
+            platform: platform,
+            active: try row["push_active"].decode(Bool?.self) ?? false,
+            registeredAt: registered,
+            deactivatedAt: try row.optionalDate("push_deactivated_at"),
+            deactivatedReason: try row.optionalString("push_deactivated_reason")
+        )
     }
 }
 
 extension SessionRecord {
     init(postgres row: PostgresRandomAccessRow) throws {
         self.init(
-            id: try row.string("id"), tenantId: try row.string("tenant_id"), userId: try row.string("user_id"),
-            deviceId: try row.string("device_id"), createdAt: try row.date("created_at"),
-            refreshedAt: try row.date("refreshed_at"), expiresAt: try row.date("expires_at"),
-            revokedAt: try row.optionalDate("revoked_at"), revokedReason: try row.optionalString("revoked_reason"))
+            id: try row.string("id"),
+            tenantId: try row.string("tenant_id"),
+            userId: try row.string("user_id"),
+            deviceId: try row.string("device_id"),
+            createdAt: try row.date("created_at"),
+            refreshedAt: try row.date("refreshed_at"),
+            expiresAt: try row.date("expires_at"),
+            revokedAt: try row.optionalDate("revoked_at"),
+            revokedReason: try row.optionalString("revoked_reason")
+        )
     }
 }

@@ -11,7 +11,9 @@ extension PostgresStore {
         let tenant = Tenant(id: StoreIdentifier.make(StoreIdentifier.tenant), name: name, createdAt: StoreClock.date(createdAt))
         try await write("createTenant", conflict: "a tenant with this id already exists") { db in
             try await db.execute(
-                "INSERT INTO tenants (id, name, created_at) VALUES (?, ?, ?)", [tenant.id, tenant.name, createdAt])
+                "INSERT INTO tenants (id, name, created_at) VALUES (?, ?, ?)",
+                [tenant.id, tenant.name, createdAt]
+            )
         }
         return tenant
     }
@@ -44,7 +46,9 @@ extension PostgresStore {
         let now = StoreClock.nowMillis()
         return try await write("disableTenant") { db in
             let changed = try await db.count(
-                "UPDATE tenants SET disabled_at = ? WHERE id = ? AND disabled_at IS NULL RETURNING id", [now, id])
+                "UPDATE tenants SET disabled_at = ? WHERE id = ? AND disabled_at IS NULL RETURNING id",
+                [now, id]
+            )
             if changed > 0, let audit { try await Self.insertAudit(db, audit, at: now) }
             return try await db.row("SELECT \(Self.tenantColumns) FROM tenants WHERE id = ?", [id]).map(Tenant.init(postgres:))
         }
@@ -54,7 +58,11 @@ extension PostgresStore {
 
     /// Issues a key `bgw_<lookup>_<secret>`; only the SHA-256 of the secret is stored.
     public func issueAPIKey(
-        tenantId: String, label: String, scopes: [String], userId: String?, audit: AuditRecord?
+        tenantId: String,
+        label: String,
+        scopes: [String],
+        userId: String?,
+        audit: AuditRecord?
     ) async throws -> IssuedAPIKey {
         let scopesText = scopes.joined(separator: ",")
         // The lookup part has 60 random bits; a collision is all but impossible, but costs only a retry.
@@ -70,15 +78,21 @@ extension PostgresStore {
                         INSERT INTO api_keys (id, tenant_id, label, hash, created_at, scopes, user_id)
                         VALUES (?, ?, ?, ?, ?, ?, ?)
                         """,
-                        [key.keyId, tenantId, label, Data(key.hash), createdAt, scopesText, userId])
+                        [key.keyId, tenantId, label, Data(key.hash), createdAt, scopesText, userId]
+                    )
                     if var audit {
                         audit.target = key.keyId
                         try await Self.insertAudit(db, audit, at: createdAt)
                     }
                 }
                 let info = APIKeyInfo(
-                    id: key.keyId, tenantId: tenantId, label: label, scopes: SQLiteStore.scopeNames(scopesText),
-                    userId: userId, createdAt: StoreClock.date(createdAt))
+                    id: key.keyId,
+                    tenantId: tenantId,
+                    label: label,
+                    scopes: SQLiteStore.scopeNames(scopesText),
+                    userId: userId,
+                    createdAt: StoreClock.date(createdAt)
+                )
                 return IssuedAPIKey(id: key.keyId, tenantId: tenantId, plaintext: key.plaintext, info: info)
             } catch let error as GatewayError where error.code == .conflict {
                 continue
@@ -103,15 +117,21 @@ extension PostgresStore {
                     FROM api_keys k JOIN tenants t ON t.id = k.tenant_id
                         LEFT JOIN users u ON u.id = k.user_id AND u.tenant_id = k.tenant_id
                     WHERE k.id = ? AND k.revoked_at IS NULL AND (k.user_id IS NULL OR u.id IS NOT NULL)
-                    """, [keyId])
+                    """,
+                    [keyId]
+                )
             else { return nil }
             let tenant = Tenant(
-                id: try row.string("tenant_id"), name: try row.string("tenant_name"),
+                id: try row.string("tenant_id"),
+                name: try row.string("tenant_name"),
                 createdAt: try row.date("tenant_created_at"),
                 readMaxAgeMs: try row.optionalInt64("read_max_age_ms").map(Int.init),
-                disabledAt: try row.optionalDate("disabled_at"))
+                disabledAt: try row.optionalDate("disabled_at")
+            )
             return FoundKey(
-                hash: Array(try row.bytes("hash")), key: AuthenticatedAPIKey(key: try APIKeyInfo(postgres: row), tenant: tenant))
+                hash: Array(try row.bytes("hash")),
+                key: AuthenticatedAPIKey(key: try APIKeyInfo(postgres: row), tenant: tenant)
+            )
         }
         guard let found, ConstantTime.equals(found.hash, presentedHash) else { return nil }
         return found.key
@@ -129,7 +149,8 @@ extension PostgresStore {
         return try await write("revokeAPIKey") { db in
             let changed = try await db.count(
                 "UPDATE api_keys SET revoked_at = ? WHERE id = ? AND tenant_id = ? AND revoked_at IS NULL RETURNING id",
-                [now, keyId, tenantId])
+                [now, keyId, tenantId]
+            )
             guard changed > 0 else { return false }
             if let audit { try await Self.insertAudit(db, audit, at: now) }
             return true
@@ -139,7 +160,8 @@ extension PostgresStore {
     public func apiKeys(tenantId: String) async throws -> [APIKeyInfo] {
         try await read("apiKeys") { db in
             try await db.rows(
-                "SELECT \(Self.apiKeyColumns) FROM api_keys WHERE tenant_id = ? ORDER BY created_at, id", [tenantId]
+                "SELECT \(Self.apiKeyColumns) FROM api_keys WHERE tenant_id = ? ORDER BY created_at, id",
+                [tenantId]
             ).map(APIKeyInfo.init(postgres:))
         }
     }
@@ -181,7 +203,8 @@ extension PostgresStore {
             try await Self.requireTenant(db, id)
             try await db.execute(
                 "INSERT INTO store_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                [SQLiteStore.demoTenantKey, Data(id.utf8)])
+                [SQLiteStore.demoTenantKey, Data(id.utf8)]
+            )
         }
     }
 }
@@ -189,17 +212,25 @@ extension PostgresStore {
 extension Tenant {
     init(postgres row: PostgresRandomAccessRow) throws {
         self.init(
-            id: try row.string("id"), name: try row.string("name"), createdAt: try row.date("created_at"),
+            id: try row.string("id"),
+            name: try row.string("name"),
+            createdAt: try row.date("created_at"),
             readMaxAgeMs: try row.optionalInt64("read_max_age_ms").map(Int.init),
-            disabledAt: try row.optionalDate("disabled_at"))
+            disabledAt: try row.optionalDate("disabled_at")
+        )
     }
 }
 
 extension APIKeyInfo {
     init(postgres row: PostgresRandomAccessRow) throws {
         self.init(
-            id: try row.string("id"), tenantId: try row.string("tenant_id"), label: try row.string("label"),
-            scopes: SQLiteStore.scopeNames(try row.string("scopes")), userId: try row.optionalString("user_id"),
-            createdAt: try row.date("created_at"), revokedAt: try row.optionalDate("revoked_at"))
+            id: try row.string("id"),
+            tenantId: try row.string("tenant_id"),
+            label: try row.string("label"),
+            scopes: SQLiteStore.scopeNames(try row.string("scopes")),
+            userId: try row.optionalString("user_id"),
+            createdAt: try row.date("created_at"),
+            revokedAt: try row.optionalDate("revoked_at")
+        )
     }
 }

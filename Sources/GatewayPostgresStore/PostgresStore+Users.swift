@@ -12,7 +12,12 @@ extension PostgresStore {
         return try await write("createUser", conflict: "another user of this tenant has this external id or email") { db in
             try await Self.lockTenant(db, tenantId)
             try await Self.requireFreeUserFields(
-                db, tenantId: tenantId, externalId: user.externalId, email: user.email, except: nil)
+                db,
+                tenantId: tenantId,
+                externalId: user.externalId,
+                email: user.email,
+                except: nil
+            )
             // Strictly after the tenant's newest user, so "oldest first" is also creation order and a cursor is exact.
             let newest = try await db.row("SELECT MAX(created_at) AS newest FROM users WHERE tenant_id = ?", [tenantId])?
                 .optionalInt64("newest")
@@ -22,19 +27,30 @@ extension PostgresStore {
                 INSERT INTO users (id, tenant_id, external_id, email, display_name, created_at, updated_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?)
                 """,
-                [id, tenantId, user.externalId, user.email, user.displayName, now, now])
+                [id, tenantId, user.externalId, user.email, user.displayName, now, now]
+            )
             if var audit {
                 audit.target = id
                 try await Self.insertAudit(db, audit, at: now)
             }
             return User(
-                id: id, tenantId: tenantId, externalId: user.externalId, email: user.email, displayName: user.displayName,
-                createdAt: StoreClock.date(now), updatedAt: StoreClock.date(now))
+                id: id,
+                tenantId: tenantId,
+                externalId: user.externalId,
+                email: user.email,
+                displayName: user.displayName,
+                createdAt: StoreClock.date(now),
+                updatedAt: StoreClock.date(now)
+            )
         }
     }
 
     public func users(
-        tenantId: String, after: String?, limit: Int, externalId: String?, email: String?
+        tenantId: String,
+        after: String?,
+        limit: Int,
+        externalId: String?,
+        email: String?
     ) async throws -> [User] {
         try await read("users") { db in
             var conditions = ["tenant_id = ?"]
@@ -42,12 +58,15 @@ extension PostgresStore {
             if let after {
                 guard
                     let cursor = try await db.row(
-                        "SELECT created_at FROM users WHERE tenant_id = ? AND id = ?", [tenantId, after]
+                        "SELECT created_at FROM users WHERE tenant_id = ? AND id = ?",
+                        [tenantId, after]
                     )?.int64("created_at")
                 else {
                     throw GatewayError(
-                        .notFound, "no user '\(after)' to list after",
-                        details: [FieldProblem(field: "after", problem: "names no user of this tenant")])
+                        .notFound,
+                        "no user '\(after)' to list after",
+                        details: [FieldProblem(field: "after", problem: "names no user of this tenant")]
+                    )
                 }
                 conditions.append("(created_at > ? OR (created_at = ? AND id > ?))")
                 arguments += [cursor, cursor, after]
@@ -65,7 +84,8 @@ extension PostgresStore {
                 """
                 SELECT \(Self.userColumns) FROM users WHERE \(conditions.joined(separator: " AND "))
                 ORDER BY created_at, id LIMIT ?
-                """, arguments
+                """,
+                arguments
             ).map(User.init(postgres:))
         }
     }
@@ -80,7 +100,12 @@ extension PostgresStore {
             guard try await db.row("SELECT 1 FROM users WHERE tenant_id = ? AND id = ? FOR UPDATE", [tenantId, id]) != nil
             else { return nil }
             try await Self.requireFreeUserFields(
-                db, tenantId: tenantId, externalId: update.externalId.value, email: update.email.value, except: id)
+                db,
+                tenantId: tenantId,
+                externalId: update.externalId.value,
+                email: update.email.value,
+                except: id
+            )
             var assignments: [String] = []
             var arguments: [any SQLArgument] = []
             for (column, change) in [
@@ -101,7 +126,8 @@ extension PostgresStore {
                 """
                 UPDATE users SET \(assignments.joined(separator: ", ")) WHERE tenant_id = ? AND id = ?
                 RETURNING \(Self.userColumns)
-                """, arguments
+                """,
+                arguments
             ).map(User.init(postgres:))
         }
     }
@@ -113,7 +139,8 @@ extension PostgresStore {
             else { return false }
             try await db.execute(
                 "UPDATE api_keys SET revoked_at = ? WHERE tenant_id = ? AND user_id = ? AND revoked_at IS NULL",
-                [now, tenantId, id])
+                [now, tenantId, id]
+            )
             try await db.execute("DELETE FROM users WHERE tenant_id = ? AND id = ?", [tenantId, id])
             if let audit { try await Self.insertAudit(db, audit, at: now) }
             return true
@@ -125,7 +152,8 @@ extension PostgresStore {
         try await write("defaultUser") { db in
             try await Self.lockTenant(db, tenantId)
             if let oldest = try await db.row(
-                "SELECT \(Self.userColumns) FROM users WHERE tenant_id = ? ORDER BY created_at, id LIMIT 1", [tenantId]
+                "SELECT \(Self.userColumns) FROM users WHERE tenant_id = ? ORDER BY created_at, id LIMIT 1",
+                [tenantId]
             ).map(User.init(postgres:)) {
                 return oldest
             }
@@ -136,10 +164,16 @@ extension PostgresStore {
                 INSERT INTO users (id, tenant_id, external_id, display_name, created_at, updated_at)
                 VALUES (?, ?, 'default', 'Default user', ?, ?)
                 """,
-                [id, tenantId, now, now])
+                [id, tenantId, now, now]
+            )
             return User(
-                id: id, tenantId: tenantId, externalId: "default", displayName: "Default user",
-                createdAt: StoreClock.date(now), updatedAt: StoreClock.date(now))
+                id: id,
+                tenantId: tenantId,
+                externalId: "default",
+                displayName: "Default user",
+                createdAt: StoreClock.date(now),
+                updatedAt: StoreClock.date(now)
+            )
         }
     }
 
@@ -157,21 +191,30 @@ extension PostgresStore {
     /// Checked before writing for a clear message naming the field; the unique indexes are the backstop of a race
     /// (then the message is the write's `conflict`).
     static func requireFreeUserFields(
-        _ db: PostgresSQL, tenantId: String, externalId: String?, email: String?, except id: String?
+        _ db: PostgresSQL,
+        tenantId: String,
+        externalId: String?,
+        email: String?,
+        except id: String?
     ) async throws {
         var problems: [FieldProblem] = []
         for (field, column, value) in [("externalId", "external_id", externalId), ("email", "email", email)] {
             guard let value else { continue }
             let holder = try await db.row(
-                "SELECT id FROM users WHERE tenant_id = ? AND \(column) = ?", [tenantId, value])?.string("id")
+                "SELECT id FROM users WHERE tenant_id = ? AND \(column) = ?",
+                [tenantId, value]
+            )?.string("id")
             if let holder, holder != id {
                 problems.append(FieldProblem(field: field, problem: "another user of this tenant has it"))
             }
         }
         if !problems.isEmpty {
             throw GatewayError(
-                .conflict, "another user of this tenant has this \(problems.map(\.field).joined(separator: " and "))",
-                retryable: false, details: problems)
+                .conflict,
+                "another user of this tenant has this \(problems.map(\.field).joined(separator: " and "))",
+                retryable: false,
+                details: problems
+            )
         }
     }
 }
@@ -179,8 +222,13 @@ extension PostgresStore {
 extension User {
     init(postgres row: PostgresRandomAccessRow) throws {
         self.init(
-            id: try row.string("id"), tenantId: try row.string("tenant_id"), externalId: try row.optionalString("external_id"),
-            email: try row.optionalString("email"), displayName: try row.optionalString("display_name"),
-            createdAt: try row.date("created_at"), updatedAt: try row.date("updated_at"))
+            id: try row.string("id"),
+            tenantId: try row.string("tenant_id"),
+            externalId: try row.optionalString("external_id"),
+            email: try row.optionalString("email"),
+            displayName: try row.optionalString("display_name"),
+            createdAt: try row.date("created_at"),
+            updatedAt: try row.date("updated_at")
+        )
     }
 }

@@ -13,7 +13,8 @@ extension PostgresStore {
                 """
                 SELECT \(Self.watchlistColumns) FROM watchlists WHERE tenant_id = ? AND user_id = ?
                 ORDER BY created_at, id
-                """, [tenantId, userId]
+                """,
+                [tenantId, userId]
             ).map(Watchlist.init(postgres:))
         }
     }
@@ -23,7 +24,10 @@ extension PostgresStore {
     }
 
     public func createWatchlist(
-        tenantId: String, userId: String, name: String, instruments: [Instrument]
+        tenantId: String,
+        userId: String,
+        name: String,
+        instruments: [Instrument]
     ) async throws -> Watchlist {
         let name = try SQLiteStore.validatedWatchlistName(name)
         let instrumentsJSON = try SQLiteStore.encodeJSON(instruments)
@@ -33,22 +37,34 @@ extension PostgresStore {
             try await Self.requireUser(db, tenantId: tenantId, userId)
             try await Self.requireFreeWatchlistName(db, tenantId: tenantId, userId: userId, name: name, except: nil)
             let newest = try await db.row(
-                "SELECT MAX(created_at) AS newest FROM watchlists WHERE tenant_id = ?", [tenantId])?.optionalInt64("newest")
+                "SELECT MAX(created_at) AS newest FROM watchlists WHERE tenant_id = ?",
+                [tenantId]
+            )?.optionalInt64("newest")
             let now = StoreClock.millis(after: newest)
             try await db.execute(
                 """
                 INSERT INTO watchlists (id, tenant_id, user_id, name, instruments, created_at, updated_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?)
                 """,
-                [id, tenantId, userId, name, instrumentsJSON, now, now])
+                [id, tenantId, userId, name, instrumentsJSON, now, now]
+            )
             return Watchlist(
-                id: id, name: name, instruments: instruments, connectionId: nil, createdAt: StoreClock.date(now),
-                updatedAt: StoreClock.date(now))
+                id: id,
+                name: name,
+                instruments: instruments,
+                connectionId: nil,
+                createdAt: StoreClock.date(now),
+                updatedAt: StoreClock.date(now)
+            )
         }
     }
 
     public func updateWatchlist(
-        tenantId: String, userId: String, id: String, name: String?, instruments: [Instrument]?
+        tenantId: String,
+        userId: String,
+        id: String,
+        name: String?,
+        instruments: [Instrument]?
     ) async throws -> Watchlist? {
         let name = try name.map(SQLiteStore.validatedWatchlistName)
         let instrumentsJSON = try instruments.map(SQLiteStore.encodeJSON)
@@ -57,7 +73,8 @@ extension PostgresStore {
             guard
                 try await db.row(
                     "SELECT 1 FROM watchlists WHERE tenant_id = ? AND user_id = ? AND id = ? FOR UPDATE",
-                    [tenantId, userId, id]) != nil
+                    [tenantId, userId, id]
+                ) != nil
             else { return nil }
             if let name {
                 try await Self.requireFreeWatchlistName(db, tenantId: tenantId, userId: userId, name: name, except: id)
@@ -78,7 +95,9 @@ extension PostgresStore {
     public func deleteWatchlist(tenantId: String, userId: String, id: String) async throws -> Bool {
         try await write("deleteWatchlist") { db in
             try await db.count(
-                "DELETE FROM watchlists WHERE tenant_id = ? AND user_id = ? AND id = ? RETURNING id", [tenantId, userId, id])
+                "DELETE FROM watchlists WHERE tenant_id = ? AND user_id = ? AND id = ? RETURNING id",
+                [tenantId, userId, id]
+            )
                 > 0
         }
     }
@@ -91,10 +110,15 @@ extension PostgresStore {
     }
 
     static func requireFreeWatchlistName(
-        _ db: PostgresSQL, tenantId: String, userId: String, name: String, except id: String?
+        _ db: PostgresSQL,
+        tenantId: String,
+        userId: String,
+        name: String,
+        except id: String?
     ) async throws {
         let taken = try await db.row(
-            "SELECT id FROM watchlists WHERE tenant_id = ? AND user_id = ? AND name = ?", [tenantId, userId, name]
+            "SELECT id FROM watchlists WHERE tenant_id = ? AND user_id = ? AND name = ?",
+            [tenantId, userId, name]
         )?.string("id")
         if let taken, taken != id {
             throw GatewayError(.conflict, SQLiteStore.watchlistNameConflict(name))
@@ -105,8 +129,12 @@ extension PostgresStore {
 extension Watchlist {
     init(postgres row: PostgresRandomAccessRow) throws {
         self.init(
-            id: try row.string("id"), name: try row.string("name"),
+            id: try row.string("id"),
+            name: try row.string("name"),
             instruments: try SQLiteStore.decodeJSON([Instrument].self, try row.string("instruments"), column: "instruments"),
-            connectionId: nil, createdAt: try row.date("created_at"), updatedAt: try row.date("updated_at"))
+            connectionId: nil,
+            createdAt: try row.date("created_at"),
+            updatedAt: try row.date("updated_at")
+        )
     }
 }

@@ -44,7 +44,8 @@ public final class PostgresStore: GatewayStore, Sendable {
     ///   `GatewayError(.upstreamUnavailable)` when the server cannot be reached; `.internalError` when the schema
     ///   cannot be brought up to date.
     public static func withStore<Result: Sendable>(
-        settings: PostgresStoreSettings, cipher: CredentialCipher,
+        settings: PostgresStoreSettings,
+        cipher: CredentialCipher,
         logger: Logger = Logger(label: "BrokerGateway.Store"),
         _ body: (PostgresStore) async throws -> Result
     ) async throws -> Result {
@@ -73,7 +74,9 @@ public final class PostgresStore: GatewayStore, Sendable {
     /// Runs `body` in one transaction, committed when it returns and rolled back when it throws. A unique-constraint
     /// failure becomes `conflict` with the message given, as in the SQLite store.
     func write<T: Sendable>(
-        _ operation: String, conflict: String? = nil, _ body: (PostgresSQL) async throws -> T
+        _ operation: String,
+        conflict: String? = nil,
+        _ body: (PostgresSQL) async throws -> T
     ) async throws -> T {
         do {
             return try await client.withConnection { connection in
@@ -107,7 +110,8 @@ public final class PostgresStore: GatewayStore, Sendable {
         } catch {
             logger.error(
                 "cannot migrate the database",
-                metadata: ["database": .string(location), "error": .string(Self.safeDescription(error))])
+                metadata: ["database": .string(location), "error": .string(Self.safeDescription(error))]
+            )
             throw GatewayError(.internalError, "the gateway's database cannot be brought up to date")
         }
         try await checkMasterKey()
@@ -119,8 +123,13 @@ public final class PostgresStore: GatewayStore, Sendable {
     private func probe() async throws {
         do {
             var configuration = PostgresConnection.Configuration(
-                host: settings.host, port: settings.port, username: settings.username, password: settings.password,
-                database: settings.database, tls: try settings.connectionTLS)
+                host: settings.host,
+                port: settings.port,
+                username: settings.username,
+                password: settings.password,
+                database: settings.database,
+                tls: try settings.connectionTLS
+            )
             configuration.options.connectTimeout = .milliseconds(settings.connectTimeout.leaseMillis)
             let connection = try await PostgresConnection.connect(configuration: configuration, id: 0, logger: logger)
             try await connection.close()
@@ -130,10 +139,14 @@ public final class PostgresStore: GatewayStore, Sendable {
         } catch {
             logger.error(
                 "database unreachable",
-                metadata: ["database": .string(location), "error": .string(Self.safeDescription(error))])
+                metadata: ["database": .string(location), "error": .string(Self.safeDescription(error))]
+            )
             throw GatewayError(
-                .upstreamUnavailable, "the gateway's database at \(location) cannot be reached", retryable: true,
-                retryAfter: Self.busyRetryAfter)
+                .upstreamUnavailable,
+                "the gateway's database at \(location) cannot be reached",
+                retryable: true,
+                retryAfter: Self.busyRetryAfter
+            )
         }
     }
 
@@ -142,11 +155,15 @@ public final class PostgresStore: GatewayStore, Sendable {
     private func checkMasterKey() async throws {
         let cipher = self.cipher
         let candidate = try cipher.seal(
-            BrokerCredentials(), tenantId: "", connectionId: SQLiteStore.keyCheckName)
+            BrokerCredentials(),
+            tenantId: "",
+            connectionId: SQLiteStore.keyCheckName
+        )
         let sealed = try await write("checkMasterKey") { db in
             try await db.execute(
                 "INSERT INTO store_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING",
-                [SQLiteStore.keyCheckName, candidate])
+                [SQLiteStore.keyCheckName, candidate]
+            )
             return try await db.row("SELECT value FROM store_meta WHERE key = ?", [SQLiteStore.keyCheckName])?
                 .bytes("value")
         }
@@ -157,7 +174,8 @@ public final class PostgresStore: GatewayStore, Sendable {
             throw MasterKeyError(
                 .keyMismatch,
                 "the master key (\(cipher.source)) is not the one this database was created with, so its stored "
-                    + "credentials cannot be decrypted; use the original key (\(CredentialCipher.environmentVariable))")
+                    + "credentials cannot be decrypted; use the original key (\(CredentialCipher.environmentVariable))"
+            )
         }
     }
 }

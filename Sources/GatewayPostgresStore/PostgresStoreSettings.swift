@@ -44,9 +44,17 @@ public struct PostgresStoreSettings: Sendable {
     public var connectTimeout: Duration
 
     public init(
-        host: String, port: Int = 5432, username: String, password: String?, database: String, tls: TLSMode = .disable,
-        schema: String? = nil, maximumConnections: Int = 20, minimumConnections: Int = 0,
-        connectionIdleTimeout: Duration = .seconds(60), connectTimeout: Duration = .seconds(10)
+        host: String,
+        port: Int = 5432,
+        username: String,
+        password: String?,
+        database: String,
+        tls: TLSMode = .disable,
+        schema: String? = nil,
+        maximumConnections: Int = 20,
+        minimumConnections: Int = 0,
+        connectionIdleTimeout: Duration = .seconds(60),
+        connectTimeout: Duration = .seconds(10)
     ) {
         self.host = host
         self.port = port
@@ -80,17 +88,20 @@ public struct PostgresStoreSettings: Sendable {
         let database = String(components.path.drop(while: { $0 == "/" }))
         guard !database.isEmpty, !database.contains("/") else { throw PostgresURLError("has no database name (…/database)") }
         self.init(
-            host: host, port: components.port ?? 5432,
+            host: host,
+            port: components.port ?? 5432,
             username: components.percentEncodedUser?.removingPercentEncoding ?? user,
             password: components.percentEncodedPassword.map { $0.removingPercentEncoding ?? $0 },
-            database: database)
+            database: database
+        )
         for item in components.queryItems ?? [] {
             let value = item.value ?? ""
             switch item.name {
             case "sslmode":
                 guard let mode = TLSMode(rawValue: value) else {
                     throw PostgresURLError(
-                        "sslmode must be one of: \(TLSMode.allCases.map(\.rawValue).joined(separator: ", "))")
+                        "sslmode must be one of: \(TLSMode.allCases.map(\.rawValue).joined(separator: ", "))"
+                    )
                 }
                 tls = mode
             case "pool_min":
@@ -149,7 +160,13 @@ public struct PostgresStoreSettings: Sendable {
             case .require: .require(.makeClientConfiguration())
             }
         var configuration = PostgresClient.Configuration(
-            host: host, port: port, username: username, password: password, database: database, tls: tls)
+            host: host,
+            port: port,
+            username: username,
+            password: password,
+            database: database,
+            tls: tls
+        )
         // postgres-nio requires 0 ≤ minimum < maximum: out-of-range values a library user set are clamped, never a trap.
         let maximum = max(1, maximumConnections)
         configuration.options.maximumConnections = maximum

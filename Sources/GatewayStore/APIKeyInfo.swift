@@ -13,7 +13,12 @@ public struct APIKeyInfo: Codable, Sendable, Hashable {
     public var revokedAt: Date?
 
     public init(
-        id: String, tenantId: String, label: String, scopes: [String] = [], userId: String? = nil, createdAt: Date,
+        id: String,
+        tenantId: String,
+        label: String,
+        scopes: [String] = [],
+        userId: String? = nil,
+        createdAt: Date,
         revokedAt: Date? = nil
     ) {
         self.id = id

@@ -25,7 +25,8 @@ package struct APIKeySecret {
         return APIKeySecret(
             keyId: StoreIdentifier.apiKey + "_" + lookup,
             plaintext: prefix + lookup + "_" + secret,
-            hash: hash(secret: Substring(secret)))
+            hash: hash(secret: Substring(secret))
+        )
     }
 
     /// The row id and the secret of a presented key, or `nil` when it does not have the shape of one of our keys

@@ -23,7 +23,11 @@ public struct AuditRecord: Sendable, Hashable {
     public var detail: [String: String]
 
     public init(
-        tenantId: String, actor: String, action: String, target: String? = nil, outcome: Outcome = .ok,
+        tenantId: String,
+        actor: String,
+        action: String,
+        target: String? = nil,
+        outcome: Outcome = .ok,
         detail: [String: String] = [:]
     ) {
         self.tenantId = tenantId
@@ -48,8 +52,14 @@ public struct AuditEvent: Codable, Sendable, Hashable {
     public var detail: [String: String]
 
     public init(
-        id: String, tenantId: String, at: Date, actor: String, action: String, target: String?,
-        outcome: AuditRecord.Outcome, detail: [String: String]
+        id: String,
+        tenantId: String,
+        at: Date,
+        actor: String,
+        action: String,
+        target: String?,
+        outcome: AuditRecord.Outcome,
+        detail: [String: String]
     ) {
         self.id = id
         self.tenantId = tenantId

@@ -23,7 +23,10 @@ extension CredentialCipher {
     public static func load(environment: [String: String], dataDirectory: URL) throws -> CredentialCipher {
         if let value = environment[environmentVariable] {
             return try CredentialCipher(
-                base64Key: value, source: .environment, origin: "\(environmentVariable) (set in the environment)")
+                base64Key: value,
+                source: .environment,
+                origin: "\(environmentVariable) (set in the environment)"
+            )
         }
         let directory = dataDirectory.path(percentEncoded: false)
         let path = dataDirectory.appending(path: keyFileName).path(percentEncoded: false)
@@ -32,8 +35,10 @@ extension CredentialCipher {
             if var contents = try OwnerOnlyKeyFile.existingContents(at: path, name: "the master key file") {
                 defer { for index in contents.indices { contents[index] = 0 } }
                 return try CredentialCipher(
-                    base64Key: String(decoding: contents, as: UTF8.self), source: .keyFile(path: path, created: false),
-                    origin: "the master key file \(path)")
+                    base64Key: String(decoding: contents, as: UTF8.self),
+                    source: .keyFile(path: path, created: false),
+                    origin: "the master key file \(path)"
+                )
             }
             let key = SymmetricKey(size: .bits256)
             var text = Array(key.withUnsafeBytes { Data($0) }.base64EncodedString().utf8) + [UInt8(ascii: "\n")]

@@ -49,7 +49,8 @@ public struct CredentialCipher: @unchecked Sendable {
             throw MasterKeyError(
                 .invalidKey,
                 "\(origin) must be exactly \(Self.keyByteCount) bytes (a 256-bit key) but is \(keyBytes.count) bytes; "
-                    + "make one with `openssl rand -base64 32`")
+                    + "make one with `openssl rand -base64 32`"
+            )
         }
         self.init(key: SymmetricKey(data: keyBytes), source: source)
     }
@@ -59,13 +60,15 @@ public struct CredentialCipher: @unchecked Sendable {
             throw MasterKeyError(
                 .invalidKey,
                 "\(origin) is empty; it must be the base64 of \(Self.keyByteCount) bytes "
-                    + "(make one with `openssl rand -base64 32`)")
+                    + "(make one with `openssl rand -base64 32`)"
+            )
         }
         guard let bytes = Self.decodeBase64(base64Key) else {
             throw MasterKeyError(
                 .invalidKey,
                 "\(origin) must be the base64 of \(Self.keyByteCount) bytes, but it is not valid base64; "
-                    + "make one with `openssl rand -base64 32`")
+                    + "make one with `openssl rand -base64 32`"
+            )
         }
         try self.init(keyBytes: bytes, source: source, origin: origin)
     }
@@ -90,7 +93,10 @@ public struct CredentialCipher: @unchecked Sendable {
             encoder.outputFormatting = .sortedKeys
             let plaintext = try encoder.encode(credentials.values)
             let box = try AES.GCM.seal(
-                plaintext, using: key, authenticating: Self.associatedData(tenantId: tenantId, connectionId: connectionId))
+                plaintext,
+                using: key,
+                authenticating: Self.associatedData(tenantId: tenantId, connectionId: connectionId)
+            )
             guard let combined = box.combined else {
                 throw GatewayError(.internalError, "the credentials could not be encrypted")
             }
@@ -112,12 +118,16 @@ public struct CredentialCipher: @unchecked Sendable {
             .internalError,
             "the stored credentials of connection \(connectionId) could not be decrypted "
                 + "(the master key differs from the one that encrypted them, or the stored value was altered)",
-            retryable: false)
+            retryable: false
+        )
         guard sealed.first == Self.formatVersion else { throw failure }
         do {
             let box = try AES.GCM.SealedBox(combined: Data(sealed.dropFirst()))
             let plaintext = try AES.GCM.open(
-                box, using: key, authenticating: Self.associatedData(tenantId: tenantId, connectionId: connectionId))
+                box,
+                using: key,
+                authenticating: Self.associatedData(tenantId: tenantId, connectionId: connectionId)
+            )
             return BrokerCredentials(try JSONDecoder().decode([String: String].self, from: plaintext))
         } catch {
             throw failure
@@ -129,8 +139,10 @@ public struct CredentialCipher: @unchecked Sendable {
     package func seal(webhookSecret: String, tenantId: String, alertId: String) throws -> Data {
         do {
             let box = try AES.GCM.seal(
-                Data(webhookSecret.utf8), using: key,
-                authenticating: Data("brokergateway.alert-secret.v1\u{0}\(tenantId)\u{0}\(alertId)".utf8))
+                Data(webhookSecret.utf8),
+                using: key,
+                authenticating: Data("brokergateway.alert-secret.v1\u{0}\(tenantId)\u{0}\(alertId)".utf8)
+            )
             guard let combined = box.combined else { throw GatewayError(.internalError, "the webhook secret could not be encrypted") }
             var sealed = Data([Self.formatVersion])
             sealed.append(combined)
@@ -145,12 +157,18 @@ public struct CredentialCipher: @unchecked Sendable {
     /// Decrypts an alert's webhook signing secret. The error never carries key or secret material.
     package func open(webhookSecret sealed: Data, tenantId: String, alertId: String) throws -> String {
         let failure = GatewayError(
-            .internalError, "the stored webhook secret of alert \(alertId) could not be decrypted", retryable: false)
+            .internalError,
+            "the stored webhook secret of alert \(alertId) could not be decrypted",
+            retryable: false
+        )
         guard sealed.first == Self.formatVersion else { throw failure }
         do {
             let box = try AES.GCM.SealedBox(combined: Data(sealed.dropFirst()))
             let plaintext = try AES.GCM.open(
-                box, using: key, authenticating: Data("brokergateway.alert-secret.v1\u{0}\(tenantId)\u{0}\(alertId)".utf8))
+                box,
+                using: key,
+                authenticating: Data("brokergateway.alert-secret.v1\u{0}\(tenantId)\u{0}\(alertId)".utf8)
+            )
             return String(decoding: plaintext, as: UTF8.self)
         } catch {
             throw failure

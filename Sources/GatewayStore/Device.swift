@@ -24,9 +24,19 @@ public struct Device: Codable, Sendable, Hashable {
     public var pushToken: PushToken?
 
     public init(
-        id: String, tenantId: String, userId: String, name: String, type: String, model: String? = nil,
-        os: String? = nil, appVersion: String? = nil, fingerprint: String? = nil, trusted: Bool = false,
-        createdAt: Date, lastSeenAt: Date, pushToken: PushToken? = nil
+        id: String,
+        tenantId: String,
+        userId: String,
+        name: String,
+        type: String,
+        model: String? = nil,
+        os: String? = nil,
+        appVersion: String? = nil,
+        fingerprint: String? = nil,
+        trusted: Bool = false,
+        createdAt: Date,
+        lastSeenAt: Date,
+        pushToken: PushToken? = nil
     ) {
         self.id = id
         self.tenantId = tenantId
@@ -60,7 +70,11 @@ public struct PushToken: Codable, Sendable, Hashable {
     public var deactivatedReason: String?
 
     public init(
-        token: String, platform: PushPlatform, active: Bool = true, registeredAt: Date, deactivatedAt: Date? = nil,
+        token: String,
+        platform: PushPlatform,
+        active: Bool = true,
+        registeredAt: Date,
+        deactivatedAt: Date? = nil,
         deactivatedReason: String? = nil
     ) {
         self.token = token
@@ -113,8 +127,15 @@ public struct SessionRecord: Codable, Sendable, Hashable {
     public var revokedReason: String?
 
     public init(
-        id: String, tenantId: String, userId: String, deviceId: String, createdAt: Date, refreshedAt: Date,
-        expiresAt: Date, revokedAt: Date? = nil, revokedReason: String? = nil
+        id: String,
+        tenantId: String,
+        userId: String,
+        deviceId: String,
+        createdAt: Date,
+        refreshedAt: Date,
+        expiresAt: Date,
+        revokedAt: Date? = nil,
+        revokedReason: String? = nil
     ) {
         self.id = id
         self.tenantId = tenantId

@@ -51,8 +51,12 @@ public struct NewConnection: Sendable {
     public var status: ConnectionStatus
 
     public init(
-        broker: BrokerKind, displayName: String, baseURL: String, settings: [String: String] = [:],
-        credentials: BrokerCredentials, status: ConnectionStatus = .active
+        broker: BrokerKind,
+        displayName: String,
+        baseURL: String,
+        settings: [String: String] = [:],
+        credentials: BrokerCredentials,
+        status: ConnectionStatus = .active
     ) {
         self.broker = broker
         self.displayName = displayName
@@ -88,7 +92,13 @@ public protocol GatewayStore: Sendable {
     /// Issues a new key for a tenant with its scopes (stored names) and, for a bound key, its user. The plaintext is
     /// returned once; only a hash is kept. `audit` is written in the same transaction.
     /// - Throws: `GatewayError(.notFound)` for an unknown tenant, or a user that is not the tenant's.
-    func issueAPIKey(tenantId: String, label: String, scopes: [String], userId: String?, audit: AuditRecord?) async throws
+    func issueAPIKey(
+        tenantId: String,
+        label: String,
+        scopes: [String],
+        userId: String?,
+        audit: AuditRecord?
+    ) async throws
         -> IssuedAPIKey
     /// The live key a presented key is, with its tenant as stored now, compared in constant time; `nil` for an
     /// unknown or revoked key, or one bound to a user that no longer exists.
@@ -130,7 +140,13 @@ public protocol GatewayStore: Sendable {
     /// The user with this (lower-cased) email, with their password hash and lockout.
     func loginCandidate(tenantId: String, email: String) async throws -> LoginCandidate?
     func recordFailedLogin(
-        tenantId: String, userId: String, threshold: Int, base: Double, maximum: Double, now: Date, audit: AuditRecord?
+        tenantId: String,
+        userId: String,
+        threshold: Int,
+        base: Double,
+        maximum: Double,
+        now: Date,
+        audit: AuditRecord?
     ) async throws -> Date?
     func recordSuccessfulLogin(tenantId: String, userId: String) async throws
     func createLoginCode(tenantId: String, userId: String, hash: [UInt8], expiresAt: Date, audit: AuditRecord?) async throws
@@ -141,7 +157,12 @@ public protocol GatewayStore: Sendable {
     func updateDevice(tenantId: String, userId: String, id: String, name: String?, trusted: Bool?) async throws -> Device?
     func deleteDevice(tenantId: String, userId: String, id: String, audit: AuditRecord?) async throws -> Bool
     func createSession(
-        tenantId: String, userId: String, deviceId: String, refreshHash: [UInt8], expiresAt: Date, audit: AuditRecord?
+        tenantId: String,
+        userId: String,
+        deviceId: String,
+        refreshHash: [UInt8],
+        expiresAt: Date,
+        audit: AuditRecord?
     ) async throws -> SessionRecord
     func session(id: String) async throws -> SessionRecord?
     func liveSessions(tenantId: String, userId: String, deviceId: String?, now: Date) async throws -> [SessionRecord]
@@ -149,11 +170,19 @@ public protocol GatewayStore: Sendable {
     /// revoked), unless it was spent less than `grace` seconds ago and the session's live token is still `newHash`
     /// (what it was rotated to): that is `.replayed`, and nothing changes.
     func rotateRefreshToken(
-        presented: [UInt8], newHash: [UInt8], now: Date, grace: TimeInterval,
+        presented: [UInt8],
+        newHash: [UInt8],
+        now: Date,
+        grace: TimeInterval,
         audit: @escaping @Sendable (SessionRecord) -> AuditRecord
     ) async throws -> RefreshOutcome
     func revokeSessions(
-        tenantId: String, userId: String, sessionId: String?, deviceId: String?, reason: String, audit: AuditRecord?
+        tenantId: String,
+        userId: String,
+        sessionId: String?,
+        deviceId: String?,
+        reason: String,
+        audit: AuditRecord?
     ) async throws -> Int
     func extendSession(id: String, expiresAt: Date, now: Date) async throws -> SessionRecord?
     func touchDevice(id: String, now: Date) async throws
@@ -162,7 +191,12 @@ public protocol GatewayStore: Sendable {
     /// changes nothing (its `registeredAt` stays); an inactive one is made active again. `nil` when the user has no
     /// such device. `audit` is written with it.
     func setPushToken(
-        tenantId: String, userId: String, deviceId: String, token: String, platform: PushPlatform, audit: AuditRecord?
+        tenantId: String,
+        userId: String,
+        deviceId: String,
+        token: String,
+        platform: PushPlatform,
+        audit: AuditRecord?
     ) async throws -> Device?
     /// Removes the device's push token; `false` when the user has no such device or it has no token.
     func removePushToken(tenantId: String, userId: String, deviceId: String, audit: AuditRecord?) async throws -> Bool
@@ -170,7 +204,12 @@ public protocol GatewayStore: Sendable {
     /// otherwise (the app registered another one meanwhile, or it was already marked). Not audited: the push service's
     /// verdict, not a user's write.
     func deactivatePushToken(
-        tenantId: String, userId: String, deviceId: String, token: String, reason: String, at: Date
+        tenantId: String,
+        userId: String,
+        deviceId: String,
+        token: String,
+        reason: String,
+        at: Date
     ) async throws -> Bool
 
     // MARK: The audit log
@@ -182,7 +221,11 @@ public protocol GatewayStore: Sendable {
 
     // MARK: Connections
     /// - Throws: `GatewayError(.notFound)` for an unknown tenant, or a user that is not the tenant's.
-    func createConnection(tenantId: String, userId: String?, _ connection: NewConnection) async throws
+    func createConnection(
+        tenantId: String,
+        userId: String?,
+        _ connection: NewConnection
+    ) async throws
         -> ConnectionDescriptor
     /// All the tenant's connections, every user's, oldest first (the operator's status, restarts, reconciliation).
     func connections(tenantId: String) async throws -> [ConnectionDescriptor]
@@ -195,7 +238,10 @@ public protocol GatewayStore: Sendable {
     func credentials(tenantId: String, connectionId: String) async throws -> BrokerCredentials
     func updateCredentials(tenantId: String, connectionId: String, _ credentials: BrokerCredentials) async throws
     func updateConnectionStatus(
-        tenantId: String, connectionId: String, status: ConnectionStatus, detail: [String: String]?
+        tenantId: String,
+        connectionId: String,
+        status: ConnectionStatus,
+        detail: [String: String]?
     ) async throws -> ConnectionDescriptor?
 
     // MARK: Interactive links in progress
@@ -224,7 +270,11 @@ public protocol GatewayStore: Sendable {
     /// Throws `GatewayError.conflict` when the user already has a watchlist of that name.
     func createWatchlist(tenantId: String, userId: String, name: String, instruments: [Instrument]) async throws -> Watchlist
     func updateWatchlist(
-        tenantId: String, userId: String, id: String, name: String?, instruments: [Instrument]?
+        tenantId: String,
+        userId: String,
+        id: String,
+        name: String?,
+        instruments: [Instrument]?
     ) async throws -> Watchlist?
     func deleteWatchlist(tenantId: String, userId: String, id: String) async throws -> Bool
 
@@ -251,7 +301,12 @@ public protocol GatewayStore: Sendable {
     /// - Throws: `GatewayError(.unprocessable)` when the user already has `limit` alerts; `.notFound` for an unknown
     ///   tenant or user. `audit` (its target set to the new alert's id) is written in the same transaction.
     func createAlert(
-        tenantId: String, userId: String, _ draft: AlertDraft, webhookSecret: String, limit: Int, audit: AuditRecord?
+        tenantId: String,
+        userId: String,
+        _ draft: AlertDraft,
+        webhookSecret: String,
+        limit: Int,
+        audit: AuditRecord?
     ) async throws -> Alert
     /// Replaces every field of the draft and re-arms the alert; `nil` when the user has no such alert.
     func updateAlert(tenantId: String, userId: String, id: String, _ draft: AlertDraft, audit: AuditRecord?) async throws -> Alert?
@@ -270,7 +325,11 @@ public protocol GatewayStore: Sendable {
     /// The alert's delivery log, newest first: at most `limit`, older than the entry `before` (a cursor) when given.
     /// - Throws: `GatewayError(.notFound)` when `before` names no entry of the alert's log.
     func alertDeliveries(
-        tenantId: String, userId: String, alertId: String, before: String?, limit: Int
+        tenantId: String,
+        userId: String,
+        alertId: String,
+        before: String?,
+        limit: Int
     ) async throws -> [AlertDeliveryAttempt]
 }
 
@@ -307,12 +366,14 @@ public struct AlertDraft: Sendable, Hashable {
     public static let deliveryLogLength = 1000
 }
 
-
 // The goal writes without an audit record (the tests', and the operator's).
 extension GatewayStore {
     /// A rotation without a grace window: every spent token presented again is reuse.
     public func rotateRefreshToken(
-        presented: [UInt8], newHash: [UInt8], now: Date, audit: @escaping @Sendable (SessionRecord) -> AuditRecord
+        presented: [UInt8],
+        newHash: [UInt8],
+        now: Date,
+        audit: @escaping @Sendable (SessionRecord) -> AuditRecord
     ) async throws -> RefreshOutcome {
         try await rotateRefreshToken(presented: presented, newHash: newHash, now: now, grace: 0, audit: audit)
     }
@@ -371,7 +432,12 @@ extension GatewayStore {
     public func issueDefaultUserKey(tenantId: String, label: String) async throws -> IssuedAPIKey {
         let user = try await defaultUser(tenantId: tenantId)
         return try await issueAPIKey(
-            tenantId: tenantId, label: label, scopes: ["read", "trade", "admin"], userId: user.id, audit: nil)
+            tenantId: tenantId,
+            label: label,
+            scopes: ["read", "trade", "admin"],
+            userId: user.id,
+            audit: nil
+        )
     }
 
     public func revokeAPIKey(tenantId: String, keyId: String) async throws -> Bool {

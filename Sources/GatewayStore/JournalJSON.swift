@@ -37,7 +37,8 @@ package enum JournalJSON {
         } catch {
             throw GatewayError(
                 column == "order" ? .malformedResponse : .internalError,
-                "the order's \(column) cannot be journaled: a value in it would not read back (a decimal that is not a number)")
+                "the order's \(column) cannot be journaled: a value in it would not read back (a decimal that is not a number)"
+            )
         }
         return text
     }

@@ -48,10 +48,22 @@ public struct JournaledOrder: Codable, Sendable, Hashable {
     public var broker: BrokerKind?
 
     public init(
-        id: String, tenantId: String, connectionId: String, accountId: String, clientOrderId: String,
-        request: OrderRequest, state: JournalState, brokerOrderId: String? = nil, order: Order? = nil,
-        error: GatewayError.Code? = nil, errorMessage: String? = nil, createdAt: Date, updatedAt: Date,
-        sentAt: Date? = nil, userId: String? = nil, broker: BrokerKind? = nil
+        id: String,
+        tenantId: String,
+        connectionId: String,
+        accountId: String,
+        clientOrderId: String,
+        request: OrderRequest,
+        state: JournalState,
+        brokerOrderId: String? = nil,
+        order: Order? = nil,
+        error: GatewayError.Code? = nil,
+        errorMessage: String? = nil,
+        createdAt: Date,
+        updatedAt: Date,
+        sentAt: Date? = nil,
+        userId: String? = nil,
+        broker: BrokerKind? = nil
     ) {
         self.id = id
         self.tenantId = tenantId
@@ -132,8 +144,13 @@ public struct OrderEvent: Codable, Sendable, Hashable {
     public var sequence: Int
 
     public init(
-        kind: Kind, state: JournalState, status: OrderStatus? = nil, brokerOrderId: String? = nil,
-        detail: String? = nil, at: Date, sequence: Int = 0
+        kind: Kind,
+        state: JournalState,
+        status: OrderStatus? = nil,
+        brokerOrderId: String? = nil,
+        detail: String? = nil,
+        at: Date,
+        sequence: Int = 0
     ) {
         self.kind = kind
         self.state = state
@@ -162,7 +179,11 @@ public protocol OrderJournalStore: Sendable {
     /// Atomically claims `key` for `requestHash` (a digest of the canonical request), proposing `orderId`.
     /// Keys are kept at least `retention` (24 h or more); an expired key can be claimed again.
     func claimIdempotencyKey(
-        tenantId: String, key: String, requestHash: String, proposedOrderId: String, retention: TimeInterval
+        tenantId: String,
+        key: String,
+        requestHash: String,
+        proposedOrderId: String,
+        retention: TimeInterval
     ) async throws -> IdempotencyClaim
 
     /// What a live `key` holds, without claiming it: `.existing` for the same request, `.mismatch` for another,
@@ -190,12 +211,21 @@ public protocol OrderJournalStore: Sendable {
     func journaledOrderReferences(in states: [JournalState], limit: Int) async throws -> [JournaledOrderReference]
     /// One tenant's orders in the given states, as ``journaledOrderReferences(in:limit:)`` (`GET /v1/status`: what
     /// awaits reconciliation).
-    func journaledOrderReferences(tenantId: String, in states: [JournalState], limit: Int) async throws
+    func journaledOrderReferences(
+        tenantId: String,
+        in states: [JournalState],
+        limit: Int
+    ) async throws
         -> [JournaledOrderReference]
     /// Broker order ids already claimed since `since` by journaled orders at the broker account of `accountId`
     /// through the connection, whatever tenant or connection placed them (two tenants may link one account), and by
     /// the connection's own orders: reconciliation by matching never gives one broker order to two intents.
-    func claimedBrokerOrderIds(tenantId: String, connectionId: String, accountId: String, since: Date) async throws
+    func claimedBrokerOrderIds(
+        tenantId: String,
+        connectionId: String,
+        accountId: String,
+        since: Date
+    ) async throws
         -> Set<String>
     /// Takes a released order back to send it again: only while it is still `released` does it become `submitting`,
     /// sent at `event.at`, with `event` appended, in one transaction. Returns the order as stored then, or `nil` when
@@ -232,8 +262,14 @@ public struct OrderFeedEvent: Sendable, Hashable {
     public var order: Order?
 
     public init(
-        cursor: Int64, tenantId: String, userId: String?, orderId: String, connectionId: String, broker: BrokerKind?,
-        event: OrderEvent, order: Order?
+        cursor: Int64,
+        tenantId: String,
+        userId: String?,
+        orderId: String,
+        connectionId: String,
+        broker: BrokerKind?,
+        event: OrderEvent,
+        order: Order?
     ) {
         self.cursor = cursor
         self.tenantId = tenantId

@@ -24,7 +24,9 @@ enum OwnerOnlyKeyFile {
                 throw MasterKeyError(.insecureKeyFile, "\(name) \(path) is a symbolic link; use a regular file")
             }
             throw MasterKeyError(
-                .keyFileUnavailable, "\(name) \(path) cannot be opened: \(String(cString: strerror(code)))")
+                .keyFileUnavailable,
+                "\(name) \(path) cannot be opened: \(String(cString: strerror(code)))"
+            )
         }
         defer { _ = close(descriptor) }
 
@@ -42,7 +44,8 @@ enum OwnerOnlyKeyFile {
                 .insecureKeyFile,
                 "\(name) \(path) has mode \(String(permissions, radix: 8)), which lets group or others "
                     + "access it; refusing to use it. Run `chmod 600 \(path)` if it was never exposed, otherwise "
-                    + "treat the key as compromised")
+                    + "treat the key as compromised"
+            )
         }
 
         var contents: [UInt8] = []
@@ -64,7 +67,10 @@ enum OwnerOnlyKeyFile {
     static func create(at path: String, directory: String, contents text: [UInt8], name: String) throws -> Bool {
         do {
             try FileManager.default.createDirectory(
-                atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                atPath: directory,
+                withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700]
+            )
         } catch {
             throw MasterKeyError(.keyFileUnavailable, "the data folder \(directory) cannot be created")
         }
@@ -73,7 +79,9 @@ enum OwnerOnlyKeyFile {
         let temporary = directory + "/.\(fileName).\(RandomIdentifier.base32(count: 12)).tmp"
         if let code = try writeNewFile(at: temporary, contents: text, origin: "\(name) \(path)") {
             throw MasterKeyError(
-                .keyFileUnavailable, "\(name) \(path) cannot be created: \(String(cString: strerror(code)))")
+                .keyFileUnavailable,
+                "\(name) \(path) cannot be created: \(String(cString: strerror(code)))"
+            )
         }
         defer { _ = unlink(temporary) }
 
@@ -86,13 +94,17 @@ enum OwnerOnlyKeyFile {
         if code == EEXIST { return false }
         guard code == EPERM || code == ENOTSUP || code == EOPNOTSUPP || code == ENOSYS else {
             throw MasterKeyError(
-                .keyFileUnavailable, "\(name) \(path) cannot be created: \(String(cString: strerror(code)))")
+                .keyFileUnavailable,
+                "\(name) \(path) cannot be created: \(String(cString: strerror(code)))"
+            )
         }
         // A filesystem without hard links: create the file in place, still exclusively and with mode 0600.
         if let code = try writeNewFile(at: path, contents: text, origin: "\(name) \(path)") {
             if code == EEXIST { return false }
             throw MasterKeyError(
-                .keyFileUnavailable, "\(name) \(path) cannot be created: \(String(cString: strerror(code)))")
+                .keyFileUnavailable,
+                "\(name) \(path) cannot be created: \(String(cString: strerror(code)))"
+            )
         }
         fsyncDirectory(directory)
         return true

@@ -1,7 +1,7 @@
 public import Foundation
+import GRDB
 package import GatewayCore
 public import GatewayModel
-import GRDB
 
 extension SQLiteStore {
     static let alertColumns = "id, tenant_id, user_id, name, rule, channels, enabled, rearm, armed, created_at, updated_at, last_fired_at"
@@ -24,7 +24,8 @@ extension SQLiteStore {
     public func enabledAlerts() async throws -> [OwnedAlert] {
         try await read("enabledAlerts") { db in
             try Row.fetchAll(
-                db, sql: "SELECT \(Self.alertColumns) FROM alerts WHERE enabled = 1 ORDER BY tenant_id, user_id, created_at, id"
+                db,
+                sql: "SELECT \(Self.alertColumns) FROM alerts WHERE enabled = 1 ORDER BY tenant_id, user_id, created_at, id"
             ).map { row in
                 OwnedAlert(tenantId: try row.decode(forColumn: "tenant_id"), userId: try row.decode(forColumn: "user_id"), alert: try Alert(row: row))
             }
@@ -32,7 +33,12 @@ extension SQLiteStore {
     }
 
     public func createAlert(
-        tenantId: String, userId: String, _ draft: AlertDraft, webhookSecret: String, limit: Int, audit: AuditRecord?
+        tenantId: String,
+        userId: String,
+        _ draft: AlertDraft,
+        webhookSecret: String,
+        limit: Int,
+        audit: AuditRecord?
     ) async throws -> Alert {
         let id = StoreIdentifier.make(StoreIdentifier.alert)
         let sealed = try cipher.seal(webhookSecret: webhookSecret, tenantId: tenantId, alertId: id)
@@ -42,8 +48,12 @@ extension SQLiteStore {
         return try await write("createAlert") { db in
             try Self.requireTenant(db, tenantId)
             try Self.requireUser(db, tenantId: tenantId, userId)
-            let count = try Int.fetchOne(
-                db, sql: "SELECT COUNT(*) FROM alerts WHERE tenant_id = ? AND user_id = ?", arguments: [tenantId, userId]) ?? 0
+            let count =
+                try Int.fetchOne(
+                    db,
+                    sql: "SELECT COUNT(*) FROM alerts WHERE tenant_id = ? AND user_id = ?",
+                    arguments: [tenantId, userId]
+                ) ?? 0
             if count >= limit { throw Self.alertLimitError(limit) }
             let newest = try Int64.fetchOne(db, sql: "SELECT MAX(created_at) FROM alerts WHERE tenant_id = ?", arguments: [tenantId])
             let now = StoreClock.millis(after: newest)
@@ -53,19 +63,32 @@ extension SQLiteStore {
                         created_at, updated_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)
                     """,
-                arguments: [id, tenantId, userId, name, rule, channels, draft.enabled, draft.rearm.rawValue, sealed, now, now])
+                arguments: [id, tenantId, userId, name, rule, channels, draft.enabled, draft.rearm.rawValue, sealed, now, now]
+            )
             if var audit {
                 audit.target = id
                 try Self.insertAudit(db, audit, at: now)
             }
             return Alert(
-                id: id, name: name, rule: draft.rule, channels: draft.channels, enabled: draft.enabled, rearm: draft.rearm,
-                armed: true, createdAt: StoreClock.date(now), updatedAt: StoreClock.date(now))
+                id: id,
+                name: name,
+                rule: draft.rule,
+                channels: draft.channels,
+                enabled: draft.enabled,
+                rearm: draft.rearm,
+                armed: true,
+                createdAt: StoreClock.date(now),
+                updatedAt: StoreClock.date(now)
+            )
         }
     }
 
     public func updateAlert(
-        tenantId: String, userId: String, id: String, _ draft: AlertDraft, audit: AuditRecord?
+        tenantId: String,
+        userId: String,
+        id: String,
+        _ draft: AlertDraft,
+        audit: AuditRecord?
     ) async throws -> Alert? {
         let rule = try Self.encodeJSON(draft.rule)
         let channels = try Self.encodeJSON(draft.channels)
@@ -78,7 +101,8 @@ extension SQLiteStore {
                         updated_at = MAX(?, updated_at + 1)
                     WHERE tenant_id = ? AND user_id = ? AND id = ?
                     """,
-                arguments: [name, rule, channels, draft.enabled, draft.rearm.rawValue, now, tenantId, userId, id])
+                arguments: [name, rule, channels, draft.enabled, draft.rearm.rawValue, now, tenantId, userId, id]
+            )
             guard db.changesCount > 0 else { return nil }
             if let audit { try Self.insertAudit(db, audit, at: now) }
             return try Self.fetchAlert(db, tenantId: tenantId, userId: userId, id: id)
@@ -89,7 +113,9 @@ extension SQLiteStore {
         let now = StoreClock.nowMillis()
         return try await write("deleteAlert") { db in
             try db.execute(
-                sql: "DELETE FROM alerts WHERE tenant_id = ? AND user_id = ? AND id = ?", arguments: [tenantId, userId, id])
+                sql: "DELETE FROM alerts WHERE tenant_id = ? AND user_id = ? AND id = ?",
+                arguments: [tenantId, userId, id]
+            )
             guard db.changesCount > 0 else { return false }
             if let audit { try Self.insertAudit(db, audit, at: now) }
             return true
@@ -101,15 +127,22 @@ extension SQLiteStore {
         return try await read("alertWebhookSecret") { db in
             guard
                 let sealed = try Data.fetchOne(
-                    db, sql: "SELECT webhook_secret FROM alerts WHERE tenant_id = ? AND user_id = ? AND id = ?",
-                    arguments: [tenantId, userId, id])
+                    db,
+                    sql: "SELECT webhook_secret FROM alerts WHERE tenant_id = ? AND user_id = ? AND id = ?",
+                    arguments: [tenantId, userId, id]
+                )
             else { return nil }
             return try cipher.open(webhookSecret: sealed, tenantId: tenantId, alertId: id)
         }
     }
 
     public func recordAlertState(
-        tenantId: String, userId: String, id: String, armed: Bool, firedAt: Date?, disable: Bool
+        tenantId: String,
+        userId: String,
+        id: String,
+        armed: Bool,
+        firedAt: Date?,
+        disable: Bool
     ) async throws -> Bool {
         try await write("recordAlertState") { db in
             try db.execute(
@@ -118,7 +151,8 @@ extension SQLiteStore {
                         enabled = CASE WHEN ? THEN 0 ELSE enabled END
                     WHERE tenant_id = ? AND user_id = ? AND id = ?
                     """,
-                arguments: [armed, firedAt.map { StoreClock.millis($0) }, disable, tenantId, userId, id])
+                arguments: [armed, firedAt.map { StoreClock.millis($0) }, disable, tenantId, userId, id]
+            )
             return db.changesCount > 0
         }
     }
@@ -132,7 +166,8 @@ extension SQLiteStore {
             alert.channels.apns = nil
             try db.execute(
                 sql: "UPDATE alerts SET channels = ?, updated_at = MAX(?, updated_at + 1) WHERE tenant_id = ? AND user_id = ? AND id = ?",
-                arguments: [try Self.encodeJSON(alert.channels), now, tenantId, userId, id])
+                arguments: [try Self.encodeJSON(alert.channels), now, tenantId, userId, id]
+            )
             return true
         }
     }
@@ -150,19 +185,25 @@ extension SQLiteStore {
                     attempt.id, tenantId, attempt.alertId, attempt.eventId, attempt.channel.rawValue, attempt.attempt,
                     StoreClock.millis(attempt.at), attempt.outcome.rawValue, attempt.httpStatus, attempt.error, attempt.test,
                     attempt.deviceId,
-                ])
+                ]
+            )
             try db.execute(
                 sql: """
                     DELETE FROM alert_deliveries WHERE tenant_id = ? AND alert_id = ? AND sequence <= (
                         SELECT sequence FROM alert_deliveries WHERE tenant_id = ? AND alert_id = ?
                         ORDER BY sequence DESC LIMIT 1 OFFSET ?)
                     """,
-                arguments: [tenantId, attempt.alertId, tenantId, attempt.alertId, AlertDraft.deliveryLogLength])
+                arguments: [tenantId, attempt.alertId, tenantId, attempt.alertId, AlertDraft.deliveryLogLength]
+            )
         }
     }
 
     public func alertDeliveries(
-        tenantId: String, userId: String, alertId: String, before: String?, limit: Int
+        tenantId: String,
+        userId: String,
+        alertId: String,
+        before: String?,
+        limit: Int
     ) async throws -> [AlertDeliveryAttempt] {
         try await read("alertDeliveries") { db in
             guard try Self.fetchAlert(db, tenantId: tenantId, userId: userId, id: alertId) != nil else {
@@ -173,12 +214,16 @@ extension SQLiteStore {
             if let before {
                 guard
                     let sequence = try Int64.fetchOne(
-                        db, sql: "SELECT sequence FROM alert_deliveries WHERE tenant_id = ? AND alert_id = ? AND id = ?",
-                        arguments: [tenantId, alertId, before])
+                        db,
+                        sql: "SELECT sequence FROM alert_deliveries WHERE tenant_id = ? AND alert_id = ? AND id = ?",
+                        arguments: [tenantId, alertId, before]
+                    )
                 else {
                     throw GatewayError(
-                        .notFound, "no delivery '\(before)' of this alert",
-                        details: [FieldProblem(field: "before", problem: "names no entry of this alert's delivery log")])
+                        .notFound,
+                        "no delivery '\(before)' of this alert",
+                        details: [FieldProblem(field: "before", problem: "names no entry of this alert's delivery log")]
+                    )
                 }
                 cursor = " AND sequence < ?"
                 arguments += [sequence]
@@ -197,7 +242,8 @@ extension SQLiteStore {
 
     static func fetchAlert(_ db: Database, tenantId: String, userId: String, id: String) throws -> Alert? {
         try Row.fetchOne(
-            db, sql: "SELECT \(alertColumns) FROM alerts WHERE tenant_id = ? AND user_id = ? AND id = ?",
+            db,
+            sql: "SELECT \(alertColumns) FROM alerts WHERE tenant_id = ? AND user_id = ? AND id = ?",
             arguments: [tenantId, userId, id]
         ).map(Alert.init(row:))
     }
@@ -218,7 +264,8 @@ extension Alert {
     init(row: Row) throws {
         let lastFired: Int64? = try row.decode(forColumn: "last_fired_at")
         self.init(
-            id: try row.decode(forColumn: "id"), name: try row.decode(forColumn: "name"),
+            id: try row.decode(forColumn: "id"),
+            name: try row.decode(forColumn: "name"),
             rule: try SQLiteStore.decodeJSON(AlertRule.self, try row.decode(forColumn: "rule"), column: "rule"),
             channels: try SQLiteStore.decodeJSON(AlertChannels.self, try row.decode(forColumn: "channels"), column: "channels"),
             enabled: try row.decode(forColumn: "enabled"),
@@ -226,19 +273,25 @@ extension Alert {
             armed: try row.decode(forColumn: "armed"),
             createdAt: StoreClock.date(try row.decode(forColumn: "created_at")),
             updatedAt: StoreClock.date(try row.decode(forColumn: "updated_at")),
-            lastFiredAt: lastFired.map(StoreClock.date))
+            lastFiredAt: lastFired.map(StoreClock.date)
+        )
     }
 }
 
 extension AlertDeliveryAttempt {
     init(row: Row) throws {
         self.init(
-            id: try row.decode(forColumn: "id"), alertId: try row.decode(forColumn: "alert_id"),
+            id: try row.decode(forColumn: "id"),
+            alertId: try row.decode(forColumn: "alert_id"),
             eventId: try row.decode(forColumn: "event_id"),
             channel: try SQLiteStore.storedEnum(AlertChannel.self, try row.decode(forColumn: "channel"), column: "channel"),
-            attempt: try row.decode(forColumn: "attempt"), at: StoreClock.date(try row.decode(forColumn: "at")),
+            attempt: try row.decode(forColumn: "attempt"),
+            at: StoreClock.date(try row.decode(forColumn: "at")),
             outcome: try SQLiteStore.storedEnum(AlertDeliveryOutcome.self, try row.decode(forColumn: "outcome"), column: "outcome"),
-            httpStatus: try row.decode(forColumn: "http_status"), error: try row.decode(forColumn: "error"),
-            test: try row.decode(forColumn: "test"), deviceId: try row.decode(String?.self, forColumn: "device_id"))
+            httpStatus: try row.decode(forColumn: "http_status"),
+            error: try row.decode(forColumn: "error"),
+            test: try row.decode(forColumn: "test"),
+            deviceId: try row.decode(String?.self, forColumn: "device_id")
+        )
     }
 }

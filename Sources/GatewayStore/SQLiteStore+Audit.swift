@@ -1,7 +1,7 @@
 import Foundation
+import GRDB
 import GatewayCore
 import GatewayModel
-import GRDB
 
 extension SQLiteStore {
     public func recordAudit(_ record: AuditRecord) async throws {
@@ -15,12 +15,18 @@ extension SQLiteStore {
             var arguments: StatementArguments = [tenantId]
             var cursor = ""
             if let before {
-                guard let sequence = try Int64.fetchOne(
-                    db, sql: "SELECT sequence FROM audit_events WHERE tenant_id = ? AND id = ?", arguments: [tenantId, before])
+                guard
+                    let sequence = try Int64.fetchOne(
+                        db,
+                        sql: "SELECT sequence FROM audit_events WHERE tenant_id = ? AND id = ?",
+                        arguments: [tenantId, before]
+                    )
                 else {
                     throw GatewayError(
-                        .notFound, "no audit event '\(before)'",
-                        details: [FieldProblem(field: "before", problem: "names no event of this tenant's log")])
+                        .notFound,
+                        "no audit event '\(before)'",
+                        details: [FieldProblem(field: "before", problem: "names no event of this tenant's log")]
+                    )
                 }
                 cursor = " AND sequence < ?"
                 arguments += [sequence]
@@ -47,7 +53,8 @@ extension SQLiteStore {
             arguments: [
                 StoreIdentifier.make(StoreIdentifier.auditEvent), record.tenantId, at, record.actor, record.action,
                 record.target, record.outcome.rawValue, try encodeJSON(record.detail),
-            ])
+            ]
+        )
     }
 }
 
@@ -59,10 +66,14 @@ extension AuditEvent {
             throw GatewayError(.internalError, "audit event \(id) has an unknown stored outcome")
         }
         self.init(
-            id: id, tenantId: try row.decode(forColumn: "tenant_id"),
-            at: StoreClock.date(try row.decode(forColumn: "at")), actor: try row.decode(forColumn: "actor"),
-            action: try row.decode(forColumn: "action"), target: try row.decode(String?.self, forColumn: "target"),
+            id: id,
+            tenantId: try row.decode(forColumn: "tenant_id"),
+            at: StoreClock.date(try row.decode(forColumn: "at")),
+            actor: try row.decode(forColumn: "actor"),
+            action: try row.decode(forColumn: "action"),
+            target: try row.decode(String?.self, forColumn: "target"),
             outcome: outcome,
-            detail: try SQLiteStore.decodeJSON([String: String].self, try row.decode(forColumn: "detail"), column: "detail"))
+            detail: try SQLiteStore.decodeJSON([String: String].self, try row.decode(forColumn: "detail"), column: "detail")
+        )
     }
 }

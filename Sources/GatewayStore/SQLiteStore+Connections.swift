@@ -1,7 +1,7 @@
 import Foundation
+import GRDB
 public import GatewayCore
 import GatewayModel
-import GRDB
 import Logging
 
 extension SQLiteStore {
@@ -10,7 +10,11 @@ extension SQLiteStore {
 
     /// Saves a connection of one of the tenant's users with its credentials sealed to the new row.
     /// - Throws: `GatewayError(.notFound)` for an unknown tenant, or a user that is not the tenant's.
-    public func createConnection(tenantId: String, userId: String?, _ connection: NewConnection) async throws
+    public func createConnection(
+        tenantId: String,
+        userId: String?,
+        _ connection: NewConnection
+    ) async throws
         -> ConnectionDescriptor
     {
         let id = connection.id ?? NewConnection.makeId()
@@ -21,7 +25,10 @@ extension SQLiteStore {
             if let userId { try Self.requireUser(db, tenantId: tenantId, userId) }
             // Strictly after the tenant's newest connection, so "oldest first" is also creation order.
             let newest = try Int64.fetchOne(
-                db, sql: "SELECT MAX(created_at) FROM connections WHERE tenant_id = ?", arguments: [tenantId])
+                db,
+                sql: "SELECT MAX(created_at) FROM connections WHERE tenant_id = ?",
+                arguments: [tenantId]
+            )
             let now = StoreClock.millis(after: newest)
             try db.execute(
                 sql: """
@@ -33,11 +40,21 @@ extension SQLiteStore {
                 arguments: [
                     id, tenantId, userId, connection.broker.rawValue, connection.displayName, connection.baseURL, settings,
                     connection.status.rawValue, sealed, now, now,
-                ])
+                ]
+            )
             return ConnectionDescriptor(
-                id: id, tenantId: tenantId, userId: userId, broker: connection.broker, displayName: connection.displayName,
-                baseURL: connection.baseURL, settings: connection.settings, status: connection.status,
-                statusDetail: nil, createdAt: StoreClock.date(now), updatedAt: StoreClock.date(now))
+                id: id,
+                tenantId: tenantId,
+                userId: userId,
+                broker: connection.broker,
+                displayName: connection.displayName,
+                baseURL: connection.baseURL,
+                settings: connection.settings,
+                status: connection.status,
+                statusDetail: nil,
+                createdAt: StoreClock.date(now),
+                updatedAt: StoreClock.date(now)
+            )
         }
     }
 
@@ -60,7 +77,8 @@ extension SQLiteStore {
                     sql: """
                         SELECT \(Self.connectionColumns) FROM connections WHERE tenant_id = ? AND user_id = ?
                         ORDER BY created_at, id
-                        """),
+                        """
+                ),
                 arguments: [tenantId, userId]
             ).map(ConnectionDescriptor.init(row:))
         }
@@ -84,8 +102,10 @@ extension SQLiteStore {
     public func credentials(tenantId: String, connectionId: String) async throws -> BrokerCredentials {
         let sealed = try await read("credentials") { db in
             try Data.fetchOne(
-                db, sql: "SELECT credentials_ciphertext FROM connections WHERE tenant_id = ? AND id = ?",
-                arguments: [tenantId, connectionId])
+                db,
+                sql: "SELECT credentials_ciphertext FROM connections WHERE tenant_id = ? AND id = ?",
+                arguments: [tenantId, connectionId]
+            )
         }
         guard let sealed else { throw Self.connectionNotFound(connectionId) }
         do {
@@ -93,7 +113,8 @@ extension SQLiteStore {
         } catch {
             logger.error(
                 "stored credentials do not decrypt",
-                metadata: ["tenant": .string(tenantId), "connection": .string(connectionId)])
+                metadata: ["tenant": .string(tenantId), "connection": .string(connectionId)]
+            )
             throw error
         }
     }
@@ -109,7 +130,8 @@ extension SQLiteStore {
                     UPDATE connections SET credentials_ciphertext = ?, updated_at = MAX(?, updated_at + 1)
                     WHERE tenant_id = ? AND id = ?
                     """,
-                arguments: [sealed, now, tenantId, connectionId])
+                arguments: [sealed, now, tenantId, connectionId]
+            )
             guard db.changesCount > 0 else { throw Self.connectionNotFound(connectionId) }
         }
     }
@@ -117,7 +139,10 @@ extension SQLiteStore {
     /// Sets the status and its detail (`nil` clears the detail) and moves `updatedAt` strictly forward.
     /// `nil` when the tenant has no such connection.
     public func updateConnectionStatus(
-        tenantId: String, connectionId: String, status: ConnectionStatus, detail: [String: String]?
+        tenantId: String,
+        connectionId: String,
+        status: ConnectionStatus,
+        detail: [String: String]?
     ) async throws -> ConnectionDescriptor? {
         let detailJSON = try detail.map(Self.encodeJSON)
         let now = StoreClock.nowMillis()
@@ -127,7 +152,8 @@ extension SQLiteStore {
                     UPDATE connections SET status = ?, status_detail = ?, updated_at = MAX(?, updated_at + 1)
                     WHERE tenant_id = ? AND id = ?
                     """,
-                arguments: [status.rawValue, detailJSON, now, tenantId, connectionId])
+                arguments: [status.rawValue, detailJSON, now, tenantId, connectionId]
+            )
             guard db.changesCount > 0 else { return nil }
             return try Self.fetchConnection(db, tenantId: tenantId, id: connectionId)
         }
@@ -135,7 +161,8 @@ extension SQLiteStore {
 
     static func fetchConnection(_ db: Database, tenantId: String, id: String) throws -> ConnectionDescriptor? {
         try Row.fetchOne(
-            db, sql: "SELECT \(connectionColumns) FROM connections WHERE tenant_id = ? AND id = ?",
+            db,
+            sql: "SELECT \(connectionColumns) FROM connections WHERE tenant_id = ? AND id = ?",
             arguments: [tenantId, id]
         ).map(ConnectionDescriptor.init(row:))
     }
@@ -174,14 +201,21 @@ extension ConnectionDescriptor {
         }
         let detail = try row.decode(String?.self, forColumn: "status_detail")
         self.init(
-            id: id, tenantId: try row.decode(forColumn: "tenant_id"), userId: try row.decode(String?.self, forColumn: "user_id"),
+            id: id,
+            tenantId: try row.decode(forColumn: "tenant_id"),
+            userId: try row.decode(String?.self, forColumn: "user_id"),
             broker: BrokerKind(try row.decode(String.self, forColumn: "broker")),
-            displayName: try row.decode(forColumn: "display_name"), baseURL: try row.decode(forColumn: "base_url"),
+            displayName: try row.decode(forColumn: "display_name"),
+            baseURL: try row.decode(forColumn: "base_url"),
             settings: try SQLiteStore.decodeJSON(
-                [String: String].self, try row.decode(forColumn: "settings"), column: "settings"),
+                [String: String].self,
+                try row.decode(forColumn: "settings"),
+                column: "settings"
+            ),
             status: status,
             statusDetail: try detail.map { try SQLiteStore.decodeJSON([String: String].self, $0, column: "status_detail") },
             createdAt: StoreClock.date(try row.decode(forColumn: "created_at")),
-            updatedAt: StoreClock.date(try row.decode(forColumn: "updated_at")))
+            updatedAt: StoreClock.date(try row.decode(forColumn: "updated_at"))
+        )
     }
 }

@@ -1,5 +1,5 @@
-import GatewayCore
 import GRDB
+import GatewayCore
 import Logging
 
 extension SQLiteStore {
@@ -15,7 +15,9 @@ extension SQLiteStore {
     /// Runs a write in a transaction, turning database failures into `GatewayError`s. A unique-constraint failure
     /// becomes `conflict` with the message given (the database's own text names columns, not what the user did).
     func write<T: Sendable>(
-        _ operation: String, conflict: String? = nil, _ body: @Sendable (Database) throws -> T
+        _ operation: String,
+        conflict: String? = nil,
+        _ body: @Sendable (Database) throws -> T
     ) async throws -> T {
         defer { countWrite() }
         do {
@@ -47,16 +49,21 @@ extension SQLiteStore {
                 // retries, like an upstream that is briefly unavailable, and no internal error.
                 logger.warning(
                     "database busy",
-                    metadata: ["operation": .string(operation), "error": .string(Self.safeDescription(error))])
+                    metadata: ["operation": .string(operation), "error": .string(Self.safeDescription(error))]
+                )
                 return GatewayError(
-                    .upstreamUnavailable, "the gateway's database is busy; retry shortly", retryable: true,
-                    retryAfter: Self.busyRetryAfter)
+                    .upstreamUnavailable,
+                    "the gateway's database is busy; retry shortly",
+                    retryable: true,
+                    retryAfter: Self.busyRetryAfter
+                )
             default:
                 break
             }
             logger.error(
                 "database operation failed",
-                metadata: ["operation": .string(operation), "error": .string(Self.safeDescription(error))])
+                metadata: ["operation": .string(operation), "error": .string(Self.safeDescription(error))]
+            )
             switch error.resultCode {
             case .SQLITE_FULL:
                 return GatewayError(.internalError, "the gateway's database is out of disk space")
@@ -66,7 +73,8 @@ extension SQLiteStore {
         default:
             logger.error(
                 "database operation failed",
-                metadata: ["operation": .string(operation), "error": .string(Self.safeDescription(error))])
+                metadata: ["operation": .string(operation), "error": .string(Self.safeDescription(error))]
+            )
             return GatewayError(.internalError, "the gateway's database failed")
         }
     }

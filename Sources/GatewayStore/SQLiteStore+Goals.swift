@@ -1,7 +1,7 @@
 package import Foundation
+import GRDB
 import GatewayCore
 public import GatewayModel
-import GRDB
 
 extension SQLiteStore {
     static let goalColumns = "id, name, target_value, currency, allocations, created_at, updated_at"
@@ -38,7 +38,10 @@ extension SQLiteStore {
             try Self.requireFreeGoalName(db, tenantId: tenantId, userId: userId, name: name, except: nil)
             try Self.requireUnchangedGoals(db, tenantId: tenantId, userId: userId, except: nil, draft.checkedAgainst)
             let newest = try Int64.fetchOne(
-                db, sql: "SELECT MAX(created_at) FROM goals WHERE tenant_id = ?", arguments: [tenantId])
+                db,
+                sql: "SELECT MAX(created_at) FROM goals WHERE tenant_id = ?",
+                arguments: [tenantId]
+            )
             let now = StoreClock.millis(after: newest)
             try db.execute(
                 sql: """
@@ -48,19 +51,30 @@ extension SQLiteStore {
                 arguments: [
                     id, tenantId, userId, name, DecimalText.format(draft.targetValue), draft.currency, allocationsJSON, now,
                     now,
-                ])
+                ]
+            )
             if var audit {
                 audit.target = id
                 try Self.insertAudit(db, audit, at: now)
             }
             return Goal(
-                id: id, name: name, targetValue: draft.targetValue, currency: draft.currency,
-                allocations: draft.allocations, createdAt: StoreClock.date(now), updatedAt: StoreClock.date(now))
+                id: id,
+                name: name,
+                targetValue: draft.targetValue,
+                currency: draft.currency,
+                allocations: draft.allocations,
+                createdAt: StoreClock.date(now),
+                updatedAt: StoreClock.date(now)
+            )
         }
     }
 
     public func updateGoal(
-        tenantId: String, userId: String, id: String, _ draft: GoalDraft, audit: AuditRecord?
+        tenantId: String,
+        userId: String,
+        id: String,
+        _ draft: GoalDraft,
+        audit: AuditRecord?
     ) async throws -> Goal? {
         let name = try Self.validatedGoalName(draft.name)
         let allocationsJSON = try Self.encodeJSON(draft.allocations)
@@ -77,7 +91,8 @@ extension SQLiteStore {
                     """,
                 arguments: [
                     name, DecimalText.format(draft.targetValue), draft.currency, allocationsJSON, now, tenantId, userId, id,
-                ])
+                ]
+            )
             if let audit { try Self.insertAudit(db, audit, at: now) }
             return try Self.fetchGoal(db, tenantId: tenantId, userId: userId, id: id)
         }
@@ -87,7 +102,9 @@ extension SQLiteStore {
         let now = StoreClock.nowMillis()
         return try await write("deleteGoal") { db in
             try db.execute(
-                sql: "DELETE FROM goals WHERE tenant_id = ? AND user_id = ? AND id = ?", arguments: [tenantId, userId, id])
+                sql: "DELETE FROM goals WHERE tenant_id = ? AND user_id = ? AND id = ?",
+                arguments: [tenantId, userId, id]
+            )
             guard db.changesCount > 0 else { return false }
             if let audit { try Self.insertAudit(db, audit, at: now) }
             return true
@@ -96,7 +113,8 @@ extension SQLiteStore {
 
     static func fetchGoal(_ db: Database, tenantId: String, userId: String, id: String) throws -> Goal? {
         try Row.fetchOne(
-            db, sql: "SELECT \(goalColumns) FROM goals WHERE tenant_id = ? AND user_id = ? AND id = ?",
+            db,
+            sql: "SELECT \(goalColumns) FROM goals WHERE tenant_id = ? AND user_id = ? AND id = ?",
             arguments: [tenantId, userId, id]
         ).map(Goal.init(row:))
     }
@@ -112,8 +130,10 @@ extension SQLiteStore {
     /// Checked before writing for a clear message; the unique index is the backstop against a race.
     static func requireFreeGoalName(_ db: Database, tenantId: String, userId: String, name: String, except id: String?) throws {
         let taken = try String.fetchOne(
-            db, sql: "SELECT id FROM goals WHERE tenant_id = ? AND user_id = ? AND name = ?",
-            arguments: [tenantId, userId, name])
+            db,
+            sql: "SELECT id FROM goals WHERE tenant_id = ? AND user_id = ? AND name = ?",
+            arguments: [tenantId, userId, name]
+        )
         if let taken, taken != id {
             throw GatewayError(.conflict, goalNameConflict(name))
         }
@@ -145,12 +165,17 @@ extension SQLiteStore {
 extension Goal {
     init(row: Row) throws {
         self.init(
-            id: try row.decode(forColumn: "id"), name: try row.decode(forColumn: "name"),
+            id: try row.decode(forColumn: "id"),
+            name: try row.decode(forColumn: "name"),
             targetValue: try SQLiteStore.storedDecimal(try row.decode(forColumn: "target_value"), column: "target_value"),
             currency: try row.decode(forColumn: "currency"),
             allocations: try SQLiteStore.decodeJSON(
-                [Goal.Allocation].self, try row.decode(forColumn: "allocations"), column: "allocations"),
+                [Goal.Allocation].self,
+                try row.decode(forColumn: "allocations"),
+                column: "allocations"
+            ),
             createdAt: StoreClock.date(try row.decode(forColumn: "created_at")),
-            updatedAt: StoreClock.date(try row.decode(forColumn: "updated_at")))
+            updatedAt: StoreClock.date(try row.decode(forColumn: "updated_at"))
+        )
     }
 }

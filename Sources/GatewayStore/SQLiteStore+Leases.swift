@@ -1,6 +1,6 @@
 public import Foundation
-import GatewayCore
 import GRDB
+import GatewayCore
 
 /// Leases in the `leases` table (migration `v9-leases`). SQLite runs one writer at a time, so the conditional
 /// upsert below is atomic for every process on the file.
@@ -20,7 +20,8 @@ extension SQLiteStore: LeaderLeaseStore {
                     WHERE leases.holder = excluded.holder OR leases.expires_at <= ?
                     RETURNING holder
                     """,
-                arguments: [name, holder, nowMillis, expires, nowMillis, nowMillis]) != nil
+                arguments: [name, holder, nowMillis, expires, nowMillis, nowMillis]
+            ) != nil
         }
     }
 
@@ -29,7 +30,8 @@ extension SQLiteStore: LeaderLeaseStore {
         return try await write("renewLease") { db in
             try db.execute(
                 sql: "UPDATE leases SET expires_at = ? WHERE name = ? AND holder = ? AND expires_at > ?",
-                arguments: [nowMillis + ttl.leaseMillis, name, holder, nowMillis])
+                arguments: [nowMillis + ttl.leaseMillis, name, holder, nowMillis]
+            )
             return db.changesCount > 0
         }
     }
@@ -45,10 +47,13 @@ extension SQLiteStore: LeaderLeaseStore {
         return try await write("pruneAndCountLeases") { db in
             try db.execute(
                 sql: "DELETE FROM leases WHERE substr(name, 1, length(?)) = ? AND expires_at <= ?",
-                arguments: [prefix, prefix, nowMillis])
+                arguments: [prefix, prefix, nowMillis]
+            )
             return try Int.fetchOne(
-                db, sql: "SELECT count(*) FROM leases WHERE substr(name, 1, length(?)) = ?",
-                arguments: [prefix, prefix]) ?? 0
+                db,
+                sql: "SELECT count(*) FROM leases WHERE substr(name, 1, length(?)) = ?",
+                arguments: [prefix, prefix]
+            ) ?? 0
         }
     }
 }

@@ -1,6 +1,6 @@
 public import Foundation
-import GatewayCore
 import GRDB
+import GatewayCore
 
 /// Interactive links in progress (`link_states`): the state nonce an OAuth popup carries, stored as its SHA-256,
 /// looked up by that hash, timed, and spent by one conditional `UPDATE`, which SQLite runs for one writer at a time:
@@ -11,7 +11,11 @@ extension SQLiteStore {
     package static let linkStateRetention: Int64 = 24 * 3600 * 1000
 
     public func recordLinkState(
-        tenantId: String, connectionId: String, stateHash: [UInt8], expiresAt: Date, now: Date
+        tenantId: String,
+        connectionId: String,
+        stateHash: [UInt8],
+        expiresAt: Date,
+        now: Date
     ) async throws {
         let nowMillis = StoreClock.millis(now)
         let expires = StoreClock.millis(expiresAt)
@@ -21,15 +25,20 @@ extension SQLiteStore {
                 throw Self.connectionNotFound(connectionId)
             }
             try db.execute(
-                sql: "DELETE FROM link_states WHERE expires_at < ?", arguments: [nowMillis - Self.linkStateRetention])
+                sql: "DELETE FROM link_states WHERE expires_at < ?",
+                arguments: [nowMillis - Self.linkStateRetention]
+            )
             try db.execute(
-                sql: "DELETE FROM link_states WHERE tenant_id = ? AND connection_id = ?", arguments: [tenantId, connectionId])
+                sql: "DELETE FROM link_states WHERE tenant_id = ? AND connection_id = ?",
+                arguments: [tenantId, connectionId]
+            )
             try db.execute(
                 sql: """
                     INSERT INTO link_states (state_hash, tenant_id, connection_id, created_at, expires_at, consumed_at)
                     VALUES (?, ?, ?, ?, ?, NULL)
                     """,
-                arguments: [hash, tenantId, connectionId, nowMillis, expires])
+                arguments: [hash, tenantId, connectionId, nowMillis, expires]
+            )
         }
     }
 
@@ -42,11 +51,14 @@ extension SQLiteStore {
                     UPDATE link_states SET consumed_at = ?
                     WHERE state_hash = ? AND connection_id = ? AND consumed_at IS NULL AND expires_at > ?
                     """,
-                arguments: [nowMillis, hash, connectionId, nowMillis])
+                arguments: [nowMillis, hash, connectionId, nowMillis]
+            )
             let spent = db.changesCount > 0
             let row = try Row.fetchOne(
-                db, sql: "SELECT tenant_id, connection_id, expires_at, consumed_at FROM link_states WHERE state_hash = ?",
-                arguments: [hash])
+                db,
+                sql: "SELECT tenant_id, connection_id, expires_at, consumed_at FROM link_states WHERE state_hash = ?",
+                arguments: [hash]
+            )
             guard let row, try row.decode(String.self, forColumn: "connection_id") == connectionId else { return .unknown }
             return try Self.outcome(row, spentNow: spent, nowMillis: nowMillis)
         }
@@ -60,15 +72,18 @@ extension SQLiteStore {
                     UPDATE link_states SET consumed_at = ?
                     WHERE tenant_id = ? AND connection_id = ? AND consumed_at IS NULL AND expires_at > ?
                     """,
-                arguments: [nowMillis, tenantId, connectionId, nowMillis])
+                arguments: [nowMillis, tenantId, connectionId, nowMillis]
+            )
             let spent = db.changesCount > 0
-            guard let row = try Row.fetchOne(
-                db,
-                sql: """
-                    SELECT tenant_id, connection_id, expires_at, consumed_at FROM link_states
-                    WHERE tenant_id = ? AND connection_id = ?
-                    """,
-                arguments: [tenantId, connectionId])
+            guard
+                let row = try Row.fetchOne(
+                    db,
+                    sql: """
+                        SELECT tenant_id, connection_id, expires_at, consumed_at FROM link_states
+                        WHERE tenant_id = ? AND connection_id = ?
+                        """,
+                    arguments: [tenantId, connectionId]
+                )
             else { return .unknown }
             return try Self.outcome(row, spentNow: spent, nowMillis: nowMillis)
         }
@@ -78,7 +93,9 @@ extension SQLiteStore {
     private static func outcome(_ row: Row, spentNow: Bool, nowMillis: Int64) throws -> LinkStateOutcome {
         if spentNow {
             return .consumed(
-                tenantId: try row.decode(forColumn: "tenant_id"), connectionId: try row.decode(forColumn: "connection_id"))
+                tenantId: try row.decode(forColumn: "tenant_id"),
+                connectionId: try row.decode(forColumn: "connection_id")
+            )
         }
         if try row.decode(Int64?.self, forColumn: "consumed_at") != nil { return .alreadyUsed }
         if try row.decode(Int64.self, forColumn: "expires_at") <= nowMillis { return .expired }

@@ -1,7 +1,7 @@
 public import Foundation
+import GRDB
 import GatewayCore
 public import GatewayModel
-import GRDB
 
 /// The order feed on SQLite: the journal's events in commit order. An event's cursor is its `rowid`: SQLite gives a
 /// new row the largest rowid plus one, writers go one at a time, and journal events are never deleted (triggers), so
@@ -18,7 +18,11 @@ extension SQLiteStore {
         guard limit > 0 else { return [] }
         return try await read("orderFeedOfUser") { db in
             try Self.feedRows(
-                db, where: "e.rowid > ? AND o.tenant_id = ? AND o.user_id = ?", [cursor, tenantId, userId], limit: limit)
+                db,
+                where: "e.rowid > ? AND o.tenant_id = ? AND o.user_id = ?",
+                [cursor, tenantId, userId],
+                limit: limit
+            )
         }
     }
 
@@ -44,7 +48,12 @@ extension SQLiteStore {
         }
     }
 
-    private static func feedRows(_ db: Database, where condition: String, _ arguments: StatementArguments, limit: Int)
+    private static func feedRows(
+        _ db: Database,
+        where condition: String,
+        _ arguments: StatementArguments,
+        limit: Int
+    )
         throws -> [OrderFeedEvent]
     {
         try Row.fetchAll(
@@ -62,15 +71,18 @@ extension SQLiteStore {
         ).map { row in
             let orderId = try row.decode(String.self, forColumn: "order_id")
             return OrderFeedEvent(
-                cursor: try row.decode(forColumn: "cursor"), tenantId: try row.decode(forColumn: "tenant_id"),
-                userId: try row.decode(String?.self, forColumn: "user_id"), orderId: orderId,
+                cursor: try row.decode(forColumn: "cursor"),
+                tenantId: try row.decode(forColumn: "tenant_id"),
+                userId: try row.decode(String?.self, forColumn: "user_id"),
+                orderId: orderId,
                 connectionId: try row.decode(forColumn: "connection_id"),
                 broker: try row.decode(String?.self, forColumn: "venue_broker").map { BrokerKind($0) },
                 event: try OrderEvent(row: row, orderId: orderId),
                 // An order that does not read leaves the update without it, never the feed stuck on it.
                 order: try row.decode(String?.self, forColumn: "order").flatMap {
                     try? JournalJSON.decode(Order.self, $0, column: "order", orderId: orderId)
-                })
+                }
+            )
         }
     }
 }

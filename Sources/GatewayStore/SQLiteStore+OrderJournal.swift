@@ -1,7 +1,7 @@
 public import Foundation
+import GRDB
 import GatewayCore
 import GatewayModel
-import GRDB
 
 /// The order journal in the store's SQLite file (tables from migration `v2-order-journal`).
 ///
@@ -27,7 +27,11 @@ extension SQLiteStore: OrderJournalStore {
     /// - Throws: `GatewayError(.notFound)` for an unknown tenant; `.internalError` for a retention that is not
     ///   positive or longer than 10 years (a programming error).
     public func claimIdempotencyKey(
-        tenantId: String, key: String, requestHash: String, proposedOrderId: String, retention: TimeInterval
+        tenantId: String,
+        key: String,
+        requestHash: String,
+        proposedOrderId: String,
+        retention: TimeInterval
     ) async throws -> IdempotencyClaim {
         guard retention > 0, retention <= Self.maximumIdempotencyRetention else {
             throw GatewayError(.internalError, "an idempotency key's retention must be positive and at most 10 years")
@@ -37,9 +41,10 @@ extension SQLiteStore: OrderJournalStore {
             // Taken under the write lock, so the claims of one key see increasing times.
             let now = StoreClock.nowMillis()
             if let held = try Row.fetchOne(
-                db, sql: "SELECT request_hash, order_id, expires_at FROM idempotency_keys WHERE tenant_id = ? AND key = ?",
-                arguments: [tenantId, key])
-            {
+                db,
+                sql: "SELECT request_hash, order_id, expires_at FROM idempotency_keys WHERE tenant_id = ? AND key = ?",
+                arguments: [tenantId, key]
+            ) {
                 if try held.decode(Int64.self, forColumn: "expires_at") >= now {
                     let orderId = try held.decode(String.self, forColumn: "order_id")
                     let sameRequest = try held.decode(String.self, forColumn: "request_hash") == requestHash
@@ -56,7 +61,8 @@ extension SQLiteStore: OrderJournalStore {
                         request_hash = excluded.request_hash, order_id = excluded.order_id,
                         created_at = excluded.created_at, expires_at = excluded.expires_at
                     """,
-                arguments: [tenantId, key, requestHash, proposedOrderId, now, now + retentionMillis])
+                arguments: [tenantId, key, requestHash, proposedOrderId, now, now + retentionMillis]
+            )
             return .claimed(orderId: proposedOrderId)
         }
     }
@@ -65,8 +71,10 @@ extension SQLiteStore: OrderJournalStore {
         try await read("heldIdempotencyKey") { db in
             guard
                 let held = try Row.fetchOne(
-                    db, sql: "SELECT request_hash, order_id FROM idempotency_keys WHERE tenant_id = ? AND key = ? AND expires_at >= ?",
-                    arguments: [tenantId, key, StoreClock.nowMillis()])
+                    db,
+                    sql: "SELECT request_hash, order_id FROM idempotency_keys WHERE tenant_id = ? AND key = ? AND expires_at >= ?",
+                    arguments: [tenantId, key, StoreClock.nowMillis()]
+                )
             else { return nil }
             let orderId = try held.decode(String.self, forColumn: "order_id")
             return try held.decode(String.self, forColumn: "request_hash") == requestHash
@@ -92,13 +100,15 @@ extension SQLiteStore: OrderJournalStore {
                 throw GatewayError(.conflict, "order \(row.id) is already journaled")
             }
             if let holder = try String.fetchOne(
-                db, sql: "SELECT id FROM orders WHERE tenant_id = ? AND connection_id = ? AND client_order_id = ?",
-                arguments: [row.tenantId, row.connectionId, row.clientOrderId])
-            {
+                db,
+                sql: "SELECT id FROM orders WHERE tenant_id = ? AND connection_id = ? AND client_order_id = ?",
+                arguments: [row.tenantId, row.connectionId, row.clientOrderId]
+            ) {
                 throw GatewayError(
                     .conflict,
                     "client order id '\(row.clientOrderId)' is already used by order \(holder) on connection "
-                        + row.connectionId)
+                        + row.connectionId
+                )
             }
             // The venue comes from the connection as it is now (NULL if it is gone): where this order is sent.
             try db.execute(
@@ -114,10 +124,16 @@ extension SQLiteStore: OrderJournalStore {
                     row.brokerOrderId, row.order, row.errorCode, row.errorMessage, row.createdAt,
                     max(row.updatedAt, row.createdAt), max(row.sentAt, row.createdAt), row.accountId, row.tenantId,
                     row.connectionId, row.tenantId, row.connectionId,
-                ])
+                ]
+            )
             if let brokerOrderId = row.brokerOrderId {
                 try Self.recordBrokerOrderId(
-                    db, brokerOrderId, orderId: row.id, tenantId: row.tenantId, connectionId: row.connectionId)
+                    db,
+                    brokerOrderId,
+                    orderId: row.id,
+                    tenantId: row.tenantId,
+                    connectionId: row.connectionId
+                )
             }
             try Self.append(db, event, orderId: row.id, tenantId: row.tenantId, sequence: 1)
         }
@@ -139,15 +155,22 @@ extension SQLiteStore: OrderJournalStore {
         try await write("updateJournaledOrder") { db in
             guard
                 let stored = try Row.fetchOne(
-                    db, sql: "SELECT connection_id, updated_at FROM orders WHERE tenant_id = ? AND id = ?",
-                    arguments: [row.tenantId, row.id])
+                    db,
+                    sql: "SELECT connection_id, updated_at FROM orders WHERE tenant_id = ? AND id = ?",
+                    arguments: [row.tenantId, row.id]
+                )
             else { throw Self.journaledOrderNotFound(row.id) }
             let connectionId = try stored.decode(String.self, forColumn: "connection_id")
             let updatedAt = max(row.updatedAt, try stored.decode(Int64.self, forColumn: "updated_at") + 1)
             if let brokerOrderId = row.brokerOrderId {
                 try Self.recordBrokerOrderId(
-                    db, brokerOrderId, orderId: row.id, tenantId: row.tenantId, connectionId: connectionId,
-                    supersedes: supersedes)
+                    db,
+                    brokerOrderId,
+                    orderId: row.id,
+                    tenantId: row.tenantId,
+                    connectionId: connectionId,
+                    supersedes: supersedes
+                )
             }
             try db.execute(
                 sql: """
@@ -159,9 +182,13 @@ extension SQLiteStore: OrderJournalStore {
                 arguments: [
                     row.state, row.brokerOrderId, row.order, order.order?.status.rawValue, row.errorCode,
                     row.errorMessage, updatedAt, row.tenantId, row.id,
-                ])
+                ]
+            )
             let last = try Int.fetchOne(
-                db, sql: "SELECT MAX(sequence) FROM order_events WHERE order_id = ?", arguments: [row.id])
+                db,
+                sql: "SELECT MAX(sequence) FROM order_events WHERE order_id = ?",
+                arguments: [row.id]
+            )
             try Self.append(db, event, orderId: row.id, tenantId: row.tenantId, sequence: (last ?? 0) + 1)
         }
     }
@@ -171,7 +198,8 @@ extension SQLiteStore: OrderJournalStore {
     public func journaledOrder(tenantId: String, id: String) async throws -> JournaledOrder? {
         try await read("journaledOrder") { db in
             try Row.fetchOne(
-                db, sql: "SELECT \(Self.journaledOrderColumns) FROM orders WHERE tenant_id = ? AND id = ?",
+                db,
+                sql: "SELECT \(Self.journaledOrderColumns) FROM orders WHERE tenant_id = ? AND id = ?",
                 arguments: [tenantId, id]
             ).map(JournaledOrder.init(row:))
         }
@@ -179,7 +207,9 @@ extension SQLiteStore: OrderJournalStore {
 
     /// Finds the order by any broker order id it has had, the current one or an earlier one of a replace chain.
     public func journaledOrder(
-        tenantId: String, connectionId: String, brokerOrderId: String
+        tenantId: String,
+        connectionId: String,
+        brokerOrderId: String
     ) async throws -> JournaledOrder? {
         try await read("journaledOrderByBrokerId") { db in
             try Row.fetchOne(
@@ -218,27 +248,50 @@ extension SQLiteStore: OrderJournalStore {
     /// Across all tenants (for the reconciler): oldest `createdAt` first, then by id; only columns that always read.
     public func journaledOrderReferences(in states: [JournalState], limit: Int) async throws -> [JournaledOrderReference] {
         try await orders(
-            "journaledOrderReferences", Self.referenceColumns, tenantId: nil, states, limit, JournaledOrderReference.init(row:))
+            "journaledOrderReferences",
+            Self.referenceColumns,
+            tenantId: nil,
+            states,
+            limit,
+            JournaledOrderReference.init(row:)
+        )
     }
 
     /// One tenant's orders in the given states, as references: oldest `createdAt` first, then by id.
     public func journaledOrderReferences(
-        tenantId: String, in states: [JournalState], limit: Int
+        tenantId: String,
+        in states: [JournalState],
+        limit: Int
     ) async throws -> [JournaledOrderReference] {
         try await orders(
-            "journaledOrderReferencesOfTenant", Self.referenceColumns, tenantId: tenantId, states, limit,
-            JournaledOrderReference.init(row:))
+            "journaledOrderReferencesOfTenant",
+            Self.referenceColumns,
+            tenantId: tenantId,
+            states,
+            limit,
+            JournaledOrderReference.init(row:)
+        )
     }
 
     /// One tenant's orders in the given states: oldest `createdAt` first, then by id.
     public func journaledOrders(tenantId: String, in states: [JournalState], limit: Int) async throws -> [JournaledOrder] {
         try await orders(
-            "journaledOrdersOfTenant", Self.journaledOrderColumns, tenantId: tenantId, states, limit, JournaledOrder.init(row:))
+            "journaledOrdersOfTenant",
+            Self.journaledOrderColumns,
+            tenantId: tenantId,
+            states,
+            limit,
+            JournaledOrder.init(row:)
+        )
     }
 
     /// The orders in `states` (of one tenant, or of all), oldest `createdAt` first, then by id, read as `columns`.
     private func orders<Item: Sendable>(
-        _ operation: String, _ columns: String, tenantId: String?, _ states: [JournalState], _ limit: Int,
+        _ operation: String,
+        _ columns: String,
+        tenantId: String?,
+        _ states: [JournalState],
+        _ limit: Int,
         _ decode: @escaping @Sendable (Row) throws -> Item
     ) async throws -> [Item] {
         let states = Set(states.map(\.rawValue)).sorted()
@@ -260,7 +313,10 @@ extension SQLiteStore: OrderJournalStore {
     /// its id late is included), replaced ones included: for the connection's own orders, and for every order of any
     /// tenant sent to the same venue (broker, base URL, account) as an order for `accountId` through this connection.
     public func claimedBrokerOrderIds(
-        tenantId: String, connectionId: String, accountId: String, since: Date
+        tenantId: String,
+        connectionId: String,
+        accountId: String,
+        since: Date
     ) async throws -> Set<String> {
         // Rounded down: a bound that is never narrower than asked.
         let since = StoreClock.millis(since, rounding: .down)
@@ -278,7 +334,9 @@ extension SQLiteStore: OrderJournalStore {
                             WHERE c.tenant_id = ? AND c.id = ?)
                         AND created_at >= ?
                         """,
-                    arguments: [tenantId, connectionId, since, accountId, tenantId, connectionId, since]))
+                    arguments: [tenantId, connectionId, since, accountId, tenantId, connectionId, since]
+                )
+            )
         }
     }
 
@@ -295,13 +353,18 @@ extension SQLiteStore: OrderJournalStore {
                     """,
                 arguments: [
                     JournalState.submitting.rawValue, event.at, event.at, tenantId, id, JournalState.released.rawValue,
-                ])
+                ]
+            )
             guard db.changesCount == 1 else { return nil }
             let last = try Int.fetchOne(
-                db, sql: "SELECT MAX(sequence) FROM order_events WHERE order_id = ?", arguments: [id])
+                db,
+                sql: "SELECT MAX(sequence) FROM order_events WHERE order_id = ?",
+                arguments: [id]
+            )
             try Self.append(db, event, orderId: id, tenantId: tenantId, sequence: (last ?? 0) + 1)
             return try Row.fetchOne(
-                db, sql: "SELECT \(Self.journaledOrderColumns) FROM orders WHERE tenant_id = ? AND id = ?",
+                db,
+                sql: "SELECT \(Self.journaledOrderColumns) FROM orders WHERE tenant_id = ? AND id = ?",
                 arguments: [tenantId, id]
             ).map(JournaledOrder.init(row:))
         }
@@ -328,7 +391,11 @@ extension SQLiteStore: OrderJournalStore {
     /// (the broker's placement answer for this order: the older binding is a reuse by a broker that started over, and
     /// is retired; the older order keeps its history and its last view).
     static func recordBrokerOrderId(
-        _ db: Database, _ brokerOrderId: String, orderId: String, tenantId: String, connectionId: String,
+        _ db: Database,
+        _ brokerOrderId: String,
+        orderId: String,
+        tenantId: String,
+        connectionId: String,
         supersedes: Bool = false
     ) throws {
         let owner = try Row.fetchOne(
@@ -337,12 +404,17 @@ extension SQLiteStore: OrderJournalStore {
                 SELECT order_id, created_at FROM order_broker_ids
                 WHERE tenant_id = ? AND connection_id = ? AND broker_order_id = ? AND retired_at IS NULL
                 """,
-            arguments: [tenantId, connectionId, brokerOrderId])
+            arguments: [tenantId, connectionId, brokerOrderId]
+        )
         let now = StoreClock.nowMillis()
         // Only a binding recorded before this order was sent can be a reuse: the broker's answer to this send cannot
         // have been recorded before it.
-        let sentAt = try Int64.fetchOne(
-            db, sql: "SELECT COALESCE(sent_at, created_at) FROM orders WHERE id = ?", arguments: [orderId]) ?? now
+        let sentAt =
+            try Int64.fetchOne(
+                db,
+                sql: "SELECT COALESCE(sent_at, created_at) FROM orders WHERE id = ?",
+                arguments: [orderId]
+            ) ?? now
         let boundAt = try owner?.decode(Int64.self, forColumn: "created_at")
         let reused = supersedes && boundAt.map { $0 < sentAt } == true
         switch try owner?.decode(String.self, forColumn: "order_id") {
@@ -351,14 +423,17 @@ extension SQLiteStore: OrderJournalStore {
         case let other?:
             guard reused else {
                 throw GatewayError(
-                    .conflict, "broker order \(brokerOrderId) already belongs to order \(other) on connection \(connectionId)")
+                    .conflict,
+                    "broker order \(brokerOrderId) already belongs to order \(other) on connection \(connectionId)"
+                )
             }
             try db.execute(
                 sql: """
                     UPDATE order_broker_ids SET retired_at = ?
                     WHERE tenant_id = ? AND connection_id = ? AND broker_order_id = ? AND retired_at IS NULL
                     """,
-                arguments: [now, tenantId, connectionId, brokerOrderId])
+                arguments: [now, tenantId, connectionId, brokerOrderId]
+            )
         case nil:
             break
         }
@@ -367,26 +442,32 @@ extension SQLiteStore: OrderJournalStore {
             try Bool.fetchOne(
                 db,
                 sql: "SELECT 1 FROM order_broker_ids WHERE venue = ? AND broker_order_id = ? AND order_id != ? AND retired_at IS NULL",
-                arguments: [venue, brokerOrderId, orderId]) != nil
+                arguments: [venue, brokerOrderId, orderId]
+            ) != nil
         {
             // Held through another connection, perhaps another tenant's: its order id is not this tenant's to see.
-            let recent = try Bool.fetchOne(
-                db,
-                sql: """
-                    SELECT 1 FROM order_broker_ids
-                    WHERE venue = ? AND broker_order_id = ? AND order_id != ? AND retired_at IS NULL AND created_at >= ?
-                    """,
-                arguments: [venue, brokerOrderId, orderId, sentAt]) != nil
+            let recent =
+                try Bool.fetchOne(
+                    db,
+                    sql: """
+                        SELECT 1 FROM order_broker_ids
+                        WHERE venue = ? AND broker_order_id = ? AND order_id != ? AND retired_at IS NULL AND created_at >= ?
+                        """,
+                    arguments: [venue, brokerOrderId, orderId, sentAt]
+                ) != nil
             guard supersedes, !recent else {
                 throw GatewayError(
-                    .conflict, "broker order \(brokerOrderId) already belongs to another order placed at this broker account")
+                    .conflict,
+                    "broker order \(brokerOrderId) already belongs to another order placed at this broker account"
+                )
             }
             try db.execute(
                 sql: """
                     UPDATE order_broker_ids SET retired_at = ?
                     WHERE venue = ? AND broker_order_id = ? AND order_id != ? AND retired_at IS NULL
                     """,
-                arguments: [now, venue, brokerOrderId, orderId])
+                arguments: [now, venue, brokerOrderId, orderId]
+            )
         }
         try db.execute(
             sql: """
@@ -394,7 +475,8 @@ extension SQLiteStore: OrderJournalStore {
                 VALUES (?, ?, ?, ?, ?, ?)
                 ON CONFLICT DO NOTHING
                 """,
-            arguments: [orderId, tenantId, connectionId, brokerOrderId, now, venue])
+            arguments: [orderId, tenantId, connectionId, brokerOrderId, now, venue]
+        )
     }
 
     static func append(_ db: Database, _ event: JournalEventRow, orderId: String, tenantId: String, sequence: Int) throws {
@@ -406,7 +488,8 @@ extension SQLiteStore: OrderJournalStore {
             arguments: [
                 orderId, tenantId, sequence, event.kind, event.state, event.status, event.brokerOrderId, event.detail,
                 event.at,
-            ])
+            ]
+        )
     }
 
     static func journaledOrderNotFound(_ id: String) -> GatewayError {
@@ -483,11 +566,14 @@ extension JournaledOrder {
         let brokerName = try row.decode(String?.self, forColumn: "venue_broker")
         let broker: BrokerKind? = brokerName.map { BrokerKind($0) }
         self.init(
-            id: id, tenantId: try row.decode(forColumn: "tenant_id"),
-            connectionId: try row.decode(forColumn: "connection_id"), accountId: try row.decode(forColumn: "account_id"),
+            id: id,
+            tenantId: try row.decode(forColumn: "tenant_id"),
+            connectionId: try row.decode(forColumn: "connection_id"),
+            accountId: try row.decode(forColumn: "account_id"),
             clientOrderId: try row.decode(forColumn: "client_order_id"),
             request: try JournalJSON.decode(OrderRequest.self, try row.decode(forColumn: "request"), column: "request", orderId: id),
-            state: state, brokerOrderId: try row.decode(String?.self, forColumn: "broker_order_id"),
+            state: state,
+            brokerOrderId: try row.decode(String?.self, forColumn: "broker_order_id"),
             order: try row.decode(String?.self, forColumn: "order").map {
                 try JournalJSON.decode(Order.self, $0, column: "order", orderId: id)
             },
@@ -496,7 +582,9 @@ extension JournaledOrder {
             createdAt: StoreClock.date(try row.decode(forColumn: "created_at")),
             updatedAt: StoreClock.date(try row.decode(forColumn: "updated_at")),
             sentAt: StoreClock.date(try row.decode(forColumn: "sent_at")),
-            userId: userId, broker: broker)
+            userId: userId,
+            broker: broker
+        )
     }
 }
 
@@ -508,9 +596,13 @@ extension JournaledOrderReference {
             throw GatewayError(.internalError, "journaled order \(id) has an unknown stored state")
         }
         self.init(
-            id: id, tenantId: try row.decode(forColumn: "tenant_id"), connectionId: try row.decode(forColumn: "connection_id"),
-            state: state, createdAt: StoreClock.date(try row.decode(forColumn: "created_at")),
-            sentAt: StoreClock.date(try row.decode(forColumn: "sent_at")))
+            id: id,
+            tenantId: try row.decode(forColumn: "tenant_id"),
+            connectionId: try row.decode(forColumn: "connection_id"),
+            state: state,
+            createdAt: StoreClock.date(try row.decode(forColumn: "created_at")),
+            sentAt: StoreClock.date(try row.decode(forColumn: "sent_at"))
+        )
     }
 }
 
@@ -533,9 +625,13 @@ extension OrderEvent {
             throw GatewayError(.internalError, "event \(sequence) of order \(orderId) has an unknown stored kind")
         }
         self.init(
-            kind: kind, state: state, status: status,
+            kind: kind,
+            state: state,
+            status: status,
             brokerOrderId: try row.decode(String?.self, forColumn: "broker_order_id"),
             detail: try row.decode(String?.self, forColumn: "detail"),
-            at: StoreClock.date(try row.decode(forColumn: "at")), sequence: sequence)
+            at: StoreClock.date(try row.decode(forColumn: "at")),
+            sequence: sequence
+        )
     }
 }

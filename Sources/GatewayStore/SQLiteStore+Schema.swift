@@ -66,7 +66,8 @@ extension SQLiteStore {
                         key TEXT PRIMARY KEY NOT NULL,
                         value BLOB NOT NULL
                     );
-                    """)
+                    """
+            )
         }
 
         // The order journal: written before an order reaches a broker, never deleted by the gateway.
@@ -149,7 +150,8 @@ extension SQLiteStore {
                     BEGIN SELECT RAISE(ABORT, 'order events are append-only'); END;
                     CREATE TRIGGER order_events_never_deleted BEFORE DELETE ON order_events
                     BEGIN SELECT RAISE(ABORT, 'order events are append-only'); END;
-                    """)
+                    """
+            )
         }
 
         // A tenant's default read freshness (`maxAgeMs`); NULL leaves it to the gateway's setting.
@@ -164,7 +166,8 @@ extension SQLiteStore {
             for (name, path) in [("saxo", "/sim/openapi"), ("tradeogre", "/api/v1")] {
                 try db.execute(
                     sql: "UPDATE connections SET base_url = ? WHERE base_url IN (?, ?)",
-                    arguments: ["sandbox://\(name)", "sandbox://\(name)\(path)", "sandbox://\(name)\(path)/"])
+                    arguments: ["sandbox://\(name)", "sandbox://\(name)\(path)", "sandbox://\(name)\(path)/"]
+                )
             }
         }
 
@@ -190,7 +193,8 @@ extension SQLiteStore {
                     BEGIN SELECT RAISE(ABORT, 'recorded broker order ids never change'); END;
                     CREATE INDEX order_broker_ids_venue ON order_broker_ids(venue, created_at);
                     CREATE INDEX order_broker_ids_venue_order ON order_broker_ids(venue, broker_order_id);
-                    """)
+                    """
+            )
         }
 
         // Interactive links in progress, indexed by the state nonce's hash (see SQLiteStore+LinkStates).
@@ -210,7 +214,8 @@ extension SQLiteStore {
                     );
                     CREATE INDEX link_states_connection ON link_states(tenant_id, connection_id);
                     CREATE INDEX link_states_expiry ON link_states(expires_at);
-                    """)
+                    """
+            )
         }
 
         // Tenancy (issue 13): users inside tenants own connections, watchlists and orders; API keys get scopes and may
@@ -267,11 +272,14 @@ extension SQLiteStore {
                         detail TEXT NOT NULL DEFAULT '{}'
                     );
                     CREATE INDEX audit_events_tenant ON audit_events(tenant_id, sequence);
-                    """)
+                    """
+            )
             // Every tenant so far gets one user that owns everything it had, and every key is bound to it with all
             // three scopes: the demo key keeps showing the demo data, and older databases keep working.
             let demoTenant = try Data.fetchOne(
-                db, sql: "SELECT value FROM store_meta WHERE key = ?", arguments: [SQLiteStore.demoTenantKey]
+                db,
+                sql: "SELECT value FROM store_meta WHERE key = ?",
+                arguments: [SQLiteStore.demoTenantKey]
             ).map { String(decoding: $0, as: UTF8.self) }
             let now = StoreClock.nowMillis()
             for tenantId in try String.fetchAll(db, sql: "SELECT id FROM tenants ORDER BY created_at, id") {
@@ -282,13 +290,15 @@ extension SQLiteStore {
                         INSERT INTO users (id, tenant_id, external_id, display_name, created_at, updated_at)
                         VALUES (?, ?, ?, ?, ?, ?)
                         """,
-                    arguments: [userId, tenantId, isDemo ? "demo" : "default", isDemo ? "Demo user" : "Default user", now, now])
+                    arguments: [userId, tenantId, isDemo ? "demo" : "default", isDemo ? "Demo user" : "Default user", now, now]
+                )
                 for table in ["connections", "orders"] {
                     try db.execute(sql: "UPDATE \(table) SET user_id = ? WHERE tenant_id = ?", arguments: [userId, tenantId])
                 }
                 try db.execute(
                     sql: "UPDATE api_keys SET user_id = ?, scopes = ? WHERE tenant_id = ?",
-                    arguments: [userId, SQLiteStore.allScopesText, tenantId])
+                    arguments: [userId, SQLiteStore.allScopesText, tenantId]
+                )
             }
             // Watchlist names become unique per user (they were per tenant), which takes a new table; its user is a
             // user of its tenant by a composite reference.
@@ -313,7 +323,8 @@ extension SQLiteStore {
                     ALTER TABLE watchlists_by_user RENAME TO watchlists;
                     CREATE INDEX watchlists_tenant ON watchlists(tenant_id, created_at, id);
                     CREATE INDEX watchlists_user ON watchlists(tenant_id, user_id, created_at, id);
-                    """)
+                    """
+            )
             try db.execute(
                 sql: """
                     -- Whatever writes a row, its user is one of its tenant's.
@@ -335,7 +346,8 @@ extension SQLiteStore {
                     BEGIN SELECT RAISE(ABORT, 'a watchlist never changes its user'); END;
                     CREATE TRIGGER orders_user_never_changes BEFORE UPDATE OF user_id, tenant_id ON orders
                     BEGIN SELECT RAISE(ABORT, 'an order never changes its user'); END;
-                    """)
+                    """
+            )
         }
 
         // End-user sessions (issue 13): a user's devices, their sessions (one live refresh token each, stored as a
@@ -392,7 +404,8 @@ extension SQLiteStore {
                         expires_at INTEGER NOT NULL,
                         used_at INTEGER
                     );
-                    """)
+                    """
+            )
         }
 
         // Named leases (issue 14): which of several processes on one database is the reconciler's leader.
@@ -407,7 +420,8 @@ extension SQLiteStore {
                         acquired_at INTEGER NOT NULL,
                         expires_at INTEGER NOT NULL
                     );
-                    """)
+                    """
+            )
         }
 
         // Goals (issue 16, seed 002): a user's target value and the holdings allocated to it. allocations is JSON
@@ -431,7 +445,8 @@ extension SQLiteStore {
                     CREATE INDEX goals_user ON goals(tenant_id, user_id, created_at, id);
                     CREATE TRIGGER goals_user_never_changes BEFORE UPDATE OF user_id, tenant_id ON goals
                     BEGIN SELECT RAISE(ABORT, 'a goal never changes its user'); END;
-                    """)
+                    """
+            )
         }
 
         // Alerts (issue 16, alerts): a user's price and order alerts and each one's delivery log. rule and channels
@@ -475,7 +490,8 @@ extension SQLiteStore {
                         test INTEGER NOT NULL DEFAULT 0
                     );
                     CREATE INDEX alert_deliveries_alert ON alert_deliveries(tenant_id, alert_id, sequence);
-                    """)
+                    """
+            )
         }
 
         // The stream (issue 16): the broker's last known order status as a column, so that the order watcher finds
@@ -489,7 +505,8 @@ extension SQLiteStore {
                         WHERE "order" IS NOT NULL AND json_valid("order");
                     CREATE INDEX orders_open ON orders(state, broker_status, updated_at);
                     CREATE INDEX orders_user ON orders(tenant_id, user_id);
-                    """)
+                    """
+            )
         }
 
         // A broker that starts over (a paper account reset, a simulator without its state) hands out order ids it
@@ -527,7 +544,8 @@ extension SQLiteStore {
                     BEGIN SELECT RAISE(ABORT, 'recorded broker order ids never change (a binding is only retired, once)'); END;
                     CREATE TRIGGER order_broker_ids_never_deleted BEFORE DELETE ON order_broker_ids
                     BEGIN SELECT RAISE(ABORT, 'recorded broker order ids are never deleted'); END;
-                    """)
+                    """
+            )
         }
 
         // A device's push token (seed 003, issue 26): registered by the app for its current device, pushed to by an
@@ -546,7 +564,8 @@ extension SQLiteStore {
                     CREATE UNIQUE INDEX devices_push_token ON devices(tenant_id, user_id, push_token)
                         WHERE push_token IS NOT NULL;
                     ALTER TABLE alert_deliveries ADD COLUMN device_id TEXT;
-                    """)
+                    """
+            )
         }
 
         return migrator

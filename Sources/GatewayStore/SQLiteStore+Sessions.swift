@@ -1,7 +1,7 @@
 public import Foundation
+import GRDB
 import GatewayCore
 import GatewayModel
-import GRDB
 
 extension SQLiteStore {
     static let deviceColumns =
@@ -21,7 +21,8 @@ extension SQLiteStore {
                         updated_at = MAX(?, updated_at + 1)
                     WHERE tenant_id = ? AND id = ?
                     """,
-                arguments: [hash, now, tenantId, userId])
+                arguments: [hash, now, tenantId, userId]
+            )
             guard db.changesCount > 0 else { return false }
             if let audit { try Self.insertAudit(db, audit, at: now) }
             return true
@@ -39,9 +40,11 @@ extension SQLiteStore {
                 arguments: [tenantId, email]
             ).map { row in
                 LoginCandidate(
-                    user: try User(row: row), passwordHash: try row.decode(String?.self, forColumn: "password_hash"),
+                    user: try User(row: row),
+                    passwordHash: try row.decode(String?.self, forColumn: "password_hash"),
                     failedLogins: try row.decode(forColumn: "failed_logins"),
-                    lockedUntil: try row.decode(Int64?.self, forColumn: "locked_until").map(StoreClock.date))
+                    lockedUntil: try row.decode(Int64?.self, forColumn: "locked_until").map(StoreClock.date)
+                )
             }
         }
     }
@@ -49,22 +52,34 @@ extension SQLiteStore {
     /// One more failed login in a row: from the `threshold`th on, the user is locked for `base` seconds, doubling with
     /// each further failure up to `maximum`. The lock, if any, is returned. `audit` is written with it.
     public func recordFailedLogin(
-        tenantId: String, userId: String, threshold: Int, base: Double, maximum: Double, now date: Date, audit: AuditRecord?
+        tenantId: String,
+        userId: String,
+        threshold: Int,
+        base: Double,
+        maximum: Double,
+        now date: Date,
+        audit: AuditRecord?
     ) async throws -> Date? {
         let now = StoreClock.millis(date)
         return try await write("recordFailedLogin") { db in
             try db.execute(
                 sql: "UPDATE users SET failed_logins = failed_logins + 1 WHERE tenant_id = ? AND id = ?",
-                arguments: [tenantId, userId])
-            let failures = try Int.fetchOne(
-                db, sql: "SELECT failed_logins FROM users WHERE tenant_id = ? AND id = ?", arguments: [tenantId, userId]) ?? 0
+                arguments: [tenantId, userId]
+            )
+            let failures =
+                try Int.fetchOne(
+                    db,
+                    sql: "SELECT failed_logins FROM users WHERE tenant_id = ? AND id = ?",
+                    arguments: [tenantId, userId]
+                ) ?? 0
             var lockedUntil: Int64?
             if failures >= threshold {
                 let seconds = min(maximum, base * pow(2, Double(failures - threshold)))
                 lockedUntil = now + Int64(seconds * 1000)
                 try db.execute(
                     sql: "UPDATE users SET locked_until = ? WHERE tenant_id = ? AND id = ?",
-                    arguments: [lockedUntil, tenantId, userId])
+                    arguments: [lockedUntil, tenantId, userId]
+                )
             }
             if let audit { try Self.insertAudit(db, audit, at: now) }
             return lockedUntil.map(StoreClock.date)
@@ -75,7 +90,8 @@ extension SQLiteStore {
         try await write("recordSuccessfulLogin") { db in
             try db.execute(
                 sql: "UPDATE users SET failed_logins = 0, locked_until = NULL WHERE tenant_id = ? AND id = ?",
-                arguments: [tenantId, userId])
+                arguments: [tenantId, userId]
+            )
         }
     }
 
@@ -86,7 +102,8 @@ extension SQLiteStore {
             try db.execute(sql: "DELETE FROM login_codes WHERE expires_at < ?", arguments: [now])
             try db.execute(
                 sql: "INSERT INTO login_codes (hash, tenant_id, user_id, expires_at) VALUES (?, ?, ?, ?)",
-                arguments: [Data(hash), tenantId, userId, StoreClock.millis(expiresAt)])
+                arguments: [Data(hash), tenantId, userId, StoreClock.millis(expiresAt)]
+            )
             if let audit { try Self.insertAudit(db, audit, at: now) }
         }
     }
@@ -102,7 +119,8 @@ extension SQLiteStore {
                     WHERE hash = ? AND tenant_id = ? AND used_at IS NULL AND expires_at > ?
                     RETURNING user_id
                     """,
-                arguments: [nowMillis, Data(hash), tenantId, nowMillis])
+                arguments: [nowMillis, Data(hash), tenantId, nowMillis]
+            )
         }
     }
 
@@ -118,25 +136,39 @@ extension SQLiteStore {
             try Self.requireUser(db, tenantId: tenantId, userId)
             if let fingerprint = device.fingerprint,
                 let existing = try String.fetchOne(
-                    db, sql: "SELECT id FROM devices WHERE user_id = ? AND fingerprint = ?", arguments: [userId, fingerprint])
+                    db,
+                    sql: "SELECT id FROM devices WHERE user_id = ? AND fingerprint = ?",
+                    arguments: [userId, fingerprint]
+                )
             {
                 try db.execute(
                     sql: """
                         UPDATE devices SET name = ?, type = ?, model = ?, os = ?, app_version = ?, last_seen_at = ?
                         WHERE id = ?
                         """,
-                    arguments: [device.name, device.type, device.model, device.os, device.appVersion, now, existing])
+                    arguments: [device.name, device.type, device.model, device.os, device.appVersion, now, existing]
+                )
                 return try Self.requireDevice(db, tenantId: tenantId, userId: userId, id: existing)
             }
-            let count = try Int.fetchOne(
-                db, sql: "SELECT COUNT(*) FROM devices WHERE tenant_id = ? AND user_id = ?", arguments: [tenantId, userId]) ?? 0
+            let count =
+                try Int.fetchOne(
+                    db,
+                    sql: "SELECT COUNT(*) FROM devices WHERE tenant_id = ? AND user_id = ?",
+                    arguments: [tenantId, userId]
+                ) ?? 0
             guard count < limit else {
                 throw GatewayError(
-                    .conflict, "this user already has \(limit) devices, the most allowed: remove one (DELETE /v1/devices/{id}) first",
-                    retryable: false, details: [FieldProblem(field: "device", problem: "is over the limit of \(limit) devices")])
+                    .conflict,
+                    "this user already has \(limit) devices, the most allowed: remove one (DELETE /v1/devices/{id}) first",
+                    retryable: false,
+                    details: [FieldProblem(field: "device", problem: "is over the limit of \(limit) devices")]
+                )
             }
             let newest = try Int64.fetchOne(
-                db, sql: "SELECT MAX(created_at) FROM devices WHERE tenant_id = ? AND user_id = ?", arguments: [tenantId, userId])
+                db,
+                sql: "SELECT MAX(created_at) FROM devices WHERE tenant_id = ? AND user_id = ?",
+                arguments: [tenantId, userId]
+            )
             let created = StoreClock.millis(after: newest)
             try db.execute(
                 sql: """
@@ -147,7 +179,8 @@ extension SQLiteStore {
                 arguments: [
                     id, tenantId, userId, device.name, device.type, device.model, device.os, device.appVersion,
                     device.fingerprint, created, created,
-                ])
+                ]
+            )
             return try Self.requireDevice(db, tenantId: tenantId, userId: userId, id: id)
         }
     }
@@ -174,7 +207,8 @@ extension SQLiteStore {
                     UPDATE devices SET name = COALESCE(?, name), trusted = COALESCE(?, trusted)
                     WHERE tenant_id = ? AND user_id = ? AND id = ?
                     """,
-                arguments: [name, trusted, tenantId, userId, id])
+                arguments: [name, trusted, tenantId, userId, id]
+            )
             return try Self.fetchDevice(db, tenantId: tenantId, userId: userId, id: id)
         }
     }
@@ -184,7 +218,9 @@ extension SQLiteStore {
         let now = StoreClock.nowMillis()
         return try await write("deleteDevice") { db in
             try db.execute(
-                sql: "DELETE FROM devices WHERE tenant_id = ? AND user_id = ? AND id = ?", arguments: [tenantId, userId, id])
+                sql: "DELETE FROM devices WHERE tenant_id = ? AND user_id = ? AND id = ?",
+                arguments: [tenantId, userId, id]
+            )
             guard db.changesCount > 0 else { return false }
             if let audit { try Self.insertAudit(db, audit, at: now) }
             return true
@@ -194,7 +230,12 @@ extension SQLiteStore {
     // MARK: Push tokens
 
     public func setPushToken(
-        tenantId: String, userId: String, deviceId: String, token: String, platform: PushPlatform, audit: AuditRecord?
+        tenantId: String,
+        userId: String,
+        deviceId: String,
+        token: String,
+        platform: PushPlatform,
+        audit: AuditRecord?
     ) async throws -> Device? {
         let now = StoreClock.nowMillis()
         return try await write("setPushToken") { db in
@@ -209,14 +250,16 @@ extension SQLiteStore {
                         push_deactivated_at = NULL, push_deactivated_reason = NULL
                     WHERE tenant_id = ? AND user_id = ? AND push_token = ? AND id <> ?
                     """,
-                arguments: [tenantId, userId, token, deviceId])
+                arguments: [tenantId, userId, token, deviceId]
+            )
             try db.execute(
                 sql: """
                     UPDATE devices SET push_token = ?, push_platform = ?, push_active = 1, push_registered_at = ?,
                         push_deactivated_at = NULL, push_deactivated_reason = NULL
                     WHERE tenant_id = ? AND user_id = ? AND id = ?
                     """,
-                arguments: [token, platform.rawValue, now, tenantId, userId, deviceId])
+                arguments: [token, platform.rawValue, now, tenantId, userId, deviceId]
+            )
             if let audit { try Self.insertAudit(db, audit, at: now) }
             return try Self.fetchDevice(db, tenantId: tenantId, userId: userId, id: deviceId)
         }
@@ -231,7 +274,8 @@ extension SQLiteStore {
                         push_deactivated_at = NULL, push_deactivated_reason = NULL
                     WHERE tenant_id = ? AND user_id = ? AND id = ? AND push_token IS NOT NULL
                     """,
-                arguments: [tenantId, userId, deviceId])
+                arguments: [tenantId, userId, deviceId]
+            )
             guard db.changesCount > 0 else { return false }
             if let audit { try Self.insertAudit(db, audit, at: now) }
             return true
@@ -239,7 +283,12 @@ extension SQLiteStore {
     }
 
     public func deactivatePushToken(
-        tenantId: String, userId: String, deviceId: String, token: String, reason: String, at date: Date
+        tenantId: String,
+        userId: String,
+        deviceId: String,
+        token: String,
+        reason: String,
+        at date: Date
     ) async throws -> Bool {
         try await write("deactivatePushToken") { db in
             try db.execute(
@@ -247,14 +296,16 @@ extension SQLiteStore {
                     UPDATE devices SET push_active = 0, push_deactivated_at = ?, push_deactivated_reason = ?
                     WHERE tenant_id = ? AND user_id = ? AND id = ? AND push_token = ? AND push_active = 1
                     """,
-                arguments: [StoreClock.millis(date), reason, tenantId, userId, deviceId, token])
+                arguments: [StoreClock.millis(date), reason, tenantId, userId, deviceId, token]
+            )
             return db.changesCount > 0
         }
     }
 
     static func fetchDevice(_ db: Database, tenantId: String, userId: String, id: String) throws -> Device? {
         try Row.fetchOne(
-            db, sql: "SELECT \(deviceColumns) FROM devices WHERE tenant_id = ? AND user_id = ? AND id = ?",
+            db,
+            sql: "SELECT \(deviceColumns) FROM devices WHERE tenant_id = ? AND user_id = ? AND id = ?",
             arguments: [tenantId, userId, id]
         ).map(Device.init(row:))
     }
@@ -262,7 +313,12 @@ extension SQLiteStore {
     // MARK: Sessions
 
     public func createSession(
-        tenantId: String, userId: String, deviceId: String, refreshHash: [UInt8], expiresAt: Date, audit: AuditRecord?
+        tenantId: String,
+        userId: String,
+        deviceId: String,
+        refreshHash: [UInt8],
+        expiresAt: Date,
+        audit: AuditRecord?
     ) async throws -> SessionRecord {
         let now = StoreClock.nowMillis()
         let id = StoreIdentifier.make(StoreIdentifier.session)
@@ -275,7 +331,8 @@ extension SQLiteStore {
                     INSERT INTO sessions (id, tenant_id, user_id, device_id, refresh_hash, created_at, refreshed_at, expires_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?)
                     """,
-                arguments: [id, tenantId, userId, deviceId, Data(refreshHash), now, now, StoreClock.millis(expiresAt)])
+                arguments: [id, tenantId, userId, deviceId, Data(refreshHash), now, now, StoreClock.millis(expiresAt)]
+            )
             try db.execute(sql: "UPDATE devices SET last_seen_at = ? WHERE id = ?", arguments: [now, deviceId])
             if var audit {
                 audit.target = id
@@ -309,24 +366,36 @@ extension SQLiteStore {
     /// is recorded as spent), so of two concurrent refreshes with one token exactly one rotates. A token already
     /// spent revokes its session and every token of it (reuse: a copy is in someone else's hands).
     public func rotateRefreshToken(
-        presented: [UInt8], newHash: [UInt8], now: Date, grace: TimeInterval, audit: @escaping @Sendable (SessionRecord) -> AuditRecord
+        presented: [UInt8],
+        newHash: [UInt8],
+        now: Date,
+        grace: TimeInterval,
+        audit: @escaping @Sendable (SessionRecord) -> AuditRecord
     ) async throws -> RefreshOutcome {
         let nowMillis = StoreClock.millis(now)
         return try await write("rotateRefreshToken") { db in
             if let session = try Row.fetchOne(
-                db, sql: "SELECT \(Self.sessionColumns) FROM sessions WHERE refresh_hash = ?", arguments: [Data(presented)]
+                db,
+                sql: "SELECT \(Self.sessionColumns) FROM sessions WHERE refresh_hash = ?",
+                arguments: [Data(presented)]
             ).map(SessionRecord.init(row:)) {
                 guard session.isLive(at: StoreClock.date(nowMillis)) else { return .ended(session) }
                 try db.execute(
                     sql: "UPDATE sessions SET refresh_hash = ?, refreshed_at = ? WHERE id = ? AND refresh_hash = ?",
-                    arguments: [Data(newHash), nowMillis, session.id, Data(presented)])
+                    arguments: [Data(newHash), nowMillis, session.id, Data(presented)]
+                )
                 try db.execute(
                     sql: "INSERT INTO spent_refresh_tokens (hash, session_id, spent_at) VALUES (?, ?, ?)",
-                    arguments: [Data(presented), session.id, nowMillis])
+                    arguments: [Data(presented), session.id, nowMillis]
+                )
                 return .rotated(try Self.requireSession(db, id: session.id))
             }
-            guard let spent = try Row.fetchOne(
-                db, sql: "SELECT session_id, spent_at FROM spent_refresh_tokens WHERE hash = ?", arguments: [Data(presented)])
+            guard
+                let spent = try Row.fetchOne(
+                    db,
+                    sql: "SELECT session_id, spent_at FROM spent_refresh_tokens WHERE hash = ?",
+                    arguments: [Data(presented)]
+                )
             else { return .unknown }
             let sessionId: String = spent["session_id"]
             let spentAt: Int64 = spent["spent_at"]
@@ -334,7 +403,8 @@ extension SQLiteStore {
             // the one this token was rotated to.
             if grace > 0, nowMillis - spentAt <= Int64(min(grace, 86_400) * 1000),
                 let session = try Row.fetchOne(
-                    db, sql: "SELECT \(Self.sessionColumns) FROM sessions WHERE id = ? AND refresh_hash = ?",
+                    db,
+                    sql: "SELECT \(Self.sessionColumns) FROM sessions WHERE id = ? AND refresh_hash = ?",
                     arguments: [sessionId, Data(newHash)]
                 ).map(SessionRecord.init(row:)),
                 session.isLive(at: StoreClock.date(nowMillis))
@@ -346,7 +416,8 @@ extension SQLiteStore {
                     UPDATE sessions SET revoked_at = ?, revoked_reason = 'refresh_reuse'
                     WHERE id = ? AND revoked_at IS NULL
                     """,
-                arguments: [nowMillis, sessionId])
+                arguments: [nowMillis, sessionId]
+            )
             let newlyRevoked = db.changesCount > 0
             let revoked = try Self.requireSession(db, id: sessionId)
             if newlyRevoked { try Self.insertAudit(db, audit(revoked), at: nowMillis) }
@@ -356,7 +427,12 @@ extension SQLiteStore {
 
     /// Revokes live sessions of a user: one (`sessionId`), one device's (`deviceId`), or all of them. Their count.
     public func revokeSessions(
-        tenantId: String, userId: String, sessionId: String?, deviceId: String?, reason: String, audit: AuditRecord?
+        tenantId: String,
+        userId: String,
+        sessionId: String?,
+        deviceId: String?,
+        reason: String,
+        audit: AuditRecord?
     ) async throws -> Int {
         let now = StoreClock.nowMillis()
         return try await write("revokeSessions") { db in
@@ -388,7 +464,8 @@ extension SQLiteStore {
                     UPDATE sessions SET expires_at = MAX(expires_at, ?)
                     WHERE id = ? AND revoked_at IS NULL AND expires_at > ?
                     """,
-                arguments: [StoreClock.millis(expiresAt), id, StoreClock.millis(now)])
+                arguments: [StoreClock.millis(expiresAt), id, StoreClock.millis(now)]
+            )
             guard db.changesCount > 0 else { return nil }
             return try Self.fetchSession(db, id: id)
         }
@@ -400,7 +477,8 @@ extension SQLiteStore {
         try await write("touchDevice") { db in
             try db.execute(
                 sql: "UPDATE devices SET last_seen_at = ? WHERE id = ? AND last_seen_at < ?",
-                arguments: [nowMillis, id, nowMillis - 60_000])
+                arguments: [nowMillis, id, nowMillis - 60_000]
+            )
         }
     }
 
@@ -425,15 +503,20 @@ extension SQLiteStore {
 extension Device {
     init(row: Row) throws {
         self.init(
-            id: try row.decode(forColumn: "id"), tenantId: try row.decode(forColumn: "tenant_id"),
-            userId: try row.decode(forColumn: "user_id"), name: try row.decode(forColumn: "name"),
-            type: try row.decode(forColumn: "type"), model: try row.decode(String?.self, forColumn: "model"),
-            os: try row.decode(String?.self, forColumn: "os"), appVersion: try row.decode(String?.self, forColumn: "app_version"),
+            id: try row.decode(forColumn: "id"),
+            tenantId: try row.decode(forColumn: "tenant_id"),
+            userId: try row.decode(forColumn: "user_id"),
+            name: try row.decode(forColumn: "name"),
+            type: try row.decode(forColumn: "type"),
+            model: try row.decode(String?.self, forColumn: "model"),
+            os: try row.decode(String?.self, forColumn: "os"),
+            appVersion: try row.decode(String?.self, forColumn: "app_version"),
             fingerprint: try row.decode(String?.self, forColumn: "fingerprint"),
             trusted: try row.decode(Int.self, forColumn: "trusted") != 0,
             createdAt: StoreClock.date(try row.decode(forColumn: "created_at")),
             lastSeenAt: StoreClock.date(try row.decode(forColumn: "last_seen_at")),
-            pushToken: try PushToken(row: row))
+            pushToken: try PushToken(row: row)
+        )
     }
 }
 
@@ -446,22 +529,28 @@ extension PushToken {
             let registered = try row.decode(Int64?.self, forColumn: "push_registered_at")
         else { return nil }
         self.init(
-            token: token, platform: platform, active: (try row.decode(Int?.self, forColumn: "push_active") ?? 0) != 0,
+            token: token,
+            platform: platform,
+            active: (try row.decode(Int?.self, forColumn: "push_active") ?? 0) != 0,
             registeredAt: StoreClock.date(registered),
             deactivatedAt: try row.decode(Int64?.self, forColumn: "push_deactivated_at").map(StoreClock.date),
-            deactivatedReason: try row.decode(String?.self, forColumn: "push_deactivated_reason"))
+            deactivatedReason: try row.decode(String?.self, forColumn: "push_deactivated_reason")
+        )
     }
 }
 
 extension SessionRecord {
     init(row: Row) throws {
         self.init(
-            id: try row.decode(forColumn: "id"), tenantId: try row.decode(forColumn: "tenant_id"),
-            userId: try row.decode(forColumn: "user_id"), deviceId: try row.decode(forColumn: "device_id"),
+            id: try row.decode(forColumn: "id"),
+            tenantId: try row.decode(forColumn: "tenant_id"),
+            userId: try row.decode(forColumn: "user_id"),
+            deviceId: try row.decode(forColumn: "device_id"),
             createdAt: StoreClock.date(try row.decode(forColumn: "created_at")),
             refreshedAt: StoreClock.date(try row.decode(forColumn: "refreshed_at")),
             expiresAt: StoreClock.date(try row.decode(forColumn: "expires_at")),
             revokedAt: try row.decode(Int64?.self, forColumn: "revoked_at").map(StoreClock.date),
-            revokedReason: try row.decode(String?.self, forColumn: "revoked_reason"))
+            revokedReason: try row.decode(String?.self, forColumn: "revoked_reason")
+        )
     }
 }

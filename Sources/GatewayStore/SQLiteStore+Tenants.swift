@@ -1,6 +1,6 @@
 import Foundation
-import GatewayCore
 import GRDB
+import GatewayCore
 
 extension SQLiteStore {
     // MARK: Tenants
@@ -11,7 +11,8 @@ extension SQLiteStore {
         try await write("createTenant", conflict: "a tenant with this id already exists") { db in
             try db.execute(
                 sql: "INSERT INTO tenants (id, name, created_at) VALUES (?, ?, ?)",
-                arguments: [tenant.id, tenant.name, createdAt])
+                arguments: [tenant.id, tenant.name, createdAt]
+            )
         }
         return tenant
     }
@@ -36,9 +37,13 @@ extension SQLiteStore {
     public func setReadMaxAge(tenantId: String, milliseconds: Int?) async throws -> Tenant? {
         try await write("setReadMaxAge") { db in
             try db.execute(
-                sql: "UPDATE tenants SET read_max_age_ms = ? WHERE id = ?", arguments: [milliseconds, tenantId])
+                sql: "UPDATE tenants SET read_max_age_ms = ? WHERE id = ?",
+                arguments: [milliseconds, tenantId]
+            )
             return try Row.fetchOne(
-                db, sql: "SELECT \(Self.tenantColumns) FROM tenants WHERE id = ?", arguments: [tenantId]
+                db,
+                sql: "SELECT \(Self.tenantColumns) FROM tenants WHERE id = ?",
+                arguments: [tenantId]
             ).map(Tenant.init(row:))
         }
     }
@@ -47,7 +52,9 @@ extension SQLiteStore {
         let now = StoreClock.nowMillis()
         return try await write("disableTenant") { db in
             try db.execute(
-                sql: "UPDATE tenants SET disabled_at = ? WHERE id = ? AND disabled_at IS NULL", arguments: [now, id])
+                sql: "UPDATE tenants SET disabled_at = ? WHERE id = ? AND disabled_at IS NULL",
+                arguments: [now, id]
+            )
             if db.changesCount > 0, let audit { try Self.insertAudit(db, audit, at: now) }
             return try Row.fetchOne(db, sql: "SELECT \(Self.tenantColumns) FROM tenants WHERE id = ?", arguments: [id])
                 .map(Tenant.init(row:))
@@ -61,7 +68,11 @@ extension SQLiteStore {
 
     /// Issues a key `bgw_<lookup>_<secret>`; only the SHA-256 of the secret is stored.
     public func issueAPIKey(
-        tenantId: String, label: String, scopes: [String], userId: String?, audit: AuditRecord?
+        tenantId: String,
+        label: String,
+        scopes: [String],
+        userId: String?,
+        audit: AuditRecord?
     ) async throws -> IssuedAPIKey {
         let scopesText = scopes.joined(separator: ",")
         // The lookup part has 60 random bits; a collision is all but impossible, but costs only a retry.
@@ -77,15 +88,21 @@ extension SQLiteStore {
                             INSERT INTO api_keys (id, tenant_id, label, hash, created_at, scopes, user_id)
                             VALUES (?, ?, ?, ?, ?, ?, ?)
                             """,
-                        arguments: [key.keyId, tenantId, label, Data(key.hash), createdAt, scopesText, userId])
+                        arguments: [key.keyId, tenantId, label, Data(key.hash), createdAt, scopesText, userId]
+                    )
                     if var audit {
                         audit.target = key.keyId
                         try Self.insertAudit(db, audit, at: createdAt)
                     }
                 }
                 let info = APIKeyInfo(
-                    id: key.keyId, tenantId: tenantId, label: label, scopes: Self.scopeNames(scopesText), userId: userId,
-                    createdAt: StoreClock.date(createdAt))
+                    id: key.keyId,
+                    tenantId: tenantId,
+                    label: label,
+                    scopes: Self.scopeNames(scopesText),
+                    userId: userId,
+                    createdAt: StoreClock.date(createdAt)
+                )
                 return IssuedAPIKey(id: key.keyId, tenantId: tenantId, plaintext: key.plaintext, info: info)
             } catch let error as GatewayError where error.code == .conflict {
                 continue
@@ -104,10 +121,12 @@ extension SQLiteStore {
             guard let row = try Row.fetchOne(db.cachedStatement(sql: Self.apiKeyLookupSQL), arguments: [keyId]) else { return nil }
             let hash = try row.decode(Data.self, forColumn: "hash")
             let tenant = Tenant(
-                id: try row.decode(forColumn: "tenant_id"), name: try row.decode(forColumn: "tenant_name"),
+                id: try row.decode(forColumn: "tenant_id"),
+                name: try row.decode(forColumn: "tenant_name"),
                 createdAt: StoreClock.date(try row.decode(forColumn: "tenant_created_at")),
                 readMaxAgeMs: try row.decode(Int?.self, forColumn: "read_max_age_ms"),
-                disabledAt: try row.decode(Int64?.self, forColumn: "disabled_at").map(StoreClock.date))
+                disabledAt: try row.decode(Int64?.self, forColumn: "disabled_at").map(StoreClock.date)
+            )
             return (Array(hash), AuthenticatedAPIKey(key: try APIKeyInfo(row: row), tenant: tenant))
         }
         guard let found, ConstantTime.equals(found.hash, presentedHash) else { return nil }
@@ -132,7 +151,8 @@ extension SQLiteStore {
         return try await write("revokeAPIKey") { db in
             try db.execute(
                 sql: "UPDATE api_keys SET revoked_at = ? WHERE id = ? AND tenant_id = ? AND revoked_at IS NULL",
-                arguments: [now, keyId, tenantId])
+                arguments: [now, keyId, tenantId]
+            )
             guard db.changesCount > 0 else { return false }
             if let audit { try Self.insertAudit(db, audit, at: now) }
             return true
@@ -143,7 +163,8 @@ extension SQLiteStore {
     public func apiKeys(tenantId: String) async throws -> [APIKeyInfo] {
         try await read("apiKeys") { db in
             try Row.fetchAll(
-                db, sql: "SELECT \(Self.apiKeyColumns) FROM api_keys WHERE tenant_id = ? ORDER BY created_at, id",
+                db,
+                sql: "SELECT \(Self.apiKeyColumns) FROM api_keys WHERE tenant_id = ? ORDER BY created_at, id",
                 arguments: [tenantId]
             ).map(APIKeyInfo.init(row:))
         }
@@ -152,7 +173,8 @@ extension SQLiteStore {
     public func apiKey(tenantId: String, id: String) async throws -> APIKeyInfo? {
         try await read("apiKey") { db in
             try Row.fetchOne(
-                db, sql: "SELECT \(Self.apiKeyColumns) FROM api_keys WHERE tenant_id = ? AND id = ?",
+                db,
+                sql: "SELECT \(Self.apiKeyColumns) FROM api_keys WHERE tenant_id = ? AND id = ?",
                 arguments: [tenantId, id]
             ).map(APIKeyInfo.init(row:))
         }
@@ -188,7 +210,8 @@ extension SQLiteStore {
             try Self.requireTenant(db, id)
             try db.execute(
                 sql: "INSERT INTO store_meta (key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                arguments: [Self.demoTenantKey, Data(id.utf8)])
+                arguments: [Self.demoTenantKey, Data(id.utf8)]
+            )
         }
     }
 }
@@ -196,21 +219,25 @@ extension SQLiteStore {
 extension Tenant {
     init(row: Row) throws {
         self.init(
-            id: try row.decode(forColumn: "id"), name: try row.decode(forColumn: "name"),
+            id: try row.decode(forColumn: "id"),
+            name: try row.decode(forColumn: "name"),
             createdAt: StoreClock.date(try row.decode(forColumn: "created_at")),
             readMaxAgeMs: try row.decode(Int?.self, forColumn: "read_max_age_ms"),
-            disabledAt: try row.decode(Int64?.self, forColumn: "disabled_at").map(StoreClock.date))
+            disabledAt: try row.decode(Int64?.self, forColumn: "disabled_at").map(StoreClock.date)
+        )
     }
 }
 
 extension APIKeyInfo {
     init(row: Row) throws {
         self.init(
-            id: try row.decode(forColumn: "id"), tenantId: try row.decode(forColumn: "tenant_id"),
+            id: try row.decode(forColumn: "id"),
+            tenantId: try row.decode(forColumn: "tenant_id"),
             label: try row.decode(forColumn: "label"),
             scopes: SQLiteStore.scopeNames(try row.decode(forColumn: "scopes")),
             userId: try row.decode(String?.self, forColumn: "user_id"),
             createdAt: StoreClock.date(try row.decode(forColumn: "created_at")),
-            revokedAt: try row.decode(Int64?.self, forColumn: "revoked_at").map(StoreClock.date))
+            revokedAt: try row.decode(Int64?.self, forColumn: "revoked_at").map(StoreClock.date)
+        )
     }
 }

@@ -1,7 +1,7 @@
 import Foundation
+import GRDB
 import GatewayCore
 import GatewayModel
-import GRDB
 
 extension SQLiteStore {
     static let userColumns = "id, tenant_id, external_id, email, display_name, created_at, updated_at"
@@ -15,39 +15,59 @@ extension SQLiteStore {
             try Self.requireFreeUserFields(db, tenantId: tenantId, externalId: user.externalId, email: user.email, except: nil)
             // Strictly after the tenant's newest user, so "oldest first" is also creation order and a cursor is exact.
             let newest = try Int64.fetchOne(
-                db, sql: "SELECT MAX(created_at) FROM users WHERE tenant_id = ?", arguments: [tenantId])
+                db,
+                sql: "SELECT MAX(created_at) FROM users WHERE tenant_id = ?",
+                arguments: [tenantId]
+            )
             let now = StoreClock.millis(after: newest)
             try db.execute(
                 sql: """
                     INSERT INTO users (id, tenant_id, external_id, email, display_name, created_at, updated_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?)
                     """,
-                arguments: [id, tenantId, user.externalId, user.email, user.displayName, now, now])
+                arguments: [id, tenantId, user.externalId, user.email, user.displayName, now, now]
+            )
             if var audit {
                 audit.target = id
                 try Self.insertAudit(db, audit, at: now)
             }
             return User(
-                id: id, tenantId: tenantId, externalId: user.externalId, email: user.email, displayName: user.displayName,
-                createdAt: StoreClock.date(now), updatedAt: StoreClock.date(now))
+                id: id,
+                tenantId: tenantId,
+                externalId: user.externalId,
+                email: user.email,
+                displayName: user.displayName,
+                createdAt: StoreClock.date(now),
+                updatedAt: StoreClock.date(now)
+            )
         }
     }
 
     /// Oldest first (`created_at`, then `id`); `after` is the last user of the previous page.
     /// - Throws: `GatewayError(.notFound)` when `after` names no user of the tenant.
     public func users(
-        tenantId: String, after: String?, limit: Int, externalId: String?, email: String?
+        tenantId: String,
+        after: String?,
+        limit: Int,
+        externalId: String?,
+        email: String?
     ) async throws -> [User] {
         try await read("users") { db in
             var conditions = ["tenant_id = ?"]
             var arguments: StatementArguments = [tenantId]
             if let after {
-                guard let cursor = try Int64.fetchOne(
-                    db, sql: "SELECT created_at FROM users WHERE tenant_id = ? AND id = ?", arguments: [tenantId, after])
+                guard
+                    let cursor = try Int64.fetchOne(
+                        db,
+                        sql: "SELECT created_at FROM users WHERE tenant_id = ? AND id = ?",
+                        arguments: [tenantId, after]
+                    )
                 else {
                     throw GatewayError(
-                        .notFound, "no user '\(after)' to list after",
-                        details: [FieldProblem(field: "after", problem: "names no user of this tenant")])
+                        .notFound,
+                        "no user '\(after)' to list after",
+                        details: [FieldProblem(field: "after", problem: "names no user of this tenant")]
+                    )
                 }
                 conditions.append("(created_at > ? OR (created_at = ? AND id > ?))")
                 arguments += [cursor, cursor, after]
@@ -81,7 +101,12 @@ extension SQLiteStore {
         return try await write("updateUser", conflict: "another user of this tenant has this external id or email") { db in
             guard try Self.fetchUser(db, tenantId: tenantId, id: id) != nil else { return nil }
             try Self.requireFreeUserFields(
-                db, tenantId: tenantId, externalId: update.externalId.value, email: update.email.value, except: id)
+                db,
+                tenantId: tenantId,
+                externalId: update.externalId.value,
+                email: update.email.value,
+                except: id
+            )
             var assignments: [String] = []
             var arguments: StatementArguments = []
             for (column, change) in [("external_id", update.externalId), ("email", update.email), ("display_name", update.displayName)] {
@@ -98,7 +123,8 @@ extension SQLiteStore {
             arguments += [now, tenantId, id]
             try db.execute(
                 sql: "UPDATE users SET \(assignments.joined(separator: ", ")) WHERE tenant_id = ? AND id = ?",
-                arguments: arguments)
+                arguments: arguments
+            )
             return try Self.fetchUser(db, tenantId: tenantId, id: id)
         }
     }
@@ -112,7 +138,8 @@ extension SQLiteStore {
             guard try Self.fetchUser(db, tenantId: tenantId, id: id) != nil else { return false }
             try db.execute(
                 sql: "UPDATE api_keys SET revoked_at = ? WHERE tenant_id = ? AND user_id = ? AND revoked_at IS NULL",
-                arguments: [now, tenantId, id])
+                arguments: [now, tenantId, id]
+            )
             try db.execute(sql: "DELETE FROM users WHERE tenant_id = ? AND id = ?", arguments: [tenantId, id])
             if let audit { try Self.insertAudit(db, audit, at: now) }
             return true
@@ -123,7 +150,8 @@ extension SQLiteStore {
         try await write("defaultUser") { db in
             try Self.requireTenant(db, tenantId)
             if let oldest = try Row.fetchOne(
-                db, sql: "SELECT \(Self.userColumns) FROM users WHERE tenant_id = ? ORDER BY created_at, id LIMIT 1",
+                db,
+                sql: "SELECT \(Self.userColumns) FROM users WHERE tenant_id = ? ORDER BY created_at, id LIMIT 1",
                 arguments: [tenantId]
             ).map(User.init(row:)) {
                 return oldest
@@ -135,10 +163,16 @@ extension SQLiteStore {
                     INSERT INTO users (id, tenant_id, external_id, display_name, created_at, updated_at)
                     VALUES (?, ?, 'default', 'Default user', ?, ?)
                     """,
-                arguments: [id, tenantId, now, now])
+                arguments: [id, tenantId, now, now]
+            )
             return User(
-                id: id, tenantId: tenantId, externalId: "default", displayName: "Default user",
-                createdAt: StoreClock.date(now), updatedAt: StoreClock.date(now))
+                id: id,
+                tenantId: tenantId,
+                externalId: "default",
+                displayName: "Default user",
+                createdAt: StoreClock.date(now),
+                updatedAt: StoreClock.date(now)
+            )
         }
     }
 
@@ -151,8 +185,12 @@ extension SQLiteStore {
 
     /// Throws `notFound` unless the user is one of the tenant's.
     static func requireUser(_ db: Database, tenantId: String, _ userId: String) throws {
-        guard try Bool.fetchOne(
-            db, sql: "SELECT 1 FROM users WHERE tenant_id = ? AND id = ?", arguments: [tenantId, userId]) != nil
+        guard
+            try Bool.fetchOne(
+                db,
+                sql: "SELECT 1 FROM users WHERE tenant_id = ? AND id = ?",
+                arguments: [tenantId, userId]
+            ) != nil
         else {
             throw GatewayError(.notFound, "no user '\(userId)'")
         }
@@ -160,21 +198,31 @@ extension SQLiteStore {
 
     /// Checked before writing for a clear message naming the field; the unique indexes are the backstop of a race.
     static func requireFreeUserFields(
-        _ db: Database, tenantId: String, externalId: String?, email: String?, except id: String?
+        _ db: Database,
+        tenantId: String,
+        externalId: String?,
+        email: String?,
+        except id: String?
     ) throws {
         var problems: [FieldProblem] = []
         for (field, column, value) in [("externalId", "external_id", externalId), ("email", "email", email)] {
             guard let value else { continue }
             let holder = try String.fetchOne(
-                db, sql: "SELECT id FROM users WHERE tenant_id = ? AND \(column) = ?", arguments: [tenantId, value])
+                db,
+                sql: "SELECT id FROM users WHERE tenant_id = ? AND \(column) = ?",
+                arguments: [tenantId, value]
+            )
             if let holder, holder != id {
                 problems.append(FieldProblem(field: field, problem: "another user of this tenant has it"))
             }
         }
         if !problems.isEmpty {
             throw GatewayError(
-                .conflict, "another user of this tenant has this \(problems.map(\.field).joined(separator: " and "))",
-                retryable: false, details: problems)
+                .conflict,
+                "another user of this tenant has this \(problems.map(\.field).joined(separator: " and "))",
+                retryable: false,
+                details: problems
+            )
         }
     }
 }
@@ -182,11 +230,13 @@ extension SQLiteStore {
 extension User {
     init(row: Row) throws {
         self.init(
-            id: try row.decode(forColumn: "id"), tenantId: try row.decode(forColumn: "tenant_id"),
+            id: try row.decode(forColumn: "id"),
+            tenantId: try row.decode(forColumn: "tenant_id"),
             externalId: try row.decode(String?.self, forColumn: "external_id"),
             email: try row.decode(String?.self, forColumn: "email"),
             displayName: try row.decode(String?.self, forColumn: "display_name"),
             createdAt: StoreClock.date(try row.decode(forColumn: "created_at")),
-            updatedAt: StoreClock.date(try row.decode(forColumn: "updated_at")))
+            updatedAt: StoreClock.date(try row.decode(forColumn: "updated_at"))
+        )
     }
 }

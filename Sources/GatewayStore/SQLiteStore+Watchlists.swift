@@ -1,7 +1,7 @@
 import Foundation
+import GRDB
 import GatewayCore
 public import GatewayModel
-import GRDB
 
 extension SQLiteStore {
     static let watchlistColumns = "id, name, instruments, created_at, updated_at"
@@ -33,7 +33,10 @@ extension SQLiteStore {
     /// - Throws: `GatewayError(.invalidRequest)` for a bad name, `.conflict` for a name the user already uses,
     ///   `.notFound` for an unknown tenant or user.
     public func createWatchlist(
-        tenantId: String, userId: String, name: String, instruments: [Instrument]
+        tenantId: String,
+        userId: String,
+        name: String,
+        instruments: [Instrument]
     ) async throws -> Watchlist {
         let name = try Self.validatedWatchlistName(name)
         let instrumentsJSON = try Self.encodeJSON(instruments)
@@ -43,17 +46,26 @@ extension SQLiteStore {
             try Self.requireUser(db, tenantId: tenantId, userId)
             try Self.requireFreeWatchlistName(db, tenantId: tenantId, userId: userId, name: name, except: nil)
             let newest = try Int64.fetchOne(
-                db, sql: "SELECT MAX(created_at) FROM watchlists WHERE tenant_id = ?", arguments: [tenantId])
+                db,
+                sql: "SELECT MAX(created_at) FROM watchlists WHERE tenant_id = ?",
+                arguments: [tenantId]
+            )
             let now = StoreClock.millis(after: newest)
             try db.execute(
                 sql: """
                     INSERT INTO watchlists (id, tenant_id, user_id, name, instruments, created_at, updated_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?)
                     """,
-                arguments: [id, tenantId, userId, name, instrumentsJSON, now, now])
+                arguments: [id, tenantId, userId, name, instrumentsJSON, now, now]
+            )
             return Watchlist(
-                id: id, name: name, instruments: instruments, connectionId: nil, createdAt: StoreClock.date(now),
-                updatedAt: StoreClock.date(now))
+                id: id,
+                name: name,
+                instruments: instruments,
+                connectionId: nil,
+                createdAt: StoreClock.date(now),
+                updatedAt: StoreClock.date(now)
+            )
         }
     }
 
@@ -61,7 +73,11 @@ extension SQLiteStore {
     /// watchlist.
     /// - Throws: as `createWatchlist` for the new name (renaming onto another list's name is a `conflict`).
     public func updateWatchlist(
-        tenantId: String, userId: String, id: String, name: String?, instruments: [Instrument]?
+        tenantId: String,
+        userId: String,
+        id: String,
+        name: String?,
+        instruments: [Instrument]?
     ) async throws -> Watchlist? {
         let name = try name.map(Self.validatedWatchlistName)
         let instrumentsJSON = try instruments.map(Self.encodeJSON)
@@ -78,7 +94,8 @@ extension SQLiteStore {
                         updated_at = MAX(?, updated_at + 1)
                     WHERE tenant_id = ? AND user_id = ? AND id = ?
                     """,
-                arguments: [name, instrumentsJSON, now, tenantId, userId, id])
+                arguments: [name, instrumentsJSON, now, tenantId, userId, id]
+            )
             return try Self.fetchWatchlist(db, tenantId: tenantId, userId: userId, id: id)
         }
     }
@@ -87,14 +104,16 @@ extension SQLiteStore {
         try await write("deleteWatchlist") { db in
             try db.execute(
                 sql: "DELETE FROM watchlists WHERE tenant_id = ? AND user_id = ? AND id = ?",
-                arguments: [tenantId, userId, id])
+                arguments: [tenantId, userId, id]
+            )
             return db.changesCount > 0
         }
     }
 
     static func fetchWatchlist(_ db: Database, tenantId: String, userId: String, id: String) throws -> Watchlist? {
         try Row.fetchOne(
-            db, sql: "SELECT \(watchlistColumns) FROM watchlists WHERE tenant_id = ? AND user_id = ? AND id = ?",
+            db,
+            sql: "SELECT \(watchlistColumns) FROM watchlists WHERE tenant_id = ? AND user_id = ? AND id = ?",
             arguments: [tenantId, userId, id]
         ).map(Watchlist.init(row:))
     }
@@ -109,11 +128,17 @@ extension SQLiteStore {
 
     /// Checked before writing for a clear message; the unique index is the backstop against a race.
     static func requireFreeWatchlistName(
-        _ db: Database, tenantId: String, userId: String, name: String, except id: String?
+        _ db: Database,
+        tenantId: String,
+        userId: String,
+        name: String,
+        except id: String?
     ) throws {
         let taken = try String.fetchOne(
-            db, sql: "SELECT id FROM watchlists WHERE tenant_id = ? AND user_id = ? AND name = ?",
-            arguments: [tenantId, userId, name])
+            db,
+            sql: "SELECT id FROM watchlists WHERE tenant_id = ? AND user_id = ? AND name = ?",
+            arguments: [tenantId, userId, name]
+        )
         if let taken, taken != id {
             throw GatewayError(.conflict, watchlistNameConflict(name))
         }
@@ -127,11 +152,16 @@ extension SQLiteStore {
 extension Watchlist {
     init(row: Row) throws {
         self.init(
-            id: try row.decode(forColumn: "id"), name: try row.decode(forColumn: "name"),
+            id: try row.decode(forColumn: "id"),
+            name: try row.decode(forColumn: "name"),
             instruments: try SQLiteStore.decodeJSON(
-                [Instrument].self, try row.decode(forColumn: "instruments"), column: "instruments"),
+                [Instrument].self,
+                try row.decode(forColumn: "instruments"),
+                column: "instruments"
+            ),
             connectionId: nil,
             createdAt: StoreClock.date(try row.decode(forColumn: "created_at")),
-            updatedAt: StoreClock.date(try row.decode(forColumn: "updated_at")))
+            updatedAt: StoreClock.date(try row.decode(forColumn: "updated_at"))
+        )
     }
 }

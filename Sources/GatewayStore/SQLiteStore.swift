@@ -1,6 +1,6 @@
 public import Foundation
-import GatewayCore
 import GRDB
+import GatewayCore
 public import Logging
 import Synchronization
 
@@ -44,7 +44,9 @@ public final class SQLiteStore: GatewayStore {
     /// - Parameter busyTimeout: how long a write waits for another connection's write lock before it fails as busy
     ///   (a retryable 503 `upstream_unavailable`).
     public init(
-        path: String, cipher: CredentialCipher, logger: Logger = Logger(label: "BrokerGateway.Store"),
+        path: String,
+        cipher: CredentialCipher,
+        logger: Logger = Logger(label: "BrokerGateway.Store"),
         busyTimeout: TimeInterval = 5
     ) throws {
         self.cipher = cipher
@@ -63,7 +65,9 @@ public final class SQLiteStore: GatewayStore {
             stampConnection = try Self.openStampConnection(path: path, busyTimeout: busyTimeout)
         } catch {
             logger.error(
-                "cannot open the database", metadata: ["path": .string(path), "error": .string(Self.safeDescription(error))])
+                "cannot open the database",
+                metadata: ["path": .string(path), "error": .string(Self.safeDescription(error))]
+            )
             throw GatewayError(.internalError, "the gateway's database at \(path) cannot be opened")
         }
         try prepare()
@@ -74,20 +78,27 @@ public final class SQLiteStore: GatewayStore {
     /// async code that wait must not hold a thread of the cooperative pool (two on a 2-core machine), which every
     /// request and every other task shares.
     public static func opening(
-        path: String, cipher: CredentialCipher, logger: Logger = Logger(label: "BrokerGateway.Store"),
+        path: String,
+        cipher: CredentialCipher,
+        logger: Logger = Logger(label: "BrokerGateway.Store"),
         busyTimeout: TimeInterval = 5
     ) async throws -> SQLiteStore {
         try await withCheckedThrowingContinuation { continuation in
             DispatchQueue.global(qos: .userInitiated).async {
-                continuation.resume(with: Result {
-                    try SQLiteStore(path: path, cipher: cipher, logger: logger, busyTimeout: busyTimeout)
-                })
+                continuation.resume(
+                    with: Result {
+                        try SQLiteStore(path: path, cipher: cipher, logger: logger, busyTimeout: busyTimeout)
+                    }
+                )
             }
         }
     }
 
     /// A store that lives in memory only and disappears with the value: for tests and demos.
-    public init(inMemoryWith cipher: CredentialCipher = .random(), logger: Logger = Logger(label: "BrokerGateway.Store"))
+    public init(
+        inMemoryWith cipher: CredentialCipher = .random(),
+        logger: Logger = Logger(label: "BrokerGateway.Store")
+    )
         throws
     {
         self.cipher = cipher
@@ -108,20 +119,27 @@ public final class SQLiteStore: GatewayStore {
     /// The gateway's default store: `<dataDirectory>/gateway.sqlite`, with the master key found by
     /// ``CredentialCipher/load(environment:dataDirectory:)``. Creates the data folder (mode `0700`) if needed.
     public static func open(
-        dataDirectory: URL, environment: [String: String], logger: Logger = Logger(label: "BrokerGateway.Store")
+        dataDirectory: URL,
+        environment: [String: String],
+        logger: Logger = Logger(label: "BrokerGateway.Store")
     ) throws -> SQLiteStore {
         let directory = dataDirectory.path(percentEncoded: false)
         do {
             try FileManager.default.createDirectory(
-                atPath: directory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                atPath: directory,
+                withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700]
+            )
         } catch {
             throw GatewayError(.internalError, "the data folder \(directory) cannot be created")
         }
         let cipher = try CredentialCipher.load(environment: environment, dataDirectory: dataDirectory)
         logger.info("master key loaded", metadata: ["source": .string(cipher.source.description)])
         return try SQLiteStore(
-            path: dataDirectory.appending(path: databaseFileName).path(percentEncoded: false), cipher: cipher,
-            logger: logger)
+            path: dataDirectory.appending(path: databaseFileName).path(percentEncoded: false),
+            cipher: cipher,
+            logger: logger
+        )
     }
 
     /// Closes the database. Later calls fail with `GatewayError(.internalError)`.
@@ -176,13 +194,17 @@ public final class SQLiteStore: GatewayStore {
         do {
             sealedCheck = try writer.write { db -> Data? in
                 if let existing = try Data.fetchOne(
-                    db, sql: "SELECT value FROM store_meta WHERE key = ?", arguments: [Self.keyCheckName])
-                {
+                    db,
+                    sql: "SELECT value FROM store_meta WHERE key = ?",
+                    arguments: [Self.keyCheckName]
+                ) {
                     return existing
                 }
                 let sealed = try cipher.seal(BrokerCredentials(), tenantId: "", connectionId: Self.keyCheckName)
                 try db.execute(
-                    sql: "INSERT INTO store_meta (key, value) VALUES (?, ?)", arguments: [Self.keyCheckName, sealed])
+                    sql: "INSERT INTO store_meta (key, value) VALUES (?, ?)",
+                    arguments: [Self.keyCheckName, sealed]
+                )
                 return nil
             }
         } catch {
@@ -197,7 +219,8 @@ public final class SQLiteStore: GatewayStore {
                     .keyMismatch,
                     "the master key (\(cipher.source)) is not the one this database was created with, so its stored "
                         + "credentials cannot be decrypted; use the original key (\(CredentialCipher.environmentVariable) "
-                        + "or the data folder's \(CredentialCipher.keyFileName))")
+                        + "or the data folder's \(CredentialCipher.keyFileName))"
+                )
             }
         }
     }

@@ -34,8 +34,13 @@ public enum SessionKeyFiles {
             var text = Array(key.rawRepresentation.base64EncodedString().utf8) + [UInt8(ascii: "\n")]
             defer { for index in text.indices { text[index] = 0 } }
             let path = directory.appending(path: kid + ".key").path(percentEncoded: false)
-            guard try OwnerOnlyKeyFile.create(
-                at: path, directory: directory.path(percentEncoded: false), contents: text, name: "the session key file")
+            guard
+                try OwnerOnlyKeyFile.create(
+                    at: path,
+                    directory: directory.path(percentEncoded: false),
+                    contents: text,
+                    name: "the session key file"
+                )
             else {
                 return try load(dataDirectory: dataDirectory, now: now)
             }

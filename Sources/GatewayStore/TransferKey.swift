@@ -86,8 +86,13 @@ public struct TransferKey: Sendable {
         else { return nil }
         let encapsulated = sealed.prefix(Self.encapsulatedKeyByteCount)
         let ciphertext = sealed.dropFirst(Self.encapsulatedKeyByteCount)
-        guard var recipient = try? HPKE.Recipient(
-            privateKey: privateKey, ciphersuite: Self.suite, info: Self.info, encapsulatedKey: Data(encapsulated))
+        guard
+            var recipient = try? HPKE.Recipient(
+                privateKey: privateKey,
+                ciphersuite: Self.suite,
+                info: Self.info,
+                encapsulatedKey: Data(encapsulated)
+            )
         else { return nil }
         return try? recipient.open(ciphertext)
     }

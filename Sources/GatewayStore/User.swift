@@ -15,8 +15,13 @@ public struct User: Codable, Sendable, Hashable {
     public var updatedAt: Date
 
     public init(
-        id: String, tenantId: String, externalId: String? = nil, email: String? = nil, displayName: String? = nil,
-        createdAt: Date, updatedAt: Date
+        id: String,
+        tenantId: String,
+        externalId: String? = nil,
+        email: String? = nil,
+        displayName: String? = nil,
+        createdAt: Date,
+        updatedAt: Date
     ) {
         self.id = id
         self.tenantId = tenantId

@@ -31,9 +31,17 @@ public struct ContractCase: Codable, Sendable {
     }
 
     public init(
-        provenance: String, broker: BrokerKind, name: String, operation: ContractOperation, input: JSONValue? = nil,
-        connection: ContractConnection, ordered: Bool? = nil, exchanges: [ContractExchange],
-        expect: ContractExpectation, provider: ContractProviderSpec? = nil, notes: String? = nil
+        provenance: String,
+        broker: BrokerKind,
+        name: String,
+        operation: ContractOperation,
+        input: JSONValue? = nil,
+        connection: ContractConnection,
+        ordered: Bool? = nil,
+        exchanges: [ContractExchange],
+        expect: ContractExpectation,
+        provider: ContractProviderSpec? = nil,
+        notes: String? = nil
     ) {
         self.provenance = provenance
         self.broker = broker
@@ -172,8 +180,12 @@ public struct ExpectedError: Codable, Sendable, Hashable {
     public var details: [FieldProblem]?
 
     public init(
-        code: String, brokerCode: String? = nil, messageContains: String? = nil, retryable: Bool? = nil,
-        retryAfter: Double? = nil, details: [FieldProblem]? = nil
+        code: String,
+        brokerCode: String? = nil,
+        messageContains: String? = nil,
+        retryable: Bool? = nil,
+        retryAfter: Double? = nil,
+        details: [FieldProblem]? = nil
     ) {
         self.code = code
         self.brokerCode = brokerCode
@@ -212,8 +224,13 @@ public struct ContractProviderSpec: Codable, Sendable, Hashable {
     public var looseKinds: [String]?
 
     public init(
-        skip: String? = nil, auth: Auth? = nil, setup: [ProviderStep]? = nil, replace: [String: String]? = nil,
-        exchanges: [Int]? = nil, optionalKeys: [String]? = nil, looseKinds: [String]? = nil
+        skip: String? = nil,
+        auth: Auth? = nil,
+        setup: [ProviderStep]? = nil,
+        replace: [String: String]? = nil,
+        exchanges: [Int]? = nil,
+        optionalKeys: [String]? = nil,
+        looseKinds: [String]? = nil
     ) {
         self.skip = skip
         self.auth = auth

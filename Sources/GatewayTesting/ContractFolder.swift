@@ -69,7 +69,10 @@ public struct ContractFolder: Sendable {
     /// another broker or with a provenance of `minimumProvenance` characters or fewer, and any failure of the
     /// consumer side run through the entry point `gateway contracts verify` uses.
     public func problems(
-        broker: BrokerKind, factory: any BrokerAdapterFactory, minimumCases: Int, minimumProvenance: Int
+        broker: BrokerKind,
+        factory: any BrokerAdapterFactory,
+        minimumCases: Int,
+        minimumProvenance: Int
     ) async -> [String] {
         var problems: [String] = []
         let names = caseFiles
@@ -91,7 +94,10 @@ public struct ContractFolder: Sendable {
 
     /// The provider side of one case against a running sandbox (or broker) at `baseURL`, over a real HTTP client.
     public static func runProvider(
-        _ contract: ContractCase, broker: BrokerKind, baseURL: String, authHeaders: [(name: String, value: String)]
+        _ contract: ContractCase,
+        broker: BrokerKind,
+        baseURL: String,
+        authHeaders: [(name: String, value: String)]
     ) async -> ContractResult {
         let target = ContractProviderTarget(baseURL: baseURL, authHeaders: authHeaders)
         return await ContractProvider(targets: [broker: target], transport: HTTPClientTransport.loopbackForTests)

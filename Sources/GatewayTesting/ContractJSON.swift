@@ -46,7 +46,8 @@ public enum ContractJSON {
         {
             let fraction = text[text.index(after: dot)..<zone]
             guard !fraction.isEmpty, fraction.allSatisfy(\.isNumber) else { return nil }
-            normalized = String(text[..<dot]) + "." + String(fraction.prefix(3)).padding(toLength: 3, withPad: "0", startingAt: 0)
+            normalized =
+                String(text[..<dot]) + "." + String(fraction.prefix(3)).padding(toLength: 3, withPad: "0", startingAt: 0)
                 + String(text[zone...])
         }
         let withFraction = ISO8601DateFormatter()
@@ -135,15 +136,28 @@ public enum ContractJSON {
     /// arrays compare their first elements; keys in `optionalKeys` may be missing; keys in `looseKinds` may be a
     /// number on one side and a string on the other.
     public static func shapeDifference(
-        recorded: JSONValue, actual: JSONValue, optionalKeys: Set<String> = [], looseKinds: Set<String> = []
+        recorded: JSONValue,
+        actual: JSONValue,
+        optionalKeys: Set<String> = [],
+        looseKinds: Set<String> = []
     ) -> String? {
         var notes: [String] = []
         return shapeDifference(
-            recorded.shape, actual.shape, path: [], optionalKeys: optionalKeys, looseKinds: looseKinds, notes: &notes)
+            recorded.shape,
+            actual.shape,
+            path: [],
+            optionalKeys: optionalKeys,
+            looseKinds: looseKinds,
+            notes: &notes
+        )
     }
 
     static func shapeDifference(
-        _ recorded: JSONValue, _ actual: JSONValue, path: [String], optionalKeys: Set<String>, looseKinds: Set<String>,
+        _ recorded: JSONValue,
+        _ actual: JSONValue,
+        path: [String],
+        optionalKeys: Set<String>,
+        looseKinds: Set<String>,
         notes: inout [String]
     ) -> String? {
         let here = path.isEmpty ? "the body" : path.joined(separator: ".")
@@ -159,8 +173,13 @@ public enum ContractJSON {
                     return "\(here): the sandbox leaves out '\(key)'"
                 }
                 if let problem = shapeDifference(
-                    r[key]!, value, path: path + [key], optionalKeys: optionalKeys, looseKinds: looseKinds, notes: &notes)
-                {
+                    r[key]!,
+                    value,
+                    path: path + [key],
+                    optionalKeys: optionalKeys,
+                    looseKinds: looseKinds,
+                    notes: &notes
+                ) {
                     return problem
                 }
             }
@@ -171,7 +190,13 @@ public enum ContractJSON {
                 return nil
             }
             return shapeDifference(
-                first, other, path: path + ["0"], optionalKeys: optionalKeys, looseKinds: looseKinds, notes: &notes)
+                first,
+                other,
+                path: path + ["0"],
+                optionalKeys: optionalKeys,
+                looseKinds: looseKinds,
+                notes: &notes
+            )
         case (.number, .string), (.string, .number):
             if let key = path.last, looseKinds.contains(key) { return nil }
             return "\(here): recorded \(kind(recorded)), the sandbox sends \(kind(actual))"

@@ -1,7 +1,7 @@
 import Foundation
 public import GatewayCore
-import HTTPTypes
 public import GatewayModel
+import HTTPTypes
 
 /// Where the provider side sends a broker's cases: a running simulator (or any server speaking the dialect).
 public struct ContractProviderTarget: Sendable {
@@ -60,8 +60,11 @@ public struct ContractProvider: Sendable {
             }
             let statusOK = step.expectStatus.map { $0 == response.status } ?? (200..<300).contains(response.status)
             guard statusOK else {
-                return verdict(.failed(
-                    "setup step \(index) (\(request.method) \(request.path)) got HTTP \(response.status): \(Self.snippet(response.body))"))
+                return verdict(
+                    .failed(
+                        "setup step \(index) (\(request.method) \(request.path)) got HTTP \(response.status): \(Self.snippet(response.body))"
+                    )
+                )
             }
             for (name, path) in step.capture ?? [:] {
                 guard let json = JSONValue(data: response.body), let value = ContractJSON.value(at: path, in: json) else {
@@ -90,8 +93,11 @@ public struct ContractProvider: Sendable {
             }
             let label = "exchange \(index) (\(request.method) \(request.path))"
             guard response.status == exchange.response.status else {
-                return verdict(.failed(
-                    "\(label): recorded HTTP \(exchange.response.status), the sandbox answered \(response.status): \(Self.snippet(response.body))"))
+                return verdict(
+                    .failed(
+                        "\(label): recorded HTTP \(exchange.response.status), the sandbox answered \(response.status): \(Self.snippet(response.body))"
+                    )
+                )
             }
             guard let recorded = exchange.response.body, exchange.response.rawBody == nil else { continue }
             guard let actual = JSONValue(data: response.body) else {
@@ -99,9 +105,13 @@ public struct ContractProvider: Sendable {
             }
             var shapeNotes: [String] = []
             if let problem = ContractJSON.shapeDifference(
-                recorded.shape, actual.shape, path: [], optionalKeys: optionalKeys, looseKinds: looseKinds,
-                notes: &shapeNotes)
-            {
+                recorded.shape,
+                actual.shape,
+                path: [],
+                optionalKeys: optionalKeys,
+                looseKinds: looseKinds,
+                notes: &shapeNotes
+            ) {
                 return verdict(.failed("\(label): \(problem)"))
             }
             notes += shapeNotes.map { "\(label): \($0)" }
@@ -110,11 +120,16 @@ public struct ContractProvider: Sendable {
     }
 
     func send(
-        _ request: RecordedRequest, base: String?, target: ContractProviderTarget, auth: ContractProviderSpec.Auth
+        _ request: RecordedRequest,
+        base: String?,
+        target: ContractProviderTarget,
+        auth: ContractProviderSpec.Auth
     ) async throws -> BrokerResponse {
         var url = (base ?? target.baseURL) + request.path
         if let query = request.query, !query.isEmpty {
-            url += "?" + query.sorted { $0.key < $1.key }.map { "\(Self.escape($0.key))=\(Self.escape($0.value))" }
+            url +=
+                "?"
+                + query.sorted { $0.key < $1.key }.map { "\(Self.escape($0.key))=\(Self.escape($0.value))" }
                 .joined(separator: "&")
         }
         var headers: [(name: String, value: String)] = [("Accept", "application/json")]
@@ -123,8 +138,10 @@ public struct ContractProvider: Sendable {
             body = json.data
             headers.append(("Content-Type", "application/json"))
         } else if let form = request.form {
-            body = Data(form.sorted { $0.key < $1.key }.map { "\(Self.escape($0.key))=\(Self.escape($0.value))" }
-                .joined(separator: "&").utf8)
+            body = Data(
+                form.sorted { $0.key < $1.key }.map { "\(Self.escape($0.key))=\(Self.escape($0.value))" }
+                    .joined(separator: "&").utf8
+            )
             headers.append(("Content-Type", "application/x-www-form-urlencoded"))
         }
         switch auth {
@@ -137,7 +154,13 @@ public struct ContractProvider: Sendable {
         }
         return try await transport.send(
             BrokerRequest(
-                method: method, url: url, headers: HTTPFields(pairs: headers), body: body, timeout: target.timeout))
+                method: method,
+                url: url,
+                headers: HTTPFields(pairs: headers),
+                body: body,
+                timeout: target.timeout
+            )
+        )
     }
 
     /// Applies the case's literal → template replacements, then fills `{{variables}}`.

@@ -42,12 +42,22 @@ public struct ContractRunner: Sendable {
         let transport = CaseTransport(contract)
         let now = Date(timeIntervalSince1970: 1_700_000_000)
         let connection = ConnectionDescriptor(
-            id: contract.connection.id ?? ContractConnection.defaultId, tenantId: "contracts", broker: contract.broker,
-            displayName: contract.name, baseURL: contract.connection.baseURL,
-            settings: contract.connection.settings ?? [:], createdAt: now, updatedAt: now)
+            id: contract.connection.id ?? ContractConnection.defaultId,
+            tenantId: "contracts",
+            broker: contract.broker,
+            displayName: contract.name,
+            baseURL: contract.connection.baseURL,
+            settings: contract.connection.settings ?? [:],
+            createdAt: now,
+            updatedAt: now
+        )
         let context = AdapterContext(
-            connection: connection, baseURL: contract.connection.baseURL,
-            credentials: BrokerCredentials(contract.connection.credentials ?? [:]), transport: transport, logger: logger)
+            connection: connection,
+            baseURL: contract.connection.baseURL,
+            credentials: BrokerCredentials(contract.connection.credentials ?? [:]),
+            transport: transport,
+            logger: logger
+        )
 
         let outcome: Result<JSONValue, any Error>
         do {
@@ -117,7 +127,11 @@ public struct ContractRunner: Sendable {
     }
 
     /// Runs one operation with its input decoded from the case, and encodes what it returns.
-    static func perform(_ operation: ContractOperation, input: JSONValue, on adapter: any BrokerAdapter) async throws
+    static func perform(
+        _ operation: ContractOperation,
+        input: JSONValue,
+        on adapter: any BrokerAdapter
+    ) async throws
         -> JSONValue
     {
         func decode<T: Decodable>(_ type: T.Type) throws -> T {
@@ -147,15 +161,21 @@ public struct ContractRunner: Sendable {
         case .updateWatchlist:
             let input = try decode(UpdateWatchlistInput.self)
             return try ContractJSON.encode(
-                try await adapter.updateWatchlist(id: input.id, name: input.name, instruments: input.instruments))
+                try await adapter.updateWatchlist(id: input.id, name: input.name, instruments: input.instruments)
+            )
         case .deleteWatchlist:
             try await adapter.deleteWatchlist(id: try decode(IdInput.self).id)
             return .null
         case .orders:
             let input = try decode(OrdersInput.self)
             let query = OrderQuery(
-                state: input.state ?? .open, accountId: input.accountId, symbols: input.symbols ?? [],
-                limit: input.limit ?? 100, after: input.after, until: input.until)
+                state: input.state ?? .open,
+                accountId: input.accountId,
+                symbols: input.symbols ?? [],
+                limit: input.limit ?? 100,
+                after: input.after,
+                until: input.until
+            )
             return try ContractJSON.encode(try await adapter.orders(query))
         case .order:
             return try ContractJSON.encode(try await adapter.order(brokerOrderId: try decode(OrderIdInput.self).brokerOrderId))

@@ -102,7 +102,9 @@ public enum ContractSuite {
     /// Runs the provider side of loaded cases against running targets (one per broker kind), one case at a time
     /// (cases may share state in the target).
     public static func verifyProvider(
-        _ cases: [ContractCase], targets: [BrokerKind: ContractProviderTarget], transport: any BrokerTransport
+        _ cases: [ContractCase],
+        targets: [BrokerKind: ContractProviderTarget],
+        transport: any BrokerTransport
     ) async -> [ContractResult] {
         let provider = ContractProvider(targets: targets, transport: transport)
         var results: [ContractResult] = []

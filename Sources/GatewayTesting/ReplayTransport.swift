@@ -18,8 +18,12 @@ public struct RecordedRequest: Codable, Sendable, Hashable {
     public var form: [String: String]?
 
     public init(
-        method: String, path: String, query: [String: String]? = nil, headers: [String: String]? = nil,
-        body: JSONValue? = nil, form: [String: String]? = nil
+        method: String,
+        path: String,
+        query: [String: String]? = nil,
+        headers: [String: String]? = nil,
+        body: JSONValue? = nil,
+        form: [String: String]? = nil
     ) {
         self.method = method
         self.path = path
@@ -111,10 +115,13 @@ public final class ReplayTransport: BrokerTransport {
                 return BrokerResponse(
                     status: exchange.response.status,
                     headers: HTTPFields(
-                        pairs: (exchange.response.headers ?? [:]).sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }),
-                    body: exchange.response.bodyData)
+                        pairs: (exchange.response.headers ?? [:]).sorted { $0.key < $1.key }.map { (name: $0.key, value: $0.value) }
+                    ),
+                    body: exchange.response.bodyData
+                )
             }
-            let explanation = "unexpected \(request.method) \(request.url): "
+            let explanation =
+                "unexpected \(request.method) \(request.url): "
                 + (reasons.isEmpty ? "no recorded exchange left" : reasons.joined(separator: " | "))
             state.mismatches.append(explanation)
             throw ReplayMismatch(description: explanation)

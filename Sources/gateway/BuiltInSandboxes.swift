@@ -42,7 +42,9 @@ struct BuiltInSandbox: Sendable {
             options,
             alpaca: AlpacaSandbox(configuration: options.alpaca, market: market),
             saxo: SaxoSandbox(configuration: options.saxo, market: market),
-            tradeIt: TradeItSandbox(market: market), tradeOgre: TradeOgreSandbox(market: market))
+            tradeIt: TradeItSandbox(market: market),
+            tradeOgre: TradeOgreSandbox(market: market)
+        )
     }
 
     /// The sandboxes keeping their state in `stateDirectory` (`alpaca.json`, `saxo.json`, `tradeit.json`,
@@ -56,18 +58,26 @@ struct BuiltInSandbox: Sendable {
             alpaca: try AlpacaSandbox(configuration: options.alpaca, market: market, stateDirectory: stateDirectory),
             saxo: try SaxoSandbox(configuration: options.saxo, market: market, stateDirectory: stateDirectory),
             tradeIt: try TradeItSandbox(market: market, stateDirectory: stateDirectory),
-            tradeOgre: try TradeOgreSandbox(market: market, stateDirectory: stateDirectory))
+            tradeOgre: try TradeOgreSandbox(market: market, stateDirectory: stateDirectory)
+        )
     }
 
     private static func make(
-        _ options: SandboxOptions, alpaca: AlpacaSandbox, saxo: SaxoSandbox, tradeIt: TradeItSandbox, tradeOgre: TradeOgreSandbox
+        _ options: SandboxOptions,
+        alpaca: AlpacaSandbox,
+        saxo: SaxoSandbox,
+        tradeIt: TradeItSandbox,
+        tradeOgre: TradeOgreSandbox
     ) -> [BuiltInSandbox] {
         if let rule = options.latencyRule {
             for faults in [alpaca.faults, saxo.faults, tradeIt.faults, tradeOgre.faults] { faults.add(rule) }
         }
         return [
             BuiltInSandbox(
-                name: "alpaca", broker: .alpaca, displayName: "Alpaca sandbox (demo)", simulator: alpaca,
+                name: "alpaca",
+                broker: .alpaca,
+                displayName: "Alpaca sandbox (demo)",
+                simulator: alpaca,
                 demoCredentials: [
                     "keyId": AlpacaSandboxAccount.demoKeyID, "secretKey": AlpacaSandboxAccount.demoSecretKey,
                 ],
@@ -81,9 +91,13 @@ struct BuiltInSandbox: Sendable {
                     guard let key = credentials["keyId"], let secret = credentials["secretKey"] else { return false }
                     return alpaca.accepts(keyID: key, secretKey: secret)
                 },
-                restored: alpaca.restoredState),
+                restored: alpaca.restoredState
+            ),
             BuiltInSandbox(
-                name: "saxo", broker: .saxo, displayName: "Saxo sandbox (demo)", simulator: saxo,
+                name: "saxo",
+                broker: .saxo,
+                displayName: "Saxo sandbox (demo)",
+                simulator: saxo,
                 demoCredentials: [
                     "appKey": SaxoSandboxConfiguration.demoAppKey, "appSecret": SaxoSandboxConfiguration.demoAppSecret,
                     "refreshToken": SaxoSandboxConfiguration.demoBootstrapRefreshToken,
@@ -99,9 +113,13 @@ struct BuiltInSandbox: Sendable {
                     guard let key = credentials["appKey"] else { return false }
                     return saxo.accepts(appKey: key, refreshToken: credentials["refreshToken"], accessToken: credentials["accessToken"])
                 },
-                restored: saxo.restoredState),
+                restored: saxo.restoredState
+            ),
             BuiltInSandbox(
-                name: "tradeit", broker: .tradeit, displayName: "TradeIt sandbox: Dummy broker (demo)", simulator: tradeIt,
+                name: "tradeit",
+                broker: .tradeit,
+                displayName: "TradeIt sandbox: Dummy broker (demo)",
+                simulator: tradeIt,
                 demoCredentials: ["apiKey": TradeItSandboxConfiguration.demoAPIKey],
                 demoSettings: ["brokerShortName": TradeItSandboxConfiguration.dummyBroker],
                 autoLoginQuery: "autoLogin=\(TradeItPersona.dummy.rawValue)",
@@ -113,9 +131,13 @@ struct BuiltInSandbox: Sendable {
                     else { return false }
                     return tradeIt.accepts(apiKey: key, userId: user, userToken: token)
                 },
-                restored: tradeIt.restoredState),
+                restored: tradeIt.restoredState
+            ),
             BuiltInSandbox(
-                name: "tradeogre", broker: .tradeogre, displayName: "TradeOgre sandbox (demo)", simulator: tradeOgre,
+                name: "tradeogre",
+                broker: .tradeogre,
+                displayName: "TradeOgre sandbox (demo)",
+                simulator: tradeOgre,
                 demoCredentials: ["apiKey": TradeOgreSandboxAccount.demoAPIKey, "apiSecret": TradeOgreSandboxAccount.demoAPISecret],
                 basePath: "/api/v1",
                 demoKey: "apiKey",
@@ -128,7 +150,8 @@ struct BuiltInSandbox: Sendable {
                     guard let key = credentials["apiKey"], let secret = credentials["apiSecret"] else { return false }
                     return tradeOgre.accepts(apiKey: key, apiSecret: secret)
                 },
-                restored: tradeOgre.restoredState),
+                restored: tradeOgre.restoredState
+            ),
         ]
     }
 
@@ -138,8 +161,12 @@ struct BuiltInSandbox: Sendable {
         for sandbox in sandboxes {
             let (provision, release) = (sandbox.provision, sandbox.release)
             byName[sandbox.name] = SandboxAccounts.Sandbox(
-                broker: sandbox.broker, demoKey: sandbox.demoKey, demoValue: sandbox.demoCredentials[sandbox.demoKey] ?? "",
-                provision: { BrokerCredentials(try provision()) }, release: { release($0.values) })
+                broker: sandbox.broker,
+                demoKey: sandbox.demoKey,
+                demoValue: sandbox.demoCredentials[sandbox.demoKey] ?? "",
+                provision: { BrokerCredentials(try provision()) },
+                release: { release($0.values) }
+            )
         }
         return SandboxAccounts(byName)
     }

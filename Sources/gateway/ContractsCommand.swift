@@ -8,14 +8,16 @@ struct ContractsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "contracts",
         abstract: "Contract cases: recorded broker exchanges and the canonical results they must give.",
-        subcommands: [ContractsVerifyCommand.self])
+        subcommands: [ContractsVerifyCommand.self]
+    )
 }
 
 /// `gateway contracts verify [PATH…]`: one line per case; exit status 1 when any case fails.
 struct ContractsVerifyCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
-        abstract: "Run contract case files (or folders of them) against the built-in adapters, with no network.")
+        abstract: "Run contract case files (or folders of them) against the built-in adapters, with no network."
+    )
 
     @Argument(help: "Case files or folders. Default: ./Contracts")
     var paths: [String] = []

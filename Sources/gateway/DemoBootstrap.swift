@@ -27,19 +27,30 @@ struct DemoBootstrap {
         // Recorded, so that restarts renew this tenant's demo connections and no one else's.
         try await gateway.markDemoTenant(tenant)
         let user = try await gateway.createUser(
-            tenant: tenant, actor: AuditRecord.operatorActor,
-            UserInput(externalId: .value("demo"), displayName: .value("Demo user")))
+            tenant: tenant,
+            actor: AuditRecord.operatorActor,
+            UserInput(externalId: .value("demo"), displayName: .value("Demo user"))
+        )
         let owner = Owner.operator(tenant: tenant, userId: user.id)
         let key = try await gateway.createKey(
-            tenant: tenant, actor: AuditRecord.operatorActor, creatorScopes: Set(Scope.allCases), label: "demo",
-            scopes: Scope.allCases.map(\.rawValue), userId: user.id)
+            tenant: tenant,
+            actor: AuditRecord.operatorActor,
+            creatorScopes: Set(Scope.allCases),
+            label: "demo",
+            scopes: Scope.allCases.map(\.rawValue),
+            userId: user.id
+        )
         let keyFile = dataDirectory.appendingPathComponent(Self.keyFileName)
         try writePrivately(key.plaintext + "\n", to: keyFile)
         for sandbox in sandboxes {
             do {
                 let new = NewConnection(
-                    broker: sandbox.broker, displayName: sandbox.displayName, baseURL: "sandbox://\(sandbox.name)",
-                    settings: sandbox.demoSettings, credentials: BrokerCredentials(sandbox.demoCredentials))
+                    broker: sandbox.broker,
+                    displayName: sandbox.displayName,
+                    baseURL: "sandbox://\(sandbox.name)",
+                    settings: sandbox.demoSettings,
+                    credentials: BrokerCredentials(sandbox.demoCredentials)
+                )
                 let connection: ConnectionDescriptor
                 if let autoLogin = sandbox.autoLoginQuery {
                     connection = try await linkThroughLoginPage(owner: owner, new, autoLogin: autoLogin)
@@ -48,18 +59,21 @@ struct DemoBootstrap {
                 }
                 logger.info("linked demo connection", metadata: ["connection": .string(connection.id), "broker": .string(sandbox.broker.rawValue)])
             } catch {
-                logger.error("could not link the demo connection", metadata: ["broker": .string(sandbox.broker.rawValue), "error": .string("\(error)")])
+                logger.error(
+                    "could not link the demo connection",
+                    metadata: ["broker": .string(sandbox.broker.rawValue), "error": .string("\(error)")]
+                )
             }
         }
         // The key itself stays in its file (mode 0600): standard output ends up in terminals' scrollback, CI logs and
         // log collectors, where a secret must never be.
         let banner = """
 
-        Demo tenant created. Its API key (every scope) is in \(keyFile.path), readable by this user only.
+            Demo tenant created. Its API key (every scope) is in \(keyFile.path), readable by this user only.
 
-        Try:  curl -H "Authorization: Bearer $(cat \(keyFile.path))" http://127.0.0.1:<port>/v1/positions
+            Try:  curl -H "Authorization: Bearer $(cat \(keyFile.path))" http://127.0.0.1:<port>/v1/positions
 
-        """
+            """
         // Written straight to the file descriptor, so it shows at once even when stdout is a pipe or a file.
         FileHandle.standardOutput.write(Data((banner + "\n").utf8))
     }
@@ -88,22 +102,34 @@ struct DemoBootstrap {
             if sandbox.restored {
                 logger.notice(
                     "renewing the demo connection: the sandbox no longer accepts its stored login",
-                    metadata: ["connection": .string(connection.id), "broker": .string(sandbox.broker.rawValue),
-                               "status": .string(connection.status.rawValue)])
+                    metadata: [
+                        "connection": .string(connection.id), "broker": .string(sandbox.broker.rawValue),
+                        "status": .string(connection.status.rawValue),
+                    ]
+                )
             }
             let owner = Owner.operator(tenant: tenant, userId: userId)
             do {
                 if let autoLogin = sandbox.autoLoginQuery {
                     let pending = try await gateway.restartLink(
-                        owner: owner, id: connection.id, credentials: BrokerCredentials(sandbox.demoCredentials),
-                        callbackBase: "http://127.0.0.1")
+                        owner: owner,
+                        id: connection.id,
+                        credentials: BrokerCredentials(sandbox.demoCredentials),
+                        callbackBase: "http://127.0.0.1"
+                    )
                     _ = try await finishLogin(owner: owner, pending, autoLogin: autoLogin)
                 } else {
                     try await gateway.replaceCredentials(
-                        owner: owner, id: connection.id, BrokerCredentials(sandbox.demoCredentials))
+                        owner: owner,
+                        id: connection.id,
+                        BrokerCredentials(sandbox.demoCredentials)
+                    )
                 }
             } catch {
-                logger.warning("could not renew a sandbox connection", metadata: ["connection": .string(connection.id), "error": .string("\(error)")])
+                logger.warning(
+                    "could not renew a sandbox connection",
+                    metadata: ["connection": .string(connection.id), "error": .string("\(error)")]
+                )
             }
         }
     }
@@ -145,7 +171,8 @@ struct DemoBootstrap {
             } catch let error as GatewayError where [.upstreamTimeout, .upstreamUnavailable].contains(error.code) && attempt < 3 {
                 logger.warning(
                     "the demo connection's link was not answered in time; trying again",
-                    metadata: ["broker": .string(new.broker.rawValue), "attempt": .stringConvertible(attempt)])
+                    metadata: ["broker": .string(new.broker.rawValue), "attempt": .stringConvertible(attempt)]
+                )
                 attempt += 1
                 try await Task.sleep(for: .milliseconds(250 * attempt))
             }

@@ -9,5 +9,6 @@ struct GatewayCommand: AsyncParsableCommand {
             ServeCommand.self, SettingsCommand.self, TenantsCommand.self, KeysCommand.self, SandboxCommand.self,
             ContractsCommand.self,
         ],
-        defaultSubcommand: ServeCommand.self)
+        defaultSubcommand: ServeCommand.self
+    )
 }

@@ -14,7 +14,8 @@ struct StoreOptions: ParsableArguments {
 
     @Option(
         name: .customLong("database-url"),
-        help: "A SQLite path, sqlite:///path or postgres://user:password@host:port/database (as `gateway serve --database-url`).")
+        help: "A SQLite path, sqlite:///path or postgres://user:password@host:port/database (as `gateway serve --database-url`)."
+    )
     var databaseURL: String?
 
     @Option(name: .customLong("config-file"), help: "A JSON config file (as `gateway serve --config-file`).")
@@ -56,7 +57,10 @@ struct StoreOptions: ParsableArguments {
             throw ValidationError(error.description)
         }
         try FileManager.default.createDirectory(
-            at: settings.dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+            at: settings.dataDirectory,
+            withIntermediateDirectories: true,
+            attributes: [.posixPermissions: 0o700]
+        )
         return (settings, try CredentialCipher.load(environment: environment, dataDirectory: settings.dataDirectory))
     }
 }
@@ -95,14 +99,17 @@ extension OperatorCommand {
 /// `gateway tenants create|list|disable`: the tenants on this gateway, for the operator.
 struct TenantsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "tenants", abstract: "Create, list and disable tenants (the organisations or apps on this gateway).",
-        subcommands: [TenantsCreateCommand.self, TenantsListCommand.self, TenantsDisableCommand.self])
+        commandName: "tenants",
+        abstract: "Create, list and disable tenants (the organisations or apps on this gateway).",
+        subcommands: [TenantsCreateCommand.self, TenantsListCommand.self, TenantsDisableCommand.self]
+    )
 }
 
 struct TenantsCreateCommand: OperatorCommand {
     static let configuration = CommandConfiguration(
         commandName: "create",
-        abstract: "Create a tenant; prints its id. Then `gateway keys create --tenant <id> --scopes admin,read,trade`.")
+        abstract: "Create a tenant; prints its id. Then `gateway keys create --tenant <id> --scopes admin,read,trade`."
+    )
 
     @Option(help: "The tenant's name (1 to 100 characters).")
     var name: String
@@ -120,8 +127,14 @@ struct TenantsCreateCommand: OperatorCommand {
         let name = name.trimmingCharacters(in: .whitespaces)
         return try await store.withStore { store in
             let tenant = try await store.createTenant(name: name)
-            try await store.recordAudit(AuditRecord(
-                tenantId: tenant.id, actor: AuditRecord.operatorActor, action: "tenant.created", target: tenant.id))
+            try await store.recordAudit(
+                AuditRecord(
+                    tenantId: tenant.id,
+                    actor: AuditRecord.operatorActor,
+                    action: "tenant.created",
+                    target: tenant.id
+                )
+            )
             return [OperatorOutput.line(tenant.id, tenant.name)]
         }
     }
@@ -129,7 +142,9 @@ struct TenantsCreateCommand: OperatorCommand {
 
 struct TenantsListCommand: OperatorCommand {
     static let configuration = CommandConfiguration(
-        commandName: "list", abstract: "List the tenants: id, name, created, disabled (or -).")
+        commandName: "list",
+        abstract: "List the tenants: id, name, created, disabled (or -)."
+    )
 
     @OptionGroup var store: StoreOptions
 
@@ -142,7 +157,9 @@ struct TenantsListCommand: OperatorCommand {
 
 struct TenantsDisableCommand: OperatorCommand {
     static let configuration = CommandConfiguration(
-        commandName: "disable", abstract: "Disable a tenant: its keys are refused from the next request on.")
+        commandName: "disable",
+        abstract: "Disable a tenant: its keys are refused from the next request on."
+    )
 
     @Argument(help: "The tenant's id (ten_…).")
     var tenantId: String
@@ -151,11 +168,13 @@ struct TenantsDisableCommand: OperatorCommand {
 
     func lines() async throws -> [String] {
         let tenantId = tenantId
-        guard let tenant = try await store.withStore({ store in
-            try await store.disableTenant(
-                id: tenantId,
-                audit: AuditRecord(tenantId: tenantId, actor: AuditRecord.operatorActor, action: "tenant.disabled", target: tenantId))
-        })
+        guard
+            let tenant = try await store.withStore({ store in
+                try await store.disableTenant(
+                    id: tenantId,
+                    audit: AuditRecord(tenantId: tenantId, actor: AuditRecord.operatorActor, action: "tenant.disabled", target: tenantId)
+                )
+            })
         else {
             throw GatewayError(.notFound, "no tenant '\(tenantId)'")
         }
@@ -166,14 +185,17 @@ struct TenantsDisableCommand: OperatorCommand {
 /// `gateway keys create|list|revoke`: a tenant's API keys, for the operator.
 struct KeysCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "keys", abstract: "Create, list and revoke a tenant's API keys.",
-        subcommands: [KeysCreateCommand.self, KeysListCommand.self, KeysRevokeCommand.self])
+        commandName: "keys",
+        abstract: "Create, list and revoke a tenant's API keys.",
+        subcommands: [KeysCreateCommand.self, KeysListCommand.self, KeysRevokeCommand.self]
+    )
 }
 
 struct KeysCreateCommand: OperatorCommand {
     static let configuration = CommandConfiguration(
         commandName: "create",
-        abstract: "Create an API key; prints its id, then the key itself on a line of its own (shown this once).")
+        abstract: "Create an API key; prints its id, then the key itself on a line of its own (shown this once)."
+    )
 
     @Option(help: "The tenant's id (ten_…).")
     var tenant: String
@@ -207,8 +229,12 @@ struct KeysCreateCommand: OperatorCommand {
         let issued = try await store.withStore { [detail] store in
             guard try await store.tenant(id: tenant) != nil else { throw GatewayError(.notFound, "no tenant '\(tenant)'") }
             return try await store.issueAPIKey(
-                tenantId: tenant, label: label, scopes: scopes.sorted().map(\.rawValue), userId: user,
-                audit: AuditRecord(tenantId: tenant, actor: AuditRecord.operatorActor, action: "key.created", detail: detail))
+                tenantId: tenant,
+                label: label,
+                scopes: scopes.sorted().map(\.rawValue),
+                userId: user,
+                audit: AuditRecord(tenantId: tenant, actor: AuditRecord.operatorActor, action: "key.created", detail: detail)
+            )
         }
         // The key itself on a line of its own: the one time it is shown.
         return [OperatorOutput.line(issued.id, Scope.text(scopes), user), issued.plaintext]
@@ -217,7 +243,9 @@ struct KeysCreateCommand: OperatorCommand {
 
 struct KeysListCommand: OperatorCommand {
     static let configuration = CommandConfiguration(
-        commandName: "list", abstract: "List a tenant's keys: id, label, scopes, user (or -), created, revoked (or -).")
+        commandName: "list",
+        abstract: "List a tenant's keys: id, label, scopes, user (or -), created, revoked (or -)."
+    )
 
     @Option(help: "The tenant's id (ten_…).")
     var tenant: String
@@ -228,15 +256,22 @@ struct KeysListCommand: OperatorCommand {
         let tenant = tenant
         return try await store.withStore { try await $0.apiKeys(tenantId: tenant) }.map { key in
             OperatorOutput.line(
-                key.id, key.label, key.scopes.joined(separator: ","), key.userId, OperatorOutput.date(key.createdAt),
-                OperatorOutput.date(key.revokedAt))
+                key.id,
+                key.label,
+                key.scopes.joined(separator: ","),
+                key.userId,
+                OperatorOutput.date(key.createdAt),
+                OperatorOutput.date(key.revokedAt)
+            )
         }
     }
 }
 
 struct KeysRevokeCommand: OperatorCommand {
     static let configuration = CommandConfiguration(
-        commandName: "revoke", abstract: "Revoke a key: refused from the next request on.")
+        commandName: "revoke",
+        abstract: "Revoke a key: refused from the next request on."
+    )
 
     @Option(help: "The tenant's id (ten_…).")
     var tenant: String
@@ -250,8 +285,10 @@ struct KeysRevokeCommand: OperatorCommand {
         let (tenant, keyId) = (tenant, keyId)
         let revoked = try await store.withStore { store in
             try await store.revokeAPIKey(
-                tenantId: tenant, keyId: keyId,
-                audit: AuditRecord(tenantId: tenant, actor: AuditRecord.operatorActor, action: "key.revoked", target: keyId))
+                tenantId: tenant,
+                keyId: keyId,
+                audit: AuditRecord(tenantId: tenant, actor: AuditRecord.operatorActor, action: "key.revoked", target: keyId)
+            )
         }
         guard revoked else { throw GatewayError(.notFound, "no live key '\(keyId)' of tenant '\(tenant)'") }
         return [OperatorOutput.line(keyId, "revoked")]

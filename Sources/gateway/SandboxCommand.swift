@@ -8,12 +8,17 @@ import UnixSignals
 /// `gateway sandbox`: serve every built-in sandbox broker on its own, for trying clients or the gateway against them.
 struct SandboxCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "sandbox", abstract: "Serve every built-in sandbox broker and print each base URL.")
+        commandName: "sandbox",
+        abstract: "Serve every built-in sandbox broker and print each base URL."
+    )
 
     @Option(help: "Address to bind.")
     var host: String = "127.0.0.1"
 
-    @Option(name: .customLong("base-port"), help: "First port: the sandboxes take consecutive ports from here, in the order printed. 0 picks free ports.")
+    @Option(
+        name: .customLong("base-port"),
+        help: "First port: the sandboxes take consecutive ports from here, in the order printed. 0 picks free ports."
+    )
     var basePort: Int = 0
 
     @OptionGroup var behaviour: SandboxOptionFlags
@@ -30,12 +35,20 @@ struct SandboxCommand: AsyncParsableCommand {
             SandboxServer(sandbox.simulator, host: host, port: basePort == 0 ? 0 : basePort + index) { url in
                 let credentials = sandbox.demoCredentials.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
                 // Written through at once: a script reading the URLs from a pipe would otherwise wait for a full buffer.
-                FileHandle.standardOutput.write(Data(
-                    "\(sandbox.name)\t\(url.absoluteString)\tdemo: \(credentials.joined(separator: " "))\n".utf8))
+                FileHandle.standardOutput.write(
+                    Data(
+                        "\(sandbox.name)\t\(url.absoluteString)\tdemo: \(credentials.joined(separator: " "))\n".utf8
+                    )
+                )
             }
         }
-        let group = ServiceGroup(configuration: .init(
-            services: services.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        let group = ServiceGroup(
+            configuration: .init(
+                services: services.map { .init(service: $0) },
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger
+            )
+        )
         try await group.run()
     }
 }

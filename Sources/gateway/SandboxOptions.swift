@@ -37,7 +37,8 @@ struct SandboxOptions: Sendable, Hashable {
     var alpaca: AlpacaSandboxConfiguration {
         AlpacaSandboxConfiguration(
             requestsPerMinute: rateLimits == .on ? 200 : Self.unlimitedBudget,
-            marketHours: marketHours == .alwaysOpen ? .alwaysOpen : .regular)
+            marketHours: marketHours == .alwaysOpen ? .alwaysOpen : .regular
+        )
     }
 
     /// Orders take a second to execute, as on SIM outside the busiest hours, so the seed's flow (a market order
@@ -46,8 +47,11 @@ struct SandboxOptions: Sendable, Hashable {
         rateLimits == .on
             ? SaxoSandboxConfiguration(executionLatency: 1)
             : SaxoSandboxConfiguration(
-                sessionRequestsPerMinute: Self.unlimitedBudget, sessionOrdersPerSecond: nil,
-                appRequestsPerDay: Self.unlimitedBudget, executionLatency: 1)
+                sessionRequestsPerMinute: Self.unlimitedBudget,
+                sessionOrdersPerSecond: nil,
+                appRequestsPerDay: Self.unlimitedBudget,
+                executionLatency: 1
+            )
     }
 
     /// The latency rule for a sandbox's fault injector, if any.
@@ -64,7 +68,10 @@ struct SandboxOptionFlags: ParsableArguments {
     @Option(name: .customLong("latency-ms"), help: "Milliseconds added to every answer of every sandbox (0 to 60000).")
     var latencyMs: Int = 0
 
-    @Option(name: .customLong("market-hours"), help: "`always-open`: equities trade at any time; `regular`: Alpaca's regular session (09:30-16:00 New York, weekdays).")
+    @Option(
+        name: .customLong("market-hours"),
+        help: "`always-open`: equities trade at any time; `regular`: Alpaca's regular session (09:30-16:00 New York, weekdays)."
+    )
     var marketHours: SandboxOptions.MarketHours = .alwaysOpen
 
     func validate() throws {

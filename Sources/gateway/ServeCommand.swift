@@ -21,8 +21,10 @@ import UnixSignals
 /// (`gateway settings` lists them).
 struct ServeCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "serve", abstract: "Serve the unified API (the default command).",
-        discussion: "Settings (flag, environment variable, config file key, default):\n\n" + GatewaySettings.markdownTable())
+        commandName: "serve",
+        abstract: "Serve the unified API (the default command).",
+        discussion: "Settings (flag, environment variable, config file key, default):\n\n" + GatewaySettings.markdownTable()
+    )
 
     @Argument(parsing: .allUnrecognized, help: "Settings as flags, such as --port 9000 (see `gateway settings`).")
     var settings: [String] = []
@@ -38,11 +40,14 @@ struct ServeCommand: AsyncParsableCommand {
         // Before any service starts, so that every task of the server runs where the setting says.
         let executorInstalled = settings.executor.install()
         let level = settings.logLevel
-        LoggingSystem.bootstrap({ label, metadataProvider in
-            var handler = StreamLogHandler.standardError(label: label, metadataProvider: metadataProvider)
-            handler.logLevel = level
-            return handler
-        }, metadataProvider: .requestScope)
+        LoggingSystem.bootstrap(
+            { label, metadataProvider in
+                var handler = StreamLogHandler.standardError(label: label, metadataProvider: metadataProvider)
+                handler.logLevel = level
+                return handler
+            },
+            metadataProvider: .requestScope
+        )
         let logger = Logger(label: "BrokerGateway")
         if !executorInstalled {
             logger.warning("NIO could not become the global executor; tasks run on Swift's own pool")
@@ -60,7 +65,9 @@ struct ServeCommand: AsyncParsableCommand {
     }
 
     static func serve(
-        settings: GatewaySettings, environment: [String: String], store: (any GatewayStore & OrderJournalStore)?,
+        settings: GatewaySettings,
+        environment: [String: String],
+        store: (any GatewayStore & OrderJournalStore)?,
         logger: Logger
     ) async throws {
         var services = try await buildGateway(settings: settings, environment: environment, logger: logger, store: store).services
@@ -68,8 +75,13 @@ struct ServeCommand: AsyncParsableCommand {
             // Process-global, so only here: tests build gateways without it, and spans are then no-ops.
             services.insert(try Self.bootstrapTracing(endpoint: endpoint, logger: logger), at: 0)
         }
-        let group = ServiceGroup(configuration: .init(
-            services: services.map { .init(service: $0) }, gracefulShutdownSignals: [.sigterm, .sigint], logger: logger))
+        let group = ServiceGroup(
+            configuration: .init(
+                services: services.map { .init(service: $0) },
+                gracefulShutdownSignals: [.sigterm, .sigint],
+                logger: logger
+            )
+        )
         try await group.run()
     }
 }
@@ -78,7 +90,10 @@ struct ServeCommand: AsyncParsableCommand {
 /// by this user only) and loads the master key from it or from the environment.
 func openDataDirectory(settings: GatewaySettings, environment: [String: String]) throws -> CredentialCipher {
     try FileManager.default.createDirectory(
-        at: settings.dataDirectory, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+        at: settings.dataDirectory,
+        withIntermediateDirectories: true,
+        attributes: [.posixPermissions: 0o700]
+    )
     return try CredentialCipher.load(environment: environment, dataDirectory: settings.dataDirectory)
 }
 
@@ -101,7 +116,9 @@ extension ServeCommand {
 /// `gateway settings`: every setting of `gateway serve`, as a Markdown table.
 struct SettingsCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
-        commandName: "settings", abstract: "List every setting of `gateway serve`: flag, environment variable, config file key, default.")
+        commandName: "settings",
+        abstract: "List every setting of `gateway serve`: flag, environment variable, config file key, default."
+    )
 
     func run() throws {
         print(GatewaySettings.markdownTable())
@@ -118,7 +135,9 @@ struct GatewayProcess: Sendable {
 /// `onServerRunning` learns the bound port (settings may ask for port 0). `store`: an open store (PostgreSQL, run
 /// by the caller); `nil` opens the SQLite file of the settings.
 func buildGateway(
-    settings: GatewaySettings, environment: [String: String], logger: Logger,
+    settings: GatewaySettings,
+    environment: [String: String],
+    logger: Logger,
     store openStore: (any GatewayStore & OrderJournalStore)? = nil,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> GatewayProcess {
@@ -138,28 +157,44 @@ func buildGateway(
     let registry = AdapterRegistry(
         factories: BuiltInAdapters.factories,
         transport: HTTPClientTransport(
-            policy: settings.egress, responseBudget: ResponseBudget(limit: settings.responseBudgetBytes)),
+            policy: settings.egress,
+            responseBudget: ResponseBudget(limit: settings.responseBudgetBytes)
+        ),
         logger: logger,
-        pipeline: BrokerPipeline(metrics: metrics, settings: settings.pipeline, share: share), egress: settings.egress)
+        pipeline: BrokerPipeline(metrics: metrics, settings: settings.pipeline, share: share),
+        egress: settings.egress
+    )
     // The in-process sandboxes keep their accounts, orders and logins beside the gateway's own store, so the two
     // agree after a restart (a sandbox starting empty would hand out order ids the journal already holds).
     let sandboxes =
         settings.sandboxesEnabled
         ? try BuiltInSandbox.all(settings.sandboxOptions, stateDirectory: sandboxStateDirectory(settings.dataDirectory)) : []
     let linking = LinkSettings(
-        stateLifetime: settings.linkStateLifetime, exportEnabled: settings.exportEnabled,
-        transferKey: try TransferKey.load(dataDirectory: settings.dataDirectory), sandboxes: BuiltInSandbox.accounts(sandboxes))
+        stateLifetime: settings.linkStateLifetime,
+        exportEnabled: settings.exportEnabled,
+        transferKey: try TransferKey.load(dataDirectory: settings.dataDirectory),
+        sandboxes: BuiltInSandbox.accounts(sandboxes)
+    )
     let gateway = Gateway(
-        store: store, registry: registry,
+        store: store,
+        registry: registry,
         router: BrokerRouter(perSourceTimeout: settings.sourceTimeout, overallTimeout: settings.requestTimeout),
-        logger: logger, orderSettings: settings.orderSettings, defaultReadMaxAge: settings.readMaxAge,
-        coalesceReads: settings.coalesceReads, limits: settings.limits, linking: linking,
+        logger: logger,
+        orderSettings: settings.orderSettings,
+        defaultReadMaxAge: settings.readMaxAge,
+        coalesceReads: settings.coalesceReads,
+        limits: settings.limits,
+        linking: linking,
         sessions: SessionSettings(
             signingKeys: try SessionKeyFiles.load(dataDirectory: settings.dataDirectory),
-            accessTokenLifetime: settings.accessTokenLifetime, maxDevicesPerUser: settings.maxDevicesPerUser,
-            logins: settings.logins, refreshGrace: settings.refreshGrace),
+            accessTokenLifetime: settings.accessTokenLifetime,
+            maxDevicesPerUser: settings.maxDevicesPerUser,
+            logins: settings.logins,
+            refreshGrace: settings.refreshGrace
+        ),
         streams: settings.stream,
-        alerts: settings.alerts)
+        alerts: settings.alerts
+    )
 
     let ready = SandboxReadiness(expected: sandboxes.map(\.name))
     var services: [any Service] = sandboxes.map { sandbox in
@@ -171,20 +206,29 @@ func buildGateway(
             // outside: loopback only, its demo logins are the public documented ones, and nothing secret is logged.
             logger.notice(
                 "sandbox broker is serving",
-                metadata: ["broker": .string(sandbox.name), "url": .string(url.absoluteString),
-                           "admin": .string(url.absoluteString + "/_sandbox/")])
+                metadata: [
+                    "broker": .string(sandbox.name), "url": .string(url.absoluteString),
+                    "admin": .string(url.absoluteString + "/_sandbox/"),
+                ]
+            )
             await ready.arrived(sandbox.name)
         }
     }
     let host = settings.host
     var application = try GatewayServer.application(
-        gateway: gateway, host: host, port: settings.port, bodies: HTTPBodies(maxBodyBytes: settings.maxBodyBytes),
-        publicURL: settings.publicURL, limits: settings.server, logger: logger,
+        gateway: gateway,
+        host: host,
+        port: settings.port,
+        bodies: HTTPBodies(maxBodyBytes: settings.maxBodyBytes),
+        publicURL: settings.publicURL,
+        limits: settings.server,
+        logger: logger,
         onServerRunning: { channel in
             let port = channel.localAddress?.port ?? settings.port
             logger.notice("BrokerGateway is serving", metadata: ["url": .string("http://\(host):\(port)")])
             await onServerRunning(port)
-        })
+        }
+    )
     let dataDirectory = settings.dataDirectory
     application.beforeServerStarts {
         await ready.wait()

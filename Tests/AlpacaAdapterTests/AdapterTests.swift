@@ -1,11 +1,12 @@
-@testable import AlpacaAdapter
 import Foundation
-import HTTPTypes
 import GatewayCore
 import GatewayModel
+import HTTPTypes
 import Logging
 import Synchronization
 import Testing
+
+@testable import AlpacaAdapter
 
 let accountJSON = """
     {"id": "e6fe16f3-64a4-4921-8928-cadf02f92f98", "account_number": "010203ABCD", "status": "ACTIVE",
@@ -54,30 +55,58 @@ final class CollectingLogHandler: LogHandler, @unchecked Sendable {
 let testCredentials = BrokerCredentials(["keyId": "PKTESTKEY", "secretKey": "SUPERSECRETVALUE"])
 
 func makeAdapter(
-    _ transport: any BrokerTransport, credentials: BrokerCredentials = testCredentials,
-    baseURL: String = "https://paper-api.alpaca.markets", settings: [String: String] = [:],
+    _ transport: any BrokerTransport,
+    credentials: BrokerCredentials = testCredentials,
+    baseURL: String = "https://paper-api.alpaca.markets",
+    settings: [String: String] = [:],
     logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
     now: (@Sendable () -> Date)? = nil
 ) throws -> AlpacaAdapter {
     let connection = ConnectionDescriptor(
-        id: "conn-1", tenantId: "t", broker: .alpaca, displayName: "Alpaca", baseURL: baseURL, settings: settings,
-        createdAt: Date(), updatedAt: Date())
+        id: "conn-1",
+        tenantId: "t",
+        broker: .alpaca,
+        displayName: "Alpaca",
+        baseURL: baseURL,
+        settings: settings,
+        createdAt: Date(),
+        updatedAt: Date()
+    )
     let context = AdapterContext(
-        connection: connection, baseURL: baseURL, credentials: credentials, transport: transport, logger: logger)
+        connection: connection,
+        baseURL: baseURL,
+        credentials: credentials,
+        transport: transport,
+        logger: logger
+    )
     var configuration = try AlpacaConfiguration(baseURL: baseURL, settings: settings, credentials: credentials)
     if let now { configuration.now = now }
     return AlpacaAdapter(context: context, configuration: configuration)
 }
 
 func orderRequest(
-    _ symbol: String, _ assetClass: AssetClass? = nil, side: OrderSide = .buy, type: OrderType = .limit,
-    tif: TimeInForce = .day, quantity: Decimal = 1, limit: Decimal? = 10, stop: Decimal? = nil,
+    _ symbol: String,
+    _ assetClass: AssetClass? = nil,
+    side: OrderSide = .buy,
+    type: OrderType = .limit,
+    tif: TimeInForce = .day,
+    quantity: Decimal = 1,
+    limit: Decimal? = 10,
+    stop: Decimal? = nil,
     clientOrderId: String? = "coid-1"
 ) -> OrderRequest {
     OrderRequest(
-        connectionId: "conn-1", accountId: accountId, instrument: InstrumentReference(symbol: symbol, assetClass: assetClass),
-        side: side, type: type, timeInForce: tif, quantity: quantity, limitPrice: limit, stopPrice: stop,
-        clientOrderId: clientOrderId)
+        connectionId: "conn-1",
+        accountId: accountId,
+        instrument: InstrumentReference(symbol: symbol, assetClass: assetClass),
+        side: side,
+        type: type,
+        timeInForce: tif,
+        quantity: quantity,
+        limitPrice: limit,
+        stopPrice: stop,
+        clientOrderId: clientOrderId
+    )
 }
 
 @Suite("Alpaca configuration and factory")
@@ -132,18 +161,28 @@ struct ConfigurationTests {
         #expect(AlpacaConfiguration.defaultDataBaseURL(for: "https://api.alpaca.markets/") == "https://data.alpaca.markets")
         #expect(AlpacaConfiguration.defaultDataBaseURL(for: "http://127.0.0.1:8080/") == "http://127.0.0.1:8080")
         let custom = try AlpacaConfiguration(
-            baseURL: "http://127.0.0.1:1", settings: ["dataBaseURL": "http://127.0.0.1:2/"], credentials: testCredentials)
+            baseURL: "http://127.0.0.1:1",
+            settings: ["dataBaseURL": "http://127.0.0.1:2/"],
+            credentials: testCredentials
+        )
         #expect(custom.dataBaseURL == "http://127.0.0.1:2")
-        #expect(Endpoint.stockQuotes(symbols: ["AAPL", "MSFT"], feed: "iex").url(custom)
-            == "http://127.0.0.1:2/v2/stocks/quotes/latest?symbols=AAPL%2CMSFT&feed=iex")
-        #expect(Endpoint.cryptoQuotes(symbols: ["BTC/USD"]).url(custom)
-            == "http://127.0.0.1:2/v1beta3/crypto/us/latest/quotes?symbols=BTC%2FUSD")
+        #expect(
+            Endpoint.stockQuotes(symbols: ["AAPL", "MSFT"], feed: "iex").url(custom)
+                == "http://127.0.0.1:2/v2/stocks/quotes/latest?symbols=AAPL%2CMSFT&feed=iex"
+        )
+        #expect(
+            Endpoint.cryptoQuotes(symbols: ["BTC/USD"]).url(custom)
+                == "http://127.0.0.1:2/v1beta3/crypto/us/latest/quotes?symbols=BTC%2FUSD"
+        )
     }
 
     @Test("the credentials' description hides the secrets")
     func configurationDescription() throws {
         let configuration = try AlpacaConfiguration(
-            baseURL: "https://paper-api.alpaca.markets", settings: [:], credentials: testCredentials)
+            baseURL: "https://paper-api.alpaca.markets",
+            settings: [:],
+            credentials: testCredentials
+        )
         #expect(!"\(configuration.auth)".contains("SUPERSECRETVALUE"))
     }
 }
@@ -183,7 +222,8 @@ struct ErrorTableTests {
     func brokerCode() {
         let error = AlpacaErrors.error(
             for: BrokerResponse(status: 403, body: Data(#"{"code":40310000,"message":"insufficient buying power"}"#.utf8)),
-            now: Date())
+            now: Date()
+        )
         #expect(error.brokerCode == "40310000")
         #expect(error.message == "Alpaca: insufficient buying power")
     }
@@ -194,7 +234,10 @@ struct ErrorTableTests {
         let reset = BrokerResponse(status: 429, headers: [("X-RateLimit-Reset", "1679411617")], body: Data())
         #expect(AlpacaErrors.error(for: reset, now: now).retryAfter == 17)
         let both = BrokerResponse(
-            status: 429, headers: [("Retry-After", "3"), ("X-RateLimit-Reset", "1679411617")], body: Data())
+            status: 429,
+            headers: [("Retry-After", "3"), ("X-RateLimit-Reset", "1679411617")],
+            body: Data()
+        )
         #expect(AlpacaErrors.error(for: both, now: now).retryAfter == 3)
         let past = BrokerResponse(status: 429, headers: [("x-ratelimit-reset", "1679411000")], body: Data())
         #expect(AlpacaErrors.error(for: past, now: now).retryAfter == 0)
@@ -216,11 +259,21 @@ struct ErrorTableTests {
         let transport = BrokerPipeline().transport(
             wrapping: StubTransport([(401, #"{"message": "unauthorized."}"#)]),
             connection: ConnectionDescriptor(
-                id: "conn-1", tenantId: "t", broker: .alpaca, displayName: "test", baseURL: "https://broker.test",
-                createdAt: Date(), updatedAt: Date()), limits: [], logger: logger)
+                id: "conn-1",
+                tenantId: "t",
+                broker: .alpaca,
+                displayName: "test",
+                baseURL: "https://broker.test",
+                createdAt: Date(),
+                updatedAt: Date()
+            ),
+            limits: [],
+            logger: logger
+        )
         let adapter = try makeAdapter(transport, logger: logger)
         let error = await #expect(throws: GatewayError.self) { try await adapter.validateCredentials() }
-        let texts = [error?.description ?? "", error?.message ?? "", "\(String(describing: error))"]
+        let texts =
+            [error?.description ?? "", error?.message ?? "", "\(String(describing: error))"]
             + handler.lines.withLock { $0 }
         #expect(!handler.lines.withLock { $0 }.isEmpty)
         for text in texts {
@@ -261,14 +314,17 @@ struct RulesTests {
         #expect(transport.sent.isEmpty)
     }
 
-    @Test("accepted requests", arguments: [
-        orderRequest("BTC/USD", tif: .gtc, quantity: DecimalText.parse("0.001")!, limit: 20000),
-        orderRequest("BTC/USD", type: .market, tif: .ioc, limit: nil),
-        orderRequest("AAPL", type: .market, quantity: DecimalText.parse("0.5")!, limit: nil),
-        orderRequest("AAPL", limit: DecimalText.parse("10.12")),
-        orderRequest("PENNY", limit: DecimalText.parse("0.1234")),
-        orderRequest("TSLA", side: .sellShort, type: .stopLimit, tif: .gtc, limit: 240, stop: 245),
-    ])
+    @Test(
+        "accepted requests",
+        arguments: [
+            orderRequest("BTC/USD", tif: .gtc, quantity: DecimalText.parse("0.001")!, limit: 20000),
+            orderRequest("BTC/USD", type: .market, tif: .ioc, limit: nil),
+            orderRequest("AAPL", type: .market, quantity: DecimalText.parse("0.5")!, limit: nil),
+            orderRequest("AAPL", limit: DecimalText.parse("10.12")),
+            orderRequest("PENNY", limit: DecimalText.parse("0.1234")),
+            orderRequest("TSLA", side: .sellShort, type: .stopLimit, tif: .gtc, limit: 240, stop: 245),
+        ]
+    )
     func accepted(_ request: OrderRequest) {
         #expect(AlpacaRules.problems(for: request).isEmpty)
     }
@@ -278,18 +334,29 @@ struct RulesTests {
         let transport = StubTransport([(200, accountJSON), (200, orderJSON(side: "sell", type: "stop_limit", tif: "gtc", symbol: "TSLA"))])
         let adapter = try makeAdapter(transport)
         let order = try await adapter.placeOrder(
-            orderRequest("TSLA", side: .sellShort, type: .stopLimit, tif: .gtc, quantity: 3, limit: 240, stop: DecimalText.parse("245.50"),
-                         clientOrderId: "gw-123"))
+            orderRequest(
+                "TSLA",
+                side: .sellShort,
+                type: .stopLimit,
+                tif: .gtc,
+                quantity: 3,
+                limit: 240,
+                stop: DecimalText.parse("245.50"),
+                clientOrderId: "gw-123"
+            )
+        )
         #expect(order.accountId == accountId)
         let post = try #require(transport.sent.last)
         #expect(post.method == .post)
         #expect(post.url == "https://paper-api.alpaca.markets/v2/orders")
         #expect(post.header("Content-Type") == "application/json")
         let body = try JSONSerialization.jsonObject(with: try #require(post.body)) as? [String: String]
-        #expect(body == [
-            "symbol": "TSLA", "qty": "3", "side": "sell", "type": "stop_limit", "time_in_force": "gtc",
-            "limit_price": "240", "stop_price": "245.5", "client_order_id": "gw-123",
-        ])
+        #expect(
+            body == [
+                "symbol": "TSLA", "qty": "3", "side": "sell", "type": "stop_limit", "time_in_force": "gtc",
+                "limit_price": "240", "stop_price": "245.5", "client_order_id": "gw-123",
+            ]
+        )
     }
 
     @Test("an account id that is not this connection's is not_found")
@@ -389,9 +456,11 @@ struct ReadTests {
                 sent.withLock { $0.append(request.url) }
                 let body: String
                 if request.url.contains("/latest/quotes") {
-                    body = #"{"quotes": {"BTC/USD": {"ap": 69684.9, "as": 0.682, "bp": 69625.1, "bs": 0.675524, "t": "2024-11-02T02:00:19.31973121Z"}}}"#
+                    body =
+                        #"{"quotes": {"BTC/USD": {"ap": 69684.9, "as": 0.682, "bp": 69625.1, "bs": 0.675524, "t": "2024-11-02T02:00:19.31973121Z"}}}"#
                 } else {
-                    body = #"{"trades": {"BTC/USD": {"i": 7446469938634049684, "p": 69526.91, "s": 0.001, "t": "2024-11-02T01:21:49.863844274Z", "tks": "B"}}}"#
+                    body =
+                        #"{"trades": {"BTC/USD": {"i": 7446469938634049684, "p": 69526.91, "s": 0.001, "t": "2024-11-02T01:21:49.863844274Z", "tks": "B"}}}"#
                 }
                 return BrokerResponse(status: 200, body: Data(body.utf8))
             }
@@ -399,10 +468,12 @@ struct ReadTests {
         let router = Router()
         let adapter = try makeAdapter(router)
         let quotes = try await adapter.quotes([InstrumentReference(symbol: "BTC/USD")])
-        #expect(router.sent.withLock { $0 }.sorted() == [
-            "https://data.alpaca.markets/v1beta3/crypto/us/latest/quotes?symbols=BTC%2FUSD",
-            "https://data.alpaca.markets/v1beta3/crypto/us/latest/trades?symbols=BTC%2FUSD",
-        ])
+        #expect(
+            router.sent.withLock { $0 }.sorted() == [
+                "https://data.alpaca.markets/v1beta3/crypto/us/latest/quotes?symbols=BTC%2FUSD",
+                "https://data.alpaca.markets/v1beta3/crypto/us/latest/trades?symbols=BTC%2FUSD",
+            ]
+        )
         let quote = try #require(quotes.first)
         #expect(quote.instrument == Instrument(symbol: "BTC/USD", assetClass: .crypto))
         #expect(quote.bid == DecimalText.parse("69625.1"))
@@ -422,12 +493,15 @@ struct ReadTests {
 
     @Test("search ranks exact symbol, then symbol prefix, then name words; bounded")
     func searchRanking() throws {
-        let assets = try wire([AlpacaAsset].self, """
+        let assets = try wire(
+            [AlpacaAsset].self,
+            """
             [{"id": "1", "class": "us_equity", "symbol": "AAPLW", "name": "Something"},
              {"id": "2", "class": "us_equity", "symbol": "XYZ", "name": "Aapl Holdings"},
              {"id": "3", "class": "us_equity", "symbol": "AAPL", "name": "Apple Inc."},
              {"id": "4", "class": "us_equity", "symbol": "MSFT", "name": "Microsoft"}]
-            """)
+            """
+        )
         #expect(AlpacaSearch.rank(assets, needle: "AAPL", limit: 10).map(\.symbol) == ["AAPL", "AAPLW", "XYZ"])
         #expect(AlpacaSearch.rank(assets, needle: "AAPL", limit: 1).map(\.symbol) == ["AAPL"])
         #expect(AlpacaSearch.rank(assets, needle: "APPLE", limit: 10).map(\.symbol) == ["AAPL"])
@@ -476,10 +550,18 @@ struct ReadTests {
     @Test("orders query: status, bounded limit, RFC 3339 bounds, crypto symbols")
     func ordersQuery() async throws {
         let transport = StubTransport([(200, accountJSON), (200, "[]")])
-        _ = try await makeAdapter(transport).orders(OrderQuery(
-            state: .all, symbols: ["BTC/USD", "AAPL"], limit: 10_000, after: Date(timeIntervalSince1970: 1_704_067_200),
-            until: Date(timeIntervalSince1970: 1_704_153_600)))
-        #expect(transport.sent.last?.url
-            == "https://paper-api.alpaca.markets/v2/orders?status=all&limit=500&direction=desc&after=2024-01-01T00%3A00%3A00Z&until=2024-01-02T00%3A00%3A00Z&symbols=BTC%2FUSD%2CAAPL")
+        _ = try await makeAdapter(transport).orders(
+            OrderQuery(
+                state: .all,
+                symbols: ["BTC/USD", "AAPL"],
+                limit: 10_000,
+                after: Date(timeIntervalSince1970: 1_704_067_200),
+                until: Date(timeIntervalSince1970: 1_704_153_600)
+            )
+        )
+        #expect(
+            transport.sent.last?.url
+                == "https://paper-api.alpaca.markets/v2/orders?status=all&limit=500&direction=desc&after=2024-01-01T00%3A00%3A00Z&until=2024-01-02T00%3A00%3A00Z&symbols=BTC%2FUSD%2CAAPL"
+        )
     }
 }

@@ -1,9 +1,10 @@
-@testable import AlpacaAdapter
 import Foundation
 import GatewayCore
 import GatewayModel
 import Synchronization
 import Testing
+
+@testable import AlpacaAdapter
 
 /// What each Alpaca call may read (a cap near the size of a real answer, not the transport's 8 MiB default), and the
 /// `feed` setting, which names a stream path and a query value and so must be one of Alpaca's feeds.
@@ -71,8 +72,10 @@ struct AnswerCapAndFeedTests {
         #expect(Endpoint.stockBars(symbol: "AAPL", timeframe: "1Day", start: Date(), limit: 1200, feed: nil).maxResponseBytes == 1024 * 1024)
     }
 
-    @Test("feed: Alpaca's feeds are taken; anything else is unprocessable naming settings.feed, before any URL is made",
-          arguments: ["bogus", "iex/../../v2/account", "sip?x=1", "SIP", "iex ", "test"])
+    @Test(
+        "feed: Alpaca's feeds are taken; anything else is unprocessable naming settings.feed, before any URL is made",
+        arguments: ["bogus", "iex/../../v2/account", "sip?x=1", "SIP", "iex ", "test"]
+    )
     func badFeed(_ feed: String) throws {
         let error = #expect(throws: GatewayError.self) {
             try AlpacaConfiguration(baseURL: "https://paper-api.alpaca.markets", settings: ["feed": feed], credentials: testCredentials)
@@ -85,7 +88,10 @@ struct AnswerCapAndFeedTests {
     func goodFeeds() throws {
         for feed in ["iex", "sip", "delayed_sip", "otc", "boats", "overnight"] {
             let configuration = try AlpacaConfiguration(
-                baseURL: "https://paper-api.alpaca.markets", settings: ["feed": feed], credentials: testCredentials)
+                baseURL: "https://paper-api.alpaca.markets",
+                settings: ["feed": feed],
+                credentials: testCredentials
+            )
             #expect(configuration.feed == feed)
         }
         let none = try AlpacaConfiguration(baseURL: "https://paper-api.alpaca.markets", settings: ["feed": ""], credentials: testCredentials)

@@ -147,10 +147,13 @@ struct ContractJSONTests {
     @Test("shape: recorded keys required, kinds equal, null matches anything, extra keys allowed")
     func shape() {
         let recorded: JSONValue = .object(["id": .string("a"), "qty": .number(1), "filled_at": .null, "legs": .array([])])
-        #expect(ContractJSON.shapeDifference(
-            recorded: recorded,
-            actual: .object(["id": .string("b"), "qty": .number(2), "filled_at": .string("t"), "legs": .null, "extra": .bool(true)]))
-            == nil)
+        #expect(
+            ContractJSON.shapeDifference(
+                recorded: recorded,
+                actual: .object(["id": .string("b"), "qty": .number(2), "filled_at": .string("t"), "legs": .null, "extra": .bool(true)])
+            )
+                == nil
+        )
         let full: [String: JSONValue] = ["id": .string("b"), "qty": .number(2), "filled_at": .null, "legs": .array([])]
         var withoutId = full
         withoutId.removeValue(forKey: "id")
@@ -160,7 +163,11 @@ struct ContractJSONTests {
         stringQty["qty"] = .string("2")
         #expect(ContractJSON.shapeDifference(recorded: recorded, actual: .object(stringQty))?.contains("qty") == true)
         #expect(ContractJSON.shapeDifference(recorded: recorded, actual: .object(stringQty), looseKinds: ["qty"]) == nil)
-        #expect(ContractJSON.shapeDifference(
-            recorded: .array([.object(["a": .number(1)])]), actual: .array([.object(["b": .number(1)])])) != nil)
+        #expect(
+            ContractJSON.shapeDifference(
+                recorded: .array([.object(["a": .number(1)])]),
+                actual: .array([.object(["b": .number(1)])])
+            ) != nil
+        )
     }
 }

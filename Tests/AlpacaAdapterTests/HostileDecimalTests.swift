@@ -1,8 +1,9 @@
-@testable import AlpacaAdapter
 import Foundation
 import GatewayCore
 import GatewayModel
 import Testing
+
+@testable import AlpacaAdapter
 
 /// A broker's decimal that `Decimal` cannot hold exactly is that source's `malformed_response` (502): never a trap,
 /// never a rounded value. (Decimals are parsed by the shared `DecimalText`, so every adapter gets the same rule.)

@@ -1,8 +1,9 @@
-@testable import AlpacaAdapter
 import Foundation
 import GatewayCore
 import GatewayModel
 import Testing
+
+@testable import AlpacaAdapter
 
 /// Decodes a wire DTO from JSON text, as the adapter does.
 func wire<T: Decodable>(_ type: T.Type, _ json: String) throws -> T {
@@ -10,8 +11,16 @@ func wire<T: Decodable>(_ type: T.Type, _ json: String) throws -> T {
 }
 
 /// An order body in Alpaca's form with one field replaced.
-func orderJSON(status: String = "accepted", side: String = "buy", type: String = "market", tif: String = "day",
-               qty: String = "\"1\"", symbol: String = "AAPL", assetClass: String = "us_equity", extra: String = "") -> String {
+func orderJSON(
+    status: String = "accepted",
+    side: String = "buy",
+    type: String = "market",
+    tif: String = "day",
+    qty: String = "\"1\"",
+    symbol: String = "AAPL",
+    assetClass: String = "us_equity",
+    extra: String = ""
+) -> String {
     """
     {"id": "61e69015-8549-4bfd-b9c3-01e75843f47d", "client_order_id": "c-1", "created_at": "2021-03-16T18:38:01.942282Z",
      "updated_at": "2021-03-16T18:38:01.942282Z", "submitted_at": "2021-03-16T18:38:01.937734Z",
@@ -37,7 +46,10 @@ struct EnumMappingTests {
     func status(_ raw: String, _ expected: OrderStatus) throws {
         #expect(try OrderStatus(alpaca: raw) == expected)
         let order = try Order(
-            alpaca: try wire(AlpacaOrder.self, orderJSON(status: raw)), connectionId: "c", accountId: "a")
+            alpaca: try wire(AlpacaOrder.self, orderJSON(status: raw)),
+            connectionId: "c",
+            accountId: "a"
+        )
         #expect(order.status == expected)
         #expect(order.brokerStatus == raw)
     }
@@ -130,16 +142,29 @@ struct WireMappingTests {
         #expect(AlpacaSymbol.canonicalCrypto("USD") == "USD")
 
         let position = try Position(
-            alpaca: try wire(AlpacaPosition.self, """
+            alpaca: try wire(
+                AlpacaPosition.self,
+                """
                 {"asset_id": "a1", "symbol": "BTCUSD", "exchange": "FTXU", "asset_class": "crypto",
                  "avg_entry_price": "19660.57", "qty": "2.61937", "side": "long", "cost_basis": "51498.3174"}
-                """), connectionId: "c", accountId: "a")
+                """
+            ),
+            connectionId: "c",
+            accountId: "a"
+        )
         let order = try Order(
             alpaca: try wire(AlpacaOrder.self, orderJSON(tif: "gtc", symbol: "BTC/USD", assetClass: "crypto")),
-            connectionId: "c", accountId: "a")
-        let asset = Instrument(alpaca: try wire(AlpacaAsset.self, """
-            {"id": "a1", "class": "crypto", "exchange": "CRYPTO", "symbol": "BTC/USD", "name": "Bitcoin / US Dollar"}
-            """))
+            connectionId: "c",
+            accountId: "a"
+        )
+        let asset = Instrument(
+            alpaca: try wire(
+                AlpacaAsset.self,
+                """
+                {"id": "a1", "class": "crypto", "exchange": "CRYPTO", "symbol": "BTC/USD", "name": "Bitcoin / US Dollar"}
+                """
+            )
+        )
         for instrument in [position.instrument, order.instrument, asset] {
             #expect(instrument.symbol == "BTC/USD")
             #expect(instrument.assetClass == .crypto)
@@ -152,9 +177,14 @@ struct WireMappingTests {
 
     @Test("equities carry the MIC and the asset id")
     func equityInstrument() throws {
-        let asset = Instrument(alpaca: try wire(AlpacaAsset.self, """
-            {"id": "904837e3", "class": "us_equity", "exchange": "NASDAQ", "symbol": "AAPL", "name": "Apple Inc."}
-            """))
+        let asset = Instrument(
+            alpaca: try wire(
+                AlpacaAsset.self,
+                """
+                {"id": "904837e3", "class": "us_equity", "exchange": "NASDAQ", "symbol": "AAPL", "name": "Apple Inc."}
+                """
+            )
+        )
         #expect(asset == Instrument(symbol: "AAPL", assetClass: .equity))
         #expect(asset.exchange == "XNAS")
         #expect(asset.brokerKey == ["assetId": "904837e3"])
@@ -163,16 +193,28 @@ struct WireMappingTests {
     @Test("a short position has a negative quantity, whatever sign qty carries", arguments: ["\"-10\"", "\"10\""])
     func shortSign(_ qty: String) throws {
         let position = try Position(
-            alpaca: try wire(AlpacaPosition.self, """
+            alpaca: try wire(
+                AlpacaPosition.self,
+                """
                 {"asset_id": "a1", "symbol": "TSLA", "exchange": "NASDAQ", "asset_class": "us_equity",
                  "avg_entry_price": "250", "qty": \(qty), "side": "short", "cost_basis": "-2500"}
-                """), connectionId: "c", accountId: "a")
+                """
+            ),
+            connectionId: "c",
+            accountId: "a"
+        )
         #expect(position.quantity == -10)
         let long = try Position(
-            alpaca: try wire(AlpacaPosition.self, """
+            alpaca: try wire(
+                AlpacaPosition.self,
+                """
                 {"asset_id": "a1", "symbol": "TSLA", "exchange": "NASDAQ", "asset_class": "us_equity",
                  "avg_entry_price": "250", "qty": "10", "side": "long", "cost_basis": "2500"}
-                """), connectionId: "c", accountId: "a")
+                """
+            ),
+            connectionId: "c",
+            accountId: "a"
+        )
         #expect(long.quantity == 10)
     }
 

@@ -1,8 +1,9 @@
-@testable import AlpacaAdapter
 import Foundation
 import GatewayCore
 import GatewayModel
 import Testing
+
+@testable import AlpacaAdapter
 
 /// Candles and order books: what the adapter asks Alpaca for, and what it refuses without asking.
 @Suite("Alpaca adapter: candles and order books")
@@ -16,7 +17,12 @@ struct MarketDataTests {
 
     @Test("the latest count bars, newest first on the wire, oldest first in the series; the look-back covers a stock's closed hours")
     func candleRequests() async throws {
-        let stock = StubTransport([(200, #"{"bars":{"AAPL":[{"t":"2025-01-06T14:00:00Z","o":1,"h":2,"l":0.5,"c":1.5,"v":10},{"t":"2025-01-06T13:00:00Z","o":1,"h":1,"l":1,"c":1,"v":0}]},"next_page_token":"x"}"#)])
+        let stock = StubTransport([
+            (
+                200,
+                #"{"bars":{"AAPL":[{"t":"2025-01-06T14:00:00Z","o":1,"h":2,"l":0.5,"c":1.5,"v":10},{"t":"2025-01-06T13:00:00Z","o":1,"h":1,"l":1,"c":1,"v":0}]},"next_page_token":"x"}"#
+            )
+        ])
         let series = try await makeAdapter(stock, settings: ["feed": "iex"], now: { Self.now })
             .candles(InstrumentReference(symbol: "AAPL"), interval: .oneHour, count: 2)
         #expect(series.candles.map(\.time) == [Date(timeIntervalSince1970: 1_736_168_400), Date(timeIntervalSince1970: 1_736_172_000)])
@@ -62,7 +68,10 @@ struct MarketDataTests {
     @Test("a book is sorted, merged and cut to depth; a pair Alpaca leaves out is not_found; strings are read too")
     func orderBooks() async throws {
         let transport = StubTransport([
-            (200, #"{"orderbooks":{"BTC/USD":{"a":[{"p":"101","s":"1"},{"p":100,"s":2},{"p":100,"s":1},{"p":102,"s":0}],"b":[{"p":98,"s":1},{"p":99,"s":3}],"t":"2024-07-18T08:22:41.607595222Z"}}}"#),
+            (
+                200,
+                #"{"orderbooks":{"BTC/USD":{"a":[{"p":"101","s":"1"},{"p":100,"s":2},{"p":100,"s":1},{"p":102,"s":0}],"b":[{"p":98,"s":1},{"p":99,"s":3}],"t":"2024-07-18T08:22:41.607595222Z"}}}"#
+            ),
             (200, #"{"orderbooks":{}}"#),
             (200, #"{"orderbooks":{"BTC/USD":{"a":[{"p":"1.5abc","s":1}],"b":[]}}}"#),
         ])

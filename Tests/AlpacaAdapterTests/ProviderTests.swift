@@ -31,15 +31,23 @@ struct SandboxEndToEndTests {
     func withAdapter(_ body: (any BrokerAdapter) async throws -> Void) async throws {
         try await withSandbox(AlpacaSandbox()) { url in
             let connection = ConnectionDescriptor(
-                id: "conn-e2e", tenantId: "t", broker: .alpaca, displayName: "sandbox", baseURL: url.absoluteString,
-                createdAt: Date(), updatedAt: Date())
+                id: "conn-e2e",
+                tenantId: "t",
+                broker: .alpaca,
+                displayName: "sandbox",
+                baseURL: url.absoluteString,
+                createdAt: Date(),
+                updatedAt: Date()
+            )
             let context = AdapterContext(
-                connection: connection, baseURL: url.absoluteString,
+                connection: connection,
+                baseURL: url.absoluteString,
                 credentials: BrokerCredentials([
                     "keyId": AlpacaSandboxAccount.demoKeyID, "secretKey": AlpacaSandboxAccount.demoSecretKey,
                 ]),
                 transport: HTTPClientTransport.loopbackForTests,
-                logger: Logger(label: "e2e", factory: { _ in SwiftLogNoOpLogHandler() }))
+                logger: Logger(label: "e2e", factory: { _ in SwiftLogNoOpLogHandler() })
+            )
             try await body(try AlpacaAdapterFactory().makeAdapter(context))
         }
     }
@@ -71,8 +79,16 @@ struct SandboxEndToEndTests {
             let accountId = try await adapter.accounts()[0].id
             let clientOrderId = "gw-e2e-\(UUID().uuidString.prefix(8))"
             let request = OrderRequest(
-                connectionId: "conn-e2e", accountId: accountId, instrument: InstrumentReference(symbol: "AAPL"),
-                side: .buy, type: .limit, timeInForce: .day, quantity: 1, limitPrice: 1, clientOrderId: clientOrderId)
+                connectionId: "conn-e2e",
+                accountId: accountId,
+                instrument: InstrumentReference(symbol: "AAPL"),
+                side: .buy,
+                type: .limit,
+                timeInForce: .day,
+                quantity: 1,
+                limitPrice: 1,
+                clientOrderId: clientOrderId
+            )
             let placed = try await adapter.placeOrder(request)
             #expect(placed.clientOrderId == clientOrderId)
             #expect(placed.status.isActive)
@@ -89,8 +105,15 @@ struct SandboxEndToEndTests {
             #expect([.canceled, .pendingCancel].contains(canceled.status))
 
             let huge = OrderRequest(
-                connectionId: "conn-e2e", accountId: accountId, instrument: InstrumentReference(symbol: "SPY"),
-                side: .buy, type: .market, timeInForce: .day, quantity: 100_000, clientOrderId: "gw-e2e-huge-\(UUID().uuidString.prefix(8))")
+                connectionId: "conn-e2e",
+                accountId: accountId,
+                instrument: InstrumentReference(symbol: "SPY"),
+                side: .buy,
+                type: .market,
+                timeInForce: .day,
+                quantity: 100_000,
+                clientOrderId: "gw-e2e-huge-\(UUID().uuidString.prefix(8))"
+            )
             let refused = await #expect(throws: GatewayError.self) { try await adapter.placeOrder(huge) }
             #expect(refused?.code == .insufficientFunds)
         }

@@ -58,8 +58,11 @@ public final class ChildProcess: Sendable {
 
     /// Starts `executable` with `arguments`; the environment is this process's unless one is given.
     public init(
-        executable: String, arguments: [String], environment: [String: String]? = nil,
-        standardOutput: Output = .discard, standardError: Output = .discard
+        executable: String,
+        arguments: [String],
+        environment: [String: String]? = nil,
+        standardOutput: Output = .discard,
+        standardError: Output = .discard
     ) throws {
         var opened: [Int32] = []
         defer { for descriptor in opened { close(descriptor) } }
@@ -112,8 +115,14 @@ public final class ChildProcess: Sendable {
         let result = (argv + [nil]).withUnsafeBufferPointer { arguments in
             (envp + [nil]).withUnsafeBufferPointer { environment in
                 bgw_spawn(
-                    &spawned, executable, arguments.baseAddress, environment.baseAddress, input, outputDescriptor,
-                    errorDescriptor)
+                    &spawned,
+                    executable,
+                    arguments.baseAddress,
+                    environment.baseAddress,
+                    input,
+                    outputDescriptor,
+                    errorDescriptor
+                )
             }
         }
         guard result == 0 else {

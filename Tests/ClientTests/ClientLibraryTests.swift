@@ -11,32 +11,49 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import Sandbox
+import TestWorlds
 import Testing
 import TradeOgreAdapter
-import TestWorlds
 
 /// The generated client library against a live gateway on a loopback port, with a TradeOgre sandbox behind it.
 @Suite("Client library against a running gateway", .heavyWorld)
 struct ClientLibraryTests {
     func withLiveGateway(
-        unbound: Bool = false, _ body: @escaping @Sendable (BrokerGatewayClient, String) async throws -> Void
+        unbound: Bool = false,
+        _ body: @escaping @Sendable (BrokerGatewayClient, String) async throws -> Void
     ) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bg-client-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         try await withSandbox(TradeOgreSandbox()) { sandboxURL in
             let logger = Logger(label: "client-test", factory: { _ in SwiftLogNoOpLogHandler() })
-            let store = try await SQLiteStore.opening(path: directory.appendingPathComponent("gateway.sqlite").path, cipher: .random(), logger: logger)
+            let store = try await SQLiteStore.opening(
+                path: directory.appendingPathComponent("gateway.sqlite").path,
+                cipher: .random(),
+                logger: logger
+            )
             let registry = AdapterRegistry(
-                factories: [TradeOgreAdapterFactory()], transport: HTTPClientTransport.loopbackForTests, logger: logger,
-                egress: .loopbackForTests)
+                factories: [TradeOgreAdapterFactory()],
+                transport: HTTPClientTransport.loopbackForTests,
+                logger: logger,
+                egress: .loopbackForTests
+            )
             let gateway = Gateway(store: store, registry: registry, router: BrokerRouter(), logger: logger)
             let tenant = try await store.createTenant(name: "client")
             let key = try await store.issueDefaultUserKey(tenantId: tenant.id, label: "client")
             let user = try await store.defaultUser(tenantId: tenant.id)
             let unboundKey = try await store.issueAPIKey(
-                tenantId: tenant.id, label: "backend", scopes: ["read", "trade"], userId: nil, audit: nil)
-            let app = Application(router: try GatewayServer.router(gateway: gateway), configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
+                tenantId: tenant.id,
+                label: "backend",
+                scopes: ["read", "trade"],
+                userId: nil,
+                audit: nil
+            )
+            let app = Application(
+                router: try GatewayServer.router(gateway: gateway),
+                configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                logger: logger
+            )
             try await app.test(.live) { client in
                 let port = try #require(client.port)
                 let url = try #require(URL(string: "http://127.0.0.1:\(port)"))
@@ -52,11 +69,17 @@ struct ClientLibraryTests {
     @Test("a backend's unbound key acts for the user the client names, on every call")
     func actingForAUser() async throws {
         try await withLiveGateway(unbound: true) { client, sandboxURL in
-            let linked = try await client.raw.linkConnection(body: .json(.init(
-                broker: .tradeogre, baseURL: sandboxURL + "/api/v1",
-                credentials: .init(additionalProperties: [
-                    "apiKey": TradeOgreSandboxAccount.demoAPIKey, "apiSecret": TradeOgreSandboxAccount.demoAPISecret,
-                ]))))
+            let linked = try await client.raw.linkConnection(
+                body: .json(
+                    .init(
+                        broker: .tradeogre,
+                        baseURL: sandboxURL + "/api/v1",
+                        credentials: .init(additionalProperties: [
+                            "apiKey": TradeOgreSandboxAccount.demoAPIKey, "apiSecret": TradeOgreSandboxAccount.demoAPISecret,
+                        ])
+                    )
+                )
+            )
             guard case .created(let created) = linked else {
                 Issue.record("linking answered \(linked)")
                 return
@@ -75,11 +98,17 @@ struct ClientLibraryTests {
 
     @Test func linkReadPlaceReplayAndCancelThroughTheClient() async throws {
         try await withLiveGateway { client, sandboxURL in
-            let linked = try await client.raw.linkConnection(body: .json(.init(
-                broker: .tradeogre, baseURL: sandboxURL + "/api/v1",
-                credentials: .init(additionalProperties: [
-                    "apiKey": TradeOgreSandboxAccount.demoAPIKey, "apiSecret": TradeOgreSandboxAccount.demoAPISecret,
-                ]))))
+            let linked = try await client.raw.linkConnection(
+                body: .json(
+                    .init(
+                        broker: .tradeogre,
+                        baseURL: sandboxURL + "/api/v1",
+                        credentials: .init(additionalProperties: [
+                            "apiKey": TradeOgreSandboxAccount.demoAPIKey, "apiSecret": TradeOgreSandboxAccount.demoAPISecret,
+                        ])
+                    )
+                )
+            )
             guard case .created(let created) = linked else {
                 Issue.record("linking answered \(linked)")
                 return
@@ -99,8 +128,15 @@ struct ClientLibraryTests {
             }
             let bid = try #require(try quotes.body.json.data.first?.bid)
             let request = OrderRequest(
-                connectionId: connection.id, accountId: account, instrument: InstrumentReference(symbol: "XMR/BTC"), side: .buy,
-                type: .limit, timeInForce: .gtc, quantity: Decimal(string: "1.5")!, limitPrice: DecimalText.parse(DecimalText.format(bid / 2, scale: 8)))
+                connectionId: connection.id,
+                accountId: account,
+                instrument: InstrumentReference(symbol: "XMR/BTC"),
+                side: .buy,
+                type: .limit,
+                timeInForce: .gtc,
+                quantity: Decimal(string: "1.5")!,
+                limitPrice: DecimalText.parse(DecimalText.format(bid / 2, scale: 8))
+            )
             let key = UUID().uuidString
             let placed = try await client.placeOrder(request, idempotencyKey: key)
             #expect(placed.outcomeKnown)

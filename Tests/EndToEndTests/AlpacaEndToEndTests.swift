@@ -14,8 +14,8 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import Sandbox
-import Testing
 import TestWorlds
+import Testing
 
 /// The unified API over the real Alpaca adapter and the Alpaca sandbox on loopback: what a user of
 /// `swift run gateway` sees, and proof that orders sent through /v1 change the broker's state.
@@ -35,10 +35,17 @@ struct AlpacaEndToEndTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         try await withSandbox(AlpacaSandbox()) { url in
             let logger = Logger(label: "e2e", factory: { _ in SwiftLogNoOpLogHandler() })
-            let store = try await SQLiteStore.opening(path: directory.appendingPathComponent("gateway.sqlite").path, cipher: .random(), logger: logger)
+            let store = try await SQLiteStore.opening(
+                path: directory.appendingPathComponent("gateway.sqlite").path,
+                cipher: .random(),
+                logger: logger
+            )
             let registry = AdapterRegistry(
-                factories: [AlpacaAdapterFactory()], transport: HTTPClientTransport.loopbackForTests, logger: logger,
-                egress: .loopbackForTests)
+                factories: [AlpacaAdapterFactory()],
+                transport: HTTPClientTransport.loopbackForTests,
+                logger: logger,
+                egress: .loopbackForTests
+            )
             let gateway = Gateway(store: store, registry: registry, router: .unhurried, logger: logger)
             let tenant = try await store.createTenant(name: "e2e")
             let key = try await store.issueDefaultUserKey(tenantId: tenant.id, label: "e2e")
@@ -58,7 +65,13 @@ struct AlpacaEndToEndTests {
         return try JSONSerialization.jsonObject(with: Data(body.readableBytesView))
     }
 
-    func call(_ client: any TestClientProtocol, _ method: HTTPRequest.Method, _ uri: String, _ world: World, json: String? = nil)
+    func call(
+        _ client: any TestClientProtocol,
+        _ method: HTTPRequest.Method,
+        _ uri: String,
+        _ world: World,
+        json: String? = nil
+    )
         async throws -> (status: Int, body: [String: Any])
     {
         try await client.execute(uri: uri, method: method, headers: world.auth, body: json.map { ByteBuffer(string: $0) }) { response in
@@ -69,19 +82,31 @@ struct AlpacaEndToEndTests {
     }
 
     func link(_ client: any TestClientProtocol, _ world: World) async throws -> String {
-        let linked = try await call(client, .post, "/v1/connections", world, json: """
-            {"broker":"alpaca","displayName":"Sandbox","baseURL":"\(world.sandboxURL)",
-             "credentials":{"keyId":"\(AlpacaSandboxAccount.demoKeyID)","secretKey":"\(AlpacaSandboxAccount.demoSecretKey)"}}
-            """)
+        let linked = try await call(
+            client,
+            .post,
+            "/v1/connections",
+            world,
+            json: """
+                {"broker":"alpaca","displayName":"Sandbox","baseURL":"\(world.sandboxURL)",
+                 "credentials":{"keyId":"\(AlpacaSandboxAccount.demoKeyID)","secretKey":"\(AlpacaSandboxAccount.demoSecretKey)"}}
+                """
+        )
         #expect(linked.status == 201)
         return try #require((linked.body["data"] as? [String: Any])?["id"] as? String)
     }
 
     @Test func linkingRefusesWrongKeys() async throws {
         try await withWorld { world, client in
-            let refused = try await call(client, .post, "/v1/connections", world, json: """
-                {"broker":"alpaca","baseURL":"\(world.sandboxURL)","credentials":{"keyId":"WRONG","secretKey":"WRONG"}}
-                """)
+            let refused = try await call(
+                client,
+                .post,
+                "/v1/connections",
+                world,
+                json: """
+                    {"broker":"alpaca","baseURL":"\(world.sandboxURL)","credentials":{"keyId":"WRONG","secretKey":"WRONG"}}
+                    """
+            )
             #expect(refused.status == 422)
             let list = try await call(client, .get, "/v1/connections", world)
             #expect((list.body["data"] as? [Any])?.isEmpty == true)
@@ -106,7 +131,9 @@ struct AlpacaEndToEndTests {
 
             let sandboxPositions = try #require(try await sandboxGET(world, "/v2/positions") as? [[String: Any]])
             let positions = try await call(client, .get, "/v1/positions", world)
-            let symbols = Set((positions.body["data"] as? [[String: Any]] ?? []).compactMap { ($0["instrument"] as? [String: Any])?["symbol"] as? String })
+            let symbols = Set(
+                (positions.body["data"] as? [[String: Any]] ?? []).compactMap { ($0["instrument"] as? [String: Any])?["symbol"] as? String }
+            )
             let expected = Set(sandboxPositions.compactMap { $0["symbol"] as? String }.map { $0 == "BTCUSD" ? "BTC/USD" : $0 })
             #expect(!symbols.isEmpty)
             #expect(symbols == expected)
@@ -130,10 +157,16 @@ struct AlpacaEndToEndTests {
             let ask = try #require(DecimalText.parse(((quotes.body["data"] as? [[String: Any]])?.first?["ask"] as? String) ?? ""))
             // Far below the market, so it rests.
             let limit = DecimalText.format((ask / 2), scale: 2)
-            let placed = try await call(client, .post, "/v1/orders", world, json: """
-                {"connectionId":"\(connection)","accountId":"\(accountId)","symbol":"AAPL","side":"buy","type":"limit",
-                 "timeInForce":"day","quantity":"1","limitPrice":"\(limit)","clientOrderId":"e2e-rest-1"}
-                """)
+            let placed = try await call(
+                client,
+                .post,
+                "/v1/orders",
+                world,
+                json: """
+                    {"connectionId":"\(connection)","accountId":"\(accountId)","symbol":"AAPL","side":"buy","type":"limit",
+                     "timeInForce":"day","quantity":"1","limitPrice":"\(limit)","clientOrderId":"e2e-rest-1"}
+                    """
+            )
             #expect(placed.status == 201)
             let order = try #require(placed.body["data"] as? [String: Any])
             let id = try #require(order["id"] as? String)
@@ -172,13 +205,21 @@ struct AlpacaEndToEndTests {
             let accountId = try #require((accounts.body["data"] as? [[String: Any]])?.first?["id"] as? String)
             func quantity(_ symbol: String) async throws -> Decimal {
                 let positions = try await call(client, .get, "/v1/positions", world)
-                let match = (positions.body["data"] as? [[String: Any]] ?? []).first { ($0["instrument"] as? [String: Any])?["symbol"] as? String == symbol }
+                let match = (positions.body["data"] as? [[String: Any]] ?? []).first {
+                    ($0["instrument"] as? [String: Any])?["symbol"] as? String == symbol
+                }
                 return DecimalText.parse(match?["quantity"] as? String ?? "0") ?? 0
             }
             let before = try await quantity("MSFT")
-            let placed = try await call(client, .post, "/v1/orders", world, json: """
-                {"connectionId":"\(connection)","accountId":"\(accountId)","symbol":"MSFT","side":"buy","type":"market","quantity":"3"}
-                """)
+            let placed = try await call(
+                client,
+                .post,
+                "/v1/orders",
+                world,
+                json: """
+                    {"connectionId":"\(connection)","accountId":"\(accountId)","symbol":"MSFT","side":"buy","type":"market","quantity":"3"}
+                    """
+            )
             #expect(placed.status == 201)
             let id = try #require((placed.body["data"] as? [String: Any])?["id"] as? String)
             let fetched = try await call(client, .get, "/v1/orders/\(id)", world)

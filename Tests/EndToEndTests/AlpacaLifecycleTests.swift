@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
-import Testing
 import TestWorlds
+import Testing
 
 /// An Alpaca order's life through `/v1`, against the Alpaca sandbox (issue 26): every end an order can come to reads
 /// by its id with its real state, its journal ends there, and the stream carries each change once.
@@ -80,7 +80,9 @@ struct AlpacaLifecycleTests {
     @Test func anExpiredDayOrder() async throws {
         try await LifecycleWorld.with(prices: ["AAPL": "100"]) { world in
             let id = try await world.placed(
-                "alpaca", #""symbol":"AAPL","side":"buy","type":"limit","timeInForce":"day","quantity":"1","limitPrice":"90""#)
+                "alpaca",
+                #""symbol":"AAPL","side":"buy","type":"limit","timeInForce":"day","quantity":"1","limitPrice":"90""#
+            )
             try await world.awaitStatus(id, "open")
             // 10:00 in New York to 18:00, past the 16:00 close where Alpaca's day order lapses.
             world.advance(seconds: 8 * 3600)

@@ -15,7 +15,12 @@ extension AlpacaEndToEndTests {
         return try #require((accounts.body["data"] as? [[String: Any]])?.first?["id"] as? String)
     }
 
-    func post(_ client: any TestClientProtocol, _ world: World, key: String, _ json: String) async throws
+    func post(
+        _ client: any TestClientProtocol,
+        _ world: World,
+        key: String,
+        _ json: String
+    ) async throws
         -> (status: Int, body: [String: Any])
     {
         var headers = world.auth
@@ -88,9 +93,14 @@ extension AlpacaEndToEndTests {
             let connection = try await link(client, world)
             let accountId = try await account(client, world)
             func refusal(_ fields: String) async throws -> (Int, [String]) {
-                let answer = try await post(client, world, key: UUID().uuidString, """
+                let answer = try await post(
+                    client,
+                    world,
+                    key: UUID().uuidString,
+                    """
                     {"connectionId":"\(connection)","accountId":"\(accountId)","symbol":"AAPL","side":"buy",\(fields)}
-                    """)
+                    """
+                )
                 let details = (answer.body["error"] as? [String: Any])?["details"] as? [[String: Any]] ?? []
                 return (answer.status, details.compactMap { $0["field"] as? String })
             }
@@ -114,10 +124,15 @@ extension AlpacaEndToEndTests {
             let accountId = try await account(client, world)
             let quotes = try await call(client, .get, "/v1/quotes?symbols=AAPL", world)
             let ask = try #require(DecimalText.parse(((quotes.body["data"] as? [[String: Any]])?.first?["ask"] as? String) ?? ""))
-            let placed = try await post(client, world, key: "chain-1", """
+            let placed = try await post(
+                client,
+                world,
+                key: "chain-1",
+                """
                 {"connectionId":"\(connection)","accountId":"\(accountId)","symbol":"AAPL","side":"buy","type":"limit",
                  "timeInForce":"day","quantity":"1","limitPrice":"\(DecimalText.format(ask / 2, scale: 2))"}
-                """)
+                """
+            )
             #expect(placed.status == 201)
             let order = try #require(placed.body["data"] as? [String: Any])
             let id = try #require(order["id"] as? String)
@@ -126,7 +141,12 @@ extension AlpacaEndToEndTests {
             #expect(date(order["submittedAt"]) != nil)
 
             let changed = try await call(
-                client, .patch, "/v1/orders/\(id)", world, json: #"{"quantity":"2"}"#)
+                client,
+                .patch,
+                "/v1/orders/\(id)",
+                world,
+                json: #"{"quantity":"2"}"#
+            )
             #expect(changed.status == 200)
             let replacement = try #require(changed.body["data"] as? [String: Any])
             #expect(replacement["id"] as? String == id)

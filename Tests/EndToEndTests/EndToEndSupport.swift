@@ -13,11 +13,11 @@ import HummingbirdTesting
 import Logging
 import NIOCore
 import NIOHTTP1
-import SaxoAdapter
 import Sandbox
+import SaxoAdapter
 import Synchronization
-import Testing
 import TestWorlds
+import Testing
 import TradeItAdapter
 import TradeOgreAdapter
 
@@ -37,7 +37,9 @@ struct Loopback: Sendable {
     }
 
     static func with(
-        _ simulator: some SandboxSimulator, limits: TenantLimits = TenantLimits(), router: BrokerRouter = .unhurried,
+        _ simulator: some SandboxSimulator,
+        limits: TenantLimits = TenantLimits(),
+        router: BrokerRouter = .unhurried,
         _ body: @escaping @Sendable (Loopback, any TestClientProtocol) async throws -> Void
     ) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bg-loop-\(UUID().uuidString)")
@@ -45,23 +47,41 @@ struct Loopback: Sendable {
         defer { try? FileManager.default.removeItem(at: directory) }
         try await withSandbox(simulator) { url in
             let logger = Logger(label: "e2e", factory: { _ in SwiftLogNoOpLogHandler() })
-            let store = try await SQLiteStore.opening(path: directory.appendingPathComponent("gateway.sqlite").path, cipher: .random(), logger: logger)
+            let store = try await SQLiteStore.opening(
+                path: directory.appendingPathComponent("gateway.sqlite").path,
+                cipher: .random(),
+                logger: logger
+            )
             let upstream = CountingTransport(base: HTTPClientTransport.loopbackForTests)
             let registry = AdapterRegistry(
                 factories: [AlpacaAdapterFactory(), SaxoAdapterFactory(), TradeItAdapterFactory(), TradeOgreAdapterFactory()],
-                transport: upstream, logger: logger, egress: .loopbackForTests)
+                transport: upstream,
+                logger: logger,
+                egress: .loopbackForTests
+            )
             let gateway = Gateway(store: store, registry: registry, router: router, logger: logger, limits: limits)
             let tenant = try await store.createTenant(name: "e2e")
             let key = try await store.issueDefaultUserKey(tenantId: tenant.id, label: "e2e")
             let app = Application(router: try GatewayServer.router(gateway: gateway), logger: logger)
             let world = Loopback(
-                sandboxURL: url.absoluteString, apiKey: key.plaintext, gateway: gateway, tenant: tenant, store: store,
-                upstream: upstream)
+                sandboxURL: url.absoluteString,
+                apiKey: key.plaintext,
+                gateway: gateway,
+                tenant: tenant,
+                store: store,
+                upstream: upstream
+            )
             try await app.test(.router) { client in try await body(world, client) }
         }
     }
 
-    func call(_ client: any TestClientProtocol, _ method: HTTPRequest.Method, _ uri: String, json: String? = nil, headers: HTTPFields? = nil)
+    func call(
+        _ client: any TestClientProtocol,
+        _ method: HTTPRequest.Method,
+        _ uri: String,
+        json: String? = nil,
+        headers: HTTPFields? = nil
+    )
         async throws -> (status: Int, body: [String: Any], headers: HTTPFields)
     {
         try await client.execute(uri: uri, method: method, headers: headers ?? auth, body: json.map { ByteBuffer(string: $0) }) { response in
@@ -75,23 +95,36 @@ struct Loopback: Sendable {
 extension Loopback {
     /// Links the Alpaca sandbox's demo account through the API; the connection id.
     func linkAlpacaDemo(_ client: any TestClientProtocol) async throws -> String {
-        let linked = try await call(client, .post, "/v1/connections", json: """
-            {"broker":"alpaca","displayName":"paper","baseURL":"\(sandboxURL)",
-             "credentials":{"keyId":"\(AlpacaSandboxAccount.demoKeyID)","secretKey":"\(AlpacaSandboxAccount.demoSecretKey)"}}
-            """)
+        let linked = try await call(
+            client,
+            .post,
+            "/v1/connections",
+            json: """
+                {"broker":"alpaca","displayName":"paper","baseURL":"\(sandboxURL)",
+                 "credentials":{"keyId":"\(AlpacaSandboxAccount.demoKeyID)","secretKey":"\(AlpacaSandboxAccount.demoSecretKey)"}}
+                """
+        )
         #expect(linked.status == 201, "\(linked.body)")
         return try #require(linked.body.data["id"] as? String)
     }
 
     /// Links a TradeIt user the sandbox has already linked (its user id and token), with credentials, as a client
     /// that holds them does: no login popup. The whole answer.
-    func linkTradeIt(_ client: any TestClientProtocol, _ user: (userId: String, userToken: String)) async throws
+    func linkTradeIt(
+        _ client: any TestClientProtocol,
+        _ user: (userId: String, userToken: String)
+    ) async throws
         -> (status: Int, body: [String: Any], headers: HTTPFields)
     {
-        try await call(client, .post, "/v1/connections", json: """
-            {"broker":"tradeit","displayName":"Dummy","baseURL":"\(sandboxURL)","settings":{"brokerShortName":"Dummy"},
-             "credentials":{"apiKey":"\(TradeItSandboxConfiguration.demoAPIKey)","userId":"\(user.userId)","userToken":"\(user.userToken)"}}
-            """)
+        try await call(
+            client,
+            .post,
+            "/v1/connections",
+            json: """
+                {"broker":"tradeit","displayName":"Dummy","baseURL":"\(sandboxURL)","settings":{"brokerShortName":"Dummy"},
+                 "credentials":{"apiKey":"\(TradeItSandboxConfiguration.demoAPIKey)","userId":"\(user.userId)","userToken":"\(user.userToken)"}}
+                """
+        )
     }
 }
 

@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
-import Testing
 import TestWorlds
+import Testing
 
 /// Issue 26, "one error vocabulary": each mistake of the README's "Errors" table, sent through `/v1` to every broker
 /// whose sandbox can make it, answers the same code, the same HTTP status and (where it is a field's fault) the same
@@ -24,7 +24,13 @@ struct ErrorVocabularyEndToEndTests {
     /// Saxo 1,000,000 EUR and no stock, TradeIt 50,000 USD with 10 AAPL, TradeOgre 1.5 BTC and 25 XMR.
     static let prices = ["AAPL": "200", "BTC/USD": "50000", "XMR/BTC": "0.004"]
 
-    static func limit(_ symbol: String, _ side: String, _ quantity: String, _ price: String, _ timeInForce: String = "day")
+    static func limit(
+        _ symbol: String,
+        _ side: String,
+        _ quantity: String,
+        _ price: String,
+        _ timeInForce: String = "day"
+    )
         -> String
     {
         #""symbol":"\#(symbol)","side":"\#(side)","type":"limit","timeInForce":"\#(timeInForce)","quantity":"\#(quantity)","limitPrice":"\#(price)""#
@@ -32,16 +38,22 @@ struct ErrorVocabularyEndToEndTests {
 
     static let mistakes: [Mistake] = [
         Mistake(
-            name: "buying more than the cash or margin pays for", code: "insufficient_funds", status: 422, field: nil,
+            name: "buying more than the cash or margin pays for",
+            code: "insufficient_funds",
+            status: 422,
+            field: nil,
             orders: [
                 ("alpaca", limit("AAPL", "buy", "100000", "200")),
                 ("saxo", limit("AAPL", "buy", "100000", "200")),
                 ("tradeit", limit("AAPL", "buy", "100000", "200")),
                 ("tradeogre", limit("XMR/BTC", "buy", "100000", "0.004", "gtc")),
-            ]),
+            ]
+        ),
         Mistake(
             name: "selling, or selling short, more than is held where the account may not go short",
-            code: "insufficient_funds", status: 422, field: nil,
+            code: "insufficient_funds",
+            status: 422,
+            field: nil,
             orders: [
                 ("alpaca", limit("AAPL", "sell", "100000", "200")),
                 ("alpaca", limit("AAPL", "sell_short", "100000", "200")),
@@ -50,43 +62,64 @@ struct ErrorVocabularyEndToEndTests {
                 ("tradeit", limit("AAPL", "sell", "100000", "200")),
                 ("tradeit", limit("AAPL", "sell_short", "10", "200")),
                 ("tradeogre", limit("XMR/BTC", "sell", "100000", "0.004", "gtc")),
-            ]),
+            ]
+        ),
         Mistake(
-            name: "an unknown symbol", code: "unprocessable", status: 422, field: "symbol",
+            name: "an unknown symbol",
+            code: "unprocessable",
+            status: 422,
+            field: "symbol",
             orders: [
                 ("alpaca", limit("NOSUCH", "buy", "1", "10")),
                 ("saxo", limit("NOSUCH", "buy", "1", "10")),
                 ("tradeit", limit("NOSUCH", "buy", "1", "10")),
                 ("tradeogre", limit("NOSUCH/BTC", "buy", "1", "0.004", "gtc")),
-            ]),
+            ]
+        ),
         Mistake(
-            name: "an order below the minimum quantity", code: "unprocessable", status: 422, field: "quantity",
+            name: "an order below the minimum quantity",
+            code: "unprocessable",
+            status: 422,
+            field: "quantity",
             orders: [
                 ("alpaca", limit("BTC/USD", "buy", "0.00001", "50000", "gtc")),
                 ("saxo", limit("EUR/DKK", "buy", "0.5", "7.46")),
                 ("tradeit", limit("BTC/USD", "buy", "0.00001", "50000", "gtc")),
-            ]),
+            ]
+        ),
         Mistake(
-            name: "a quantity off the lot or increment", code: "unprocessable", status: 422, field: "quantity",
+            name: "a quantity off the lot or increment",
+            code: "unprocessable",
+            status: 422,
+            field: "quantity",
             orders: [
                 ("alpaca", limit("BTC/USD", "buy", "0.0010000001", "50000", "gtc")),
                 ("saxo", limit("EUR/DKK", "buy", "1000.5", "7.46")),
                 ("tradeit", limit("AAPL", "buy", "1.5", "200")),
                 ("tradeogre", limit("XMR/BTC", "buy", "1.000000001", "0.004", "gtc")),
-            ]),
+            ]
+        ),
         Mistake(
-            name: "a price off the tick", code: "unprocessable", status: 422, field: "limitPrice",
+            name: "a price off the tick",
+            code: "unprocessable",
+            status: 422,
+            field: "limitPrice",
             orders: [
                 ("alpaca", limit("AAPL", "buy", "1", "199.999")),
                 ("saxo", limit("AAPL", "buy", "1", "199.999")),
                 ("tradeogre", limit("XMR/BTC", "buy", "1", "0.0040000001", "gtc")),
-            ]),
+            ]
+        ),
         Mistake(
-            name: "a short sale where the broker has none for the asset", code: "unprocessable", status: 422, field: "side",
+            name: "a short sale where the broker has none for the asset",
+            code: "unprocessable",
+            status: 422,
+            field: "side",
             orders: [
                 ("alpaca", limit("BTC/USD", "sell_short", "0.01", "50000", "gtc")),
                 ("tradeogre", limit("XMR/BTC", "sell_short", "1", "0.004", "gtc")),
-            ]),
+            ]
+        ),
     ]
 
     @Test func eachMistakeAnswersTheSameCodeAtEveryBrokerThatCanMakeIt() async throws {
@@ -105,9 +138,13 @@ struct ErrorVocabularyEndToEndTests {
             for mistake in Self.mistakes {
                 for (broker, order) in mistake.orders {
                     let (connection, account) = try #require(accountOf[broker], "no \(broker) account")
-                    let answer = try await call(.post, "/v1/orders", """
+                    let answer = try await call(
+                        .post,
+                        "/v1/orders",
+                        """
                         {"connectionId":"\(connection)","accountId":"\(account)","clientOrderId":"vocab-\(UUID().uuidString)",\(order)}
-                        """)
+                        """
+                    )
                     let place = "\(mistake.name) at \(broker) (\(order))"
                     #expect(answer.status == mistake.status, "\(place): \(answer.body)")
                     let error = answer.body["error"] as? [String: Any] ?? [:]

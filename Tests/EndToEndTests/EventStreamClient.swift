@@ -76,7 +76,9 @@ actor EventStreamClient {
 
     /// The first event from index `from` on (default: any seen so far) that matches, within `timeout`.
     func next(
-        _ description: String, after from: Int = 0, within timeout: Duration = .seconds(10),
+        _ description: String,
+        after from: Int = 0,
+        within timeout: Duration = .seconds(10),
         where predicate: @escaping @Sendable (Event) -> Bool
     ) async throws -> Event {
         if let found = events[min(from, events.count)...].first(where: predicate) { return found }
@@ -115,9 +117,10 @@ actor EventStreamClient {
         var data: [String] = []
         for line in block.split(separator: "\n", omittingEmptySubsequences: false) {
             if line.hasPrefix(":") { continue }
-            let (field, value) = line.firstIndex(of: ":").map {
-                (String(line[..<$0]), String(line[line.index(after: $0)...]).trimmingPrefix(" "))
-            } ?? (String(line), "")
+            let (field, value) =
+                line.firstIndex(of: ":").map {
+                    (String(line[..<$0]), String(line[line.index(after: $0)...]).trimmingPrefix(" "))
+                } ?? (String(line), "")
             switch field {
             case "event": name = String(value)
             case "id": id = String(value)

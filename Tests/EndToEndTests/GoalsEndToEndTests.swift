@@ -2,8 +2,8 @@ import Foundation
 import GatewayModel
 import HTTPTypes
 import Sandbox
-import Testing
 import TestWorlds
+import Testing
 
 /// `/v1/goals` over the four sandboxes at once, on one market with pinned prices, checked against figures worked
 /// out by hand (issue 16, goals; seed 002).
@@ -100,7 +100,9 @@ struct GoalsEndToEndTests {
             #expect(Self.decimal(overall["currentValue"]) == 5_600, "\(overall)")
             #expect(Self.decimal(overall["progress"]) == Decimal(string: "0.4"))
             #expect(Self.decimal(overall["remaining"]) == 8_400)
-            #expect(Set((list.body["sources"] as? [[String: Any]] ?? []).compactMap { $0["broker"] as? String }) == ["alpaca", "tradeit", "tradeogre"])
+            #expect(
+                Set((list.body["sources"] as? [[String: Any]] ?? []).compactMap { $0["broker"] as? String }) == ["alpaca", "tradeit", "tradeogre"]
+            )
             // In USD (EUR→USD 1.25): targets 12,500 + 5,000 = 17,500; current 4,600 + 2,400 = 7,000.
             let usd = try await call(.get, "/v1/goals?currency=usd", nil)
             let usdOverall = try #require(usd.body["overall"] as? [String: Any])
@@ -122,7 +124,10 @@ struct GoalsEndToEndTests {
             // The audit log has each change.
             let audit = try await call(.get, "/v1/audit?limit=50", nil)
             let actions = (audit.body["data"] as? [[String: Any]] ?? []).compactMap { $0["action"] as? String }
-            #expect(actions.filter { $0.hasPrefix("goal.") }.sorted() == ["goal.created", "goal.created", "goal.deleted", "goal.updated"], "\(audit.body)")
+            #expect(
+                actions.filter { $0.hasPrefix("goal.") }.sorted() == ["goal.created", "goal.created", "goal.deleted", "goal.updated"],
+                "\(audit.body)"
+            )
         }
     }
 
@@ -134,32 +139,54 @@ struct GoalsEndToEndTests {
             #expect(try await call(.post, "/v1/goals", Self.car(c)).status == 201)
             let alpaca = c["alpaca"] ?? ""
             // House has 8 and Car 2 of Alpaca's 10 AAPL: one more is 11 of 10.
-            let boat = try await call(.post, "/v1/goals", """
+            let boat = try await call(
+                .post,
+                "/v1/goals",
+                """
                 {"name":"Boat","targetValue":"100","currency":"USD","allocations":[
                   {"connectionId":"\(c["tradeit"] ?? "")","symbol":"MSFT","quantity":"1"},
                   {"connectionId":"\(alpaca)","symbol":"AAPL","quantity":"1"}]}
-                """)
+                """
+            )
             #expect(boat.status == 422, "\(boat.body)")
             let details = ((boat.body["error"] as? [String: Any])?["details"] as? [[String: Any]]) ?? []
             #expect(details.compactMap { $0["field"] as? String } == ["allocations[1]"], "\(boat.body)")
             #expect(details.first?["problem"] as? String == "AAPL at \(alpaca): 11 allocated of 10 held (8 by goal 'House', 2 by goal 'Car')")
             // Percents: House has 50% of TradeIt's AAPL; 60% more is 11 of 10.
-            let percent = try await call(.post, "/v1/goals", """
+            let percent = try await call(
+                .post,
+                "/v1/goals",
+                """
                 {"name":"Boat","targetValue":"100","currency":"USD","allocations":[
                   {"connectionId":"\(c["tradeit"] ?? "")","symbol":"AAPL","percent":"60"}]}
-                """)
+                """
+            )
             #expect(percent.status == 422, "\(percent.body)")
-            #expect(((percent.body["error"] as? [String: Any])?["message"] as? String)?.contains("11 allocated of 10 held (5 by goal 'House')") == true, "\(percent.body)")
+            #expect(
+                ((percent.body["error"] as? [String: Any])?["message"] as? String)?.contains("11 allocated of 10 held (5 by goal 'House')") == true,
+                "\(percent.body)"
+            )
             // Something not held, and a connection that is not the user's.
-            let notHeld = try await call(.post, "/v1/goals", """
+            let notHeld = try await call(
+                .post,
+                "/v1/goals",
+                """
                 {"name":"Boat","targetValue":"100","currency":"USD","allocations":[{"connectionId":"\(c["saxo"] ?? "")","symbol":"AAPL","quantity":"1"}]}
-                """)
+                """
+            )
             #expect(notHeld.status == 422, "\(notHeld.body)")
-            let stranger = try await call(.post, "/v1/goals", """
+            let stranger = try await call(
+                .post,
+                "/v1/goals",
+                """
                 {"name":"Boat","targetValue":"100","currency":"USD","allocations":[{"connectionId":"conn_nobody","symbol":"AAPL","quantity":"1"}]}
-                """)
+                """
+            )
             #expect(stranger.status == 422)
-            #expect(((stranger.body["error"] as? [String: Any])?["details"] as? [[String: Any]])?.first?["field"] as? String == "allocations[0].connectionId")
+            #expect(
+                ((stranger.body["error"] as? [String: Any])?["details"] as? [[String: Any]])?.first?["field"] as? String
+                    == "allocations[0].connectionId"
+            )
             // Raising Car's AAPL to 3 is refused too; lowering House's to 7 makes room for it.
             let car = try #require(try await call(.get, "/v1/goals", nil).body["data"] as? [[String: Any]]).last
             let carId = try #require(car?["id"] as? String)
@@ -170,29 +197,47 @@ struct GoalsEndToEndTests {
             // Names are unique; bodies are closed; exactly one of quantity and percent.
             let again = try await call(.post, "/v1/goals", Self.car(c))
             #expect(again.status == 409, "\(again.body)")
-            let unknown = try await call(.post, "/v1/goals", #"{"name":"X","targetValue":"1","currency":"USD","allocations":[],"deadline":"2030-01-01"}"#)
+            let unknown = try await call(
+                .post,
+                "/v1/goals",
+                #"{"name":"X","targetValue":"1","currency":"USD","allocations":[],"deadline":"2030-01-01"}"#
+            )
             #expect(unknown.status == 400)
             #expect(((unknown.body["error"] as? [String: Any])?["details"] as? [[String: Any]])?.first?["field"] as? String == "deadline")
-            let both = try await call(.post, "/v1/goals", """
+            let both = try await call(
+                .post,
+                "/v1/goals",
+                """
                 {"name":"X","targetValue":"0","currency":"US$","allocations":[{"connectionId":"\(alpaca)","symbol":"AAPL","quantity":"1","percent":"5"}]}
-                """)
+                """
+            )
             #expect(both.status == 422)
             let fields = Set(((both.body["error"] as? [String: Any])?["details"] as? [[String: Any]] ?? []).compactMap { $0["field"] as? String })
             #expect(fields == ["targetValue", "currency", "allocations[0]"], "\(both.body)")
             // Each bad value is named: a percent over 100, a negative quantity, a name too long, a number no decimal
             // holds exactly, an unknown query currency.
-            let bad = try await call(.post, "/v1/goals", """
+            let bad = try await call(
+                .post,
+                "/v1/goals",
+                """
                 {"name":"\(String(repeating: "x", count: 101))","targetValue":1e400,"currency":"USD","allocations":[
                   {"connectionId":"\(alpaca)","symbol":"AAPL","percent":"150"},{"connectionId":"\(alpaca)","symbol":"AAPL","quantity":"-1"}]}
-                """)
+                """
+            )
             #expect(bad.status == 422, "\(bad.body)")
             #expect(((bad.body["error"] as? [String: Any])?["details"] as? [[String: Any]])?.compactMap { $0["field"] as? String } == ["targetValue"])
-            let badAllocations = try await call(.post, "/v1/goals", """
+            let badAllocations = try await call(
+                .post,
+                "/v1/goals",
+                """
                 {"name":"\(String(repeating: "x", count: 101))","targetValue":"1","currency":"USD","allocations":[
                   {"connectionId":"\(alpaca)","symbol":"AAPL","percent":"150"},{"connectionId":"\(alpaca)","symbol":"AAPL","quantity":"-1"}]}
-                """)
+                """
+            )
             #expect(badAllocations.status == 422)
-            let badFields = ((badAllocations.body["error"] as? [String: Any])?["details"] as? [[String: Any]] ?? []).compactMap { $0["field"] as? String }
+            let badFields = ((badAllocations.body["error"] as? [String: Any])?["details"] as? [[String: Any]] ?? []).compactMap {
+                $0["field"] as? String
+            }
             #expect(badFields == ["name", "allocations[0].percent", "allocations[1].quantity"], "\(badAllocations.body)")
             let badCurrency = try await call(.get, "/v1/goals?currency=US%24", nil)
             #expect(badCurrency.status == 400)
@@ -212,10 +257,14 @@ struct GoalsEndToEndTests {
                 try await withThrowingTaskGroup(of: Int.self) { group in
                     for index in 0..<8 {
                         group.addTask {
-                            try await call(.post, "/v1/goals", """
+                            try await call(
+                                .post,
+                                "/v1/goals",
+                                """
                                 {"name":"Goal \(index)","targetValue":"100","currency":"USD",
                                  "allocations":[{"connectionId":"\(alpaca)","symbol":"AAPL","quantity":"3"}]}
-                                """).status
+                                """
+                            ).status
                         }
                     }
                     return try await group.reduce(into: [Int]()) { $0.append($1) }
@@ -242,9 +291,13 @@ struct GoalsEndToEndTests {
             #expect(theirs.status == 200)
             #expect((theirs.body["data"] as? [Any])?.isEmpty == true)
             // Nor may they allocate the first user's holdings.
-            let borrow = try await other(.post, "/v1/goals", """
+            let borrow = try await other(
+                .post,
+                "/v1/goals",
+                """
                 {"name":"Borrowed","targetValue":"1","currency":"USD","allocations":[{"connectionId":"\(c["alpaca"] ?? "")","symbol":"AAPL","quantity":"1"}]}
-                """)
+                """
+            )
             #expect(borrow.status == 422, "\(borrow.body)")
             #expect(try await call(.get, "/v1/goals/\(id)", nil).status == 200)
         }
@@ -270,9 +323,13 @@ struct GoalsEndToEndTests {
             #expect(lines.map { $0["problem"] as? String } == [nil, "source_failed", nil], "\(lines)")
             #expect(lines[1]["connectionId"] as? String == c["tradeit"])
             // A write that needs TradeIt's positions is refused, retryable, rather than saved unchecked.
-            let refused = try await call(.post, "/v1/goals", """
+            let refused = try await call(
+                .post,
+                "/v1/goals",
+                """
                 {"name":"Later","targetValue":"1","currency":"USD","allocations":[{"connectionId":"\(c["tradeit"] ?? "")","symbol":"SPY","quantity":"1"}]}
-                """)
+                """
+            )
             #expect(refused.status >= 500 && refused.status != 500, "\(refused.body)")
             #expect((refused.body["error"] as? [String: Any])?["retryable"] as? Bool == true, "\(refused.body)")
             #expect(try await call(.get, "/v1/goals", nil).body["data"].map { ($0 as? [Any])?.count } == 1)

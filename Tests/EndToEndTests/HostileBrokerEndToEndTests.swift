@@ -14,8 +14,8 @@ import Logging
 import NIOCore
 import Sandbox
 import Synchronization
-import Testing
 import TestWorlds
+import Testing
 
 /// The unified API, the real Alpaca adapter and the real transport, with a tenant pointing a connection at a broker
 /// that attacks (Tests/HostileBroker) and the Alpaca sandbox beside it.
@@ -39,7 +39,8 @@ struct HostileBrokerEndToEndTests {
     /// A gateway whose registry runs the Alpaca sandbox as `sandbox://alpaca` (loopback, reached through the
     /// registry's sandbox grant) under `egress`, with two tenants.
     static func withWorld(
-        egress: EgressPolicy, pipeline: PipelineSettings = PipelineSettings(),
+        egress: EgressPolicy,
+        pipeline: PipelineSettings = PipelineSettings(),
         responseBudget: ResponseBudget = ResponseBudget(),
         _ body: @escaping @Sendable (World, any TestClientProtocol) async throws -> Void
     ) async throws {
@@ -48,30 +49,51 @@ struct HostileBrokerEndToEndTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         try await withSandbox(AlpacaSandbox()) { url in
             let logger = Logger(label: "hostile", factory: { _ in SwiftLogNoOpLogHandler() })
-            let store = try await SQLiteStore.opening(path: directory.appendingPathComponent("gateway.sqlite").path, cipher: .random(), logger: logger)
+            let store = try await SQLiteStore.opening(
+                path: directory.appendingPathComponent("gateway.sqlite").path,
+                cipher: .random(),
+                logger: logger
+            )
             let registry = AdapterRegistry(
-                factories: [AlpacaAdapterFactory()], transport: HTTPClientTransport(policy: egress, responseBudget: responseBudget), logger: logger,
-                pipeline: BrokerPipeline(settings: pipeline), egress: egress)
+                factories: [AlpacaAdapterFactory()],
+                transport: HTTPClientTransport(policy: egress, responseBudget: responseBudget),
+                logger: logger,
+                pipeline: BrokerPipeline(settings: pipeline),
+                egress: egress
+            )
             registry.registerSandbox("alpaca", broker: .alpaca, url: url.absoluteString)
             let gateway = Gateway(
-                store: store, registry: registry,
+                store: store,
+                registry: registry,
                 // The silent and stalled modes end only at this deadline, so it is what they test; 8 s leaves the
                 // sandbox's and the healthy link's answers room on a loaded machine, and keeps the test within a minute.
-                router: BrokerRouter(perSourceTimeout: .seconds(8), overallTimeout: .seconds(10)), logger: logger,
-                orderSettings: OrderSettings(brokerTimeout: .seconds(1)))
+                router: BrokerRouter(perSourceTimeout: .seconds(8), overallTimeout: .seconds(10)),
+                logger: logger,
+                orderSettings: OrderSettings(brokerTimeout: .seconds(1))
+            )
             let tenantA = try await store.createTenant(name: "A")
             let tenantB = try await store.createTenant(name: "B")
             let keyA = try await store.issueDefaultUserKey(tenantId: tenantA.id, label: "a").plaintext
             let keyB = try await store.issueDefaultUserKey(tenantId: tenantB.id, label: "b").plaintext
             let app = Application(router: try GatewayServer.router(gateway: gateway), logger: logger)
             let world = World(
-                gateway: gateway, store: store, sandboxURL: url.absoluteString, tenantA: tenantA, keyA: keyA, keyB: keyB)
+                gateway: gateway,
+                store: store,
+                sandboxURL: url.absoluteString,
+                tenantA: tenantA,
+                keyA: keyA,
+                keyB: keyB
+            )
             try await app.test(.router) { client in try await body(world, client) }
         }
     }
 
     static func call(
-        _ client: any TestClientProtocol, _ method: HTTPRequest.Method, _ uri: String, key: String, json: String? = nil,
+        _ client: any TestClientProtocol,
+        _ method: HTTPRequest.Method,
+        _ uri: String,
+        key: String,
+        json: String? = nil,
         headers: HTTPFields? = nil
     ) async throws -> (status: Int, body: [String: Any], raw: Data) {
         var fields: HTTPFields = [.authorization: "Bearer \(key)", .contentType: "application/json"]
@@ -83,12 +105,23 @@ struct HostileBrokerEndToEndTests {
         }
     }
 
-    static func link(_ client: any TestClientProtocol, key: String, baseURL: String, settings: String = "{}") async throws
+    static func link(
+        _ client: any TestClientProtocol,
+        key: String,
+        baseURL: String,
+        settings: String = "{}"
+    ) async throws
         -> (status: Int, body: [String: Any])
     {
-        let answer = try await call(client, .post, "/v1/connections", key: key, json: """
-            {"broker":"alpaca","displayName":"x","baseURL":"\(baseURL)","settings":\(settings),"credentials":\(demoKeys)}
-            """)
+        let answer = try await call(
+            client,
+            .post,
+            "/v1/connections",
+            key: key,
+            json: """
+                {"broker":"alpaca","displayName":"x","baseURL":"\(baseURL)","settings":\(settings),"credentials":\(demoKeys)}
+                """
+        )
         return (answer.status, answer.body)
     }
 
@@ -123,11 +156,19 @@ struct HostileBrokerEndToEndTests {
                 #expect(admin.status == 422)
                 #expect(Self.fields(admin.body) == ["baseURL"])
                 let socket = try await Self.link(
-                    client, key: world.keyA, baseURL: "sandbox://alpaca", settings: #"{"dataBaseURL":"http+unix://%2Ftmp%2Fdocker.sock"}"#)
+                    client,
+                    key: world.keyA,
+                    baseURL: "sandbox://alpaca",
+                    settings: #"{"dataBaseURL":"http+unix://%2Ftmp%2Fdocker.sock"}"#
+                )
                 #expect(socket.status == 422)
                 #expect(Self.fields(socket.body) == ["settings.dataBaseURL"])
                 let metadata = try await Self.link(
-                    client, key: world.keyA, baseURL: "sandbox://alpaca", settings: #"{"dataBaseURL":"http://169.254.169.254"}"#)
+                    client,
+                    key: world.keyA,
+                    baseURL: "sandbox://alpaca",
+                    settings: #"{"dataBaseURL":"http://169.254.169.254"}"#
+                )
                 #expect(Self.fields(metadata.body) == ["settings.dataBaseURL"])
 
                 // The built-in sandbox, through sandbox://, under the same default policy.
@@ -141,16 +182,26 @@ struct HostileBrokerEndToEndTests {
                 // Rows that never passed a link check (older releases, an import) are refused when called.
                 let credentials = BrokerCredentials(["keyId": AlpacaSandboxAccount.demoKeyID, "secretKey": AlpacaSandboxAccount.demoSecretKey])
                 let direct = try await world.store.createConnection(
-                    tenantId: world.tenantA.id, userId: try await world.store.defaultUser(tenantId: world.tenantA.id).id,
-                    NewConnection(broker: .alpaca, displayName: "direct", baseURL: hostile.url, credentials: credentials))
+                    tenantId: world.tenantA.id,
+                    userId: try await world.store.defaultUser(tenantId: world.tenantA.id).id,
+                    NewConnection(broker: .alpaca, displayName: "direct", baseURL: hostile.url, credentials: credentials)
+                )
                 let adminRow = try await world.store.createConnection(
-                    tenantId: world.tenantA.id, userId: try await world.store.defaultUser(tenantId: world.tenantA.id).id,
-                    NewConnection(broker: .alpaca, displayName: "admin", baseURL: "sandbox://alpaca/_sandbox/prices?x=", credentials: credentials))
+                    tenantId: world.tenantA.id,
+                    userId: try await world.store.defaultUser(tenantId: world.tenantA.id).id,
+                    NewConnection(broker: .alpaca, displayName: "admin", baseURL: "sandbox://alpaca/_sandbox/prices?x=", credentials: credentials)
+                )
                 let dataRow = try await world.store.createConnection(
-                    tenantId: world.tenantA.id, userId: try await world.store.defaultUser(tenantId: world.tenantA.id).id,
+                    tenantId: world.tenantA.id,
+                    userId: try await world.store.defaultUser(tenantId: world.tenantA.id).id,
                     NewConnection(
-                        broker: .alpaca, displayName: "data", baseURL: "sandbox://alpaca", settings: ["dataBaseURL": hostile.url],
-                        credentials: credentials))
+                        broker: .alpaca,
+                        displayName: "data",
+                        baseURL: "sandbox://alpaca",
+                        settings: ["dataBaseURL": hostile.url],
+                        credentials: credentials
+                    )
+                )
                 let reads = try await Self.call(client, .get, "/v1/positions", key: world.keyA)
                 #expect(reads.status == 200)
                 #expect((Self.source(reads.body, direct.id)?["error"] as? [String: Any])?["code"] as? String == "egress_refused")
@@ -173,7 +224,8 @@ struct HostileBrokerEndToEndTests {
         case writes(HostileBroker.Answer)
     }
 
-    static let account = #"{"id":"acct-1","account_number":"PA1","status":"ACTIVE","currency":"USD","cash":"1000","buying_power":"1000","equity":"1000"}"#
+    static let account =
+        #"{"id":"acct-1","account_number":"PA1","status":"ACTIVE","currency":"USD","cash":"1000","buying_power":"1000","equity":"1000"}"#
 
     static func hostileAnswers(redirectTo other: String) -> [(String, HostileBroker.Answer)] {
         let json = [("Content-Type", "application/json")]
@@ -183,21 +235,49 @@ struct HostileBrokerEndToEndTests {
         invalidUTF8 += Array(#"","asset_class":"us_equity","qty":"1","side":"long"}]"#.utf8)
         let control = "\u{1B}[2J\u{1B}]0;pwned\u{7}" + String(repeating: "A", count: 5000) + "\r\n internal-secret"
         return [
-            ("429 Retry-After inf", .respond(status: 429, headers: json + [
-                ("Retry-After", "inf"), ("X-RateLimit-Limit", "1e300"), ("X-RateLimit-Remaining", "-5"), ("X-RateLimit-Reset", "1e300"),
-            ], body: rateLimitBody)),
+            (
+                "429 Retry-After inf",
+                .respond(
+                    status: 429,
+                    headers: json + [
+                        ("Retry-After", "inf"), ("X-RateLimit-Limit", "1e300"), ("X-RateLimit-Remaining", "-5"), ("X-RateLimit-Reset", "1e300"),
+                    ],
+                    body: rateLimitBody
+                )
+            ),
             ("429 Retry-After 1e300", .respond(status: 429, headers: json + [("Retry-After", "1e300")], body: rateLimitBody)),
-            ("429 Retry-After -5", .respond(status: 429, headers: json + [("Retry-After", "-5"), ("X-RateLimit-Reset", "nan")], body: rateLimitBody)),
+            (
+                "429 Retry-After -5",
+                .respond(status: 429, headers: json + [("Retry-After", "-5"), ("X-RateLimit-Reset", "nan")], body: rateLimitBody)
+            ),
             ("503 Retry-After nan", .respond(status: 503, headers: json + [("Retry-After", "nan")], body: [])),
             ("huge Content-Length", .respond(status: 200, headers: json + [("Content-Length", "99999999999999")], body: Array("[]".utf8))),
             ("huge body", .respond(status: 200, headers: json, body: [UInt8](repeating: 0x20, count: 9 * 1024 * 1024))),
             ("deep nesting", .respond(status: 200, headers: json, body: Array((String(repeating: "[", count: 100_000)).utf8))),
             ("invalid UTF-8", .respond(status: 200, headers: json, body: invalidUTF8)),
-            ("a number 1e400 for a decimal", .json(200, #"[{"asset_id":"x","symbol":"AAPL","asset_class":"us_equity","qty":1e400,"side":"long","id":"o1","client_order_id":"c","status":"new","created_at":"2026-01-01T00:00:00Z","type":"limit","time_in_force":"day","filled_qty":1e400}]"#)),
-            ("redirect to metadata", .respond(status: 302, headers: [("Location", "http://169.254.169.254/latest/meta-data/iam/security-credentials/")])),
+            (
+                "a number 1e400 for a decimal",
+                .json(
+                    200,
+                    #"[{"asset_id":"x","symbol":"AAPL","asset_class":"us_equity","qty":1e400,"side":"long","id":"o1","client_order_id":"c","status":"new","created_at":"2026-01-01T00:00:00Z","type":"limit","time_in_force":"day","filled_qty":1e400}]"#
+                )
+            ),
+            (
+                "redirect to metadata",
+                .respond(status: 302, headers: [("Location", "http://169.254.169.254/latest/meta-data/iam/security-credentials/")])
+            ),
             ("redirect to another origin", .respond(status: 307, headers: [("Location", other + "/steal")])),
-            ("an error text with escapes, 5 KB long", .json(422, #"{"code":40010001,"message":"\#(control.replacingOccurrences(of: "\u{1B}", with: "\\u001b").replacingOccurrences(of: "\u{7}", with: "\\u0007").replacingOccurrences(of: "\r\n", with: "\\r\\n"))"}"#)),
-            ("HTML from an internal service", .respond(status: 500, headers: [("Content-Type", "text/html")], body: Array("<html>root password: hunter2</html>".utf8))),
+            (
+                "an error text with escapes, 5 KB long",
+                .json(
+                    422,
+                    #"{"code":40010001,"message":"\#(control.replacingOccurrences(of: "\u{1B}", with: "\\u001b").replacingOccurrences(of: "\u{7}", with: "\\u0007").replacingOccurrences(of: "\r\n", with: "\\r\\n"))"}"#
+                )
+            ),
+            (
+                "HTML from an internal service",
+                .respond(status: 500, headers: [("Content-Type", "text/html")], body: Array("<html>root password: hunter2</html>".utf8))
+            ),
             ("silence", .silence),
             ("half-sent", .raw(Array("HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n[{\"asset_id\":".utf8))),
             ("a stalled body", .stalledBody(status: 200, headers: json, body: Array("[]".utf8) + [UInt8](repeating: 0x20, count: 100), sent: 1)),
@@ -249,7 +329,9 @@ struct HostileBrokerEndToEndTests {
                             Self.expectClean(hostileSource["error"] as? [String: Any] ?? [:], "\(name) \(path)")
                         }
                         #expect(failedReads >= 4, "\(name): only \(failedReads) reads failed")
-                        let derived = "ord_" + Data("\(connection)\nbroker-order-1".utf8).base64EncodedString()
+                        let derived =
+                            "ord_"
+                            + Data("\(connection)\nbroker-order-1".utf8).base64EncodedString()
                             .replacingOccurrences(of: "=", with: "").replacingOccurrences(of: "+", with: "-")
                             .replacingOccurrences(of: "/", with: "_")
                         for (method, uri) in [(HTTPRequest.Method.get, "/v1/orders/\(derived)"), (.delete, "/v1/orders/\(derived)")] {
@@ -258,10 +340,16 @@ struct HostileBrokerEndToEndTests {
                         }
 
                         mode.withLock { $0 = .writes(answer) }
-                        let order = try await Self.call(client, .post, "/v1/orders", key: world.keyA, json: """
-                            {"connectionId":"\(connection)","accountId":"acct-1","symbol":"AAPL","side":"buy","type":"limit",
-                             "timeInForce":"day","quantity":"1","limitPrice":"1.00"}
-                            """)
+                        let order = try await Self.call(
+                            client,
+                            .post,
+                            "/v1/orders",
+                            key: world.keyA,
+                            json: """
+                                {"connectionId":"\(connection)","accountId":"acct-1","symbol":"AAPL","side":"buy","type":"limit",
+                                 "timeInForce":"day","quantity":"1","limitPrice":"1.00"}
+                                """
+                        )
                         if order.status == 202 {
                             // The broker may have acted (a redirect or a lost answer to a placement): the order is
                             // journaled `unknown` for reconciliation, never guessed.
@@ -312,13 +400,18 @@ struct HostileBrokerEndToEndTests {
 
     @Test("an order id '..' never walks the broker's path")
     func dotDotOrderId() async throws {
-        try await HostileBroker.withBroker(host: "127.0.0.2", { request in
-            request.path == "/v2/account" ? .json(200, Self.account) : .json(200, "[]")
-        }) { broker in
+        try await HostileBroker.withBroker(
+            host: "127.0.0.2",
+            { request in
+                request.path == "/v2/account" ? .json(200, Self.account) : .json(200, "[]")
+            }
+        ) { broker in
             try await Self.withWorld(egress: try EgressPolicy(allowList: "127.0.0.2/32")) { world, client in
                 let connection = try #require(Self.id(try await Self.link(client, key: world.keyA, baseURL: broker.url).body))
                 for brokerId in ["..", "."] {
-                    let derived = "ord_" + Data("\(connection)\n\(brokerId)".utf8).base64EncodedString()
+                    let derived =
+                        "ord_"
+                        + Data("\(connection)\n\(brokerId)".utf8).base64EncodedString()
                         .replacingOccurrences(of: "=", with: "").replacingOccurrences(of: "+", with: "-")
                         .replacingOccurrences(of: "/", with: "_")
                     for method in [HTTPRequest.Method.get, .delete] {
@@ -340,10 +433,17 @@ struct HostileBrokerEndToEndTests {
     @Test("Alpaca's Retry-After as an HTTP date is read (one parser everywhere), bounded")
     func retryAfterHTTPDate() async throws {
         let date = Mutex<String>("")
-        try await HostileBroker.withBroker(host: "127.0.0.2", { request in
-            if request.path == "/v2/account" && date.withLock({ $0.isEmpty }) { return .json(200, Self.account) }
-            return .respond(status: 429, headers: [("Retry-After", date.withLock { $0 })], body: Array(#"{"code":42910000,"message":"rate limit exceeded"}"#.utf8))
-        }) { broker in
+        try await HostileBroker.withBroker(
+            host: "127.0.0.2",
+            { request in
+                if request.path == "/v2/account" && date.withLock({ $0.isEmpty }) { return .json(200, Self.account) }
+                return .respond(
+                    status: 429,
+                    headers: [("Retry-After", date.withLock { $0 })],
+                    body: Array(#"{"code":42910000,"message":"rate limit exceeded"}"#.utf8)
+                )
+            }
+        ) { broker in
             try await Self.withWorld(egress: try EgressPolicy(allowList: "127.0.0.2/32")) { world, client in
                 let connection = try #require(Self.id(try await Self.link(client, key: world.keyA, baseURL: broker.url).body))
                 let formatter = DateFormatter()

@@ -13,10 +13,10 @@ import HummingbirdTesting
 import Logging
 import NIOCore
 import NIOHTTP1
-import SaxoAdapter
 import Sandbox
-import Testing
+import SaxoAdapter
 import TestWorlds
+import Testing
 import TradeItAdapter
 import TradeOgreAdapter
 
@@ -45,7 +45,8 @@ struct LifecycleWorld: Sendable {
     /// Runs `body` in a world whose market starts at `start` (a Monday 10:00 in New York by default: markets open)
     /// with `prices` pinned before the simulators open (TradeOgre's book and trades start from them).
     static func with(
-        prices: [String: String], start: Date = ManualClock.defaultStart,
+        prices: [String: String],
+        start: Date = ManualClock.defaultStart,
         _ body: @escaping @Sendable (LifecycleWorld) async throws -> Void
     ) async throws {
         let clock = ManualClock(start: start)
@@ -64,8 +65,15 @@ struct LifecycleWorld: Sendable {
                             "tradeit": tradeItURL.absoluteString, "tradeogre": tradeOgreURL.absoluteString,
                         ]
                         try await serve(
-                            market: market, clock: clock, alpaca: alpaca, saxo: saxo, tradeIt: tradeIt,
-                            tradeOgre: tradeOgre, urls: urls, body)
+                            market: market,
+                            clock: clock,
+                            alpaca: alpaca,
+                            saxo: saxo,
+                            tradeIt: tradeIt,
+                            tradeOgre: tradeOgre,
+                            urls: urls,
+                            body
+                        )
                     }
                 }
             }
@@ -73,31 +81,52 @@ struct LifecycleWorld: Sendable {
     }
 
     private static func serve(
-        market: MarketEngine, clock: ManualClock, alpaca: AlpacaSandbox, saxo: SaxoSandbox, tradeIt: TradeItSandbox,
-        tradeOgre: TradeOgreSandbox, urls: [String: String], _ body: @escaping @Sendable (LifecycleWorld) async throws -> Void
+        market: MarketEngine,
+        clock: ManualClock,
+        alpaca: AlpacaSandbox,
+        saxo: SaxoSandbox,
+        tradeIt: TradeItSandbox,
+        tradeOgre: TradeOgreSandbox,
+        urls: [String: String],
+        _ body: @escaping @Sendable (LifecycleWorld) async throws -> Void
     ) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bg-lifecycle-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let logger = Logger(label: "lifecycle", factory: { _ in SwiftLogNoOpLogHandler() })
         let store = try await SQLiteStore.opening(
-            path: directory.appendingPathComponent("gateway.sqlite").path, cipher: .random(), logger: logger)
+            path: directory.appendingPathComponent("gateway.sqlite").path,
+            cipher: .random(),
+            logger: logger
+        )
         let registry = AdapterRegistry(
             factories: [AlpacaAdapterFactory(), SaxoAdapterFactory(), TradeItAdapterFactory(), TradeOgreAdapterFactory()],
-            transport: HTTPClientTransport.loopbackForTests, logger: logger, egress: .loopbackForTests)
+            transport: HTTPClientTransport.loopbackForTests,
+            logger: logger,
+            egress: .loopbackForTests
+        )
         let gateway = Gateway(
             // Generous read deadlines: what is tested is what the gateway says about an order, not how fast a loaded
             // machine's sandbox answers (a read past its deadline would only delay the change it reports).
-            store: store, registry: registry, router: BrokerRouter(perSourceTimeout: .seconds(20), overallTimeout: .seconds(25)),
+            store: store,
+            registry: registry,
+            router: BrokerRouter(perSourceTimeout: .seconds(20), overallTimeout: .seconds(25)),
             logger: logger,
             streams: StreamSettings(
-                quoteInterval: .seconds(1), holdingsInterval: .seconds(5), feedInterval: .milliseconds(50),
-                heartbeatInterval: .milliseconds(250), streamsPerUser: 5))
+                quoteInterval: .seconds(1),
+                holdingsInterval: .seconds(5),
+                feedInterval: .milliseconds(50),
+                heartbeatInterval: .milliseconds(250),
+                streamsPerUser: 5
+            )
+        )
         let tenant = try await store.createTenant(name: "lifecycle")
         let key = try await store.issueDefaultUserKey(tenantId: tenant.id, label: "lifecycle").plaintext
         let app = Application(
             router: try GatewayServer.router(gateway: gateway),
-            configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
+            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            logger: logger
+        )
         // The order watcher, as `gateway serve` runs it: it finds the fills and expiries no request asks about.
         let watcher = Task { try await OrderWatcher(gateway: gateway, interval: .milliseconds(100)).run() }
         defer { watcher.cancel() }
@@ -108,26 +137,35 @@ struct LifecycleWorld: Sendable {
             #expect(await stream.status == 200)
             _ = try await stream.next("ready") { $0.name == "ready" }
             var world = LifecycleWorld(
-                market: market, clock: clock, alpaca: alpaca, saxo: saxo, tradeIt: tradeIt, tradeOgre: tradeOgre,
-                port: port, key: key, links: [:], stream: stream)
+                market: market,
+                clock: clock,
+                alpaca: alpaca,
+                saxo: saxo,
+                tradeIt: tradeIt,
+                tradeOgre: tradeOgre,
+                port: port,
+                key: key,
+                links: [:],
+                stream: stream
+            )
             let bodies = [
                 "alpaca": """
-                    {"broker":"alpaca","baseURL":"\(urls["alpaca"]!)",
-                     "credentials":{"keyId":"\(AlpacaSandboxAccount.demoKeyID)","secretKey":"\(AlpacaSandboxAccount.demoSecretKey)"}}
-                    """,
+                {"broker":"alpaca","baseURL":"\(urls["alpaca"]!)",
+                 "credentials":{"keyId":"\(AlpacaSandboxAccount.demoKeyID)","secretKey":"\(AlpacaSandboxAccount.demoSecretKey)"}}
+                """,
                 "saxo": """
-                    {"broker":"saxo","baseURL":"\(urls["saxo"]!)/sim/openapi",
-                     "credentials":{"appKey":"\(SaxoSandboxConfiguration.demoAppKey)","appSecret":"\(SaxoSandboxConfiguration.demoAppSecret)",
-                                    "refreshToken":"\(SaxoSandboxConfiguration.demoBootstrapRefreshToken)"}}
-                    """,
+                {"broker":"saxo","baseURL":"\(urls["saxo"]!)/sim/openapi",
+                 "credentials":{"appKey":"\(SaxoSandboxConfiguration.demoAppKey)","appSecret":"\(SaxoSandboxConfiguration.demoAppSecret)",
+                                "refreshToken":"\(SaxoSandboxConfiguration.demoBootstrapRefreshToken)"}}
+                """,
                 "tradeit": """
-                    {"broker":"tradeit","baseURL":"\(urls["tradeit"]!)","settings":{"brokerShortName":"Dummy"},
-                     "credentials":{"apiKey":"\(TradeItSandboxConfiguration.demoAPIKey)","userId":"\(user.userId)","userToken":"\(user.userToken)"}}
-                    """,
+                {"broker":"tradeit","baseURL":"\(urls["tradeit"]!)","settings":{"brokerShortName":"Dummy"},
+                 "credentials":{"apiKey":"\(TradeItSandboxConfiguration.demoAPIKey)","userId":"\(user.userId)","userToken":"\(user.userToken)"}}
+                """,
                 "tradeogre": """
-                    {"broker":"tradeogre","baseURL":"\(urls["tradeogre"]!)/api/v1",
-                     "credentials":{"apiKey":"\(TradeOgreSandboxAccount.demoAPIKey)","apiSecret":"\(TradeOgreSandboxAccount.demoAPISecret)"}}
-                    """,
+                {"broker":"tradeogre","baseURL":"\(urls["tradeogre"]!)/api/v1",
+                 "credentials":{"apiKey":"\(TradeOgreSandboxAccount.demoAPIKey)","apiSecret":"\(TradeOgreSandboxAccount.demoAPISecret)"}}
+                """,
             ]
             var links: [String: (connectionId: String, accountId: String)] = [:]
             for (broker, link) in bodies {
@@ -137,12 +175,22 @@ struct LifecycleWorld: Sendable {
                 let accounts = try await world.call(.get, "/v1/accounts?connectionId=\(connectionId)")
                 let account = try #require(
                     accounts.body.list.first { $0["connectionId"] as? String == connectionId }?["id"] as? String,
-                    "\(broker): \(accounts.body)")
+                    "\(broker): \(accounts.body)"
+                )
                 links[broker] = (connectionId, account)
             }
             world = LifecycleWorld(
-                market: market, clock: clock, alpaca: alpaca, saxo: saxo, tradeIt: tradeIt, tradeOgre: tradeOgre,
-                port: port, key: key, links: links, stream: stream)
+                market: market,
+                clock: clock,
+                alpaca: alpaca,
+                saxo: saxo,
+                tradeIt: tradeIt,
+                tradeOgre: tradeOgre,
+                port: port,
+                key: key,
+                links: links,
+                stream: stream
+            )
             try await body(world)
             await stream.close()
         }
@@ -151,7 +199,12 @@ struct LifecycleWorld: Sendable {
     // MARK: Calls
 
     /// One call to the live gateway; every call carries a fresh `Idempotency-Key` unless `idempotencyKey` names one.
-    func call(_ method: HTTPRequest.Method, _ path: String, _ json: String? = nil, idempotencyKey: String? = nil) async throws
+    func call(
+        _ method: HTTPRequest.Method,
+        _ path: String,
+        _ json: String? = nil,
+        idempotencyKey: String? = nil
+    ) async throws
         -> (status: Int, body: [String: Any])
     {
         var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
@@ -171,9 +224,13 @@ struct LifecycleWorld: Sendable {
     /// Answers the status and the body, whatever they are.
     func place(_ broker: String, _ fields: String) async throws -> (status: Int, body: [String: Any]) {
         let link = try #require(links[broker], "no \(broker) connection")
-        return try await call(.post, "/v1/orders", """
+        return try await call(
+            .post,
+            "/v1/orders",
+            """
             {"connectionId":"\(link.connectionId)","accountId":"\(link.accountId)",\(fields)}
-            """)
+            """
+        )
     }
 
     /// Places an order that must be accepted (2xx) and answers its gateway id.
@@ -244,7 +301,10 @@ struct LifecycleWorld: Sendable {
     /// - the stream carried exactly `changes`, in order, each once.
     @discardableResult
     func expectLife(
-        of id: String, final: String, changes: [Change], sourceLocation: SourceLocation = #_sourceLocation
+        of id: String,
+        final: String,
+        changes: [Change],
+        sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> [String: Any] {
         try await awaitStatus(id, final)
         let read = try await order(id)
@@ -297,7 +357,11 @@ extension LifecycleWorld {
         let canceled = try await call(.delete, "/v1/orders/\(id)")
         #expect((200..<300).contains(canceled.status), "\(canceled.body)", sourceLocation: sourceLocation)
         let order = try await expectLife(
-            of: id, final: "canceled", changes: [Change("placed", "open"), Change("canceled", "canceled")], sourceLocation: sourceLocation)
+            of: id,
+            final: "canceled",
+            changes: [Change("placed", "open"), Change("canceled", "canceled")],
+            sourceLocation: sourceLocation
+        )
         #expect(order["filledQuantity"] as? String == "0", "\(order)", sourceLocation: sourceLocation)
         return order
     }
@@ -307,7 +371,9 @@ extension LifecycleWorld {
     /// one update `rejected/rejected`.
     func expectRefusedForFunds(at broker: String, sourceLocation: SourceLocation = #_sourceLocation) async throws {
         let answer = try await place(
-            broker, #""symbol":"AAPL","side":"buy","type":"limit","timeInForce":"day","quantity":"100000","limitPrice":"100""#)
+            broker,
+            #""symbol":"AAPL","side":"buy","type":"limit","timeInForce":"day","quantity":"100000","limitPrice":"100""#
+        )
         #expect(answer.status == 422, "\(answer.body)", sourceLocation: sourceLocation)
         let error = answer.body["error"] as? [String: Any] ?? [:]
         #expect(error["code"] as? String == "insufficient_funds", "\(answer.body)", sourceLocation: sourceLocation)
@@ -321,17 +387,23 @@ extension LifecycleWorld {
     /// the first partial fill's view and the order as read at the end; checks the volume-weighted average (two shares
     /// at the first price, one higher).
     func expectPartlyThenFullyFilled(
-        at broker: String, sourceLocation: SourceLocation = #_sourceLocation
+        at broker: String,
+        sourceLocation: SourceLocation = #_sourceLocation
     ) async throws -> (placement: [String: Any], first: [String: Any], final: [String: Any]) {
         try setDepth("1", for: "AAPL")
         let placement = try await place(
-            broker, #""symbol":"AAPL","side":"buy","type":"limit","timeInForce":"day","quantity":"3","limitPrice":"110""#)
+            broker,
+            #""symbol":"AAPL","side":"buy","type":"limit","timeInForce":"day","quantity":"3","limitPrice":"110""#
+        )
         #expect((200..<300).contains(placement.status), "\(placement.body)", sourceLocation: sourceLocation)
         let id = try #require(placement.body.data["id"] as? String, "\(placement.body)", sourceLocation: sourceLocation)
         let first = try await awaitStatus(id, "partially_filled")
         #expect(first["filledQuantity"] as? String == "1", "\(first)", sourceLocation: sourceLocation)
         let firstPrice = try #require(
-            (first["averageFillPrice"] as? String).flatMap { Decimal(string: $0) }, "\(first)", sourceLocation: sourceLocation)
+            (first["averageFillPrice"] as? String).flatMap { Decimal(string: $0) },
+            "\(first)",
+            sourceLocation: sourceLocation
+        )
 
         // One more share: a second partial fill, another change.
         try setDepth("1", for: "AAPL")
@@ -342,12 +414,17 @@ extension LifecycleWorld {
         try setPrice("104", for: "AAPL")
         try setDepth(nil, for: "AAPL")
         let order = try await expectLife(
-            of: id, final: "filled",
+            of: id,
+            final: "filled",
             changes: [Change("placed", "partially_filled"), Change("partially_filled", "partially_filled"), Change("filled", "filled")],
-            sourceLocation: sourceLocation)
+            sourceLocation: sourceLocation
+        )
         #expect(order["filledQuantity"] as? String == "3", "\(order)", sourceLocation: sourceLocation)
         let average = try #require(
-            (order["averageFillPrice"] as? String).flatMap { Decimal(string: $0) }, "\(order)", sourceLocation: sourceLocation)
+            (order["averageFillPrice"] as? String).flatMap { Decimal(string: $0) },
+            "\(order)",
+            sourceLocation: sourceLocation
+        )
         #expect(average > firstPrice && average < firstPrice + 2, "\(order)", sourceLocation: sourceLocation)
         return (placement.body.data, first, order)
     }
@@ -361,15 +438,21 @@ extension LifecycleWorld {
         let canceled = try await call(.delete, "/v1/orders/\(id)")
         #expect((200..<300).contains(canceled.status), "\(canceled.body)", sourceLocation: sourceLocation)
         let order = try await expectLife(
-            of: id, final: "canceled", changes: [Change("placed", "partially_filled"), Change("canceled", "canceled")],
-            sourceLocation: sourceLocation)
+            of: id,
+            final: "canceled",
+            changes: [Change("placed", "partially_filled"), Change("canceled", "canceled")],
+            sourceLocation: sourceLocation
+        )
         #expect(order["filledQuantity"] as? String == "2", "\(order)", sourceLocation: sourceLocation)
         #expect(order["averageFillPrice"] as? String != nil, "\(order)", sourceLocation: sourceLocation)
     }
 
     /// A resting buy of 1 AAPL (gtc, limit 90) changed to limit 95 through `PATCH /v1/orders/{id}`: the answer is the
     /// same gateway order, open at the new limit. Answers its id, the broker order id before and the answer.
-    func changeLimit(at broker: String, sourceLocation: SourceLocation = #_sourceLocation) async throws
+    func changeLimit(
+        at broker: String,
+        sourceLocation: SourceLocation = #_sourceLocation
+    ) async throws
         -> (id: String, brokerOrderIdBefore: String, changed: [String: Any])
     {
         let id = try await placed(broker, #""symbol":"AAPL","side":"buy","type":"limit","timeInForce":"gtc","quantity":"1","limitPrice":"90""#)
@@ -389,10 +472,16 @@ extension LifecycleWorld {
     func expectChangedOrderFills(_ id: String, sourceLocation: SourceLocation = #_sourceLocation) async throws -> [String: Any] {
         try setPrice("93", for: "AAPL")
         let order = try await expectLife(
-            of: id, final: "filled", changes: [Change("placed", "open"), Change("modified", "open"), Change("filled", "filled")],
-            sourceLocation: sourceLocation)
+            of: id,
+            final: "filled",
+            changes: [Change("placed", "open"), Change("modified", "open"), Change("filled", "filled")],
+            sourceLocation: sourceLocation
+        )
         let average = try #require(
-            (order["averageFillPrice"] as? String).flatMap { Decimal(string: $0) }, "\(order)", sourceLocation: sourceLocation)
+            (order["averageFillPrice"] as? String).flatMap { Decimal(string: $0) },
+            "\(order)",
+            sourceLocation: sourceLocation
+        )
         #expect(average > 90 && average <= 95, "\(order)", sourceLocation: sourceLocation)
         return order
     }

@@ -11,12 +11,12 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import NIOCore
-import SaxoAdapter
 import Sandbox
+import SaxoAdapter
+import TestWorlds
 import Testing
 import TradeItAdapter
 import TradeOgreAdapter
-import TestWorlds
 
 /// Linking keeps what proving the credentials did at the broker (issue 15, item 1), Saxo's access tokens alone
 /// (item 2), and reads that do not wait on an unrelated call (item 5).
@@ -35,7 +35,10 @@ struct LinkingEndToEndTests {
             store = try await SQLiteStore.opening(path: path, cipher: cipher, logger: logger)
             let registry = AdapterRegistry(
                 factories: [AlpacaAdapterFactory(), SaxoAdapterFactory(), TradeItAdapterFactory(), TradeOgreAdapterFactory()],
-                transport: HTTPClientTransport.loopbackForTests, logger: logger, egress: .loopbackForTests)
+                transport: HTTPClientTransport.loopbackForTests,
+                logger: logger,
+                egress: .loopbackForTests
+            )
             let gateway = Gateway(store: store, registry: registry, router: .unhurried, logger: logger)
             app = Application(router: try GatewayServer.router(gateway: gateway), logger: logger)
         }
@@ -43,7 +46,9 @@ struct LinkingEndToEndTests {
         func call(_ key: String, _ method: HTTPRequest.Method, _ uri: String, json: String? = nil) async throws -> [String: Any] {
             try await app.test(.router) { client in
                 try await client.execute(
-                    uri: uri, method: method, headers: [.authorization: "Bearer \(key)", .contentType: "application/json"],
+                    uri: uri,
+                    method: method,
+                    headers: [.authorization: "Bearer \(key)", .contentType: "application/json"],
                     body: json.map { ByteBuffer(string: $0) }
                 ) { response in
                     var object = (try? JSONSerialization.jsonObject(with: Data(response.body.readableBytesView))) as? [String: Any] ?? [:]
@@ -57,7 +62,9 @@ struct LinkingEndToEndTests {
     @Test func aSingleUseRefreshTokenKeepsRotatingAcrossARestart() async throws {
         let clock = ManualClock()
         let sandbox = SaxoSandbox(
-            configuration: SaxoSandboxConfiguration(sessionOrdersPerSecond: nil), market: MarketEngine(clock: clock))
+            configuration: SaxoSandboxConfiguration(sessionOrdersPerSecond: nil),
+            market: MarketEngine(clock: clock)
+        )
         let pair = sandbox.issueTokens()
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bg-restart-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -69,11 +76,16 @@ struct LinkingEndToEndTests {
             let first = try await Process(path: path, cipher: cipher)
             let tenant = try await first.store.createTenant(name: "restart")
             let key = try await first.store.issueDefaultUserKey(tenantId: tenant.id, label: "restart").plaintext
-            let linked = try await first.call(key, .post, "/v1/connections", json: """
-                {"broker":"saxo","displayName":"SIM","baseURL":"\(url.absoluteString)/sim/openapi",
-                 "credentials":{"appKey":"\(SaxoSandboxConfiguration.demoAppKey)","appSecret":"\(SaxoSandboxConfiguration.demoAppSecret)",
-                                "refreshToken":"\(pair.refreshToken)"}}
-                """)
+            let linked = try await first.call(
+                key,
+                .post,
+                "/v1/connections",
+                json: """
+                    {"broker":"saxo","displayName":"SIM","baseURL":"\(url.absoluteString)/sim/openapi",
+                     "credentials":{"appKey":"\(SaxoSandboxConfiguration.demoAppKey)","appSecret":"\(SaxoSandboxConfiguration.demoAppSecret)",
+                                    "refreshToken":"\(pair.refreshToken)"}}
+                    """
+            )
             #expect(linked["status"] as? Int == 201, "\(linked)")
             let id = try #require((linked["data"] as? [String: Any])?["id"] as? String)
             for _ in 0..<2 {
@@ -104,13 +116,20 @@ struct LinkingEndToEndTests {
         // The gateway reads the token's expiry on its own clock, so the sandbox's starts at the same time.
         let clock = ManualClock(start: Date())
         let sandbox = SaxoSandbox(
-            configuration: SaxoSandboxConfiguration(sessionOrdersPerSecond: nil), market: MarketEngine(clock: clock))
+            configuration: SaxoSandboxConfiguration(sessionOrdersPerSecond: nil),
+            market: MarketEngine(clock: clock)
+        )
         let token = sandbox.issueDeveloperToken(lifetime: 3600)
         try await Loopback.with(sandbox) { world, client in
-            let linked = try await world.call(client, .post, "/v1/connections", json: """
-                {"broker":"saxo","displayName":"Developer token","baseURL":"\(world.sandboxURL)/sim/openapi",
-                 "credentials":{"accessToken":"\(token.accessToken)"}}
-                """)
+            let linked = try await world.call(
+                client,
+                .post,
+                "/v1/connections",
+                json: """
+                    {"broker":"saxo","displayName":"Developer token","baseURL":"\(world.sandboxURL)/sim/openapi",
+                     "credentials":{"accessToken":"\(token.accessToken)"}}
+                    """
+            )
             #expect(linked.status == 201, "\(linked.body)")
             #expect(linked.body.data["status"] as? String == "active")
             let detail = linked.body.data["statusDetail"] as? [String: String]
@@ -132,15 +151,25 @@ struct LinkingEndToEndTests {
 
     @Test func saxoCredentialsNeedARefreshTokenWithItsAppOrAnAccessToken() async throws {
         try await Loopback.with(SaxoSandbox()) { world, client in
-            let none = try await world.call(client, .post, "/v1/connections", json: """
-                {"broker":"saxo","baseURL":"\(world.sandboxURL)/sim/openapi","credentials":{}}
-                """)
+            let none = try await world.call(
+                client,
+                .post,
+                "/v1/connections",
+                json: """
+                    {"broker":"saxo","baseURL":"\(world.sandboxURL)/sim/openapi","credentials":{}}
+                    """
+            )
             #expect(none.status == 422)
             let fields = ((none.body["error"] as? [String: Any])?["details"] as? [[String: Any]])?.compactMap { $0["field"] as? String }
             #expect(fields == ["credentials.refreshToken"], "\(none.body)")
-            let appless = try await world.call(client, .post, "/v1/connections", json: """
-                {"broker":"saxo","baseURL":"\(world.sandboxURL)/sim/openapi","credentials":{"refreshToken":"x"}}
-                """)
+            let appless = try await world.call(
+                client,
+                .post,
+                "/v1/connections",
+                json: """
+                    {"broker":"saxo","baseURL":"\(world.sandboxURL)/sim/openapi","credentials":{"refreshToken":"x"}}
+                    """
+            )
             #expect(appless.status == 422)
             let missing = ((appless.body["error"] as? [String: Any])?["details"] as? [[String: Any]])?.compactMap { $0["field"] as? String }
             #expect(missing == ["credentials.appKey", "credentials.appSecret"], "\(appless.body)")
@@ -160,7 +189,11 @@ struct LinkingEndToEndTests {
             #expect((linked.body.data["statusDetail"] as? [String: String])?["question"] == TradeItSandboxConfiguration.securityQuestion)
             let id = try #require(linked.body.data["id"] as? String)
             let answered = try await world.call(
-                client, .post, "/v1/connections/\(id)/challenge", json: #"{"answer":"\#(TradeItSandboxConfiguration.securityAnswer)"}"#)
+                client,
+                .post,
+                "/v1/connections/\(id)/challenge",
+                json: #"{"answer":"\#(TradeItSandboxConfiguration.securityAnswer)"}"#
+            )
             #expect(answered.body.data["status"] as? String == "active", "\(answered.body)")
             let read = try await world.call(client, .get, "/v1/balances")
             #expect(read.body["partial"] as? Bool == false, "\(read.body)")

@@ -1,10 +1,10 @@
 import Foundation
+import GatewayModel
 import HTTPTypes
 import HummingbirdTesting
-import GatewayModel
 import Sandbox
-import Testing
 import TestWorlds
+import Testing
 
 /// Quote reads that say which symbols no broker quotes, and orders looked up by the broker's id (issue 15, item 6).
 @Suite("End to end: symbols not found, orders by broker id", .heavyWorld)
@@ -33,10 +33,15 @@ struct LookupEndToEndTests {
             let connection = try await world.linkAlpacaDemo(client)
             let accounts = try await world.call(client, .get, "/v1/accounts")
             let account = try #require(accounts.body.list.first?["id"] as? String)
-            let placed = try await world.call(client, .post, "/v1/orders", json: """
-                {"connectionId":"\(connection)","accountId":"\(account)","symbol":"AAPL","side":"buy","type":"limit",
-                 "timeInForce":"day","quantity":"1","limitPrice":"1.00"}
-                """)
+            let placed = try await world.call(
+                client,
+                .post,
+                "/v1/orders",
+                json: """
+                    {"connectionId":"\(connection)","accountId":"\(account)","symbol":"AAPL","side":"buy","type":"limit",
+                     "timeInForce":"day","quantity":"1","limitPrice":"1.00"}
+                    """
+            )
             #expect(placed.status == 201, "\(placed.body)")
             let id = try #require(placed.body.data["id"] as? String)
             let brokerId = try #require(placed.body.data["brokerOrderId"] as? String)

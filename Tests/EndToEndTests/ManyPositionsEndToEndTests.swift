@@ -3,8 +3,8 @@ import GatewayCore
 import GatewayModel
 import HTTPTypes
 import Sandbox
-import Testing
 import TestWorlds
+import Testing
 
 /// One account with 2,000 positions, read through `/v1/positions` from the Alpaca sandbox: the whole answer arrives,
 /// complete and correct. (10,000, and how fast, is `Benchmarks/PositionsBenchmark`'s question: in a debug build among
@@ -23,10 +23,20 @@ struct ManyPositionsEndToEndTests {
     static func sandbox() -> AlpacaSandbox {
         let instruments = (1...count).map { index in
             MarketInstrument(
-                symbol: symbol(index), assetClass: .equity, name: "Synthetic \(index)", exchange: exchange(index).alpaca,
-                currency: "USD", tickSize: Decimal(string: "0.01")!, lotSize: 1, minQuantity: 1, fractionable: false,
-                referencePrice: reference(index), volatility: Decimal(string: "0.0001")!, spread: Decimal(string: "0.0002")!,
-                sizeUnit: 100)
+                symbol: symbol(index),
+                assetClass: .equity,
+                name: "Synthetic \(index)",
+                exchange: exchange(index).alpaca,
+                currency: "USD",
+                tickSize: Decimal(string: "0.01")!,
+                lotSize: 1,
+                minQuantity: 1,
+                fractionable: false,
+                referencePrice: reference(index),
+                volatility: Decimal(string: "0.0001")!,
+                spread: Decimal(string: "0.0002")!,
+                sizeUnit: 100
+            )
         }
         var account = AlpacaSandboxAccount.demo
         account.positions = (1...count).map { index in
@@ -34,7 +44,8 @@ struct ManyPositionsEndToEndTests {
         }
         return AlpacaSandbox(
             configuration: AlpacaSandboxConfiguration(accounts: [account]),
-            market: MarketEngine(configuration: MarketConfiguration(instruments: InstrumentCatalogue.standard + instruments)))
+            market: MarketEngine(configuration: MarketConfiguration(instruments: InstrumentCatalogue.standard + instruments))
+        )
     }
 
     @Test func everyPositionArrivesComplete() async throws {
@@ -42,10 +53,15 @@ struct ManyPositionsEndToEndTests {
         // that this proves completeness, not speed.
         let router = BrokerRouter(perSourceTimeout: .seconds(60), overallTimeout: .seconds(60))
         try await Loopback.with(Self.sandbox(), router: router) { world, client in
-            let linked = try await world.call(client, .post, "/v1/connections", json: """
-                {"broker":"alpaca","displayName":"Many","baseURL":"\(world.sandboxURL)",
-                 "credentials":{"keyId":"\(AlpacaSandboxAccount.demoKeyID)","secretKey":"\(AlpacaSandboxAccount.demoSecretKey)"}}
-                """)
+            let linked = try await world.call(
+                client,
+                .post,
+                "/v1/connections",
+                json: """
+                    {"broker":"alpaca","displayName":"Many","baseURL":"\(world.sandboxURL)",
+                     "credentials":{"keyId":"\(AlpacaSandboxAccount.demoKeyID)","secretKey":"\(AlpacaSandboxAccount.demoSecretKey)"}}
+                    """
+            )
             #expect(linked.status == 201)
             let connection = try #require(linked.body.data["id"] as? String)
 

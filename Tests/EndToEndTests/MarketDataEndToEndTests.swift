@@ -3,18 +3,23 @@ import GatewayModel
 import HTTPTypes
 import HummingbirdTesting
 import Sandbox
-import Testing
 import TestWorlds
+import Testing
 
 /// Alpaca candles and the order book route through /v1, against the built-in Alpaca and TradeOgre sandboxes on
 /// loopback (issue 15, item 6).
 @Suite("End to end: candles and order books through /v1", .heavyWorld)
 struct MarketDataEndToEndTests {
     static func linkAlpaca(_ world: Loopback, _ client: any TestClientProtocol) async throws -> String {
-        let linked = try await world.call(client, .post, "/v1/connections", json: """
-            {"broker":"alpaca","displayName":"Alpaca","baseURL":"\(world.sandboxURL)",
-             "credentials":{"keyId":"\(AlpacaSandboxAccount.demoKeyID)","secretKey":"\(AlpacaSandboxAccount.demoSecretKey)"}}
-            """)
+        let linked = try await world.call(
+            client,
+            .post,
+            "/v1/connections",
+            json: """
+                {"broker":"alpaca","displayName":"Alpaca","baseURL":"\(world.sandboxURL)",
+                 "credentials":{"keyId":"\(AlpacaSandboxAccount.demoKeyID)","secretKey":"\(AlpacaSandboxAccount.demoSecretKey)"}}
+                """
+        )
         #expect(linked.status == 201)
         return try #require(linked.body.data["id"] as? String)
     }
@@ -28,7 +33,10 @@ struct MarketDataEndToEndTests {
         try await Loopback.with(AlpacaSandbox()) { world, client in
             let connection = try await Self.linkAlpaca(world, client)
             let answer = try await world.call(
-                client, .get, "/v1/candles?symbol=\(symbol)&assetClass=\(assetClass)&interval=\(interval)&count=\(count)")
+                client,
+                .get,
+                "/v1/candles?symbol=\(symbol)&assetClass=\(assetClass)&interval=\(interval)&count=\(count)"
+            )
             #expect(answer.status == 200)
             #expect(answer.body["partial"] as? Bool == false)
             let series = try #require(answer.body.list.first)
@@ -67,7 +75,11 @@ struct MarketDataEndToEndTests {
             let alpaca = try await Self.linkAlpaca(world, client)
             try await withSandbox(TradeOgreSandbox()) { tradeOgreURL in
                 let linked = try await world.call(
-                    client, .post, "/v1/connections", json: #"{"broker":"tradeogre","baseURL":"\#(tradeOgreURL.absoluteString)/api/v1"}"#)
+                    client,
+                    .post,
+                    "/v1/connections",
+                    json: #"{"broker":"tradeogre","baseURL":"\#(tradeOgreURL.absoluteString)/api/v1"}"#
+                )
                 #expect(linked.status == 201)
                 let tradeOgre = try #require(linked.body.data["id"] as? String)
 

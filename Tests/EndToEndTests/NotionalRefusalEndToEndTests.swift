@@ -4,8 +4,8 @@ import HTTPTypes
 import HummingbirdTesting
 import NIOCore
 import Sandbox
-import Testing
 import TestWorlds
+import Testing
 
 /// Issue 15, item 3: the brokers that size orders in units only (Saxo, TradeIt, TradeOgre) refuse an order sized in
 /// money with a 422 naming `notional` before anything reaches them, and `GET /v1/brokers` says so beforehand.
@@ -27,10 +27,15 @@ struct NotionalRefusalEndToEndTests {
             #expect(notionalSupport("alpaca") == "supported")
 
             let callsBefore = world.upstream.calls
-            let refused = try await world.call(client, .post, "/v1/orders", json: """
-                {"connectionId":"\(connection)","accountId":"\(account)","symbol":"\(broker.symbol)","side":"buy",
-                 "type":"limit","timeInForce":"gtc","notional":"500","limitPrice":"\(broker.price(1))"}
-                """)
+            let refused = try await world.call(
+                client,
+                .post,
+                "/v1/orders",
+                json: """
+                    {"connectionId":"\(connection)","accountId":"\(account)","symbol":"\(broker.symbol)","side":"buy",
+                     "type":"limit","timeInForce":"gtc","notional":"500","limitPrice":"\(broker.price(1))"}
+                    """
+            )
             #expect(refused.status == 422)
             let error = try #require(refused.body["error"] as? [String: Any])
             #expect(error["code"] as? String == "unprocessable")

@@ -8,8 +8,8 @@ import HTTPTypes
 import HummingbirdTesting
 import NIOCore
 import Sandbox
-import Testing
 import TestWorlds
+import Testing
 
 /// One broker's part in the order campaigns: its sandbox (with the given faults), how to link it, and an order that
 /// rests on its book (far from the market) whose price can differ per intent.
@@ -25,37 +25,63 @@ struct CampaignBroker: Sendable, CustomTestStringConvertible {
     var testDescription: String { name }
 
     static let alpaca = CampaignBroker(
-        name: "alpaca", placementPath: "/v2/orders",
+        name: "alpaca",
+        placementPath: "/v2/orders",
         makeSandbox: { AlpacaSandbox(configuration: AlpacaSandboxConfiguration(requestsPerMinute: 1_000_000), faults: $0) },
         link: { world, client in
-            let linked = try await world.call(client, .post, "/v1/connections", json: """
-                {"broker":"alpaca","baseURL":"\(world.sandboxURL)",
-                 "credentials":{"keyId":"\(AlpacaSandboxAccount.demoKeyID)","secretKey":"\(AlpacaSandboxAccount.demoSecretKey)"}}
-                """)
+            let linked = try await world.call(
+                client,
+                .post,
+                "/v1/connections",
+                json: """
+                    {"broker":"alpaca","baseURL":"\(world.sandboxURL)",
+                     "credentials":{"keyId":"\(AlpacaSandboxAccount.demoKeyID)","secretKey":"\(AlpacaSandboxAccount.demoSecretKey)"}}
+                    """
+            )
             return try #require(linked.body.data["id"] as? String)
         },
-        symbol: "AAPL", quantity: "1", price: { DecimalText.format(Decimal(50) + Decimal($0) / 100, scale: 2) })
+        symbol: "AAPL",
+        quantity: "1",
+        price: { DecimalText.format(Decimal(50) + Decimal($0) / 100, scale: 2) }
+    )
 
     static let saxo = CampaignBroker(
-        name: "saxo", placementPath: "/sim/openapi/trade/v2/orders",
-        makeSandbox: { SaxoSandbox(configuration: SaxoSandboxConfiguration(sessionRequestsPerMinute: 1_000_000, sessionOrdersPerSecond: nil), faults: $0) },
+        name: "saxo",
+        placementPath: "/sim/openapi/trade/v2/orders",
+        makeSandbox: {
+            SaxoSandbox(configuration: SaxoSandboxConfiguration(sessionRequestsPerMinute: 1_000_000, sessionOrdersPerSecond: nil), faults: $0)
+        },
         link: { world, client in
-            let linked = try await world.call(client, .post, "/v1/connections", json: """
-                {"broker":"saxo","baseURL":"\(world.sandboxURL)/sim/openapi",
-                 "credentials":{"appKey":"\(SaxoSandboxConfiguration.demoAppKey)","appSecret":"\(SaxoSandboxConfiguration.demoAppSecret)",
-                                "refreshToken":"\(SaxoSandboxConfiguration.demoBootstrapRefreshToken)"}}
-                """)
+            let linked = try await world.call(
+                client,
+                .post,
+                "/v1/connections",
+                json: """
+                    {"broker":"saxo","baseURL":"\(world.sandboxURL)/sim/openapi",
+                     "credentials":{"appKey":"\(SaxoSandboxConfiguration.demoAppKey)","appSecret":"\(SaxoSandboxConfiguration.demoAppSecret)",
+                                    "refreshToken":"\(SaxoSandboxConfiguration.demoBootstrapRefreshToken)"}}
+                    """
+            )
             return try #require(linked.body.data["id"] as? String)
         },
-        symbol: "EUR/DKK", quantity: "1000", price: { DecimalText.format(Decimal(5) + Decimal($0) / 10000, scale: 4) })
+        symbol: "EUR/DKK",
+        quantity: "1000",
+        price: { DecimalText.format(Decimal(5) + Decimal($0) / 10000, scale: 4) }
+    )
 
     static let tradeit = CampaignBroker(
-        name: "tradeit", placementPath: "/api/v2/order/placeStockOrEtfOrder",
+        name: "tradeit",
+        placementPath: "/api/v2/order/placeStockOrEtfOrder",
         makeSandbox: { TradeItSandbox(faults: $0) },
         link: { world, client in
-            let started = try await world.call(client, .post, "/v1/connections", json: """
-                {"broker":"tradeit","baseURL":"\(world.sandboxURL)","credentials":{"apiKey":"\(TradeItSandboxConfiguration.demoAPIKey)"}}
-                """)
+            let started = try await world.call(
+                client,
+                .post,
+                "/v1/connections",
+                json: """
+                    {"broker":"tradeit","baseURL":"\(world.sandboxURL)","credentials":{"apiKey":"\(TradeItSandboxConfiguration.demoAPIKey)"}}
+                    """
+            )
             let popupURL = try #require(started.body.data["popupURL"] as? String)
             let id = try #require((started.body.data["connection"] as? [String: Any])?["id"] as? String)
             let login = try await rawGET(popupURL + "&autoLogin=dummy")
@@ -64,19 +90,31 @@ struct CampaignBroker: Sendable, CustomTestStringConvertible {
             _ = try await world.call(client, .get, callback.path + "?" + (callback.percentEncodedQuery ?? ""), headers: [:])
             return id
         },
-        symbol: "AAPL", quantity: "1", price: { DecimalText.format(Decimal(50) + Decimal($0) / 100, scale: 2) })
+        symbol: "AAPL",
+        quantity: "1",
+        price: { DecimalText.format(Decimal(50) + Decimal($0) / 100, scale: 2) }
+    )
 
     static let tradeogre = CampaignBroker(
-        name: "tradeogre", placementPath: "/api/v1/order/buy",
+        name: "tradeogre",
+        placementPath: "/api/v1/order/buy",
         makeSandbox: { TradeOgreSandbox(faults: $0) },
         link: { world, client in
-            let linked = try await world.call(client, .post, "/v1/connections", json: """
-                {"broker":"tradeogre","baseURL":"\(world.sandboxURL)/api/v1",
-                 "credentials":{"apiKey":"\(TradeOgreSandboxAccount.demoAPIKey)","apiSecret":"\(TradeOgreSandboxAccount.demoAPISecret)"}}
-                """)
+            let linked = try await world.call(
+                client,
+                .post,
+                "/v1/connections",
+                json: """
+                    {"broker":"tradeogre","baseURL":"\(world.sandboxURL)/api/v1",
+                     "credentials":{"apiKey":"\(TradeOgreSandboxAccount.demoAPIKey)","apiSecret":"\(TradeOgreSandboxAccount.demoAPISecret)"}}
+                    """
+            )
             return try #require(linked.body.data["id"] as? String)
         },
-        symbol: "XMR/BTC", quantity: "1", price: { DecimalText.format(Decimal(string: "0.0001")! + Decimal($0) / 100_000_000, scale: 8) })
+        symbol: "XMR/BTC",
+        quantity: "1",
+        price: { DecimalText.format(Decimal(string: "0.0001")! + Decimal($0) / 100_000_000, scale: 8) }
+    )
 }
 
 /// Orders are never lost and never doubled, for the brokers besides Alpaca (which has its own campaign with lookups
@@ -118,13 +156,17 @@ struct OrderCampaignTests {
 
     @Test(arguments: [CampaignBroker.saxo, .tradeit, .tradeogre])
     func aSeededCampaignHasNoDuplicatesAndNoLostOrders(_ broker: CampaignBroker) async throws {
-        let faults = FaultInjector(seed: 20_261_122, rules: [
-            FaultRule(.dropResponse, method: "POST", pathPrefix: broker.placementPath, probability: 0.08),
-            FaultRule(.timeout(afterEffect: true), method: "POST", pathPrefix: broker.placementPath, probability: 0.04),
-            FaultRule(.timeout(afterEffect: false), method: "POST", pathPrefix: broker.placementPath, probability: 0.04),
-            FaultRule(.error(status: 503), method: "POST", pathPrefix: broker.placementPath, probability: 0.08),
-            FaultRule(.malformedBody, method: "POST", pathPrefix: broker.placementPath, probability: 0.05),
-        ], timeoutHoldLimit: .seconds(3))
+        let faults = FaultInjector(
+            seed: 20_261_122,
+            rules: [
+                FaultRule(.dropResponse, method: "POST", pathPrefix: broker.placementPath, probability: 0.08),
+                FaultRule(.timeout(afterEffect: true), method: "POST", pathPrefix: broker.placementPath, probability: 0.04),
+                FaultRule(.timeout(afterEffect: false), method: "POST", pathPrefix: broker.placementPath, probability: 0.04),
+                FaultRule(.error(status: 503), method: "POST", pathPrefix: broker.placementPath, probability: 0.08),
+                FaultRule(.malformedBody, method: "POST", pathPrefix: broker.placementPath, probability: 0.05),
+            ],
+            timeoutHoldLimit: .seconds(3)
+        )
         try await Loopback.with(broker.makeSandbox(faults)) { world, client in
             let connection = try await broker.link(world, client)
             let accounts = try await world.call(client, .get, "/v1/accounts")
@@ -136,7 +178,13 @@ struct OrderCampaignTests {
                         for index in stride(from: worker, to: placements, by: 4) {
                             var headers = world.auth
                             headers[HTTPField.Name("Idempotency-Key")!] = "campaign-\(index)"
-                            _ = try await world.call(client, .post, "/v1/orders", json: order(broker, connection: connection, account: account, index: index), headers: headers)
+                            _ = try await world.call(
+                                client,
+                                .post,
+                                "/v1/orders",
+                                json: order(broker, connection: connection, account: account, index: index),
+                                headers: headers
+                            )
                         }
                     }
                 }

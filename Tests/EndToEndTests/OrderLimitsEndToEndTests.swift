@@ -12,9 +12,9 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import Sandbox
+import TestWorlds
 import Testing
 import TradeOgreAdapter
-import TestWorlds
 
 /// Issue 12 against the sandboxes: a definite no-action failure releases the idempotency key (and the same key then
 /// places exactly one order), and reconciliation by matching never takes another tenant's order at a shared account.
@@ -44,7 +44,8 @@ struct OrderLimitsEndToEndTests {
             let account = try #require(try await world.call(client, .get, "/v1/accounts").body.list.first?["id"] as? String)
             try await injectFault(
                 world.sandboxURL,
-                #"{"kind":"tooManyRequests","method":"POST","pathPrefix":"\#(broker.placementPath)","count":1,"retryAfterSeconds":1}"#)
+                #"{"kind":"tooManyRequests","method":"POST","pathPrefix":"\#(broker.placementPath)","count":1,"retryAfterSeconds":1}"#
+            )
             var headers = world.auth
             headers[HTTPField.Name("Idempotency-Key")!] = "after-429"
             let body = order(broker, connection: connection, account: account, index: 1)
@@ -78,7 +79,9 @@ struct OrderLimitsEndToEndTests {
             let connection = try await broker.link(world, client)
             let account = try #require(try await world.call(client, .get, "/v1/accounts").body.list.first?["id"] as? String)
             try await injectFault(
-                world.sandboxURL, #"{"kind":"tooManyRequests","method":"POST","pathPrefix":"\#(broker.placementPath)","count":1}"#)
+                world.sandboxURL,
+                #"{"kind":"tooManyRequests","method":"POST","pathPrefix":"\#(broker.placementPath)","count":1}"#
+            )
             var keyed = world.auth
             keyed[HTTPField.Name("Idempotency-Key")!] = "released-race"
             let headers = keyed
@@ -109,14 +112,24 @@ struct OrderLimitsEndToEndTests {
         try await PipelineWorld.with { world in
             world.alpacaFaults.add(FaultRule(.error(status: 401), method: "POST", pathPrefix: "/v2/orders", count: 1))
             let request = OrderRequest(
-                connectionId: world.alpaca.id, accountId: AlpacaSandboxAccount.demoAccountID.uuidString.lowercased(),
-                instrument: InstrumentReference(symbol: "AAPL"), side: .buy, type: .limit, timeInForce: .day,
-                quantity: 1, limitPrice: 51)
+                connectionId: world.alpaca.id,
+                accountId: AlpacaSandboxAccount.demoAccountID.uuidString.lowercased(),
+                instrument: InstrumentReference(symbol: "AAPL"),
+                side: .buy,
+                type: .limit,
+                timeInForce: .day,
+                quantity: 1,
+                limitPrice: 51
+            )
             let refused = await #expect(throws: GatewayError.self) {
                 try await world.gateway.placeOrder(owner: try await world.gateway.defaultOwner(world.tenant), request, idempotencyKey: "after-401")
             }
             #expect(refused?.code == .unauthorized)
-            let placed = try await world.gateway.placeOrder(owner: try await world.gateway.defaultOwner(world.tenant), request, idempotencyKey: "after-401")
+            let placed = try await world.gateway.placeOrder(
+                owner: try await world.gateway.defaultOwner(world.tenant),
+                request,
+                idempotencyKey: "after-401"
+            )
             #expect(placed.outcome == .accepted)
             #expect(!placed.replayed)
             let events = try await world.gateway.orderEvents(owner: try await world.gateway.defaultOwner(world.tenant), id: placed.order.id)
@@ -124,7 +137,10 @@ struct OrderLimitsEndToEndTests {
             #expect(events.map(\.state) == [.submitting, .released, .submitting, .accepted])
             // One order at the broker under the key's client order id.
             let orders = try await world.gateway.orders(
-                owner: try await world.gateway.defaultOwner(world.tenant), Gateway.Selection(connectionId: world.alpaca.id), OrderQuery(state: .all))
+                owner: try await world.gateway.defaultOwner(world.tenant),
+                Gateway.Selection(connectionId: world.alpaca.id),
+                OrderQuery(state: .all)
+            )
             #expect(orders.data.filter { $0.clientOrderId == placed.order.clientOrderId }.count == 1)
         }
     }
@@ -140,18 +156,36 @@ struct OrderLimitsEndToEndTests {
         let faults = FaultInjector()
         try await withSandbox(TradeOgreSandbox(faults: faults)) { url in
             let logger = Logger(label: "shared-account", factory: { _ in SwiftLogNoOpLogHandler() })
-            let store = try await SQLiteStore.opening(path: directory.appendingPathComponent("gateway.sqlite").path, cipher: .random(), logger: logger)
+            let store = try await SQLiteStore.opening(
+                path: directory.appendingPathComponent("gateway.sqlite").path,
+                cipher: .random(),
+                logger: logger
+            )
             let registry = AdapterRegistry(
-                factories: [TradeOgreAdapterFactory()], transport: HTTPClientTransport.loopbackForTests, logger: logger, egress: .loopbackForTests)
+                factories: [TradeOgreAdapterFactory()],
+                transport: HTTPClientTransport.loopbackForTests,
+                logger: logger,
+                egress: .loopbackForTests
+            )
             let gateway = Gateway(
-                store: store, registry: registry, router: .unhurried, logger: logger,
-                orderSettings: OrderSettings(brokerTimeout: .seconds(2), reconcileGrace: 0))
+                store: store,
+                registry: registry,
+                router: .unhurried,
+                logger: logger,
+                orderSettings: OrderSettings(brokerTimeout: .seconds(2), reconcileGrace: 0)
+            )
             func link(_ tenant: Tenant) async throws -> ConnectionDescriptor {
-                try await gateway.link(owner: try await gateway.defaultOwner(tenant), NewConnection(
-                    broker: .tradeogre, displayName: "shared", baseURL: url.absoluteString + "/api/v1",
-                    credentials: BrokerCredentials([
-                        "apiKey": TradeOgreSandboxAccount.demoAPIKey, "apiSecret": TradeOgreSandboxAccount.demoAPISecret,
-                    ])))
+                try await gateway.link(
+                    owner: try await gateway.defaultOwner(tenant),
+                    NewConnection(
+                        broker: .tradeogre,
+                        displayName: "shared",
+                        baseURL: url.absoluteString + "/api/v1",
+                        credentials: BrokerCredentials([
+                            "apiKey": TradeOgreSandboxAccount.demoAPIKey, "apiSecret": TradeOgreSandboxAccount.demoAPISecret,
+                        ])
+                    )
+                )
             }
             let tenantA = try await store.createTenant(name: "A")
             let tenantB = try await store.createTenant(name: "B")
@@ -159,8 +193,15 @@ struct OrderLimitsEndToEndTests {
             let connectionB = try await link(tenantB)
             func request(_ connection: ConnectionDescriptor) -> OrderRequest {
                 OrderRequest(
-                    connectionId: connection.id, accountId: TradeOgreAdapter.accountId, instrument: InstrumentReference(symbol: "XMR/BTC"),
-                    side: .buy, type: .limit, timeInForce: .gtc, quantity: 1, limitPrice: Decimal(string: "0.0001")!)
+                    connectionId: connection.id,
+                    accountId: TradeOgreAdapter.accountId,
+                    instrument: InstrumentReference(symbol: "XMR/BTC"),
+                    side: .buy,
+                    type: .limit,
+                    timeInForce: .gtc,
+                    quantity: 1,
+                    limitPrice: Decimal(string: "0.0001")!
+                )
             }
 
             let theirs = try await gateway.placeOrder(owner: try await gateway.defaultOwner(tenantB), request(connectionB), idempotencyKey: "b-1")
@@ -179,9 +220,15 @@ struct OrderLimitsEndToEndTests {
             #expect(journaledA.brokerOrderId == nil)
             let journaledB = try #require(try await store.journaledOrder(tenantId: tenantB.id, id: theirs.order.id))
             #expect(journaledB.brokerOrderId == theirBrokerId)
-            #expect(try await store.claimedBrokerOrderIds(
-                tenantId: tenantA.id, connectionId: connectionA.id, accountId: TradeOgreAdapter.accountId, since: .distantPast)
-                == [theirBrokerId])
+            #expect(
+                try await store.claimedBrokerOrderIds(
+                    tenantId: tenantA.id,
+                    connectionId: connectionA.id,
+                    accountId: TradeOgreAdapter.accountId,
+                    since: .distantPast
+                )
+                    == [theirBrokerId]
+            )
             // The account has B's order only.
             let atBroker = try await gateway.orders(owner: try await gateway.defaultOwner(tenantA), Gateway.Selection(), OrderQuery(state: .open))
             #expect(atBroker.data.compactMap(\.brokerOrderId) == [theirBrokerId])

@@ -8,9 +8,9 @@ import GatewayStore
 import GatewayTesting
 import Logging
 import Sandbox
+import TestWorlds
 import Testing
 import TradeOgreAdapter
-import TestWorlds
 
 /// Two sandbox brokers over loopback (Alpaca and TradeOgre, each with its own fault injector) behind one gateway whose
 /// pipeline has short durations, and a connection to each.
@@ -25,8 +25,13 @@ struct PipelineWorld: Sendable {
     var pipeline: BrokerPipeline { registry.pipeline }
 
     static let settings = PipelineSettings(
-        breakerConsecutiveFailures: 3, breakerMinimumCalls: 1000, breakerCoolDown: .milliseconds(500), maxRetries: 2,
-        retryBaseDelay: .milliseconds(5), retryMaxDelay: .milliseconds(20))
+        breakerConsecutiveFailures: 3,
+        breakerMinimumCalls: 1000,
+        breakerCoolDown: .milliseconds(500),
+        maxRetries: 2,
+        retryBaseDelay: .milliseconds(5),
+        retryMaxDelay: .milliseconds(20)
+    )
 
     static func with(_ body: @escaping @Sendable (PipelineWorld) async throws -> Void) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bg-pipeline-\(UUID().uuidString)")
@@ -34,33 +39,64 @@ struct PipelineWorld: Sendable {
         defer { try? FileManager.default.removeItem(at: directory) }
         let alpacaFaults = FaultInjector()
         let alpacaSandbox = AlpacaSandbox(
-            configuration: AlpacaSandboxConfiguration(requestsPerMinute: 1_000_000), faults: alpacaFaults)
+            configuration: AlpacaSandboxConfiguration(requestsPerMinute: 1_000_000),
+            faults: alpacaFaults
+        )
         try await withSandbox(alpacaSandbox) { alpacaURL in
             try await withSandbox(TradeOgreSandbox(faults: FaultInjector())) { ogreURL in
                 let logger = Logger(label: "pipeline-e2e", factory: { _ in SwiftLogNoOpLogHandler() })
                 let store = try SQLiteStore(
-                    path: directory.appendingPathComponent("gateway.sqlite").path, cipher: .random(), logger: logger)
+                    path: directory.appendingPathComponent("gateway.sqlite").path,
+                    cipher: .random(),
+                    logger: logger
+                )
                 let registry = AdapterRegistry(
                     factories: [AlpacaAdapterFactory(), TradeOgreAdapterFactory()],
-                    transport: HTTPClientTransport.loopbackForTests, logger: logger,
-                    pipeline: BrokerPipeline(settings: settings), egress: .loopbackForTests)
+                    transport: HTTPClientTransport.loopbackForTests,
+                    logger: logger,
+                    pipeline: BrokerPipeline(settings: settings),
+                    egress: .loopbackForTests
+                )
                 let gateway = Gateway(
-                    store: store, registry: registry, router: .unhurried, logger: logger,
-                    orderSettings: OrderSettings(brokerTimeout: .seconds(2), reconcileGrace: 0))
+                    store: store,
+                    registry: registry,
+                    router: .unhurried,
+                    logger: logger,
+                    orderSettings: OrderSettings(brokerTimeout: .seconds(2), reconcileGrace: 0)
+                )
                 let tenant = try await store.createTenant(name: "pipeline")
-                let alpaca = try await gateway.link(owner: try await gateway.defaultOwner(tenant), NewConnection(
-                    broker: .alpaca, displayName: "alpaca", baseURL: alpacaURL.absoluteString,
-                    credentials: BrokerCredentials([
-                        "keyId": AlpacaSandboxAccount.demoKeyID, "secretKey": AlpacaSandboxAccount.demoSecretKey,
-                    ])))
-                let tradeogre = try await gateway.link(owner: try await gateway.defaultOwner(tenant), NewConnection(
-                    broker: .tradeogre, displayName: "tradeogre", baseURL: ogreURL.absoluteString + "/api/v1",
-                    credentials: BrokerCredentials([
-                        "apiKey": TradeOgreSandboxAccount.demoAPIKey, "apiSecret": TradeOgreSandboxAccount.demoAPISecret,
-                    ])))
-                try await body(PipelineWorld(
-                    gateway: gateway, registry: registry, tenant: tenant, alpaca: alpaca, tradeogre: tradeogre,
-                    alpacaFaults: alpacaFaults))
+                let alpaca = try await gateway.link(
+                    owner: try await gateway.defaultOwner(tenant),
+                    NewConnection(
+                        broker: .alpaca,
+                        displayName: "alpaca",
+                        baseURL: alpacaURL.absoluteString,
+                        credentials: BrokerCredentials([
+                            "keyId": AlpacaSandboxAccount.demoKeyID, "secretKey": AlpacaSandboxAccount.demoSecretKey,
+                        ])
+                    )
+                )
+                let tradeogre = try await gateway.link(
+                    owner: try await gateway.defaultOwner(tenant),
+                    NewConnection(
+                        broker: .tradeogre,
+                        displayName: "tradeogre",
+                        baseURL: ogreURL.absoluteString + "/api/v1",
+                        credentials: BrokerCredentials([
+                            "apiKey": TradeOgreSandboxAccount.demoAPIKey, "apiSecret": TradeOgreSandboxAccount.demoAPISecret,
+                        ])
+                    )
+                )
+                try await body(
+                    PipelineWorld(
+                        gateway: gateway,
+                        registry: registry,
+                        tenant: tenant,
+                        alpaca: alpaca,
+                        tradeogre: tradeogre,
+                        alpacaFaults: alpacaFaults
+                    )
+                )
             }
         }
     }
@@ -119,7 +155,9 @@ struct PipelineFaultTests {
         try await PipelineWorld.with { world in
             world.alpacaFaults.add(FaultRule(.error(status: 503), method: "GET", pathPrefix: "/v2/positions", count: 2))
             let read = try await world.gateway.positions(
-                owner: try await world.gateway.defaultOwner(world.tenant), Gateway.Selection(connectionId: world.alpaca.id))
+                owner: try await world.gateway.defaultOwner(world.tenant),
+                Gateway.Selection(connectionId: world.alpaca.id)
+            )
             #expect(world.source(read, world.alpaca)?.status == .ok)
             #expect(!read.partial)
             #expect(world.alpacaFaults.rules.isEmpty)  // both firings used up
@@ -134,9 +172,15 @@ struct PipelineFaultTests {
             let placements = FaultRule(.error(status: 503), method: "POST", pathPrefix: "/v2/orders")
             world.alpacaFaults.add(placements)
             let request = OrderRequest(
-                connectionId: world.alpaca.id, accountId: AlpacaSandboxAccount.demoAccountID.uuidString.lowercased(),
-                instrument: InstrumentReference(symbol: "AAPL"), side: .buy, type: .limit, timeInForce: .day,
-                quantity: 1, limitPrice: 50)
+                connectionId: world.alpaca.id,
+                accountId: AlpacaSandboxAccount.demoAccountID.uuidString.lowercased(),
+                instrument: InstrumentReference(symbol: "AAPL"),
+                side: .buy,
+                type: .limit,
+                timeInForce: .day,
+                quantity: 1,
+                limitPrice: 50
+            )
             _ = try? await world.gateway.placeOrder(owner: try await world.gateway.defaultOwner(world.tenant), request, idempotencyKey: "one-503")
             #expect(world.alpacaFaults.rules.first { $0.id == placements.id }?.fired == 1)
         }
@@ -144,13 +188,24 @@ struct PipelineFaultTests {
     @Test func aPlacementWhileTheBreakerIsOpenIsRefusedUnsentAndTheSameKeyPlacesItAfterRecovery() async throws {
         try await PipelineWorld.with { world in
             world.alpacaFaults.add(FaultRule(.error(status: 503), pathPrefix: "/v2"))
-            for _ in 0..<3 { _ = try await world.gateway.positions(owner: try await world.gateway.defaultOwner(world.tenant), Gateway.Selection(connectionId: world.alpaca.id)) }
+            for _ in 0..<3 {
+                _ = try await world.gateway.positions(
+                    owner: try await world.gateway.defaultOwner(world.tenant),
+                    Gateway.Selection(connectionId: world.alpaca.id)
+                )
+            }
             #expect(world.pipeline.health(connectionId: world.alpaca.id, broker: .alpaca).breaker == .open)
             let fired = world.alpacaFired
             let request = OrderRequest(
-                connectionId: world.alpaca.id, accountId: AlpacaSandboxAccount.demoAccountID.uuidString.lowercased(),
-                instrument: InstrumentReference(symbol: "AAPL"), side: .buy, type: .limit, timeInForce: .day,
-                quantity: 1, limitPrice: 50)
+                connectionId: world.alpaca.id,
+                accountId: AlpacaSandboxAccount.demoAccountID.uuidString.lowercased(),
+                instrument: InstrumentReference(symbol: "AAPL"),
+                side: .buy,
+                type: .limit,
+                timeInForce: .day,
+                quantity: 1,
+                limitPrice: 50
+            )
             let refused = await #expect(throws: GatewayError.self) {
                 try await world.gateway.placeOrder(owner: try await world.gateway.defaultOwner(world.tenant), request, idempotencyKey: "breaker-key")
             }
@@ -162,10 +217,18 @@ struct PipelineFaultTests {
             // Recovered and past the cool-down: the same key places the order once (it was never claimed).
             world.alpacaFaults.removeAll()
             try await Task.sleep(for: .milliseconds(600))
-            let placed = try await world.gateway.placeOrder(owner: try await world.gateway.defaultOwner(world.tenant), request, idempotencyKey: "breaker-key")
+            let placed = try await world.gateway.placeOrder(
+                owner: try await world.gateway.defaultOwner(world.tenant),
+                request,
+                idempotencyKey: "breaker-key"
+            )
             #expect(placed.outcome == .accepted)
             #expect(!placed.replayed)
-            let again = try await world.gateway.placeOrder(owner: try await world.gateway.defaultOwner(world.tenant), request, idempotencyKey: "breaker-key")
+            let again = try await world.gateway.placeOrder(
+                owner: try await world.gateway.defaultOwner(world.tenant),
+                request,
+                idempotencyKey: "breaker-key"
+            )
             #expect(again.replayed)
             #expect(again.order.id == placed.order.id)
         }

@@ -12,12 +12,12 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import NIOCore
-import SaxoAdapter
 import Sandbox
+import SaxoAdapter
+import TestWorlds
 import Testing
 import TradeItAdapter
 import TradeOgreAdapter
-import TestWorlds
 
 /// `GET /v1/portfolio` over the four sandboxes at once, on one market with pinned prices, checked against totals
 /// worked out by hand (issue 16, the portfolio).
@@ -86,9 +86,11 @@ struct PortfolioEndToEndTests {
 
             // Allocation by broker adds up to the total; cash is an asset class of its own.
             let allocation = try #require(data["allocation"] as? [String: Any])
-            let brokers = Dictionary(uniqueKeysWithValues: (allocation["broker"] as? [[String: Any]] ?? []).compactMap { slice in
-                (slice["key"] as? String).map { ($0, Self.decimal(slice["value"]) ?? -1) }
-            })
+            let brokers = Dictionary(
+                uniqueKeysWithValues: (allocation["broker"] as? [[String: Any]] ?? []).compactMap { slice in
+                    (slice["key"] as? String).map { ($0, Self.decimal(slice["value"]) ?? -1) }
+                }
+            )
             #expect(brokers == ["alpaca": 85_200, "saxo": 1_000_000, "tradeit": 44_400, "tradeogre": 75_200], "\(allocation)")
             let classes = allocation["assetClass"] as? [[String: Any]] ?? []
             #expect(classes.first?["key"] as? String == "cash")

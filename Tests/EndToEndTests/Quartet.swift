@@ -12,10 +12,10 @@ import Hummingbird
 import HummingbirdTesting
 import Logging
 import NIOCore
-import SaxoAdapter
 import Sandbox
-import Testing
+import SaxoAdapter
 import TestWorlds
+import Testing
 import TradeItAdapter
 import TradeOgreAdapter
 
@@ -49,19 +49,27 @@ struct Quartet: Sendable {
                 try await withSandbox(tradeIt) { tradeItURL in
                     try await withSandbox(tradeOgre) { tradeOgreURL in
                         try await serve(
-                            alpaca: alpacaURL.absoluteString, saxo: saxoURL.absoluteString,
-                            tradeIt: tradeItURL.absoluteString, tradeOgre: tradeOgreURL.absoluteString, body)
+                            alpaca: alpacaURL.absoluteString,
+                            saxo: saxoURL.absoluteString,
+                            tradeIt: tradeItURL.absoluteString,
+                            tradeOgre: tradeOgreURL.absoluteString,
+                            body
+                        )
                     }
                 }
             }
         }
     }
 
-    typealias Call = @Sendable (_ method: HTTPRequest.Method, _ uri: String, _ json: String?) async throws
+    typealias Call =
+        @Sendable (_ method: HTTPRequest.Method, _ uri: String, _ json: String?) async throws
         -> (status: Int, body: [String: Any])
 
     func serve(
-        alpaca: String, saxo: String, tradeIt: String, tradeOgre: String,
+        alpaca: String,
+        saxo: String,
+        tradeIt: String,
+        tradeOgre: String,
         _ body: @escaping @Sendable (Call, Call) async throws -> Void
     ) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bg-quartet-\(UUID().uuidString)")
@@ -69,16 +77,26 @@ struct Quartet: Sendable {
         defer { try? FileManager.default.removeItem(at: directory) }
         let logger = Logger(label: "e2e", factory: { _ in SwiftLogNoOpLogHandler() })
         let store = try SQLiteStore(
-            path: directory.appendingPathComponent("gateway.sqlite").path, cipher: .random(), logger: logger)
+            path: directory.appendingPathComponent("gateway.sqlite").path,
+            cipher: .random(),
+            logger: logger
+        )
         let registry = AdapterRegistry(
             factories: [AlpacaAdapterFactory(), SaxoAdapterFactory(), TradeItAdapterFactory(), TradeOgreAdapterFactory()],
-            transport: HTTPClientTransport.loopbackForTests, logger: logger, egress: .loopbackForTests)
+            transport: HTTPClientTransport.loopbackForTests,
+            logger: logger,
+            egress: .loopbackForTests
+        )
         let gateway = Gateway(store: store, registry: registry, router: .unhurried, logger: logger)
         let tenant = try await store.createTenant(name: "portfolio")
         let key = try await store.issueDefaultUserKey(tenantId: tenant.id, label: "portfolio").plaintext
         let otherUser = try await store.createUser(tenantId: tenant.id, NewUser(externalId: "other"), audit: nil)
         let otherKey = try await store.issueAPIKey(
-            tenantId: tenant.id, label: "other", scopes: ["read", "trade"], userId: otherUser.id, audit: nil
+            tenantId: tenant.id,
+            label: "other",
+            scopes: ["read", "trade"],
+            userId: otherUser.id,
+            audit: nil
         ).plaintext
         let app = Application(router: try GatewayServer.router(gateway: gateway), logger: logger)
         let user = self.tradeIt.link(.dummy)
@@ -86,7 +104,8 @@ struct Quartet: Sendable {
             func caller(_ key: String) -> Call {
                 { method, uri, json in
                     try await client.execute(
-                        uri: uri, method: method,
+                        uri: uri,
+                        method: method,
                         headers: [.authorization: "Bearer \(key)", .contentType: "application/json"],
                         body: json.map { ByteBuffer(string: $0) }
                     ) { response in

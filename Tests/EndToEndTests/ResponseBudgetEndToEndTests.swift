@@ -6,7 +6,9 @@ import Testing
 
 /// The response budget and the `feed` setting through the unified API, with the real Alpaca adapter and transport.
 extension HostileBrokerEndToEndTests {
-    @Test("twelve connections to a broker with endless position lists: the gateway never holds more than its 4 MiB budget, each read is the budget's retryable 503, tried once, nothing is held after, and the sandbox still answers")
+    @Test(
+        "twelve connections to a broker with endless position lists: the gateway never holds more than its 4 MiB budget, each read is the budget's retryable 503, tried once, nothing is held after, and the sandbox still answers"
+    )
     func responseBudget() async throws {
         let budget = ResponseBudget(limit: 4 * 1024 * 1024)
         let chunk = [UInt8](repeating: 0x20, count: 64 * 1024)

@@ -3,18 +3,23 @@ import GatewayModel
 import HTTPTypes
 import HummingbirdTesting
 import Sandbox
-import Testing
 import TestWorlds
+import Testing
 
 /// Saxo through /v1: the seed app's screens, and its order flow (market, changed to limit, back to market).
 @Suite("End to end: Saxo through /v1", .heavyWorld)
 struct SaxoEndToEndTests {
     func link(_ world: Loopback, _ client: any TestClientProtocol) async throws -> String {
-        let linked = try await world.call(client, .post, "/v1/connections", json: """
-            {"broker":"saxo","displayName":"SIM","baseURL":"\(world.sandboxURL)/sim/openapi",
-             "credentials":{"appKey":"\(SaxoSandboxConfiguration.demoAppKey)","appSecret":"\(SaxoSandboxConfiguration.demoAppSecret)",
-                            "refreshToken":"\(SaxoSandboxConfiguration.demoBootstrapRefreshToken)"}}
-            """)
+        let linked = try await world.call(
+            client,
+            .post,
+            "/v1/connections",
+            json: """
+                {"broker":"saxo","displayName":"SIM","baseURL":"\(world.sandboxURL)/sim/openapi",
+                 "credentials":{"appKey":"\(SaxoSandboxConfiguration.demoAppKey)","appSecret":"\(SaxoSandboxConfiguration.demoAppSecret)",
+                                "refreshToken":"\(SaxoSandboxConfiguration.demoBootstrapRefreshToken)"}}
+                """
+        )
         #expect(linked.status == 201)
         return try #require(linked.body.data["id"] as? String)
     }
@@ -23,15 +28,21 @@ struct SaxoEndToEndTests {
         let clock = ManualClock()
         let sandbox = SaxoSandbox(
             configuration: SaxoSandboxConfiguration(sessionOrdersPerSecond: nil, executionLatency: 1),
-            market: MarketEngine(clock: clock))
+            market: MarketEngine(clock: clock)
+        )
         // A refresh token Saxo's way: good for one use (not the sandbox's reusable bootstrap token).
         let pair = sandbox.issueTokens()
         try await Loopback.with(sandbox) { world, client in
-            let linked = try await world.call(client, .post, "/v1/connections", json: """
-                {"broker":"saxo","displayName":"SIM","baseURL":"\(world.sandboxURL)/sim/openapi",
-                 "credentials":{"appKey":"\(SaxoSandboxConfiguration.demoAppKey)","appSecret":"\(SaxoSandboxConfiguration.demoAppSecret)",
-                                "refreshToken":"\(pair.refreshToken)"}}
-                """)
+            let linked = try await world.call(
+                client,
+                .post,
+                "/v1/connections",
+                json: """
+                    {"broker":"saxo","displayName":"SIM","baseURL":"\(world.sandboxURL)/sim/openapi",
+                     "credentials":{"appKey":"\(SaxoSandboxConfiguration.demoAppKey)","appSecret":"\(SaxoSandboxConfiguration.demoAppSecret)",
+                                    "refreshToken":"\(pair.refreshToken)"}}
+                    """
+            )
             #expect(linked.status == 201, "\(linked.body)")
             // Proving the link spent the token; the connection was saved with the pair that replaced it, so its first
             // read works and it stays active.
@@ -53,7 +64,8 @@ struct SaxoEndToEndTests {
         let clock = ManualClock()
         let sandbox = SaxoSandbox(
             configuration: SaxoSandboxConfiguration(sessionOrdersPerSecond: nil, executionLatency: 1),
-            market: MarketEngine(clock: clock))
+            market: MarketEngine(clock: clock)
+        )
         try await Loopback.with(sandbox) { world, client in
             let connection = try await link(world, client)
             let clients = try await world.call(client, .get, "/v1/clients")
@@ -71,10 +83,15 @@ struct SaxoEndToEndTests {
             #expect(watchlists.status == 200)
 
             // The seed: a market order, changed to limit and back to market, then seen as a net position.
-            let placed = try await world.call(client, .post, "/v1/orders", json: """
-                {"connectionId":"\(connection)","accountId":"\(account)","symbol":"EUR/DKK","side":"buy","type":"market",
-                 "timeInForce":"ioc","quantity":"100000"}
-                """)
+            let placed = try await world.call(
+                client,
+                .post,
+                "/v1/orders",
+                json: """
+                    {"connectionId":"\(connection)","accountId":"\(account)","symbol":"EUR/DKK","side":"buy","type":"market",
+                     "timeInForce":"ioc","quantity":"100000"}
+                    """
+            )
             #expect(placed.status == 201)
             let id = try #require(placed.body.data["id"] as? String)
             let toLimit = try await world.call(client, .patch, "/v1/orders/\(id)", json: #"{"type":"limit","limitPrice":"7","timeInForce":"gtc"}"#)

@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
-import Testing
 import TestWorlds
+import Testing
 
 /// A Saxo order's life through `/v1`, against the Saxo sandbox (issue 26): every end an order can come to reads by its
 /// id with its real state, its journal ends there, and the stream carries each change once.
@@ -62,7 +62,9 @@ struct SaxoLifecycleTests {
     @Test func anExpiredDayOrder() async throws {
         try await LifecycleWorld.with(prices: ["AAPL": "100"]) { world in
             let id = try await world.placed(
-                "saxo", #""symbol":"AAPL","side":"buy","type":"limit","timeInForce":"day","quantity":"1","limitPrice":"90""#)
+                "saxo",
+                #""symbol":"AAPL","side":"buy","type":"limit","timeInForce":"day","quantity":"1","limitPrice":"90""#
+            )
             // 10:00 in New York to 18:00, past the 16:00 close where Saxo's day order lapses.
             try await advance(world, hours: 8)
             let order = try await world.expectLife(of: id, final: "expired", changes: [Change("placed", "open"), Change("expired", "expired")])
@@ -79,7 +81,6 @@ struct SaxoLifecycleTests {
     }
 
     // MARK: Helpers
-
 
     /// Moves the market's clock `hours` forward in half hours, each followed by a read at Saxo that must succeed (the
     /// gateway renews its session on the way, as it would through a real day).

@@ -12,16 +12,22 @@ extension SaxoEndToEndTests {
         let clock = ManualClock()
         let sandbox = SaxoSandbox(
             configuration: SaxoSandboxConfiguration(sessionOrdersPerSecond: nil, executionLatency: 1),
-            market: MarketEngine(clock: clock))
+            market: MarketEngine(clock: clock)
+        )
         try await Loopback.with(sandbox) { world, client in
             let connection = try await link(world, client)
             let accounts = try await world.call(client, .get, "/v1/accounts")
             let account = try #require(accounts.body.list.first?["id"] as? String)
             // Selling EUR/DKK the account does not hold opens a short (FX is a margin product at Saxo).
-            let placed = try await world.call(client, .post, "/v1/orders", json: """
-                {"connectionId":"\(connection)","accountId":"\(account)","symbol":"EUR/DKK","side":"sell","type":"market",
-                 "timeInForce":"ioc","quantity":"100000"}
-                """)
+            let placed = try await world.call(
+                client,
+                .post,
+                "/v1/orders",
+                json: """
+                    {"connectionId":"\(connection)","accountId":"\(account)","symbol":"EUR/DKK","side":"sell","type":"market",
+                     "timeInForce":"ioc","quantity":"100000"}
+                    """
+            )
             #expect(placed.status == 201, "\(placed.body)")
             clock.advance(by: 2)
             // The sandbox fills when it is next asked (its execution latency has passed): the short opens.
@@ -32,7 +38,8 @@ extension SaxoEndToEndTests {
             let positions = try await world.call(client, .get, "/v1/positions")
             let position = try #require(
                 positions.body.list.first { ($0["instrument"] as? [String: Any])?["symbol"] as? String == "EUR/DKK" },
-                "\(positions.body)")
+                "\(positions.body)"
+            )
             func decimal(_ key: String) -> Decimal? { DecimalText.parse(position[key] as? String ?? "") }
             let quantity = try #require(decimal("quantity"))
             #expect(quantity == -100_000)

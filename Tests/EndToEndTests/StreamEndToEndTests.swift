@@ -14,8 +14,8 @@ import Logging
 import NIOCore
 import NIOHTTP1
 import Sandbox
-import Testing
 import TestWorlds
+import Testing
 
 /// `GET /v1/stream` against a live gateway on a loopback port and the Alpaca sandbox: a price move and an order's
 /// fill reach an SSE client within a second, and a client that drops and comes back with `Last-Event-ID` is sent
@@ -30,7 +30,12 @@ import TestWorlds
         let accountId: String
         let gateway: Gateway
 
-        func call(_ method: HTTPRequest.Method, _ path: String, _ json: String? = nil, key: String? = nil) async throws
+        func call(
+            _ method: HTTPRequest.Method,
+            _ path: String,
+            _ json: String? = nil,
+            key: String? = nil
+        ) async throws
             -> (status: Int, body: [String: Any])
         {
             var request = HTTPClientRequest(url: "http://127.0.0.1:\(port)\(path)")
@@ -46,10 +51,14 @@ import TestWorlds
         }
 
         func placeLimitBuy(_ symbol: String, limit: String) async throws -> String {
-            let placed = try await call(.post, "/v1/orders", """
+            let placed = try await call(
+                .post,
+                "/v1/orders",
+                """
                 {"connectionId":"\(connectionId)","accountId":"\(accountId)","symbol":"\(symbol)","side":"buy",
                  "type":"limit","timeInForce":"gtc","quantity":"1","limitPrice":"\(limit)"}
-                """)
+                """
+            )
             #expect(placed.status == 201, "\(placed.body)")
             return try #require(placed.body.data["id"] as? String)
         }
@@ -60,7 +69,9 @@ import TestWorlds
     }
 
     func withWorld(
-        streamsPerUser: Int = 5, heartbeat: Duration = .seconds(5), quoteInterval: Duration = .milliseconds(100),
+        streamsPerUser: Int = 5,
+        heartbeat: Duration = .seconds(5),
+        quoteInterval: Duration = .milliseconds(100),
         _ body: @escaping @Sendable (World) async throws -> Void
     ) async throws {
         let market = MarketEngine(clock: ManualClock(start: Date()))
@@ -71,27 +82,47 @@ import TestWorlds
         defer { try? FileManager.default.removeItem(at: directory) }
         try await withSandbox(AlpacaSandbox(market: market)) { url in
             let logger = Logger(label: "e2e", factory: { _ in SwiftLogNoOpLogHandler() })
-            let store = try await SQLiteStore.opening(path: directory.appendingPathComponent("gateway.sqlite").path, cipher: .random(), logger: logger)
+            let store = try await SQLiteStore.opening(
+                path: directory.appendingPathComponent("gateway.sqlite").path,
+                cipher: .random(),
+                logger: logger
+            )
             let registry = AdapterRegistry(
-                factories: [AlpacaAdapterFactory()], transport: HTTPClientTransport.loopbackForTests, logger: logger,
-                egress: .loopbackForTests)
+                factories: [AlpacaAdapterFactory()],
+                transport: HTTPClientTransport.loopbackForTests,
+                logger: logger,
+                egress: .loopbackForTests
+            )
             let gateway = Gateway(
                 // Generous read deadlines: what is tested is what reaches the stream, not how fast a loaded machine's
                 // sandbox answers (a read past its deadline would report the broker failing, and no change).
-                store: store, registry: registry, router: BrokerRouter(perSourceTimeout: .seconds(20), overallTimeout: .seconds(25)),
+                store: store,
+                registry: registry,
+                router: BrokerRouter(perSourceTimeout: .seconds(20), overallTimeout: .seconds(25)),
                 logger: logger,
                 streams: StreamSettings(
-                    quoteInterval: quoteInterval, holdingsInterval: .seconds(2), feedInterval: .milliseconds(50),
-                    heartbeatInterval: heartbeat, streamsPerUser: streamsPerUser))
+                    quoteInterval: quoteInterval,
+                    holdingsInterval: .seconds(2),
+                    feedInterval: .milliseconds(50),
+                    heartbeatInterval: heartbeat,
+                    streamsPerUser: streamsPerUser
+                )
+            )
             let tenant = try await store.createTenant(name: "stream")
             let key = try await store.issueDefaultUserKey(tenantId: tenant.id, label: "stream").plaintext
             let other = try await store.createUser(tenantId: tenant.id, NewUser(externalId: "other"), audit: nil)
             let otherKey = try await store.issueAPIKey(
-                tenantId: tenant.id, label: "other", scopes: ["read", "trade"], userId: other.id, audit: nil
+                tenantId: tenant.id,
+                label: "other",
+                scopes: ["read", "trade"],
+                userId: other.id,
+                audit: nil
             ).plaintext
             let app = Application(
                 router: try GatewayServer.router(gateway: gateway),
-                configuration: .init(address: .hostname("127.0.0.1", port: 0)), logger: logger)
+                configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+                logger: logger
+            )
             // The order watcher and the alerts, as `gateway serve` runs them: the watcher finds the fills no request
             // asks about; the monitor feeds the alert engine, whose firings go on the user's streams.
             let watcher = Task { try await OrderWatcher(gateway: gateway, interval: .milliseconds(100)).run() }
@@ -106,19 +137,35 @@ import TestWorlds
             try await app.test(.live) { client in
                 let port = try #require(client.port)
                 var world = World(
-                    port: port, key: key, otherKey: otherKey, market: market, connectionId: "", accountId: "",
-                    gateway: gateway)
-                let linked = try await world.call(.post, "/v1/connections", """
+                    port: port,
+                    key: key,
+                    otherKey: otherKey,
+                    market: market,
+                    connectionId: "",
+                    accountId: "",
+                    gateway: gateway
+                )
+                let linked = try await world.call(
+                    .post,
+                    "/v1/connections",
+                    """
                     {"broker":"alpaca","baseURL":"\(url.absoluteString)",
                      "credentials":{"keyId":"\(AlpacaSandboxAccount.demoKeyID)","secretKey":"\(AlpacaSandboxAccount.demoSecretKey)"}}
-                    """)
+                    """
+                )
                 #expect(linked.status == 201, "\(linked.body)")
                 let connectionId = try #require(linked.body.data["id"] as? String)
                 let accounts = try await world.call(.get, "/v1/accounts")
                 let accountId = try #require(accounts.body.list.first?["id"] as? String)
                 world = World(
-                    port: port, key: key, otherKey: otherKey, market: market, connectionId: connectionId,
-                    accountId: accountId, gateway: gateway)
+                    port: port,
+                    key: key,
+                    otherKey: otherKey,
+                    market: market,
+                    connectionId: connectionId,
+                    accountId: accountId,
+                    gateway: gateway
+                )
                 try await body(world)
             }
         }
@@ -226,10 +273,14 @@ import TestWorlds
 
     @Test func priceAndOrderAlertsFireOnTheStream() async throws {
         try await withWorld { world in
-            let created = try await world.call(.post, "/v1/alerts", """
+            let created = try await world.call(
+                .post,
+                "/v1/alerts",
+                """
                 {"name": "MSFT over 55", "rule": {"type": "price", "instrument": {"symbol": "MSFT", "assetClass": "equity"},
                  "condition": "above", "threshold": "55"}}
-                """)
+                """
+            )
             #expect(created.status == 201, "\(created.body)")
             let priceAlert = try #require(created.body.data["id"] as? String)
             let filled = try await world.call(.post, "/v1/alerts", #"{"name": "fills", "rule": {"type": "order", "on": "filled"}}"#)
@@ -248,10 +299,14 @@ import TestWorlds
             #expect(price.json["price"] as? String == "56")
 
             // A market order fills at once: the order alert fires with the order's update.
-            let placed = try await world.call(.post, "/v1/orders", """
+            let placed = try await world.call(
+                .post,
+                "/v1/orders",
+                """
                 {"connectionId":"\(world.connectionId)","accountId":"\(world.accountId)","symbol":"MSFT","side":"buy",
                  "type":"market","quantity":"1"}
-                """)
+                """
+            )
             #expect(placed.status == 201, "\(placed.body)")
             let orderId = try #require(placed.body.data["id"] as? String)
             let order = try await stream.next("the order alert") {
@@ -286,7 +341,12 @@ import TestWorlds
             var admitted: EventStreamClient?
             for _ in 0..<200 where admitted == nil {
                 let next = try await world.stream("orders=true")
-                if await next.status == 200 { admitted = next } else { await next.close(); try await Task.sleep(for: .milliseconds(50)) }
+                if await next.status == 200 {
+                    admitted = next
+                } else {
+                    await next.close()
+                    try await Task.sleep(for: .milliseconds(50))
+                }
             }
             let reopened = try #require(admitted)
             _ = try await reopened.next("ready again") { $0.name == "ready" }

@@ -1,15 +1,15 @@
 import Foundation
 import GatewayAPI
 import GatewayApp
-import GatewayStore
 import GatewayCore
 import GatewayModel
+import GatewayStore
 import HTTPTypes
 import HummingbirdTesting
 import NIOCore
 import Sandbox
-import Testing
 import TestWorlds
+import Testing
 
 /// TradeIt through /v1: the OAuth popup link, the security question, and a session expiring mid-use.
 @Suite("End to end: TradeIt through /v1", .heavyWorld)
@@ -17,10 +17,15 @@ struct TradeItEndToEndTests {
     /// Starts a link through the API, logs in on the sandbox's page as `persona`, and follows the broker's redirect
     /// back to the gateway's callback. Returns the connection id.
     func link(_ world: Loopback, _ client: any TestClientProtocol, persona: String) async throws -> String {
-        let started = try await world.call(client, .post, "/v1/connections", json: """
-            {"broker":"tradeit","displayName":"Dummy","baseURL":"\(world.sandboxURL)",
-             "settings":{"brokerShortName":"Dummy"},"credentials":{"apiKey":"\(TradeItSandboxConfiguration.demoAPIKey)"}}
-            """)
+        let started = try await world.call(
+            client,
+            .post,
+            "/v1/connections",
+            json: """
+                {"broker":"tradeit","displayName":"Dummy","baseURL":"\(world.sandboxURL)",
+                 "settings":{"brokerShortName":"Dummy"},"credentials":{"apiKey":"\(TradeItSandboxConfiguration.demoAPIKey)"}}
+                """
+        )
         #expect(started.status == 202)
         let popupURL = try #require(started.body.data["popupURL"] as? String)
         let connection = try #require((started.body.data["connection"] as? [String: Any])?["id"] as? String)
@@ -53,10 +58,16 @@ struct TradeItEndToEndTests {
             var headers = world.auth
             headers[HTTPField.Name("X-Forwarded-Host")!] = "evil.example"
             headers[HTTPField.Name("X-Forwarded-Proto")!] = "javascript"
-            let started = try await world.call(client, .post, "/v1/connections", json: """
-                {"broker":"tradeit","displayName":"<script>alert('x')</script> & \\"Dummy\\"","baseURL":"\(world.sandboxURL)",
-                 "settings":{"brokerShortName":"Dummy"},"credentials":{"apiKey":"\(TradeItSandboxConfiguration.demoAPIKey)"}}
-                """, headers: headers)
+            let started = try await world.call(
+                client,
+                .post,
+                "/v1/connections",
+                json: """
+                    {"broker":"tradeit","displayName":"<script>alert('x')</script> & \\"Dummy\\"","baseURL":"\(world.sandboxURL)",
+                     "settings":{"brokerShortName":"Dummy"},"credentials":{"apiKey":"\(TradeItSandboxConfiguration.demoAPIKey)"}}
+                    """,
+                headers: headers
+            )
             #expect(started.status == 202)
             let popupURL = try #require(started.body.data["popupURL"] as? String)
             let login = try await rawGET(popupURL + "&autoLogin=dummy")
@@ -65,7 +76,9 @@ struct TradeItEndToEndTests {
             #expect(!location.contains("evil.example") && !location.contains("javascript"))
             let callback = try #require(URLComponents(string: location))
             let landed = try await client.execute(
-                uri: callback.path + "?" + (callback.percentEncodedQuery ?? ""), method: .get, headers: [:]
+                uri: callback.path + "?" + (callback.percentEncodedQuery ?? ""),
+                method: .get,
+                headers: [:]
             ) { response in
                 (response.status.code, response.headers, String(buffer: response.body))
             }
@@ -112,7 +125,11 @@ struct TradeItEndToEndTests {
             #expect(wrong.status == 200)
             #expect(wrong.body.data["status"] as? String == "challenge_required")
             let right = try await world.call(
-                client, .post, "/v1/connections/\(connection)/challenge", json: #"{"answer":"\#(TradeItSandboxConfiguration.securityAnswer)"}"#)
+                client,
+                .post,
+                "/v1/connections/\(connection)/challenge",
+                json: #"{"answer":"\#(TradeItSandboxConfiguration.securityAnswer)"}"#
+            )
             #expect(right.body.data["status"] as? String == "active")
             let open = try await world.call(client, .get, "/v1/balances")
             #expect(open.body["partial"] as? Bool == false)
@@ -150,7 +167,11 @@ struct TradeItEndToEndTests {
         try await Loopback.with(sandbox) { world, client in
             let connection = try await link(world, client, persona: "dummySecurity")
             let right = try await world.call(
-                client, .post, "/v1/connections/\(connection)/challenge", json: #"{"answer":"\#(TradeItSandboxConfiguration.securityAnswer)"}"#)
+                client,
+                .post,
+                "/v1/connections/\(connection)/challenge",
+                json: #"{"answer":"\#(TradeItSandboxConfiguration.securityAnswer)"}"#
+            )
             #expect(right.body.data["status"] as? String == "active")
             let sessions = sandbox.openSessionCount
             let all = try await world.call(client, .post, "/v1/connections/authenticate")
@@ -192,7 +213,13 @@ struct TradeItEndToEndTests {
             let placed = try await world.call(client, .post, "/v1/orders", json: order + #","previewId":"\#(previewId)"}"#)
             #expect(placed.status == 201)
             #expect(placed.body.data["brokerOrderId"] is String)
-            let mismatched = try await world.call(client, .post, "/v1/orders", json: #"{"connectionId":"\#(connection)","accountId":"\#(account)","symbol":"AAPL","side":"buy","type":"market","quantity":"2","previewId":"\#(previewId)"}"#)
+            let mismatched = try await world.call(
+                client,
+                .post,
+                "/v1/orders",
+                json:
+                    #"{"connectionId":"\#(connection)","accountId":"\#(account)","symbol":"AAPL","side":"buy","type":"market","quantity":"2","previewId":"\#(previewId)"}"#
+            )
             #expect(mismatched.status == 422)
         }
     }

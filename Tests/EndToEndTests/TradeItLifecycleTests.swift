@@ -1,7 +1,7 @@
 import Foundation
 import HTTPTypes
-import Testing
 import TestWorlds
+import Testing
 
 /// A TradeIt order's life through `/v1`, against the TradeIt sandbox (issue 26): every end an order can come to reads
 /// by its id with its real state, its journal ends there, and the stream carries each change once.
@@ -30,7 +30,9 @@ struct TradeItLifecycleTests {
     @Test func aMarketOrderFilledAtOnce() async throws {
         try await LifecycleWorld.with(prices: ["AAPL": "100"]) { world in
             let placement = try await world.place(
-                "tradeit", #""symbol":"AAPL","side":"buy","type":"market","timeInForce":"day","quantity":"2""#)
+                "tradeit",
+                #""symbol":"AAPL","side":"buy","type":"market","timeInForce":"day","quantity":"2""#
+            )
             #expect((200..<300).contains(placement.status), "\(placement.body)")
             // The fill happened while the placement was in flight: its answer says so.
             #expect(placement.body.data["status"] as? String == "filled", "\(placement.body)")
@@ -93,7 +95,9 @@ struct TradeItLifecycleTests {
     @Test func anExpiredDayOrder() async throws {
         try await LifecycleWorld.with(prices: ["AAPL": "100"]) { world in
             let id = try await world.placed(
-                "tradeit", #""symbol":"AAPL","side":"buy","type":"limit","timeInForce":"day","quantity":"1","limitPrice":"90""#)
+                "tradeit",
+                #""symbol":"AAPL","side":"buy","type":"limit","timeInForce":"day","quantity":"1","limitPrice":"90""#
+            )
             try await world.awaitStatus(id, "open")
             // 15:00 UTC to 01:00 the next day: past the end of the day the order was placed on.
             world.advance(seconds: 10 * 3600)
@@ -106,11 +110,16 @@ struct TradeItLifecycleTests {
         try await LifecycleWorld.with(prices: ["AAPL": "100"]) { world in
             try world.setDepth("1", for: "AAPL")
             let id = try await world.placed(
-                "tradeit", #""symbol":"AAPL","side":"buy","type":"limit","timeInForce":"day","quantity":"4","limitPrice":"110""#)
+                "tradeit",
+                #""symbol":"AAPL","side":"buy","type":"limit","timeInForce":"day","quantity":"4","limitPrice":"110""#
+            )
             try await world.awaitStatus(id, "partially_filled")
             world.advance(seconds: 10 * 3600)
             let order = try await world.expectLife(
-                of: id, final: "expired", changes: [Change("placed", "partially_filled"), Change("expired", "expired")])
+                of: id,
+                final: "expired",
+                changes: [Change("placed", "partially_filled"), Change("expired", "expired")]
+            )
             #expect(order["filledQuantity"] as? String == "1", "\(order)")
             #expect(order["averageFillPrice"] as? String != nil, "\(order)")
         }

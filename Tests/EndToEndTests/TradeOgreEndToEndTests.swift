@@ -4,22 +4,32 @@ import GatewayModel
 import HTTPTypes
 import HummingbirdTesting
 import Sandbox
-import Testing
 import TestWorlds
+import Testing
 
 /// TradeOgre through /v1: keyless quotes, holdings as positions, and a limit order on the sandbox's book.
 @Suite("End to end: TradeOgre through /v1", .heavyWorld)
 struct TradeOgreEndToEndTests {
     @Test func keylessConnectionsServeQuotesOnly() async throws {
         try await Loopback.with(TradeOgreSandbox()) { world, client in
-            let linked = try await world.call(client, .post, "/v1/connections", json: #"{"broker":"tradeogre","baseURL":"\#(world.sandboxURL)/api/v1"}"#)
+            let linked = try await world.call(
+                client,
+                .post,
+                "/v1/connections",
+                json: #"{"broker":"tradeogre","baseURL":"\#(world.sandboxURL)/api/v1"}"#
+            )
             #expect(linked.status == 201)
             let quotes = try await world.call(client, .get, "/v1/quotes?symbols=XMR/BTC")
             #expect(quotes.body.list.first?["last"] is String)
             let balances = try await world.call(client, .get, "/v1/balances")
             #expect(balances.status == 200)
             #expect((balances.body.sources.first?["error"] as? [String: Any])?["code"] as? String == "unauthorized")
-            let wrongKeys = try await world.call(client, .post, "/v1/connections", json: #"{"broker":"tradeogre","baseURL":"\#(world.sandboxURL)/api/v1","credentials":{"apiKey":"x","apiSecret":"y"}}"#)
+            let wrongKeys = try await world.call(
+                client,
+                .post,
+                "/v1/connections",
+                json: #"{"broker":"tradeogre","baseURL":"\#(world.sandboxURL)/api/v1","credentials":{"apiKey":"x","apiSecret":"y"}}"#
+            )
             #expect(wrongKeys.status == 422)
         }
     }
@@ -29,7 +39,12 @@ struct TradeOgreEndToEndTests {
         // call per market, twenty-one calls). The call budget (6 here) is not even approached.
         let unknown = (0..<20).map { "ZZ\($0)/BTC" }
         try await Loopback.with(TradeOgreSandbox(), limits: TenantLimits(callsPerConnection: 6)) { world, client in
-            let linked = try await world.call(client, .post, "/v1/connections", json: #"{"broker":"tradeogre","baseURL":"\#(world.sandboxURL)/api/v1"}"#)
+            let linked = try await world.call(
+                client,
+                .post,
+                "/v1/connections",
+                json: #"{"broker":"tradeogre","baseURL":"\#(world.sandboxURL)/api/v1"}"#
+            )
             #expect(linked.status == 201)
             let before = world.upstream.calls
             let quotes = try await world.call(client, .get, "/v1/quotes?symbols=" + (unknown + ["XMR/BTC", "LTC/BTC"]).joined(separator: ","))
@@ -44,20 +59,32 @@ struct TradeOgreEndToEndTests {
 
     @Test func aLimitOrderRestsOnTheBookAndIsCancelled() async throws {
         try await Loopback.with(TradeOgreSandbox()) { world, client in
-            let linked = try await world.call(client, .post, "/v1/connections", json: """
-                {"broker":"tradeogre","baseURL":"\(world.sandboxURL)/api/v1",
-                 "credentials":{"apiKey":"\(TradeOgreSandboxAccount.demoAPIKey)","apiSecret":"\(TradeOgreSandboxAccount.demoAPISecret)"}}
-                """)
+            let linked = try await world.call(
+                client,
+                .post,
+                "/v1/connections",
+                json: """
+                    {"broker":"tradeogre","baseURL":"\(world.sandboxURL)/api/v1",
+                     "credentials":{"apiKey":"\(TradeOgreSandboxAccount.demoAPIKey)","apiSecret":"\(TradeOgreSandboxAccount.demoAPISecret)"}}
+                    """
+            )
             let connection = try #require(linked.body.data["id"] as? String)
             let account = try #require(try await world.call(client, .get, "/v1/accounts").body.list.first?["id"] as? String)
             let positions = try await world.call(client, .get, "/v1/positions")
             #expect(positions.body.list.contains { ($0["instrument"] as? [String: Any])?["symbol"] as? String == "XMR/BTC" })
-            let bid = try #require(DecimalText.parse(try await world.call(client, .get, "/v1/quotes?symbols=XMR/BTC").body.list.first?["bid"] as? String ?? ""))
+            let bid = try #require(
+                DecimalText.parse(try await world.call(client, .get, "/v1/quotes?symbols=XMR/BTC").body.list.first?["bid"] as? String ?? "")
+            )
             let price = DecimalText.format(bid / 2, scale: 8)
-            let placed = try await world.call(client, .post, "/v1/orders", json: """
-                {"connectionId":"\(connection)","accountId":"\(account)","symbol":"XMR/BTC","side":"buy","type":"limit",
-                 "timeInForce":"gtc","quantity":"1.5","limitPrice":"\(price)"}
-                """)
+            let placed = try await world.call(
+                client,
+                .post,
+                "/v1/orders",
+                json: """
+                    {"connectionId":"\(connection)","accountId":"\(account)","symbol":"XMR/BTC","side":"buy","type":"limit",
+                     "timeInForce":"gtc","quantity":"1.5","limitPrice":"\(price)"}
+                    """
+            )
             #expect(placed.status == 201)
             let id = try #require(placed.body.data["id"] as? String)
             let book = try await rawGET(world.sandboxURL + "/api/v1/orders/XMR-BTC")

@@ -4,8 +4,8 @@ import HTTPTypes
 import NIOCore
 import NIOHTTP1
 import Sandbox
-import Testing
 import TestWorlds
+import Testing
 
 /// A TradeOgre order's life through `/v1`, against the TradeOgre sandbox (issue 26): every end an order can come to
 /// reads by its id with its real state, its journal ends there, and the stream carries each change once.
@@ -34,7 +34,8 @@ struct TradeOgreLifecycleTests {
         try await LifecycleWorld.with(prices: Self.prices) { world in
             let id = try await world.placed(
                 "tradeogre",
-                #""symbol":"XMR/BTC","side":"buy","type":"limit","timeInForce":"gtc","quantity":"0.5","limitPrice":"0.006""#)
+                #""symbol":"XMR/BTC","side":"buy","type":"limit","timeInForce":"gtc","quantity":"0.5","limitPrice":"0.006""#
+            )
             let order = try await world.expectLife(of: id, final: "filled", changes: [.init("placed", "filled")])
             #expect(order["filledQuantity"] as? String == "0.5")
             #expect(order["quantity"] as? String == "0.5")
@@ -44,7 +45,9 @@ struct TradeOgreLifecycleTests {
     @Test func aMarketOrderIsRefusedAndNothingIsJournaled() async throws {
         try await LifecycleWorld.with(prices: Self.prices) { world in
             let refused = try await world.place(
-                "tradeogre", #""symbol":"XMR/BTC","side":"buy","type":"market","timeInForce":"gtc","quantity":"0.5""#)
+                "tradeogre",
+                #""symbol":"XMR/BTC","side":"buy","type":"market","timeInForce":"gtc","quantity":"0.5""#
+            )
             #expect(refused.status == 422, "\(refused.body)")
             let error = refused.body["error"] as? [String: Any] ?? [:]
             #expect(error["code"] as? String == "unprocessable")
@@ -58,7 +61,8 @@ struct TradeOgreLifecycleTests {
         try await LifecycleWorld.with(prices: Self.prices) { world in
             let id = try await world.placed(
                 "tradeogre",
-                #""symbol":"XMR/BTC","side":"buy","type":"limit","timeInForce":"gtc","quantity":"2","limitPrice":"0.005""#)
+                #""symbol":"XMR/BTC","side":"buy","type":"limit","timeInForce":"gtc","quantity":"2","limitPrice":"0.005""#
+            )
             let open = try await world.awaitStatus(id, "open")
             let counterparty = try await Venue.counterparty(world)
 
@@ -71,8 +75,10 @@ struct TradeOgreLifecycleTests {
 
             try await counterparty.sell(quantity: "1.25", price: "0.005")
             let order = try await world.expectLife(
-                of: id, final: "filled",
-                changes: [.init("placed", "open"), .init("partially_filled", "partially_filled"), .init("filled", "filled")])
+                of: id,
+                final: "filled",
+                changes: [.init("placed", "open"), .init("partially_filled", "partially_filled"), .init("filled", "filled")]
+            )
             #expect(order["filledQuantity"] as? String == "2")
             #expect(order["quantity"] as? String == "2")
         }
@@ -82,7 +88,8 @@ struct TradeOgreLifecycleTests {
         try await LifecycleWorld.with(prices: Self.prices) { world in
             let id = try await world.placed(
                 "tradeogre",
-                #""symbol":"XMR/BTC","side":"buy","type":"limit","timeInForce":"gtc","quantity":"1","limitPrice":"0.004""#)
+                #""symbol":"XMR/BTC","side":"buy","type":"limit","timeInForce":"gtc","quantity":"1","limitPrice":"0.004""#
+            )
             let canceled = try await world.call(.delete, "/v1/orders/\(id)")
             #expect(canceled.status == 200, "\(canceled.body)")
             #expect(canceled.body.data["status"] as? String == "canceled")
@@ -97,7 +104,8 @@ struct TradeOgreLifecycleTests {
         try await LifecycleWorld.with(prices: Self.prices) { world in
             let id = try await world.placed(
                 "tradeogre",
-                #""symbol":"XMR/BTC","side":"buy","type":"limit","timeInForce":"gtc","quantity":"1","limitPrice":"0.004""#)
+                #""symbol":"XMR/BTC","side":"buy","type":"limit","timeInForce":"gtc","quantity":"1","limitPrice":"0.004""#
+            )
             let first = try await world.awaitStatus(id, "open")
             let original = try #require(first["brokerOrderId"] as? String)
             let changed = try await world.call(.patch, "/v1/orders/\(id)", #"{"limitPrice":"0.0041"}"#)
@@ -109,8 +117,10 @@ struct TradeOgreLifecycleTests {
             let canceled = try await world.call(.delete, "/v1/orders/\(id)")
             #expect(canceled.status == 200, "\(canceled.body)")
             let order = try await world.expectLife(
-                of: id, final: "canceled",
-                changes: [.init("placed", "open"), .init("modified", "open"), .init("canceled", "canceled")])
+                of: id,
+                final: "canceled",
+                changes: [.init("placed", "open"), .init("modified", "open"), .init("canceled", "canceled")]
+            )
             #expect(order["brokerOrderId"] as? String == replacement)
             #expect(order["limitPrice"] as? String == "0.0041")
         }
@@ -122,7 +132,8 @@ struct TradeOgreLifecycleTests {
         try await LifecycleWorld.with(prices: Self.prices) { world in
             let refused = try await world.place(
                 "tradeogre",
-                #""symbol":"XMR/BTC","side":"buy","type":"limit","timeInForce":"day","quantity":"1","limitPrice":"0.004""#)
+                #""symbol":"XMR/BTC","side":"buy","type":"limit","timeInForce":"day","quantity":"1","limitPrice":"0.004""#
+            )
             #expect(refused.status == 422, "\(refused.body)")
             let error = refused.body["error"] as? [String: Any] ?? [:]
             #expect(error["code"] as? String == "unprocessable")
@@ -132,7 +143,8 @@ struct TradeOgreLifecycleTests {
 
             let id = try await world.placed(
                 "tradeogre",
-                #""symbol":"XMR/BTC","side":"buy","type":"limit","timeInForce":"gtc","quantity":"1","limitPrice":"0.004""#)
+                #""symbol":"XMR/BTC","side":"buy","type":"limit","timeInForce":"gtc","quantity":"1","limitPrice":"0.004""#
+            )
             try await world.awaitStatus(id, "open")
             world.advance(seconds: 3 * 86_400)
             let later = try await world.order(id)
@@ -149,7 +161,8 @@ struct TradeOgreLifecycleTests {
             // 1,000 XMR at 0.005 costs 5 BTC; the demo account has 1.5.
             let refused = try await world.place(
                 "tradeogre",
-                #""symbol":"XMR/BTC","side":"buy","type":"limit","timeInForce":"gtc","quantity":"1000","limitPrice":"0.005""#)
+                #""symbol":"XMR/BTC","side":"buy","type":"limit","timeInForce":"gtc","quantity":"1000","limitPrice":"0.005""#
+            )
             #expect(refused.status == 422, "\(refused.body)")
             let error = refused.body["error"] as? [String: Any] ?? [:]
             #expect(error["code"] as? String == "insufficient_funds", "\(error)")
@@ -167,7 +180,8 @@ struct TradeOgreLifecycleTests {
         try await LifecycleWorld.with(prices: Self.prices) { world in
             let id = try await world.placed(
                 "tradeogre",
-                #""symbol":"XMR/BTC","side":"buy","type":"limit","timeInForce":"gtc","quantity":"1","limitPrice":"0.004""#)
+                #""symbol":"XMR/BTC","side":"buy","type":"limit","timeInForce":"gtc","quantity":"1","limitPrice":"0.004""#
+            )
             let open = try await world.awaitStatus(id, "open")
             try await Venue.linkedAccount(world).cancel(uuid: try #require(open["brokerOrderId"] as? String))
             let read = try await world.order(id)
@@ -187,7 +201,8 @@ struct TradeOgreLifecycleTests {
     static func expectNoOrderUpdates(before world: LifecycleWorld, sourceLocation: SourceLocation = #_sourceLocation) async throws {
         let sentinel = try await world.placed(
             "tradeogre",
-            #""symbol":"XMR/BTC","side":"sell","type":"limit","timeInForce":"gtc","quantity":"1","limitPrice":"0.009""#)
+            #""symbol":"XMR/BTC","side":"sell","type":"limit","timeInForce":"gtc","quantity":"1","limitPrice":"0.009""#
+        )
         try await world.awaitStatus(sentinel, "open")
         let orders = await world.stream.events.filter { $0.name == "order" }
         #expect(orders.first?.json["orderId"] as? String == sentinel, "updates before the sentinel: \(orders)", sourceLocation: sourceLocation)

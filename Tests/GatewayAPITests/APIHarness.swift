@@ -47,15 +47,33 @@ struct APIHarness {
         let state = brokerState
         let registry = AdapterRegistry(
             factories: [FakeBrokerFactory(kind: .alpaca, state: state), FakeBrokerFactory(kind: .saxo, state: state)] + moreFactories,
-            transport: transport, logger: logger, pipeline: pipeline)
+            transport: transport,
+            logger: logger,
+            pipeline: pipeline
+        )
         let gateway = Gateway(
-            store: store, registry: registry, router: router, logger: logger, orderSettings: orderSettings,
-            defaultReadMaxAge: defaultReadMaxAge, limits: limits, linking: linking, sessions: sessions, alerts: alerts)
+            store: store,
+            registry: registry,
+            router: router,
+            logger: logger,
+            orderSettings: orderSettings,
+            defaultReadMaxAge: defaultReadMaxAge,
+            limits: limits,
+            linking: linking,
+            sessions: sessions,
+            alerts: alerts
+        )
         let tenant = try await store.createTenant(name: "Tenant A")
         let key = try await store.issueDefaultUserKey(tenantId: tenant.id, label: "test")
         let harness = APIHarness(
-            gateway: gateway, store: store, state: state, tenant: tenant, apiKey: key.plaintext,
-            userId: try #require(key.info.userId), directory: directory)
+            gateway: gateway,
+            store: store,
+            state: state,
+            tenant: tenant,
+            apiKey: key.plaintext,
+            userId: try #require(key.info.userId),
+            directory: directory
+        )
         let app = Application(router: try GatewayServer.router(gateway: gateway, bodies: bodies), logger: logger)
         return try await app.test(.router) { client in try await body(harness, client) }
     }
@@ -66,8 +84,10 @@ struct APIHarness {
     func link(_ broker: BrokerKind, baseURL: String, tenant: Tenant? = nil) async throws -> ConnectionDescriptor {
         let owner = if let tenant { try await store.defaultUser(tenantId: tenant.id).id } else { userId }
         return try await store.createConnection(
-            tenantId: (tenant ?? self.tenant).id, userId: owner,
-            NewConnection(broker: broker, displayName: "\(broker) test", baseURL: baseURL, credentials: BrokerCredentials(["token": "good"])))
+            tenantId: (tenant ?? self.tenant).id,
+            userId: owner,
+            NewConnection(broker: broker, displayName: "\(broker) test", baseURL: baseURL, credentials: BrokerCredentials(["token": "good"]))
+        )
     }
 
     /// The tenant's key, JSON, and a fresh idempotency key (so order placements in tests are each new).
@@ -87,7 +107,10 @@ struct UnusedTransport: BrokerTransport {
 extension TestClientProtocol {
     /// Sends a request and returns status and parsed JSON body.
     func call(
-        _ method: HTTPRequest.Method, _ uri: String, headers: HTTPFields, json: String? = nil
+        _ method: HTTPRequest.Method,
+        _ uri: String,
+        headers: HTTPFields,
+        json: String? = nil
     ) async throws -> (status: Int, body: [String: Any], headers: HTTPFields) {
         try await execute(uri: uri, method: method, headers: headers, body: json.map { ByteBuffer(string: $0) }) { response in
             let data = Data(response.body.readableBytesView)

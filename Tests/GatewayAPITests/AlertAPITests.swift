@@ -20,7 +20,8 @@ struct AlertAPITests {
 
     static func priceAlert(webhook: String? = nil, threshold: String = "\"200.50\"") -> String {
         let channels = webhook.map { #", "channels": {"webhook": {"url": "\#($0)"}}"# } ?? ""
-        return #"{"name": "AAPL breakout", "rule": {"type": "price", "instrument": {"symbol": "AAPL", "assetClass": "equity"}, "condition": "above", "threshold": \#(threshold)}\#(channels)}"#
+        return
+            #"{"name": "AAPL breakout", "rule": {"type": "price", "instrument": {"symbol": "AAPL", "assetClass": "equity"}, "condition": "above", "threshold": \#(threshold)}\#(channels)}"#
     }
 
     @Test("create (the secret once), list, get, change (re-armed), deliveries, delete; another user's alert is a 404")
@@ -43,8 +44,11 @@ struct AlertAPITests {
             #expect(fetched.body["webhookSecret"] == nil)
 
             let changed = try await client.call(
-                .patch, "/v1/alerts/\(id)", headers: harness.auth,
-                json: #"{"rule": {"type": "order", "on": "unknown", "unknownForSeconds": 30}, "enabled": false}"#)
+                .patch,
+                "/v1/alerts/\(id)",
+                headers: harness.auth,
+                json: #"{"rule": {"type": "order", "on": "unknown", "unknownForSeconds": 30}, "enabled": false}"#
+            )
             #expect(changed.status == 200, "\(changed.body)")
             #expect(changed.body.dataObject["enabled"] as? Bool == false)
             #expect((changed.body.dataObject["rule"] as? [String: Any])?["on"] as? String == "unknown")
@@ -57,7 +61,10 @@ struct AlertAPITests {
             let other = try await harness.store.createTenant(name: "B")
             let otherKey = try await harness.store.issueDefaultUserKey(tenantId: other.id, label: "b")
             let otherAuth: HTTPFields = [.authorization: "Bearer \(otherKey.plaintext)", .contentType: "application/json"]
-            for (method, path) in [(HTTPRequest.Method.get, "/v1/alerts/\(id)"), (.delete, "/v1/alerts/\(id)"), (.get, "/v1/alerts/\(id)/deliveries"), (.post, "/v1/alerts/\(id)/test")] {
+            for (method, path) in [
+                (HTTPRequest.Method.get, "/v1/alerts/\(id)"), (.delete, "/v1/alerts/\(id)"), (.get, "/v1/alerts/\(id)/deliveries"),
+                (.post, "/v1/alerts/\(id)/test"),
+            ] {
                 #expect(try await client.call(method, path, headers: otherAuth).status == 404)
             }
             #expect(try await client.call(.patch, "/v1/alerts/\(id)", headers: otherAuth, json: #"{"enabled": true}"#).status == 404)
@@ -70,31 +77,49 @@ struct AlertAPITests {
         }
     }
 
-    @Test("every bad input is a 4xx naming the field, never a 500", arguments: [
-        (#"{"name": "x"}"#, 422, "rule"),
-        (#"{"rule": {"type": "price", "condition": "above", "threshold": "1"}}"#, 422, "rule.instrument"),
-        (#"{"rule": {"type": "price", "instrument": {"symbol": "AAPL"}, "condition": "above"}}"#, 422, "rule.threshold"),
-        (#"{"rule": {"type": "price", "instrument": {"symbol": "AAPL"}, "threshold": "1"}}"#, 422, "rule.condition"),
-        (#"{"rule": {"type": "price", "instrument": {"symbol": "AAPL"}, "condition": "above", "threshold": "-1"}}"#, 422, "rule.threshold"),
-        (#"{"rule": {"type": "price", "instrument": {"symbol": "AAPL"}, "condition": "above", "threshold": "1e13"}}"#, 422, "rule.threshold"),
-        (#"{"rule": {"type": "price", "instrument": {"symbol": "AAPL"}, "condition": "above", "threshold": 1.000000000000000000000000000000000000001}}"#, 422, "rule.threshold"),
-        (#"{"rule": {"type": "price", "instrument": {"symbol": "AAPL"}, "condition": "percent_move", "threshold": "5"}}"#, 422, "rule.windowSeconds"),
-        (#"{"rule": {"type": "price", "instrument": {"symbol": "AAPL"}, "condition": "percent_move", "threshold": "5000", "windowSeconds": 60}}"#, 422, "rule.threshold"),
-        (#"{"rule": {"type": "price", "instrument": {"symbol": "AAPL"}, "condition": "above", "threshold": "1", "windowSeconds": 60}}"#, 422, "rule.windowSeconds"),
-        (#"{"rule": {"type": "price", "instrument": {"symbol": "AA PL"}, "condition": "above", "threshold": "1"}}"#, 422, "rule.instrument.symbol"),
-        (#"{"rule": {"type": "order", "on": "filled", "threshold": "1"}}"#, 422, "rule.threshold"),
-        (#"{"rule": {"type": "order"}}"#, 422, "rule.on"),
-        (#"{"rule": {"type": "order", "on": "unknown"}}"#, 422, "rule.unknownForSeconds"),
-        (#"{"rule": {"type": "order", "on": "unknown", "unknownForSeconds": 0}}"#, 422, "rule.unknownForSeconds"),
-        (#"{"rule": {"type": "order", "on": "filled", "connectionId": "conn_nobody"}}"#, 422, "rule.connectionId"),
-        (#"{"rule": {"type": "order", "on": "filled"}, "channels": {"webhook": {"url": "ftp://hooks.example"}}}"#, 422, "channels.webhook.url"),
-        (#"{"rule": {"type": "order", "on": "filled"}, "channels": {"apns": {"deviceToken": "xyz"}}}"#, 422, "channels.apns.deviceToken"),
-        (#"{"rule": {"type": "order", "on": "filled"}, "name": "   "}"#, 422, "name"),
-        (#"{"rule": {"type": "order", "on": "filled"}, "colour": "red"}"#, 400, "colour"),
-        (#"{"rule": {"type": "order", "on": "filled", "stopLoss": 1}}"#, 400, "rule.stopLoss"),
-        (#"{"rule": {"type": "volume"}}"#, 400, "rule.type"),
-        (#"{"rule": {"type": "order", "on": "filled"}, "channels": {"webhook": {}}}"#, 400, "channels.webhook.url"),
-    ])
+    @Test(
+        "every bad input is a 4xx naming the field, never a 500",
+        arguments: [
+            (#"{"name": "x"}"#, 422, "rule"),
+            (#"{"rule": {"type": "price", "condition": "above", "threshold": "1"}}"#, 422, "rule.instrument"),
+            (#"{"rule": {"type": "price", "instrument": {"symbol": "AAPL"}, "condition": "above"}}"#, 422, "rule.threshold"),
+            (#"{"rule": {"type": "price", "instrument": {"symbol": "AAPL"}, "threshold": "1"}}"#, 422, "rule.condition"),
+            (#"{"rule": {"type": "price", "instrument": {"symbol": "AAPL"}, "condition": "above", "threshold": "-1"}}"#, 422, "rule.threshold"),
+            (#"{"rule": {"type": "price", "instrument": {"symbol": "AAPL"}, "condition": "above", "threshold": "1e13"}}"#, 422, "rule.threshold"),
+            (
+                #"{"rule": {"type": "price", "instrument": {"symbol": "AAPL"}, "condition": "above", "threshold": 1.000000000000000000000000000000000000001}}"#,
+                422, "rule.threshold"
+            ),
+            (
+                #"{"rule": {"type": "price", "instrument": {"symbol": "AAPL"}, "condition": "percent_move", "threshold": "5"}}"#, 422,
+                "rule.windowSeconds"
+            ),
+            (
+                #"{"rule": {"type": "price", "instrument": {"symbol": "AAPL"}, "condition": "percent_move", "threshold": "5000", "windowSeconds": 60}}"#,
+                422, "rule.threshold"
+            ),
+            (
+                #"{"rule": {"type": "price", "instrument": {"symbol": "AAPL"}, "condition": "above", "threshold": "1", "windowSeconds": 60}}"#, 422,
+                "rule.windowSeconds"
+            ),
+            (
+                #"{"rule": {"type": "price", "instrument": {"symbol": "AA PL"}, "condition": "above", "threshold": "1"}}"#, 422,
+                "rule.instrument.symbol"
+            ),
+            (#"{"rule": {"type": "order", "on": "filled", "threshold": "1"}}"#, 422, "rule.threshold"),
+            (#"{"rule": {"type": "order"}}"#, 422, "rule.on"),
+            (#"{"rule": {"type": "order", "on": "unknown"}}"#, 422, "rule.unknownForSeconds"),
+            (#"{"rule": {"type": "order", "on": "unknown", "unknownForSeconds": 0}}"#, 422, "rule.unknownForSeconds"),
+            (#"{"rule": {"type": "order", "on": "filled", "connectionId": "conn_nobody"}}"#, 422, "rule.connectionId"),
+            (#"{"rule": {"type": "order", "on": "filled"}, "channels": {"webhook": {"url": "ftp://hooks.example"}}}"#, 422, "channels.webhook.url"),
+            (#"{"rule": {"type": "order", "on": "filled"}, "channels": {"apns": {"deviceToken": "xyz"}}}"#, 422, "channels.apns.deviceToken"),
+            (#"{"rule": {"type": "order", "on": "filled"}, "name": "   "}"#, 422, "name"),
+            (#"{"rule": {"type": "order", "on": "filled"}, "colour": "red"}"#, 400, "colour"),
+            (#"{"rule": {"type": "order", "on": "filled", "stopLoss": 1}}"#, 400, "rule.stopLoss"),
+            (#"{"rule": {"type": "volume"}}"#, 400, "rule.type"),
+            (#"{"rule": {"type": "order", "on": "filled"}, "channels": {"webhook": {}}}"#, 400, "channels.webhook.url"),
+        ]
+    )
     func badInput(body: String, status: Int, field: String) async throws {
         try await APIHarness.with(alerts: Self.loopback) { harness, client in
             let answer = try await client.call(.post, "/v1/alerts", headers: harness.auth, json: body)
@@ -115,7 +140,12 @@ struct AlertAPITests {
             #expect(third.status == 422 && (third.body.error?["message"] as? String ?? "").contains("2 alerts"), "\(third.body)")
             let empty = try await client.call(.patch, "/v1/alerts/\(id)", headers: harness.auth, json: "{}")
             #expect(empty.status == 422 && empty.body.detailFields == ["body"])
-            let badRule = try await client.call(.patch, "/v1/alerts/\(id)", headers: harness.auth, json: #"{"rule": {"type": "order", "on": "unknown"}}"#)
+            let badRule = try await client.call(
+                .patch,
+                "/v1/alerts/\(id)",
+                headers: harness.auth,
+                json: #"{"rule": {"type": "order", "on": "unknown"}}"#
+            )
             #expect(badRule.status == 422 && badRule.body.detailFields == ["rule.unknownForSeconds"])
             #expect(try await client.call(.get, "/v1/alerts/\(id)/deliveries?before=dlv_nothing", headers: harness.auth).status == 404)
             #expect(try await client.call(.get, "/v1/alerts/\(id)/deliveries?limit=0", headers: harness.auth).status == 400)
@@ -164,8 +194,16 @@ struct AlertAPITests {
                 #expect(entries.map { $0["attempt"] as? Int } == [2, 1])
                 #expect(entries.map { $0["outcome"] as? String } == ["delivered", "retrying"])
                 #expect(entries.map { $0["httpStatus"] as? Int } == [200, 500])
-                #expect(entries.allSatisfy { $0["eventId"] as? String == eventIds[0] && $0["channel"] as? String == "webhook" && $0["test"] as? Bool == true })
-                let page = try await client.call(.get, "/v1/alerts/\(id)/deliveries?limit=1&before=\(entries[0]["id"] as? String ?? "")", headers: harness.auth)
+                #expect(
+                    entries.allSatisfy {
+                        $0["eventId"] as? String == eventIds[0] && $0["channel"] as? String == "webhook" && $0["test"] as? Bool == true
+                    }
+                )
+                let page = try await client.call(
+                    .get,
+                    "/v1/alerts/\(id)/deliveries?limit=1&before=\(entries[0]["id"] as? String ?? "")",
+                    headers: harness.auth
+                )
                 #expect(page.body.dataList.map { $0["attempt"] as? Int } == [1])
                 // The secret is nowhere in the log.
                 #expect(!"\(log.body)".contains(secret))
@@ -181,7 +219,10 @@ struct AlertAPITests {
     func noRetryAndEgress() async throws {
         try await WebhookReceiver.with(statuses: [.badRequest, .ok]) { receiver, url in
             try await APIHarness.with(alerts: Self.loopback) { harness, client in
-                let id = try #require(try await client.call(.post, "/v1/alerts", headers: harness.auth, json: Self.priceAlert(webhook: url)).body.dataObject["id"] as? String)
+                let id = try #require(
+                    try await client.call(.post, "/v1/alerts", headers: harness.auth, json: Self.priceAlert(webhook: url)).body.dataObject["id"]
+                        as? String
+                )
                 let test = try await client.call(.post, "/v1/alerts/\(id)/test", headers: harness.auth)
                 let attempts = test.body.dataObject["attempts"] as? [[String: Any]] ?? []
                 #expect(attempts.map { $0["outcome"] as? String } == ["failed"])
@@ -190,7 +231,10 @@ struct AlertAPITests {
             }
             // The gateway's default: user-supplied URLs reach public addresses only.
             try await APIHarness.with(alerts: AlertSettings(baseDelay: .milliseconds(5))) { harness, client in
-                let id = try #require(try await client.call(.post, "/v1/alerts", headers: harness.auth, json: Self.priceAlert(webhook: url)).body.dataObject["id"] as? String)
+                let id = try #require(
+                    try await client.call(.post, "/v1/alerts", headers: harness.auth, json: Self.priceAlert(webhook: url)).body.dataObject["id"]
+                        as? String
+                )
                 let test = try await client.call(.post, "/v1/alerts/\(id)/test", headers: harness.auth)
                 let attempts = test.body.dataObject["attempts"] as? [[String: Any]] ?? []
                 #expect(attempts.count == 1 && attempts.first?["outcome"] as? String == "failed")
@@ -211,7 +255,11 @@ struct AlertAPITests {
                     streamed.withLock { $0.append((tenantId, userId, notification)) }
                 }
                 let watched = try await engine.instrumentsWatched()
-                #expect(watched == [AlertUserKey(tenantId: harness.tenant.id, userId: harness.userId): [InstrumentReference(symbol: "AAPL", assetClass: .equity)]])
+                #expect(
+                    watched == [
+                        AlertUserKey(tenantId: harness.tenant.id, userId: harness.userId): [InstrumentReference(symbol: "AAPL", assetClass: .equity)]
+                    ]
+                )
                 try await withThrowingTaskGroup(of: Void.self) { group in
                     group.addTask { try await engine.run() }
                     let instrument = Instrument(symbol: "AAPL", assetClass: .equity)
@@ -254,8 +302,11 @@ struct AlertAPITests {
         let token = String(repeating: "0f", count: 32)
         try await APIHarness.with(alerts: AlertSettings(baseDelay: .milliseconds(5), transport: transport, apns: apns)) { harness, client in
             let created = try await client.call(
-                .post, "/v1/alerts", headers: harness.auth,
-                json: #"{"rule": {"type": "order", "on": "filled"}, "channels": {"apns": {"deviceToken": "\#(token)"}}}"#)
+                .post,
+                "/v1/alerts",
+                headers: harness.auth,
+                json: #"{"rule": {"type": "order", "on": "filled"}, "channels": {"apns": {"deviceToken": "\#(token)"}}}"#
+            )
             let id = try #require(created.body.dataObject["id"] as? String)
             let test = try await client.call(.post, "/v1/alerts/\(id)/test", headers: harness.auth)
             let attempts = test.body.dataObject["attempts"] as? [[String: Any]] ?? []

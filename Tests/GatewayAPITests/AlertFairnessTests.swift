@@ -19,21 +19,34 @@ struct AlertFairnessTests {
     /// The hanging receiver's requests outlive the test (the bound is the test's own end, never an attempt timeout).
     static func settings(total: Int, perTenant: Int, pending: Int = 1_000) -> AlertSettings {
         AlertSettings(
-            maxAttempts: 1, timeout: .seconds(600), transport: HTTPClientTransport.loopbackForTests, maxConcurrentDeliveries: total,
-            maxConcurrentPerTenant: perTenant, maxConcurrentPerDestination: total, maxPendingPerTenant: pending)
+            maxAttempts: 1,
+            timeout: .seconds(600),
+            transport: HTTPClientTransport.loopbackForTests,
+            maxConcurrentDeliveries: total,
+            maxConcurrentPerTenant: perTenant,
+            maxConcurrentPerDestination: total,
+            maxPendingPerTenant: pending
+        )
     }
 
     static let instrument = Instrument(symbol: "AAPL", assetClass: .equity)
 
     static func draft(webhook url: String) -> AlertDraft {
         AlertDraft(
-            name: nil, rule: .price(.init(instrument: InstrumentReference(symbol: "AAPL", assetClass: .equity), condition: .above, threshold: 200)),
-            channels: AlertChannels(webhook: .init(url: url)), enabled: true, rearm: .crossBack)
+            name: nil,
+            rule: .price(.init(instrument: InstrumentReference(symbol: "AAPL", assetClass: .equity), condition: .above, threshold: 200)),
+            channels: AlertChannels(webhook: .init(url: url)),
+            enabled: true,
+            rearm: .crossBack
+        )
     }
 
     /// A tenant with one user and `count` price alerts (above 200) whose webhook is `url`.
     static func tenant(
-        _ store: SQLiteStore, _ name: String, alerts count: Int, webhook url: String
+        _ store: SQLiteStore,
+        _ name: String,
+        alerts count: Int,
+        webhook url: String
     ) async throws -> (tenant: Tenant, userId: String, alerts: [Alert]) {
         let tenant = try await store.createTenant(name: name)
         let user = try await store.createUser(tenantId: tenant.id, NewUser(), audit: nil)
@@ -41,7 +54,14 @@ struct AlertFairnessTests {
         for _ in 0..<count {
             alerts.append(
                 try await store.createAlert(
-                    tenantId: tenant.id, userId: user.id, draft(webhook: url), webhookSecret: "whsec_\(name)", limit: 100, audit: nil))
+                    tenantId: tenant.id,
+                    userId: user.id,
+                    draft(webhook: url),
+                    webhookSecret: "whsec_\(name)",
+                    limit: 100,
+                    audit: nil
+                )
+            )
         }
         return (tenant, user.id, alerts)
     }

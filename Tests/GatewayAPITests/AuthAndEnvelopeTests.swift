@@ -154,8 +154,12 @@ struct HostileRetryAfterTests {
     func anyRetryAfterIsAnsweredSanely(_ seconds: Double) async throws {
         try await APIHarness.with { harness, client in
             let connection = try await harness.link(.alpaca, baseURL: "https://limited.fake")
-            harness.state.set("https://limited.fake", FakeBrokerBehaviour(
-                failure: GatewayError(.rateLimited, "slow down", broker: .alpaca, retryAfter: seconds)))
+            harness.state.set(
+                "https://limited.fake",
+                FakeBrokerBehaviour(
+                    failure: GatewayError(.rateLimited, "slow down", broker: .alpaca, retryAfter: seconds)
+                )
+            )
             // In a fan-out the failure is a source line: the read still answers 200, with a finite retryAfter.
             let read = try await client.call(.get, "/v1/positions", headers: harness.auth)
             #expect(read.status == 200)
@@ -165,7 +169,11 @@ struct HostileRetryAfterTests {
             if let after = failure["retryAfter"] as? Double { #expect(after >= 0 && after <= 86_400) }
             // On a direct operation the error is the answer: 429 with a whole-number Retry-After, or none.
             let watchlist = try await client.call(
-                .post, "/v1/watchlists", headers: harness.auth, json: #"{"name":"x","connectionId":"\#(connection.id)"}"#)
+                .post,
+                "/v1/watchlists",
+                headers: harness.auth,
+                json: #"{"name":"x","connectionId":"\#(connection.id)"}"#
+            )
             #expect(watchlist.status == 429)
             if let header = watchlist.headers[.retryAfter] { #expect(Int(header).map { (0...86_400).contains($0) } == true) }
         }

@@ -3,8 +3,8 @@ import GatewayAPI
 import GatewayApp
 import GatewayCore
 import GatewayModel
-import HTTPTypes
 import GatewayStore
+import HTTPTypes
 import Synchronization
 import Testing
 
@@ -16,9 +16,12 @@ struct BadInputTests {
             ("connectionId", "\"\(connectionId)\""), ("accountId", "\"ACC-1\""), ("symbol", "\"AAPL\""), ("side", "\"buy\""),
             ("type", "\"limit\""), ("quantity", "\"1\""), ("limitPrice", "\"10\""),
         ]
-        let replacement = try! JSONSerialization.jsonObject(with: Data("{\(overrides.dropFirst())}".utf8), options: [.fragmentsAllowed]) as! [String: Any]
+        let replacement =
+            try! JSONSerialization.jsonObject(with: Data("{\(overrides.dropFirst())}".utf8), options: [.fragmentsAllowed]) as! [String: Any]
         for (key, value) in replacement {
-            let text = value is NSNull ? "null" : String(decoding: try! JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed]), as: UTF8.self)
+            let text =
+                value is NSNull
+                ? "null" : String(decoding: try! JSONSerialization.data(withJSONObject: value, options: [.fragmentsAllowed]), as: UTF8.self)
             if let index = fields.firstIndex(where: { $0.0 == key }) { fields[index].1 = text } else { fields.append((key, text)) }
         }
         return "{" + fields.map { "\"\($0.0)\":\($0.1)" }.joined(separator: ",") + "}"
@@ -80,17 +83,32 @@ struct BadInputTests {
     @Test func overLongStrings() async throws {
         try await APIHarness.with { harness, client in
             let name = String(repeating: "n", count: 101)
-            let connection = try await client.call(.post, "/v1/connections", headers: harness.auth, json: #"{"broker":"alpaca","displayName":"\#(name)","credentials":{"token":"good"}}"#)
+            let connection = try await client.call(
+                .post,
+                "/v1/connections",
+                headers: harness.auth,
+                json: #"{"broker":"alpaca","displayName":"\#(name)","credentials":{"token":"good"}}"#
+            )
             #expect(connection.status == 422)
             #expect(connection.body.detailFields == ["displayName"])
             let watchlist = try await client.call(.post, "/v1/watchlists", headers: harness.auth, json: #"{"name":"\#(name)"}"#)
             #expect(watchlist.status == 422)
             #expect(watchlist.body.detailFields == ["name"])
             let c = try await harness.link(.alpaca, baseURL: "https://l.fake")
-            let symbol = try await client.call(.post, "/v1/orders", headers: harness.auth, json: order(c.id, #","symbol":"\#(String(repeating: "S", count: 40))""#))
+            let symbol = try await client.call(
+                .post,
+                "/v1/orders",
+                headers: harness.auth,
+                json: order(c.id, #","symbol":"\#(String(repeating: "S", count: 40))""#)
+            )
             #expect(symbol.status == 422)
             #expect(symbol.body.detailFields == ["symbol"])
-            let clientOrderId = try await client.call(.post, "/v1/orders", headers: harness.auth, json: order(c.id, #","clientOrderId":"\#(String(repeating: "c", count: 49))""#))
+            let clientOrderId = try await client.call(
+                .post,
+                "/v1/orders",
+                headers: harness.auth,
+                json: order(c.id, #","clientOrderId":"\#(String(repeating: "c", count: 49))""#)
+            )
             #expect(clientOrderId.body.detailFields == ["clientOrderId"])
             let query = try await client.call(.get, "/v1/positions?account=\(String(repeating: "a", count: 200))", headers: harness.auth)
             #expect(query.status == 400)
@@ -99,7 +117,9 @@ struct BadInputTests {
 
     @Test func unknownIds() async throws {
         try await APIHarness.with { harness, client in
-            for path in ["/v1/connections/conn_nope", "/v1/orders/ord_bm9wZQ", "/v1/orders/garbage", "/v1/watchlists/wl_nope", "/v1/watchlists/bwl_Zm9vCmJhcg"] {
+            for path in [
+                "/v1/connections/conn_nope", "/v1/orders/ord_bm9wZQ", "/v1/orders/garbage", "/v1/watchlists/wl_nope", "/v1/watchlists/bwl_Zm9vCmJhcg",
+            ] {
                 let response = try await client.call(.get, path, headers: harness.auth)
                 #expect(response.status == 404, "\(path)")
                 #expect(response.body.errorCode == "not_found")
@@ -154,10 +174,14 @@ struct BadInputTests {
                 ("/v1/watchlists", #"{"name":"one","name":"two"}"#, "name", "more than once"),
                 // The same name written two ways is one name.
                 ("/v1/watchlists", #"{"name":"one","n\u0061me":"two"}"#, "name", "more than once"),
-                ("/v1/watchlists", #"{"name":"x","instruments":[{"symbol":"AAPL"},{"symbol":"MSFT","symbol":"IBM"}]}"#,
-                 "instruments[1].symbol", "more than once"),
-                ("/v1/orders", order(c.id, "") .replacingOccurrences(of: #""side":"buy""#, with: #""side":"buy","side":"sell""#),
-                 "side", "more than once"),
+                (
+                    "/v1/watchlists", #"{"name":"x","instruments":[{"symbol":"AAPL"},{"symbol":"MSFT","symbol":"IBM"}]}"#,
+                    "instruments[1].symbol", "more than once"
+                ),
+                (
+                    "/v1/orders", order(c.id, "").replacingOccurrences(of: #""side":"buy""#, with: #""side":"buy","side":"sell""#),
+                    "side", "more than once"
+                ),
                 ("/v1/watchlists", #"{"name":"nul\u0000led"}"#, "name", "NUL"),
                 ("/v1/watchlists", "{\"name\":\"raw\u{0}nul\"}", "name", "NUL"),
                 ("/v1/watchlists", #"{"name":"x","n\u0000":"y"}"#, #"n\u0000"#, "NUL"),
@@ -177,7 +201,11 @@ struct BadInputTests {
             #expect(harness.state.placed.withLock { $0 } == 0)
             // Escapes that are not NUL, and a name that merely looks alike, are fine.
             let fine = try await client.call(
-                .post, "/v1/watchlists", headers: harness.auth, json: #"{"name":"tab\there \u00e9 \ud83d\ude00"}"#)
+                .post,
+                "/v1/watchlists",
+                headers: harness.auth,
+                json: #"{"name":"tab\there \u00e9 \ud83d\ude00"}"#
+            )
             #expect(fine.status == 201, "\(fine.body)")
         }
     }

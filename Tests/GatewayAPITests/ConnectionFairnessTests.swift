@@ -1,7 +1,7 @@
 import GatewayAPI
 import NIOCore
-import Testing
 import TestWorlds
+import Testing
 
 /// Issue 27, N1: one client holding 1,100 keep-alive connections made every new client wait 30 s, because the
 /// server's cap had no per-client share and stopped accepting when full. These run the real server on loopback with
@@ -65,7 +65,11 @@ struct ConnectionFairnessTests {
     @Test("at the server's cap with every connection busy, a new connection is closed at once rather than queued")
     func allBusyRefusesAtOnce() async throws {
         let limits = ServerLimits(
-            headerTimeout: .seconds(600), idleTimeout: .seconds(600), maxConnections: 2, maxConnectionsPerClient: 2)
+            headerTimeout: .seconds(600),
+            idleTimeout: .seconds(600),
+            maxConnections: 2,
+            maxConnectionsPerClient: 2
+        )
         try await LiveServer.with(limits: limits) { server in
             // Half-sent heads: both connections have a request under way, neither is idle.
             var busy: [RawConnection] = []
@@ -132,7 +136,8 @@ struct ConnectionBookTests {
             admissions == [
                 .admitted(id: 0, evicting: nil), .admitted(id: 1, evicting: nil), .refused(.clientShare),
                 .admitted(id: 2, evicting: nil),
-            ])
+            ]
+        )
         book.remove(0)
         admissions = [book.admit(a)]
         #expect(admissions == [.admitted(id: 3, evicting: nil)], "a closed connection frees its client's share")
@@ -164,7 +169,8 @@ struct ConnectionBookTests {
         #expect(
             ClientAddress(try SocketAddress(ipAddress: "2001:db8:0:1:aaaa::1", port: 1))
                 == ClientAddress(try SocketAddress(ipAddress: "2001:db8:0:1:bbbb::2", port: 2)),
-            "one IPv6 /64 is one client")
+            "one IPv6 /64 is one client"
+        )
         #expect(ClientAddress(try SocketAddress(ipAddress: "2001:db8:0:1::1", port: 1)).description == "2001:db8:0:1::/64")
         #expect(ClientAddress(try SocketAddress(ipAddress: "::ffff:192.0.2.7", port: 1)).description == "192.0.2.7")
         #expect(ClientAddress(nil).description == "local")

@@ -85,7 +85,11 @@ struct FakeBrokerFactory: BrokerAdapterFactory {
         // The "saxo" fake has no lookup by client order id, so reconciliation must match orders by their fields.
         if kind == .saxo { operations[.orderByClientOrderId] = .unsupported }
         return Capabilities(
-            operations: operations, assetClasses: [.equity, .fx], orderTypes: [.market, .limit], timeInForce: [.day, .gtc])
+            operations: operations,
+            assetClasses: [.equity, .fx],
+            orderTypes: [.market, .limit],
+            timeInForce: [.day, .gtc]
+        )
     }
 
     func makeAdapter(_ context: AdapterContext) throws -> any BrokerAdapter {
@@ -107,7 +111,8 @@ struct FakeBroker: BrokerAdapter {
         if let failure = behaviour.failure { throw failure }
         if behaviour.callsTransport {
             let response = try await context.transport.send(
-                BrokerRequest(method: .get, url: context.baseURL + "/v1/ping", loggedPath: "GET /v1/ping", idempotent: true))
+                BrokerRequest(method: .get, url: context.baseURL + "/v1/ping", loggedPath: "GET /v1/ping", idempotent: true)
+            )
             if response.status >= 500 {
                 throw GatewayError(.upstreamUnavailable, "the broker answered \(response.status)", broker: kind)
             }
@@ -140,9 +145,16 @@ struct FakeBroker: BrokerAdapter {
     func positions(accountId: String?) async throws -> [Position] {
         state.positionReads.withLock { $0[context.baseURL, default: 0] += 1 }
         try await behave()
-        return [Position(
-            connectionId: connectionId, accountId: "ACC-1", instrument: Instrument(symbol: "AAPL", assetClass: .equity),
-            quantity: 10, averagePrice: DecimalText.parse("150.25"), currency: "USD")]
+        return [
+            Position(
+                connectionId: connectionId,
+                accountId: "ACC-1",
+                instrument: Instrument(symbol: "AAPL", assetClass: .equity),
+                quantity: 10,
+                averagePrice: DecimalText.parse("150.25"),
+                currency: "USD"
+            )
+        ]
     }
 
     func watchlists() async throws -> [Watchlist] {
@@ -185,20 +197,39 @@ struct FakeBroker: BrokerAdapter {
     func previewOrder(_ request: OrderRequest) async throws -> OrderPreview {
         try await behave()
         return OrderPreview(
-            id: "pv-1", expiresAt: Date().addingTimeInterval(120), request: request, currency: "USD",
-            estimatedCost: request.notional ?? (request.quantity ?? 0) * (request.limitPrice ?? 100))
+            id: "pv-1",
+            expiresAt: Date().addingTimeInterval(120),
+            request: request,
+            currency: "USD",
+            estimatedCost: request.notional ?? (request.quantity ?? 0) * (request.limitPrice ?? 100)
+        )
     }
 
     func placeOrder(_ request: OrderRequest) async throws -> Order {
         try await behave()
         if let failure = state.behaviour(for: context.baseURL).failBeforePlacing { throw failure }
-        let id = "B\(state.placed.withLock { value in value += 1; return value })"
+        let number = state.placed.withLock { value in
+            value += 1
+            return value
+        }
+        let id = "B\(number)"
         let order = Order(
-            id: id, brokerOrderId: id, clientOrderId: request.clientOrderId ?? "", connectionId: connectionId, broker: kind,
-            accountId: request.accountId, instrument: Instrument(symbol: request.instrument.symbol, assetClass: .equity),
-            side: request.side, type: request.type, timeInForce: request.timeInForce, quantity: request.quantity ?? 0,
-            limitPrice: request.limitPrice, status: request.type == .market ? .filled : .open,
-            filledQuantity: request.type == .market ? request.quantity ?? 0 : 0, notional: request.notional)
+            id: id,
+            brokerOrderId: id,
+            clientOrderId: request.clientOrderId ?? "",
+            connectionId: connectionId,
+            broker: kind,
+            accountId: request.accountId,
+            instrument: Instrument(symbol: request.instrument.symbol, assetClass: .equity),
+            side: request.side,
+            type: request.type,
+            timeInForce: request.timeInForce,
+            quantity: request.quantity ?? 0,
+            limitPrice: request.limitPrice,
+            status: request.type == .market ? .filled : .open,
+            filledQuantity: request.type == .market ? request.quantity ?? 0 : 0,
+            notional: request.notional
+        )
         state.orders.withLock { $0[id] = order }
         let behaviour = state.behaviour(for: context.baseURL)
         if behaviour.unreachableAfterPlacing {
@@ -246,7 +277,11 @@ struct FakeBroker: BrokerAdapter {
         let candles = (0..<count).map { index in
             Candle(time: start.addingTimeInterval(Double(index * interval.minutes * 60)), open: 100, high: 102, low: 99, close: 101)
         }
-        return CandleSeries(instrument: Instrument(symbol: instrument.symbol, assetClass: instrument.impliedAssetClass), interval: interval, candles: candles)
+        return CandleSeries(
+            instrument: Instrument(symbol: instrument.symbol, assetClass: instrument.impliedAssetClass),
+            interval: interval,
+            candles: candles
+        )
     }
 
     func orderBook(_ instrument: InstrumentReference, depth: Int) async throws -> OrderBook {
@@ -255,7 +290,8 @@ struct FakeBroker: BrokerAdapter {
         return OrderBook(
             instrument: Instrument(symbol: instrument.symbol, assetClass: instrument.impliedAssetClass),
             bids: levels.map { OrderBookLevel(price: 99 - $0, size: 1 + $0) },
-            asks: levels.map { OrderBookLevel(price: 101 + $0, size: 1 + $0) })
+            asks: levels.map { OrderBookLevel(price: 101 + $0, size: 1 + $0) }
+        )
     }
 
     func searchInstruments(_ text: String, assetClass: AssetClass?) async throws -> [Instrument] {

@@ -66,8 +66,10 @@ struct FakeLinkingFactory: BrokerAdapterFactory {
 
     func makeAdapter(_ context: AdapterContext) throws -> any BrokerAdapter {
         FakeLinkingBroker(
-            inner: FakeBroker(kind: kind, capabilities: capabilities, context: context, state: brokers), context: context,
-            state: state)
+            inner: FakeBroker(kind: kind, capabilities: capabilities, context: context, state: brokers),
+            context: context,
+            state: state
+        )
     }
 }
 

@@ -69,13 +69,20 @@ struct CachedGatewayHarness {
         let state = FakeBrokerState()
         let registry = AdapterRegistry(
             factories: [FakeBrokerFactory(kind: .alpaca, state: state), FakeBrokerFactory(kind: .saxo, state: state)],
-            transport: UnusedTransport(), logger: logger)
+            transport: UnusedTransport(),
+            logger: logger
+        )
         let gateway = Gateway(store: store, registry: registry, router: BrokerRouter(), logger: logger)
         let tenant = try await store.createTenant(name: "Tenant A")
         let key = try await store.issueDefaultUserKey(tenantId: tenant.id, label: "test")
         let harness = CachedGatewayHarness(
-            store: store, otherProcess: otherProcess, statements: statements, tenant: tenant, key: key,
-            userId: try #require(key.info.userId))
+            store: store,
+            otherProcess: otherProcess,
+            statements: statements,
+            tenant: tenant,
+            key: key,
+            userId: try #require(key.info.userId)
+        )
         let app = Application(router: try GatewayServer.router(gateway: gateway), logger: logger)
         try await app.test(.router) { client in try await body(harness, client) }
     }
@@ -83,8 +90,15 @@ struct CachedGatewayHarness {
     @discardableResult
     func link(_ broker: BrokerKind) async throws -> ConnectionDescriptor {
         try await store.createConnection(
-            tenantId: tenant.id, userId: userId,
-            NewConnection(broker: broker, displayName: "\(broker) test", baseURL: "https://\(broker).example", credentials: BrokerCredentials(["token": "good"])))
+            tenantId: tenant.id,
+            userId: userId,
+            NewConnection(
+                broker: broker,
+                displayName: "\(broker) test",
+                baseURL: "https://\(broker).example",
+                credentials: BrokerCredentials(["token": "good"])
+            )
+        )
     }
 }
 

@@ -20,19 +20,27 @@ final class TestClock: Sendable {
 struct LinkStateAPITests {
     /// A harness with a broker that links through its login page, on a clock the test moves.
     func with(
-        _ clock: TestClock = TestClock(), _ linking: FakeLinkingState = FakeLinkingState(),
+        _ clock: TestClock = TestClock(),
+        _ linking: FakeLinkingState = FakeLinkingState(),
         _ body: @escaping @Sendable (APIHarness, any TestClientProtocol) async throws -> Void
     ) async throws {
         let brokers = FakeBrokerState()
         try await APIHarness.with(
-            brokerState: brokers, moreFactories: [FakeLinkingFactory(state: linking, brokers: brokers)],
-            linking: LinkSettings(now: { clock.now() }), body)
+            brokerState: brokers,
+            moreFactories: [FakeLinkingFactory(state: linking, brokers: brokers)],
+            linking: LinkSettings(now: { clock.now() }),
+            body
+        )
     }
 
     /// Starts a link through the API: the connection id and the callback path with its state (no verifier yet).
     func start(_ harness: APIHarness, _ client: any TestClientProtocol) async throws -> (id: String, callback: String) {
         let started = try await client.call(
-            .post, "/v1/connections", headers: harness.auth, json: #"{"broker":"tradeit","credentials":{"apiKey":"k"}}"#)
+            .post,
+            "/v1/connections",
+            headers: harness.auth,
+            json: #"{"broker":"tradeit","credentials":{"apiKey":"k"}}"#
+        )
         try #require(started.status == 202, "\(started.body)")
         return try pending(started.body.dataObject)
     }
@@ -125,7 +133,11 @@ struct LinkStateAPITests {
             #expect(try await status(harness, client, id) == "pending_link")
             // So is completing it with the key.
             let keyed = try await client.call(
-                .post, "/v1/connections/\(id)/link", headers: harness.auth, json: #"{"oAuthVerifier":"v1"}"#)
+                .post,
+                "/v1/connections/\(id)/link",
+                headers: harness.auth,
+                json: #"{"oAuthVerifier":"v1"}"#
+            )
             #expect(keyed.status == 409)
             #expect(stateProblem(keyed.body) == "has expired")
 
@@ -164,10 +176,18 @@ struct LinkStateAPITests {
         try await with(TestClock(), linking) { harness, client in
             let (id, callback) = try await start(harness, client)
             let linked = try await client.call(
-                .post, "/v1/connections/\(id)/link", headers: harness.auth, json: #"{"oAuthVerifier":"v1"}"#)
+                .post,
+                "/v1/connections/\(id)/link",
+                headers: harness.auth,
+                json: #"{"oAuthVerifier":"v1"}"#
+            )
             #expect(linked.status == 200)
             let again = try await client.call(
-                .post, "/v1/connections/\(id)/link", headers: harness.auth, json: #"{"oAuthVerifier":"v1"}"#)
+                .post,
+                "/v1/connections/\(id)/link",
+                headers: harness.auth,
+                json: #"{"oAuthVerifier":"v1"}"#
+            )
             #expect(again.status == 409)
             #expect(try await client.call(.get, callback + "&oAuthVerifier=v1", headers: [:]).status == 409)
             #expect(linking.completionCount == 1)

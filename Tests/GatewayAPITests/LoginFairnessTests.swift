@@ -8,8 +8,8 @@ import NIOCore
 import NIOPosix
 import ServiceLifecycle
 import Synchronization
-import Testing
 import TestWorlds
+import Testing
 
 /// Issue 27, N2 and N9, over real sockets: 40 anonymous login floods took a real user's login from 1.4–3 s to no
 /// answer in 30 s (logins were not rate limited and every tenant shared one two-slot hashing queue), and the lockout
@@ -25,7 +25,12 @@ struct LoginFairnessTests {
         let tenantA: String
         let tenantB: String
 
-        func login(from source: String, tenant: String, email: String, password: String = LoginFairnessTests.password) async throws
+        func login(
+            from source: String,
+            tenant: String,
+            email: String,
+            password: String = LoginFairnessTests.password
+        ) async throws
             -> (status: Int, text: String)
         {
             let body = #"{"tenantId":"\#(tenant)","email":"\#(email)","password":"\#(password)","device":{"name":"Phone","type":"ios"}}"#
@@ -41,8 +46,12 @@ struct LoginFairnessTests {
         let store = try await SQLiteStore.opening(path: directory.appendingPathComponent("gateway.sqlite").path, cipher: .random())
         let registry = AdapterRegistry(factories: [], transport: UnusedTransport(), logger: logger)
         let gateway = Gateway(
-            store: store, registry: registry, router: BrokerRouter(), logger: logger,
-            sessions: SessionSettings(passwordCost: 12, logins: logins))
+            store: store,
+            registry: registry,
+            router: BrokerRouter(),
+            logger: logger,
+            sessions: SessionSettings(passwordCost: 12, logins: logins)
+        )
         var tenants: [String] = []
         for name in ["a", "b"] {
             let tenant = try await store.createTenant(name: name)
@@ -52,11 +61,15 @@ struct LoginFairnessTests {
         }
         let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
         let app = try GatewayServer.application(
-            gateway: gateway, host: "127.0.0.1", port: 0, logger: logger,
+            gateway: gateway,
+            host: "127.0.0.1",
+            port: 0,
+            logger: logger,
             onServerRunning: { channel in
                 portSink.yield(channel.localAddress?.port ?? 0)
                 portSink.finish()
-            })
+            }
+        )
         let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
@@ -106,7 +119,12 @@ struct LoginFairnessTests {
     func floodOfOneTenant() async throws {
         // Addresses are not the limit here (one per flooder): the tenant's share of hashing is.
         let limits = LoginLimits(
-            perAddressPerMinute: 600, perAddressBurst: 600, hashingSlots: 2, hashingSlotsPerTenant: 1, hashingQueuePerTenant: 1)
+            perAddressPerMinute: 600,
+            perAddressBurst: 600,
+            hashingSlots: 2,
+            hashingSlotsPerTenant: 1,
+            hashingQueuePerTenant: 1
+        )
         try await Self.with(logins: limits) { world in
             async let flooded = withThrowingTaskGroup(of: [(status: Int, text: String)].self) { group in
                 for source in 2..<6 {

@@ -29,7 +29,8 @@ struct ObservabilityTests {
             let read = try await client.call(.get, "/v1/positions", headers: harness.auth)
             #expect(read.status == 200)
             #expect(read.body["partial"] as? Bool == true)
-            let order = #"{"connectionId":"\#(ok.id)","accountId":"ACC-1","symbol":"AAPL","side":"buy","type":"limit","quantity":"1","limitPrice":"10"}"#
+            let order =
+                #"{"connectionId":"\#(ok.id)","accountId":"ACC-1","symbol":"AAPL","side":"buy","type":"limit","quantity":"1","limitPrice":"10"}"#
             let placed = try await client.call(.post, "/v1/orders", headers: harness.auth, json: order)
             #expect(placed.status == 201)
             let missing = try await client.call(.get, "/v1/orders/ord_doesnotexist", headers: harness.auth)
@@ -142,7 +143,8 @@ struct ReadFreshnessTests {
             #expect(relaxedSource["asOf"] as? String != nil)
             #expect(harness.state.positionReadCount("https://fresh.fake") == 2)
 
-            let order = #"{"connectionId":"\#(connection.id)","accountId":"ACC-1","symbol":"AAPL","side":"buy","type":"limit","quantity":"1","limitPrice":"10"}"#
+            let order =
+                #"{"connectionId":"\#(connection.id)","accountId":"ACC-1","symbol":"AAPL","side":"buy","type":"limit","quantity":"1","limitPrice":"10"}"#
             #expect(try await client.call(.post, "/v1/orders", headers: harness.auth, json: order).status == 201)
             let afterPlacement = try await client.call(.get, "/v1/positions?maxAgeMs=60000", headers: harness.auth)
             #expect(((afterPlacement.body["sources"] as? [[String: Any]])?.first?["served"] as? String) == "fresh")

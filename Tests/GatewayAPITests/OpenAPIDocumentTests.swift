@@ -2,12 +2,12 @@ import Foundation
 import GatewayAPI
 import GatewayApp
 import GatewayCore
+import GatewayModel
 import GatewayStore
 import Hummingbird
 import HummingbirdTesting
-import GatewayModel
-import Synchronization
 import Logging
+import Synchronization
 import Testing
 
 @Suite("API: the OpenAPI document matches the server")
@@ -29,12 +29,14 @@ struct OpenAPIDocumentTests {
         let registry = AdapterRegistry(factories: [], transport: UnusedTransport(), logger: Logger(label: "test"))
         let gateway = Gateway(store: store, registry: registry, router: BrokerRouter(), logger: Logger(label: "test"))
         let router = try GatewayServer.router(gateway: gateway)
-        return Set(router.routes.map { route in
-            let path = route.path.description.split(separator: "/").map { segment in
-                segment.hasPrefix(":") ? "{\(segment.dropFirst())}" : String(segment)
-            }.joined(separator: "/")
-            return "\(route.method) /\(path)"
-        })
+        return Set(
+            router.routes.map { route in
+                let path = route.path.description.split(separator: "/").map { segment in
+                    segment.hasPrefix(":") ? "{\(segment.dropFirst())}" : String(segment)
+                }.joined(separator: "/")
+                return "\(route.method) /\(path)"
+            }
+        )
     }
 
     @Test func everyRouteIsDocumentedAndEveryDocumentedRouteIsServed() throws {
@@ -55,7 +57,12 @@ struct OpenAPIDocumentTests {
                 // The event stream answers until the client closes it, which this client cannot: a cursor that is
                 // not one is answered (400) by the route itself, which is what is checked here.
                 if path == "/v1/stream" { path += "?lastEventId=x" }
-                let response = try await client.call(.init(rawValue: String(parts[0]))!, path, headers: harness.auth, json: parts[0] == "GET" || parts[0] == "DELETE" ? nil : "{}")
+                let response = try await client.call(
+                    .init(rawValue: String(parts[0]))!,
+                    path,
+                    headers: harness.auth,
+                    json: parts[0] == "GET" || parts[0] == "DELETE" ? nil : "{}"
+                )
                 let message = response.body.error?["message"] as? String ?? ""
                 #expect(!message.hasPrefix("no route"), "\(operation) is not served")
                 #expect(response.status < 500, "\(operation) answered \(response.status)")
@@ -145,8 +152,12 @@ struct SpecFirstTests {
             // Operations only a session may call are asked with an access token.
             let code = try await client.call(.post, "/v1/users/\(harness.userId)/login-codes", headers: harness.auth)
             let login = try await client.call(
-                .post, "/v1/auth/login", headers: [.contentType: "application/json"],
-                json: #"{"tenantId":"\#(harness.tenant.id)","code":"\#(code.body.dataObject["code"] as? String ?? "")","device":{"name":"n","type":"ios"}}"#)
+                .post,
+                "/v1/auth/login",
+                headers: [.contentType: "application/json"],
+                json:
+                    #"{"tenantId":"\#(harness.tenant.id)","code":"\#(code.body.dataObject["code"] as? String ?? "")","device":{"name":"n","type":"ios"}}"#
+            )
             let accessToken = try #require(login.body.dataObject["accessToken"] as? String)
             for operation in operations {
                 let fields = try #require(valid[operation.schema], "no sample body for \(operation.schema)")
@@ -155,16 +166,31 @@ struct SpecFirstTests {
                 var headers = harness.auth
                 if !document.apiKeyOperationIDs.contains(id) { headers[.authorization] = "Bearer \(accessToken)" }
                 let response = try await client.call(
-                    .init(rawValue: operation.method)!, path, headers: headers, json: "{\(fields),\"stopLoss\":\"150\"}")
+                    .init(rawValue: operation.method)!,
+                    path,
+                    headers: headers,
+                    json: "{\(fields),\"stopLoss\":\"150\"}"
+                )
                 #expect(response.status == 400, "\(operation.method) \(operation.path)")
                 #expect(response.body.detailFields == ["stopLoss"], "\(operation.method) \(operation.path)")
             }
             // Nested objects are closed too, and a misspelled field is named, not ignored.
             let c = try await harness.link(.alpaca, baseURL: "https://closed.fake")
-            let nested = try await client.call(.post, "/v1/watchlists", headers: harness.auth, json: #"{"name":"x","instruments":[{"symbol":"AAPL","exchange":"NASDAQ"}]}"#)
+            let nested = try await client.call(
+                .post,
+                "/v1/watchlists",
+                headers: harness.auth,
+                json: #"{"name":"x","instruments":[{"symbol":"AAPL","exchange":"NASDAQ"}]}"#
+            )
             #expect(nested.status == 400)
             #expect(nested.body.detailFields == ["instruments[0].exchange"])
-            let misspelled = try await client.call(.post, "/v1/orders/preview", headers: harness.auth, json: #"{"connectionId":"\#(c.id)","accountId":"ACC-1","symbol":"AAPL","side":"buy","type":"market","quantity":"1","limit_price":"180"}"#)
+            let misspelled = try await client.call(
+                .post,
+                "/v1/orders/preview",
+                headers: harness.auth,
+                json:
+                    #"{"connectionId":"\#(c.id)","accountId":"ACC-1","symbol":"AAPL","side":"buy","type":"market","quantity":"1","limit_price":"180"}"#
+            )
             #expect(misspelled.status == 400)
             #expect(misspelled.body.detailFields == ["limit_price"])
             let symbols = try await client.call(.post, "/v1/watchlists", headers: harness.auth, json: #"{"name":"x","symbols":["AAPL"]}"#)

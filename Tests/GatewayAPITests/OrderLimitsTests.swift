@@ -3,7 +3,6 @@ import GatewayAPI
 import GatewayApp
 import GatewayCore
 import GatewayModel
-@testable import GatewayStore
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -12,6 +11,8 @@ import NIOCore
 import Synchronization
 import TestWorlds
 import Testing
+
+@testable import GatewayStore
 
 /// Issue 12 through the HTTP API: decimals a decimal cannot hold, a poisoned journal row, a released idempotency key,
 /// and a busy database.
@@ -46,13 +47,23 @@ struct OrderLimitsTests {
     func aDecimalBeyondItsLimitIs422NamingTheField(_ quantity: String, _ limitPrice: String, _ field: String, _ limit: String) async throws {
         try await APIHarness.with { harness, client in
             let connection = try await harness.link(.alpaca, baseURL: "https://decimals.fake")
-            let placed = try await client.call(.post, "/v1/orders", headers: harness.auth, json: order(connection.id, quantity: quantity, limitPrice: limitPrice))
+            let placed = try await client.call(
+                .post,
+                "/v1/orders",
+                headers: harness.auth,
+                json: order(connection.id, quantity: quantity, limitPrice: limitPrice)
+            )
             #expect(placed.status == 422)
             #expect(placed.body.errorCode == "unprocessable")
             #expect(placed.body.detailFields == [field])
             let problem = (placed.body.error?["details"] as? [[String: Any]])?.first?["problem"] as? String
             #expect(problem?.contains(limit) == true, "\(problem ?? "no problem")")
-            let previewed = try await client.call(.post, "/v1/orders/preview", headers: harness.auth, json: order(connection.id, quantity: quantity, limitPrice: limitPrice))
+            let previewed = try await client.call(
+                .post,
+                "/v1/orders/preview",
+                headers: harness.auth,
+                json: order(connection.id, quantity: quantity, limitPrice: limitPrice)
+            )
             #expect(previewed.status == 422)
             #expect(previewed.body.detailFields == [field])
             #expect(harness.state.placed.withLock { $0 } == 0)
@@ -69,13 +80,21 @@ struct OrderLimitsTests {
             let quantity = "999999999999999.999999999999999999"
             let price = "999999999999.999999999999999999"
             let placed = try await client.call(
-                .post, "/v1/orders", headers: keyed(harness, "widest"), json: order(connection.id, quantity: #""\#(quantity)""#, limitPrice: #""\#(price)""#))
+                .post,
+                "/v1/orders",
+                headers: keyed(harness, "widest"),
+                json: order(connection.id, quantity: #""\#(quantity)""#, limitPrice: #""\#(price)""#)
+            )
             #expect(placed.status == 201)
             #expect(placed.body.dataObject["quantity"] as? String == quantity)
             #expect(placed.body.dataObject["limitPrice"] as? String == price)
             let id = try #require(placed.body.dataObject["id"] as? String)
             let replayed = try await client.call(
-                .post, "/v1/orders", headers: keyed(harness, "widest"), json: order(connection.id, quantity: #""\#(quantity)""#, limitPrice: #""\#(price)""#))
+                .post,
+                "/v1/orders",
+                headers: keyed(harness, "widest"),
+                json: order(connection.id, quantity: #""\#(quantity)""#, limitPrice: #""\#(price)""#)
+            )
             #expect(replayed.status == 201)
             #expect(replayed.body.dataObject["id"] as? String == id)
             let read = try await client.call(.get, "/v1/orders/\(id)", headers: harness.auth)
@@ -86,7 +105,11 @@ struct OrderLimitsTests {
             #expect(changed.status == 422)
             #expect(changed.body.detailFields == ["quantity"])
             let changedAsNumber = try await client.call(
-                .patch, "/v1/orders/\(id)", headers: harness.auth, json: #"{"limitPrice":10.000000000000000000000000000000000000000000001}"#)
+                .patch,
+                "/v1/orders/\(id)",
+                headers: harness.auth,
+                json: #"{"limitPrice":10.000000000000000000000000000000000000000000001}"#
+            )
             #expect(changedAsNumber.status == 422)
             #expect(changedAsNumber.body.detailFields == ["limitPrice"])
         }
@@ -137,7 +160,8 @@ struct OrderLimitsTests {
                 INSERT INTO orders (id, tenant_id, connection_id, account_id, client_order_id, request, state, created_at, updated_at)
                 VALUES ('ord_poisoned', ?, ?, 'ACC-1', 'cid-poisoned', '{"quantity":', 'unknown', 1, 1)
                 """,
-                arguments: [harness.tenant.id, poisoned.id])
+                arguments: [harness.tenant.id, poisoned.id]
+            )
             // Tenant B's order reached its broker, then the answer and the broker were lost: unknown.
             let tenantB = try await harness.store.createTenant(name: "Tenant B")
             let keyB = try await harness.store.issueDefaultUserKey(tenantId: tenantB.id, label: "b")
@@ -188,7 +212,10 @@ struct OrderLimitsTests {
         let pipeline = BrokerPipeline(settings: PipelineSettings(maxRetries: 0))
         // Unhurried: the subject is which failure releases the key, not a deadline (a busy machine took 10 s once).
         try await APIHarness.with(
-            router: .unhurried, orderSettings: OrderSettings(brokerTimeout: .seconds(90)), pipeline: pipeline, transport: transport
+            router: .unhurried,
+            orderSettings: OrderSettings(brokerTimeout: .seconds(90)),
+            pipeline: pipeline,
+            transport: transport
         ) { harness, client in
             let url = "https://preflight.fake"
             let connection = try await harness.link(.alpaca, baseURL: url)

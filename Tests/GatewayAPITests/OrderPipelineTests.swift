@@ -5,16 +5,17 @@ import GatewayCore
 import GatewayModel
 import GatewayStore
 import HTTPTypes
-import Synchronization
 import HummingbirdTesting
 import NIOCore
+import Synchronization
 import Testing
 
 @Suite("Orders: never lost, never doubled")
 struct OrderPipelineTests {
     func body(_ connection: String, clientOrderId: String? = nil, quantity: String = "1") -> String {
         let id = clientOrderId.map { #","clientOrderId":"\#($0)""# } ?? ""
-        return #"{"connectionId":"\#(connection)","accountId":"ACC-1","symbol":"AAPL","side":"buy","type":"limit","quantity":"\#(quantity)","limitPrice":"10"\#(id)}"#
+        return
+            #"{"connectionId":"\#(connection)","accountId":"ACC-1","symbol":"AAPL","side":"buy","type":"limit","quantity":"\#(quantity)","limitPrice":"10"\#(id)}"#
     }
 
     func headers(_ harness: APIHarness, key: String?) -> HTTPFields {
@@ -30,7 +31,12 @@ struct OrderPipelineTests {
             let answers = try await withThrowingTaskGroup(of: (Int, String).self) { group in
                 for _ in 0..<50 {
                     group.addTask {
-                        try await client.execute(uri: "/v1/orders", method: .post, headers: headers(harness, key: "key-50"), body: .init(string: body(connection.id))) { response in
+                        try await client.execute(
+                            uri: "/v1/orders",
+                            method: .post,
+                            headers: headers(harness, key: "key-50"),
+                            body: .init(string: body(connection.id))
+                        ) { response in
                             (Int(response.status.code), String(buffer: response.body))
                         }
                     }
@@ -67,9 +73,19 @@ struct OrderPipelineTests {
             let none = try await client.call(.post, "/v1/orders", headers: headers(harness, key: nil), json: body(connection.id))
             #expect(none.status == 422)
             #expect(none.body.detailFields == ["Idempotency-Key"])
-            let byClientId = try await client.call(.post, "/v1/orders", headers: headers(harness, key: nil), json: body(connection.id, clientOrderId: "mine-1"))
+            let byClientId = try await client.call(
+                .post,
+                "/v1/orders",
+                headers: headers(harness, key: nil),
+                json: body(connection.id, clientOrderId: "mine-1")
+            )
             #expect(byClientId.status == 201)
-            let repeated = try await client.call(.post, "/v1/orders", headers: headers(harness, key: nil), json: body(connection.id, clientOrderId: "mine-1"))
+            let repeated = try await client.call(
+                .post,
+                "/v1/orders",
+                headers: headers(harness, key: nil),
+                json: body(connection.id, clientOrderId: "mine-1")
+            )
             #expect(repeated.body.dataObject["id"] as? String == byClientId.body.dataObject["id"] as? String)
             #expect(harness.state.placed.withLock { $0 } == 1)
         }
@@ -124,7 +140,10 @@ struct OrderPipelineTests {
         try await APIHarness.with { harness, client in
             let url = "https://poor.fake"
             let connection = try await harness.link(.alpaca, baseURL: url)
-            harness.state.set(url, FakeBrokerBehaviour(failBeforePlacing: GatewayError(.insufficientFunds, "insufficient buying power", broker: .alpaca)))
+            harness.state.set(
+                url,
+                FakeBrokerBehaviour(failBeforePlacing: GatewayError(.insufficientFunds, "insufficient buying power", broker: .alpaca))
+            )
             let placed = try await client.call(.post, "/v1/orders", headers: headers(harness, key: "poor-1"), json: body(connection.id))
             #expect(placed.status == 422)
             let error = try #require(placed.body["error"] as? [String: Any])
@@ -166,7 +185,12 @@ struct OrderPipelineTests {
         let url = "https://restart.fake"
         let first = Mutex<(order: String, tenant: String)?>(nil)
         // First life: the answer is lost and the broker is unreachable afterwards, so the order stays unknown.
-        try await APIHarness.with(orderSettings: OrderSettings(brokerTimeout: .milliseconds(200)), directory: directory, cipher: cipher, brokerState: broker) { harness, client in
+        try await APIHarness.with(
+            orderSettings: OrderSettings(brokerTimeout: .milliseconds(200)),
+            directory: directory,
+            cipher: cipher,
+            brokerState: broker
+        ) { harness, client in
             let connection = try await harness.link(.alpaca, baseURL: url)
             harness.state.set(url, FakeBrokerBehaviour(failAfterPlacing: GatewayError(.upstreamTimeout, "late"), unreachableAfterPlacing: true))
             let placed = try await client.call(.post, "/v1/orders", headers: headers(harness, key: "restart-1"), json: body(connection.id))

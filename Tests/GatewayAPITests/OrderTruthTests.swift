@@ -17,7 +17,8 @@ import Testing
 struct OrderTruthTests {
     func body(_ connection: String, symbol: String = "AAPL", type: String = "limit", quantity: String = "1") -> String {
         let price = type == "limit" ? #","limitPrice":"10""# : ""
-        return #"{"connectionId":"\#(connection)","accountId":"ACC-1","symbol":"\#(symbol)","side":"buy","type":"\#(type)","quantity":"\#(quantity)"\#(price)}"#
+        return
+            #"{"connectionId":"\#(connection)","accountId":"ACC-1","symbol":"\#(symbol)","side":"buy","type":"\#(type)","quantity":"\#(quantity)"\#(price)}"#
     }
 
     func headers(_ harness: APIHarness, key: String) -> HTTPFields {
@@ -41,7 +42,9 @@ struct OrderTruthTests {
                 for _ in 0..<40 {
                     group.addTask {
                         try await client.execute(
-                            uri: "/v1/orders", method: .post, headers: headers(harness, key: "storm-1"),
+                            uri: "/v1/orders",
+                            method: .post,
+                            headers: headers(harness, key: "storm-1"),
                             body: ByteBuffer(string: body(connection.id))
                         ) { Int($0.status.code) }
                     }
@@ -123,7 +126,11 @@ struct OrderTruthTests {
             harness.state.startOver()
 
             let second = try await client.call(
-                .post, "/v1/orders", headers: headers(harness, key: "reuse-2"), json: body(connection.id, symbol: "MSFT", quantity: "3"))
+                .post,
+                "/v1/orders",
+                headers: headers(harness, key: "reuse-2"),
+                json: body(connection.id, symbol: "MSFT", quantity: "3")
+            )
             #expect(second.status == 201)
             #expect(second.body.dataObject["brokerOrderId"] as? String == brokerId)
             let secondId = try #require(second.body.dataObject["id"] as? String)

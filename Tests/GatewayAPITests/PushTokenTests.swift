@@ -33,7 +33,12 @@ struct PushTokenTests {
             let path = "/v1/devices/current/push-token"
 
             // Upper-case hex is the same token, kept in lower case.
-            let registered = try await client.call(.post, path, headers: SessionAPITests.json(phone.access), json: Self.body(Self.tokenA.uppercased()))
+            let registered = try await client.call(
+                .post,
+                path,
+                headers: SessionAPITests.json(phone.access),
+                json: Self.body(Self.tokenA.uppercased())
+            )
             #expect(registered.status == 200, "\(registered.body)")
             #expect(registered.body.dataObject["id"] as? String == phone.device)
             let push = try #require(Self.pushToken(registered.body.dataObject))
@@ -49,7 +54,12 @@ struct PushTokenTests {
             #expect(listed.body.dataList.compactMap { Self.pushToken($0)?["token"] as? String } == [Self.tokenA])
 
             // The same token from the tablet moves: one device per token per user.
-            let moved = try await client.call(.post, path, headers: SessionAPITests.json(tablet.access, device: tablet.device), json: Self.body(Self.tokenA))
+            let moved = try await client.call(
+                .post,
+                path,
+                headers: SessionAPITests.json(tablet.access, device: tablet.device),
+                json: Self.body(Self.tokenA)
+            )
             #expect(moved.status == 200 && moved.body.dataObject["id"] as? String == tablet.device, "\(moved.body)")
             let devices = try await client.call(.get, "/v1/devices", headers: SessionAPITests.json(tablet.access)).body.dataList
             #expect(devices.filter { Self.pushToken($0) != nil }.compactMap { $0["id"] as? String } == [tablet.device])
@@ -63,7 +73,12 @@ struct PushTokenTests {
             #expect(gone.status == 200 && Self.pushToken(gone.body.dataObject) == nil)
 
             // A session naming another device than its own is refused before anything changes.
-            let other = try await client.call(.post, path, headers: SessionAPITests.json(phone.access, device: tablet.device), json: Self.body(Self.tokenB))
+            let other = try await client.call(
+                .post,
+                path,
+                headers: SessionAPITests.json(phone.access, device: tablet.device),
+                json: Self.body(Self.tokenB)
+            )
             #expect(other.status == 403 && other.body.detailFields == ["X-Device-ID"])
             let audit = try await harness.store.auditEvents(tenantId: harness.tenant.id, before: nil, limit: 50).map(\.action)
             #expect(audit.filter { $0 == "device.push_token_registered" }.count == 2)
@@ -80,20 +95,39 @@ struct PushTokenTests {
 
             let missing = try await client.call(.post, path, headers: harness.auth, json: Self.body(Self.tokenA))
             #expect(missing.status == 422 && missing.body.detailFields == ["X-Device-ID"], "\(missing.body)")
-            let unknown = try await client.call(.post, path, headers: SessionAPITests.json(harness.apiKey, device: "dev_nosuch"), json: Self.body(Self.tokenA))
+            let unknown = try await client.call(
+                .post,
+                path,
+                headers: SessionAPITests.json(harness.apiKey, device: "dev_nosuch"),
+                json: Self.body(Self.tokenA)
+            )
             #expect(unknown.status == 404 && unknown.body.detailFields == ["X-Device-ID"], "\(unknown.body)")
 
             // Another user's device, of the same tenant, answers as one that does not exist; it keeps no token.
             let bob = try await harness.store.createUser(tenantId: harness.tenant.id, NewUser(), audit: nil)
             let bobsPhone = try await harness.store.registerDevice(
-                tenantId: harness.tenant.id, userId: bob.id, NewDevice(name: "Bob's phone", type: "ios", fingerprint: "fp-bob"), limit: 10)
-            let refused = try await client.call(.post, path, headers: SessionAPITests.json(harness.apiKey, device: bobsPhone.id), json: Self.body(Self.tokenA))
+                tenantId: harness.tenant.id,
+                userId: bob.id,
+                NewDevice(name: "Bob's phone", type: "ios", fingerprint: "fp-bob"),
+                limit: 10
+            )
+            let refused = try await client.call(
+                .post,
+                path,
+                headers: SessionAPITests.json(harness.apiKey, device: bobsPhone.id),
+                json: Self.body(Self.tokenA)
+            )
             #expect(refused.status == 404 && refused.body.detailFields == ["X-Device-ID"], "\(refused.body)")
             let removal = try await client.call(.delete, path, headers: SessionAPITests.json(harness.apiKey, device: bobsPhone.id))
             #expect(removal.status == 404)
             #expect(try await harness.store.device(tenantId: harness.tenant.id, userId: bob.id, id: bobsPhone.id)?.pushToken == nil)
 
-            let registered = try await client.call(.post, path, headers: SessionAPITests.json(harness.apiKey, device: phone.device), json: Self.body(Self.tokenA))
+            let registered = try await client.call(
+                .post,
+                path,
+                headers: SessionAPITests.json(harness.apiKey, device: phone.device),
+                json: Self.body(Self.tokenA)
+            )
             #expect(registered.status == 200 && registered.body.dataObject["id"] as? String == phone.device, "\(registered.body)")
             #expect(Self.pushToken(registered.body.dataObject)?["active"] as? Bool == true)
             #expect(try await client.call(.delete, path, headers: SessionAPITests.json(harness.apiKey, device: phone.device)).status == 204)
@@ -107,7 +141,8 @@ struct PushTokenTests {
             (#"{"token":"not-hex","platform":"ios"}"#, ["token"]),
             (#"{"token":"abc","platform":"ios"}"#, ["token"]),
             (#"{"token":"","platform":"web"}"#, ["platform", "token"]),
-        ])
+        ]
+    )
     func badInputs(body: String, fields: [String]) async throws {
         try await APIHarness.with { harness, client in
             try await SessionAPITests.prepare(harness, client)
@@ -125,14 +160,26 @@ struct PushTokenTests {
         try await APIHarness.with { harness, client in
             for apns in [#"{}"#, #"{"deviceToken":"\#(Self.tokenA)","devices":"all"}"#] {
                 let answer = try await client.call(
-                    .post, "/v1/alerts", headers: harness.auth, json: #"{"rule": {"type": "order", "on": "filled"}, "channels": {"apns": \#(apns)}}"#)
+                    .post,
+                    "/v1/alerts",
+                    headers: harness.auth,
+                    json: #"{"rule": {"type": "order", "on": "filled"}, "channels": {"apns": \#(apns)}}"#
+                )
                 #expect(answer.status == 422 && answer.body.detailFields == ["channels.apns"], "\(apns): \(answer.body)")
             }
             let unknown = try await client.call(
-                .post, "/v1/alerts", headers: harness.auth, json: #"{"rule": {"type": "order", "on": "filled"}, "channels": {"apns": {"devices": "some"}}}"#)
+                .post,
+                "/v1/alerts",
+                headers: harness.auth,
+                json: #"{"rule": {"type": "order", "on": "filled"}, "channels": {"apns": {"devices": "some"}}}"#
+            )
             #expect((400...422).contains(unknown.status), "\(unknown.body)")
             let made = try await client.call(
-                .post, "/v1/alerts", headers: harness.auth, json: #"{"rule": {"type": "order", "on": "filled"}, "channels": {"apns": {"devices": "all"}}}"#)
+                .post,
+                "/v1/alerts",
+                headers: harness.auth,
+                json: #"{"rule": {"type": "order", "on": "filled"}, "channels": {"apns": {"devices": "all"}}}"#
+            )
             #expect(made.status == 201, "\(made.body)")
             #expect((made.body.dataObject["channels"] as? [String: Any])?["apns"] as? [String: String] == ["devices": "all"])
         }
@@ -154,21 +201,34 @@ struct PushTokenTests {
             }
         }
         let apns = APNsSettings(
-            teamId: "TEAM123456", keyId: "KEY1234567", key: P256.Signing.PrivateKey(), topic: "com.example.app", environment: .sandbox)
+            teamId: "TEAM123456",
+            keyId: "KEY1234567",
+            key: P256.Signing.PrivateKey(),
+            topic: "com.example.app",
+            environment: .sandbox
+        )
         try await APIHarness.with(alerts: AlertSettings(baseDelay: .milliseconds(5), transport: transport, apns: apns)) { harness, client in
             try await SessionAPITests.prepare(harness, client)
             var devices: [String: String] = [:]
             for (name, token) in [("phone", Self.tokenA), ("tablet", Self.tokenB), ("watch", Self.tokenC)] {
                 let session = try await SessionAPITests.login(harness, client, device: name)
                 let registered = try await client.call(
-                    .post, "/v1/devices/current/push-token", headers: SessionAPITests.json(session.access), json: Self.body(token))
+                    .post,
+                    "/v1/devices/current/push-token",
+                    headers: SessionAPITests.json(session.access),
+                    json: Self.body(token)
+                )
                 #expect(registered.status == 200, "\(registered.body)")
                 devices[token] = session.device
             }
             // A fourth device without a token is not pushed to.
             _ = try await SessionAPITests.login(harness, client, device: "laptop")
             let created = try await client.call(
-                .post, "/v1/alerts", headers: harness.auth, json: #"{"rule": {"type": "order", "on": "filled"}, "channels": {"apns": {"devices": "all"}}}"#)
+                .post,
+                "/v1/alerts",
+                headers: harness.auth,
+                json: #"{"rule": {"type": "order", "on": "filled"}, "channels": {"apns": {"devices": "all"}}}"#
+            )
             let id = try #require(created.body.dataObject["id"] as? String, "\(created.body)")
 
             let first = try await client.call(.post, "/v1/alerts/\(id)/test", headers: harness.auth)

@@ -1,8 +1,8 @@
 import Foundation
 import GatewayCore
 import GatewayModel
-import HTTPTypes
 import GatewayStore
+import HTTPTypes
 import Synchronization
 import Testing
 
@@ -10,19 +10,39 @@ import Testing
 struct ResourceTests {
     @Test func linkingChecksCredentialsFirst() async throws {
         try await APIHarness.with { harness, client in
-            let refused = try await client.call(.post, "/v1/connections", headers: harness.auth, json: #"{"broker":"alpaca","credentials":{"token":"bad"}}"#)
+            let refused = try await client.call(
+                .post,
+                "/v1/connections",
+                headers: harness.auth,
+                json: #"{"broker":"alpaca","credentials":{"token":"bad"}}"#
+            )
             #expect(refused.status == 422)
             #expect(try await harness.store.connections(tenantId: harness.tenant.id).isEmpty)
             let missing = try await client.call(.post, "/v1/connections", headers: harness.auth, json: #"{"broker":"alpaca"}"#)
             #expect(missing.status == 422)
             #expect(missing.body.detailFields == ["credentials.token"])
-            let unknown = try await client.call(.post, "/v1/connections", headers: harness.auth, json: #"{"broker":"robinhood","credentials":{"token":"good"}}"#)
+            let unknown = try await client.call(
+                .post,
+                "/v1/connections",
+                headers: harness.auth,
+                json: #"{"broker":"robinhood","credentials":{"token":"good"}}"#
+            )
             #expect(unknown.status == 422)
             #expect(unknown.body.detailFields == ["broker"])
-            let badURL = try await client.call(.post, "/v1/connections", headers: harness.auth, json: #"{"broker":"alpaca","baseURL":"ftp://x","credentials":{"token":"good"}}"#)
+            let badURL = try await client.call(
+                .post,
+                "/v1/connections",
+                headers: harness.auth,
+                json: #"{"broker":"alpaca","baseURL":"ftp://x","credentials":{"token":"good"}}"#
+            )
             #expect(badURL.body.detailFields == ["baseURL"])
 
-            let linked = try await client.call(.post, "/v1/connections", headers: harness.auth, json: #"{"broker":"alpaca","displayName":"Paper","credentials":{"token":"good"}}"#)
+            let linked = try await client.call(
+                .post,
+                "/v1/connections",
+                headers: harness.auth,
+                json: #"{"broker":"alpaca","displayName":"Paper","credentials":{"token":"good"}}"#
+            )
             #expect(linked.status == 201)
             let id = try #require(linked.body.dataObject["id"] as? String)
             #expect(linked.body.dataObject["credentials"] == nil)
@@ -53,7 +73,12 @@ struct ResourceTests {
 
     @Test func gatewayWatchlists() async throws {
         try await APIHarness.with { harness, client in
-            let created = try await client.call(.post, "/v1/watchlists", headers: harness.auth, json: #"{"name":"Tech","instruments":[{"symbol":"AAPL"},{"symbol":"BTC/USD"}]}"#)
+            let created = try await client.call(
+                .post,
+                "/v1/watchlists",
+                headers: harness.auth,
+                json: #"{"name":"Tech","instruments":[{"symbol":"AAPL"},{"symbol":"BTC/USD"}]}"#
+            )
             #expect(created.status == 201)
             let id = try #require(created.body.dataObject["id"] as? String)
             let instruments = created.body.dataObject["instruments"] as? [[String: Any]] ?? []
@@ -78,7 +103,8 @@ struct ResourceTests {
     @Test func orderLifecycle() async throws {
         try await APIHarness.with { harness, client in
             let c = try await harness.link(.alpaca, baseURL: "https://o.fake")
-            let body = #"{"connectionId":"\#(c.id)","accountId":"ACC-1","symbol":"AAPL","side":"buy","type":"limit","quantity":2,"limitPrice":"10.50","clientOrderId":"my-1"}"#
+            let body =
+                #"{"connectionId":"\#(c.id)","accountId":"ACC-1","symbol":"AAPL","side":"buy","type":"limit","quantity":2,"limitPrice":"10.50","clientOrderId":"my-1"}"#
             let preview = try await client.call(.post, "/v1/orders/preview", headers: harness.auth, json: body)
             #expect(preview.status == 200)
             #expect(preview.body.dataObject["estimatedCost"] as? String == "21")
@@ -110,7 +136,12 @@ struct ResourceTests {
     @Test func theGatewayMakesAClientOrderIdWhenNoneIsGiven() async throws {
         try await APIHarness.with { harness, client in
             let c = try await harness.link(.alpaca, baseURL: "https://g.fake")
-            let placed = try await client.call(.post, "/v1/orders", headers: harness.auth, json: #"{"connectionId":"\#(c.id)","accountId":"ACC-1","symbol":"AAPL","side":"buy","type":"market","quantity":"1"}"#)
+            let placed = try await client.call(
+                .post,
+                "/v1/orders",
+                headers: harness.auth,
+                json: #"{"connectionId":"\#(c.id)","accountId":"ACC-1","symbol":"AAPL","side":"buy","type":"market","quantity":"1"}"#
+            )
             #expect(placed.status == 201)
             #expect((placed.body.dataObject["clientOrderId"] as? String)?.hasPrefix("gw-") == true)
         }

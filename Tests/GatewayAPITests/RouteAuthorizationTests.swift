@@ -37,9 +37,15 @@ struct RouteAuthorizationTests {
                 guard let operation = value as? [String: Any], let id = operation["operationId"] as? String,
                     let httpMethod = HTTPRequest.Method(method.uppercased())
                 else { continue }
-                operations.append(Operation(
-                    id: id, method: httpMethod, path: path, scope: document.requiredScopes[id],
-                    userScoped: document.userScopedOperationIDs.contains(id)))
+                operations.append(
+                    Operation(
+                        id: id,
+                        method: httpMethod,
+                        path: path,
+                        scope: document.requiredScopes[id],
+                        userScoped: document.userScopedOperationIDs.contains(id)
+                    )
+                )
             }
         }
         return operations.sorted { $0.description < $1.description }
@@ -51,7 +57,8 @@ struct RouteAuthorizationTests {
         for operation in try Self.operations() {
             #expect(
                 operation.scope != nil || document.publicOperationIDs.contains(operation.id),
-                "\(operation) declares no scope")
+                "\(operation) declares no scope"
+            )
         }
         // An operation added without `security` (or with two scopes) makes the document refuse to load.
         let refused = [
@@ -86,16 +93,21 @@ struct RouteAuthorizationTests {
     }
 
     /// An access token of user A from a login with a one-time code.
-    static func sessionToken(_ harness: APIHarness, _ client: some TestClientProtocol, device: String) async throws -> (token: String, device: String) {
+    static func sessionToken(_ harness: APIHarness, _ client: some TestClientProtocol, device: String) async throws -> (token: String, device: String)
+    {
         let minted = try await client.call(.post, "/v1/users/\(harness.userId)/login-codes", headers: harness.auth)
         let code = try #require(minted.body.dataObject["code"] as? String, "\(minted.body)")
         let login = try await client.call(
-            .post, "/v1/auth/login", headers: [.contentType: "application/json"],
-            json: #"{"tenantId":"\#(harness.tenant.id)","code":"\#(code)","device":{"name":"\#(device)","type":"ios","fingerprint":"\#(device)"}}"#)
+            .post,
+            "/v1/auth/login",
+            headers: [.contentType: "application/json"],
+            json: #"{"tenantId":"\#(harness.tenant.id)","code":"\#(code)","device":{"name":"\#(device)","type":"ios","fingerprint":"\#(device)"}}"#
+        )
         let data = login.body.dataObject
         return (
             try #require(data["accessToken"] as? String, "\(login.body)"),
-            try #require((data["device"] as? [String: Any])?["id"] as? String))
+            try #require((data["device"] as? [String: Any])?["id"] as? String)
+        )
     }
 
     static func makeWorld(_ harness: APIHarness, _ client: some TestClientProtocol, clock: TestClock) async throws -> World {
@@ -103,16 +115,31 @@ struct RouteAuthorizationTests {
         let tenant = harness.tenant
         let connection = try await harness.link(.alpaca, baseURL: "https://alpaca.example")
         let watchlist = try await store.createWatchlist(
-            tenantId: tenant.id, userId: harness.userId, name: "A's list", instruments: [])
+            tenantId: tenant.id,
+            userId: harness.userId,
+            name: "A's list",
+            instruments: []
+        )
         let goal = try await store.createGoal(
-            tenantId: tenant.id, userId: harness.userId, GoalDraft(name: "A's goal", targetValue: 1000, currency: "USD", allocations: []))
+            tenantId: tenant.id,
+            userId: harness.userId,
+            GoalDraft(name: "A's goal", targetValue: 1000, currency: "USD", allocations: [])
+        )
         let alert = try await store.createAlert(
-            tenantId: tenant.id, userId: harness.userId,
+            tenantId: tenant.id,
+            userId: harness.userId,
             AlertDraft(name: "A's alert", rule: .order(.init(on: .filled)), channels: AlertChannels(), enabled: true, rearm: .crossBack),
-            webhookSecret: "whsec_a", limit: 100, audit: nil)
+            webhookSecret: "whsec_a",
+            limit: 100,
+            audit: nil
+        )
         let placed = try await client.call(
-            .post, "/v1/orders", headers: harness.auth,
-            json: #"{"connectionId": "\#(connection.id)", "accountId": "ACC-1", "symbol": "AAPL", "side": "buy", "type": "limit", "quantity": "1", "limitPrice": "10"}"#)
+            .post,
+            "/v1/orders",
+            headers: harness.auth,
+            json:
+                #"{"connectionId": "\#(connection.id)", "accountId": "ACC-1", "symbol": "AAPL", "side": "buy", "type": "limit", "quantity": "1", "limitPrice": "10"}"#
+        )
         #expect(placed.status == 201, "\(placed.body)")
         let orderId = try #require(placed.body.dataObject["id"] as? String)
         let userB = try await store.createUser(tenantId: tenant.id, NewUser(externalId: "b"), audit: nil)
@@ -125,7 +152,11 @@ struct RouteAuthorizationTests {
         var without: [Scope: String] = [:]
         for scope in Scope.allCases {
             without[scope] = try await store.issueAPIKey(
-                tenantId: tenant.id, label: "no \(scope)", scopes: all.filter { $0 != scope.rawValue }, userId: nil, audit: nil
+                tenantId: tenant.id,
+                label: "no \(scope)",
+                scopes: all.filter { $0 != scope.rawValue },
+                userId: nil,
+                audit: nil
             ).plaintext
         }
         let harnessKeyId = try #require(try await store.apiKeys(tenantId: tenant.id).first?.id)
@@ -134,27 +165,43 @@ struct RouteAuthorizationTests {
         clock.advance(16 * 60)
         let loggedOut = try await sessionToken(harness, client, device: "tablet")
         let logout = try await client.call(
-            .post, "/v1/auth/logout/device", headers: [.authorization: "Bearer \(loggedOut.token)", .contentType: "application/json"], json: "{}")
+            .post,
+            "/v1/auth/logout/device",
+            headers: [.authorization: "Bearer \(loggedOut.token)", .contentType: "application/json"],
+            json: "{}"
+        )
         #expect(logout.status == 200, "\(logout.body)")
         return World(
-            connection: connection, watchlist: watchlist, goal: goal, alert: alert, orderId: orderId, deviceId: expired.device,
-            expiredToken: expired.token, loggedOutToken: loggedOut.token, userA: harness.userId, userB: userB.id,
-            keyId: harnessKeyId, revokedKey: revoked.plaintext, otherTenantKey: otherKey.plaintext,
-            unboundAllScopes: unbound.plaintext, withoutScope: without)
+            connection: connection,
+            watchlist: watchlist,
+            goal: goal,
+            alert: alert,
+            orderId: orderId,
+            deviceId: expired.device,
+            expiredToken: expired.token,
+            loggedOutToken: loggedOut.token,
+            userA: harness.userId,
+            userB: userB.id,
+            keyId: harnessKeyId,
+            revokedKey: revoked.plaintext,
+            otherTenantKey: otherKey.plaintext,
+            unboundAllScopes: unbound.plaintext,
+            withoutScope: without
+        )
     }
 
     /// The path with `{id}` naming user A's resource of that kind.
     static func path(_ operation: Operation, _ world: World) -> String {
         let id: String =
-            if operation.path.hasPrefix("/v1/connections") { world.connection.id }
-            else if operation.path.hasPrefix("/v1/orders") { world.orderId }
-            else if operation.path.hasPrefix("/v1/watchlists") { world.watchlist.id }
-            else if operation.path.hasPrefix("/v1/goals") { world.goal.id }
-            else if operation.path.hasPrefix("/v1/alerts") { world.alert.id }
-            else if operation.path.hasPrefix("/v1/users") { world.userA }
-            else if operation.path.hasPrefix("/v1/keys") { world.keyId }
-            else if operation.path.hasPrefix("/v1/devices") { world.deviceId }
-            else { "unknown" }
+            if operation.path.hasPrefix("/v1/connections") { world.connection.id } else if operation.path.hasPrefix("/v1/orders") {
+                world.orderId
+            } else if operation.path.hasPrefix("/v1/watchlists") { world.watchlist.id } else if operation.path.hasPrefix("/v1/goals") {
+                world.goal.id
+            } else if operation.path.hasPrefix("/v1/alerts") { world.alert.id } else if operation.path.hasPrefix("/v1/users") {
+                world.userA
+            } else if operation.path.hasPrefix("/v1/keys") { world.keyId } else if operation.path.hasPrefix("/v1/devices") { world.deviceId } else {
+                "unknown"
+            }
         // The event stream answers until the client closes it, which this client cannot do: a cursor that is not one
         // makes a request that passes every check a 400 (after authentication and the user's checks, which are
         // what is tested here), instead of a stream without end.
@@ -165,7 +212,8 @@ struct RouteAuthorizationTests {
     /// A body the operation accepts, naming A's resources where it names any, so that what answers is the
     /// authorization and ownership checks, not the body's.
     static func body(_ operation: Operation, _ world: World) -> String? {
-        let order = #"{"connectionId": "\#(world.connection.id)", "accountId": "ACC-1", "symbol": "AAPL", "side": "buy", "type": "limit", "quantity": "1", "limitPrice": "10"}"#
+        let order =
+            #"{"connectionId": "\#(world.connection.id)", "accountId": "ACC-1", "symbol": "AAPL", "side": "buy", "type": "limit", "quantity": "1", "limitPrice": "10"}"#
         return switch operation.id {
         case "placeOrder", "previewOrder": order
         case "modifyOrder": #"{"quantity": "2"}"#
@@ -212,7 +260,8 @@ struct RouteAuthorizationTests {
                 func ask(_ key: String?, user: String? = nil) async throws -> (status: Int, text: String, code: String?) {
                     checked += 1
                     return try await client.execute(
-                        uri: path, method: operation.method,
+                        uri: path,
+                        method: operation.method,
                         headers: Self.headers(key: key, user: user, idempotency: UUID().uuidString),
                         body: body.map { .init(string: $0) }
                     ) { response in

@@ -16,7 +16,8 @@ struct LiveServer {
     let apiKey: String
 
     static func with(
-        limits: ServerLimits, _ body: @escaping @Sendable (LiveServer) async throws -> Void
+        limits: ServerLimits,
+        _ body: @escaping @Sendable (LiveServer) async throws -> Void
     ) async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bg-live-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -29,11 +30,16 @@ struct LiveServer {
         let key = try await store.issueDefaultUserKey(tenantId: tenant.id, label: "live")
         let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
         let app = try GatewayServer.application(
-            gateway: gateway, host: "127.0.0.1", port: 0, limits: limits, logger: logger,
+            gateway: gateway,
+            host: "127.0.0.1",
+            port: 0,
+            limits: limits,
+            logger: logger,
             onServerRunning: { channel in
                 portSink.yield(channel.localAddress?.port ?? 0)
                 portSink.finish()
-            })
+            }
+        )
         let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }
@@ -62,7 +68,8 @@ final class RawConnection: Sendable {
     let channel: any Channel
     /// What arrived, whether the peer closed, a version bumped on every change, and who waits for the next change.
     private let state = Mutex<(received: [UInt8], closed: Bool, version: Int, waiters: [CheckedContinuation<Void, Never>])>(
-        ([], false, 0, []))
+        ([], false, 0, [])
+    )
 
     init(port: Int, source: String? = nil) async throws {
         let collector = Collector()
@@ -250,7 +257,8 @@ struct ServerLimitsTests {
             let connection = try await server.connect()
             try await connection.send(
                 "POST /v1/watchlists HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(server.apiKey)\r\n"
-                    + "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"na")
+                    + "Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{\"na"
+            )
             #expect(await connection.waitForClose(), "the server waited for the rest of the body forever")
             #expect(connection.text.hasPrefix("HTTP/1.1 408"))
         }
@@ -274,7 +282,9 @@ struct ServerLimitsTests {
     func methodNotAllowed() async throws {
         try await LiveServer.with(limits: ServerLimits()) { server in
             let connection = try await server.connect()
-            try await connection.send("DELETE /v1/positions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(server.apiKey)\r\nConnection: close\r\n\r\n")
+            try await connection.send(
+                "DELETE /v1/positions HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer \(server.apiKey)\r\nConnection: close\r\n\r\n"
+            )
             #expect(await connection.waitForClose())
             #expect(connection.text.hasPrefix("HTTP/1.1 405"))
             #expect(connection.text.lowercased().contains("\r\nallow: get\r\n"))

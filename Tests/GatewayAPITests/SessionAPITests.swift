@@ -28,10 +28,18 @@ struct SessionAPITests {
     /// The harness's user with a password set through the API, and the body of a login from `device`.
     static func prepare(_ harness: APIHarness, _ client: some TestClientProtocol) async throws {
         let named = try await client.call(
-            .patch, "/v1/users/\(harness.userId)", headers: json(harness.apiKey), json: #"{"email":"ann@example.com"}"#)
+            .patch,
+            "/v1/users/\(harness.userId)",
+            headers: json(harness.apiKey),
+            json: #"{"email":"ann@example.com"}"#
+        )
         #expect(named.status == 200, "\(named.body)")
         let set = try await client.call(
-            .put, "/v1/users/\(harness.userId)/password", headers: json(harness.apiKey), json: #"{"password":"\#(password)"}"#)
+            .put,
+            "/v1/users/\(harness.userId)/password",
+            headers: json(harness.apiKey),
+            json: #"{"password":"\#(password)"}"#
+        )
         #expect(set.status == 204, "\(set.body)")
     }
 
@@ -55,9 +63,11 @@ struct SessionAPITests {
     static func tokens(_ body: [String: Any]) throws -> Tokens {
         let data = body.dataObject
         return Tokens(
-            access: try #require(data["accessToken"] as? String), refresh: try #require(data["refreshToken"] as? String),
+            access: try #require(data["accessToken"] as? String),
+            refresh: try #require(data["refreshToken"] as? String),
             session: try #require((data["session"] as? [String: Any])?["id"] as? String),
-            device: try #require((data["device"] as? [String: Any])?["id"] as? String))
+            device: try #require((data["device"] as? [String: Any])?["id"] as? String)
+        )
     }
 
     @Test("a user logs in on a device, reads their own data with the access token, and each refresh rotates the token")
@@ -124,7 +134,11 @@ struct SessionAPITests {
                 for _ in 0..<6 {
                     group.addTask {
                         let answer = try await client.call(
-                            .post, "/v1/auth/refresh", headers: Self.json(), json: #"{"refreshToken":"\#(tokens.refresh)"}"#)
+                            .post,
+                            "/v1/auth/refresh",
+                            headers: Self.json(),
+                            json: #"{"refreshToken":"\#(tokens.refresh)"}"#
+                        )
                         return (answer.status, try? Self.tokens(answer.body))
                     }
                 }
@@ -171,7 +185,11 @@ struct SessionAPITests {
 
             // One device (the tablet, from the laptop): its sessions end, the laptop's stay.
             let device = try await client.call(
-                .post, "/v1/auth/logout/device", headers: Self.json(laptop.access), json: #"{"deviceId":"\#(tablet.device)"}"#)
+                .post,
+                "/v1/auth/logout/device",
+                headers: Self.json(laptop.access),
+                json: #"{"deviceId":"\#(tablet.device)"}"#
+            )
             #expect(device.status == 200 && device.body.dataObject["revoked"] as? Int == 1, "\(device.body)")
             #expect(try await client.call(.get, "/v1/connections", headers: Self.json(tablet.access)).status == 401)
             #expect(try await client.call(.get, "/v1/connections", headers: Self.json(laptop.access)).status == 200)
@@ -187,8 +205,10 @@ struct SessionAPITests {
             #expect(devices.body.dataList.count == 3)
             let audit = try await client.call(.get, "/v1/audit?limit=50", headers: Self.json(harness.apiKey))
             let revocations = audit.body.dataList.filter { $0["action"] as? String == "session.revoked" }
-            #expect(revocations.compactMap { ($0["detail"] as? [String: Any])?["reason"] as? String }.sorted()
-                == ["all_devices_logout", "device_logout", "logout"])
+            #expect(
+                revocations.compactMap { ($0["detail"] as? [String: Any])?["reason"] as? String }.sorted()
+                    == ["all_devices_logout", "device_logout", "logout"]
+            )
         }
     }
 
@@ -202,7 +222,11 @@ struct SessionAPITests {
             #expect(third.status == 409 && third.body.detailFields == ["device"], "\(third.body)")
             // Trusting and renaming a device, then removing it through the API key acting for the user.
             let trusted = try await client.call(
-                .patch, "/v1/devices/\(phone.device)", headers: Self.json(phone.access), json: #"{"trusted":true,"name":"Work phone"}"#)
+                .patch,
+                "/v1/devices/\(phone.device)",
+                headers: Self.json(phone.access),
+                json: #"{"trusted":true,"name":"Work phone"}"#
+            )
             #expect(trusted.status == 200 && trusted.body.dataObject["trusted"] as? Bool == true, "\(trusted.body)")
             let sessions = try await client.call(.get, "/v1/devices/\(phone.device)/sessions", headers: Self.json(harness.apiKey))
             #expect(sessions.body.dataList.compactMap { $0["id"] as? String } == [phone.session])
@@ -220,13 +244,26 @@ struct SessionAPITests {
         let clock = TestClock()
         try await APIHarness.with(sessions: SessionSettings(passwordCost: 10, now: { clock.now() })) { harness, client in
             try await Self.prepare(harness, client)
-            let unknown = try await client.call(.post, "/v1/auth/login", headers: Self.json(), json: Self.loginBody(harness, email: "nobody@example.com"))
-            let wrong = try await client.call(.post, "/v1/auth/login", headers: Self.json(), json: Self.loginBody(harness, password: "wrong password!"))
+            let unknown = try await client.call(
+                .post,
+                "/v1/auth/login",
+                headers: Self.json(),
+                json: Self.loginBody(harness, email: "nobody@example.com")
+            )
+            let wrong = try await client.call(
+                .post,
+                "/v1/auth/login",
+                headers: Self.json(),
+                json: Self.loginBody(harness, password: "wrong password!")
+            )
             #expect(unknown.status == 401 && wrong.status == 401)
             #expect(unknown.body.errorCode == wrong.body.errorCode)
             #expect(unknown.body.error?["message"] as? String == wrong.body.error?["message"] as? String)
             for _ in 0..<4 {
-                #expect(try await client.call(.post, "/v1/auth/login", headers: Self.json(), json: Self.loginBody(harness, password: "wrong password!")).status == 401)
+                #expect(
+                    try await client.call(.post, "/v1/auth/login", headers: Self.json(), json: Self.loginBody(harness, password: "wrong password!"))
+                        .status == 401
+                )
             }
             // Locked: even the right password waits.
             let locked = try await client.call(.post, "/v1/auth/login", headers: Self.json(), json: Self.loginBody(harness))
@@ -235,9 +272,17 @@ struct SessionAPITests {
             #expect((1...30).contains(retryAfter))
             // An unknown email locks out exactly alike: nobody learns from a lockout which emails exist.
             for _ in 0..<4 {
-                #expect(try await client.call(.post, "/v1/auth/login", headers: Self.json(), json: Self.loginBody(harness, email: "nobody@example.com")).status == 401)
+                #expect(
+                    try await client.call(.post, "/v1/auth/login", headers: Self.json(), json: Self.loginBody(harness, email: "nobody@example.com"))
+                        .status == 401
+                )
             }
-            let lockedUnknown = try await client.call(.post, "/v1/auth/login", headers: Self.json(), json: Self.loginBody(harness, email: "nobody@example.com"))
+            let lockedUnknown = try await client.call(
+                .post,
+                "/v1/auth/login",
+                headers: Self.json(),
+                json: Self.loginBody(harness, email: "nobody@example.com")
+            )
             #expect(lockedUnknown.status == 429 && lockedUnknown.body.errorCode == "rate_limited", "\(lockedUnknown.body)")
             #expect(lockedUnknown.body.error?["message"] as? String == locked.body.error?["message"] as? String)
             #expect(lockedUnknown.headers[.retryAfter] == locked.headers[.retryAfter])
@@ -266,7 +311,9 @@ struct SessionAPITests {
             let expired = try await client.call(.get, "/v1/connections", headers: Self.json(tokens.access))
             #expect(expired.status == 401 && (expired.body.error?["message"] as? String)?.contains("expired") == true)
             // The refresh token still works within the session's life.
-            #expect(try await client.call(.post, "/v1/auth/refresh", headers: Self.json(), json: #"{"refreshToken":"\#(tokens.refresh)"}"#).status == 200)
+            #expect(
+                try await client.call(.post, "/v1/auth/refresh", headers: Self.json(), json: #"{"refreshToken":"\#(tokens.refresh)"}"#).status == 200
+            )
         }
     }
 }

@@ -115,8 +115,13 @@ struct StatusTests {
         let transport = StatusScriptedTransport { request in
             BrokerResponse(status: request.url.contains("failing.fake") ? 503 : 200, body: Data("{}".utf8))
         }
-        let pipeline = BrokerPipeline(settings: PipelineSettings(
-            breakerConsecutiveFailures: 3, breakerCoolDown: .seconds(300), maxRetries: 0))
+        let pipeline = BrokerPipeline(
+            settings: PipelineSettings(
+                breakerConsecutiveFailures: 3,
+                breakerCoolDown: .seconds(300),
+                maxRetries: 0
+            )
+        )
         // What health counts is the subject, not the deadline: 60 s a source (the harness's default is 2 s) keeps a
         // loaded machine from turning a read into a timeout that health then counts differently.
         let router = BrokerRouter(perSourceTimeout: .seconds(60), overallTimeout: .seconds(90))
@@ -177,17 +182,38 @@ struct StatusTests {
         try await APIHarness.with { harness, client in
             let revoked = try await harness.link(.alpaca, baseURL: "https://revoked.fake")
             let keyless = try await harness.link(.tradeogre, baseURL: "https://keyless.fake")
-            harness.state.set("https://revoked.fake", FakeBrokerBehaviour(failure: GatewayError(
-                .unauthorized, "Alpaca: request is not authorized", broker: .alpaca, retryable: false, brokerCode: "40110000")))
-            harness.state.set("https://keyless.fake", FakeBrokerBehaviour(failure: GatewayError(
-                .unauthorized, "this connection has no API keys", broker: .tradeogre, retryable: false)))
+            harness.state.set(
+                "https://revoked.fake",
+                FakeBrokerBehaviour(
+                    failure: GatewayError(
+                        .unauthorized,
+                        "Alpaca: request is not authorized",
+                        broker: .alpaca,
+                        retryable: false,
+                        brokerCode: "40110000"
+                    )
+                )
+            )
+            harness.state.set(
+                "https://keyless.fake",
+                FakeBrokerBehaviour(
+                    failure: GatewayError(
+                        .unauthorized,
+                        "this connection has no API keys",
+                        broker: .tradeogre,
+                        retryable: false
+                    )
+                )
+            )
 
             let first = try await client.call(.get, "/v1/positions", headers: harness.auth)
             #expect(first.status == 200)
             let connections = try await client.call(.get, "/v1/connections", headers: harness.auth)
-            let statuses = Dictionary(uniqueKeysWithValues: connections.body.dataList.compactMap { item in
-                (item["id"] as? String).map { ($0, item["status"] as? String ?? "?") }
-            })
+            let statuses = Dictionary(
+                uniqueKeysWithValues: connections.body.dataList.compactMap { item in
+                    (item["id"] as? String).map { ($0, item["status"] as? String ?? "?") }
+                }
+            )
             #expect(statuses[revoked.id] == "relink_required", "\(connections.body)")
             #expect(statuses[keyless.id] == "active", "\(connections.body)")
 
@@ -210,8 +236,13 @@ struct StatusTests {
         let transport = StatusScriptedTransport { _ in
             BrokerResponse(status: failing.withLock { $0 } ? 503 : 200, body: Data("{}".utf8))
         }
-        let pipeline = BrokerPipeline(settings: PipelineSettings(
-            breakerConsecutiveFailures: 3, breakerCoolDown: .milliseconds(200), maxRetries: 0))
+        let pipeline = BrokerPipeline(
+            settings: PipelineSettings(
+                breakerConsecutiveFailures: 3,
+                breakerCoolDown: .milliseconds(200),
+                maxRetries: 0
+            )
+        )
         let router = BrokerRouter(perSourceTimeout: .seconds(60), overallTimeout: .seconds(90))
         try await APIHarness.with(router: router, pipeline: pipeline, transport: transport) { harness, client in
             let connection = try await harness.link(.alpaca, baseURL: "https://recovers.fake")
@@ -242,8 +273,11 @@ struct StatusTests {
 
     func health(breaker: BreakerState = .closed, slices: [(secondsAgo: Double, calls: Int, errors: Int)], now: Date) -> ConnectionHealth {
         ConnectionHealth(
-            connectionId: "c", broker: .alpaca, breaker: breaker,
-            slices: slices.map { .init(start: now.addingTimeInterval(-$0.secondsAgo), calls: $0.calls, errors: $0.errors, p50Ms: 10) })
+            connectionId: "c",
+            broker: .alpaca,
+            breaker: breaker,
+            slices: slices.map { .init(start: now.addingTimeInterval(-$0.secondsAgo), calls: $0.calls, errors: $0.errors, p50Ms: 10) }
+        )
     }
 
     @Test func theHealthRule() {
@@ -281,8 +315,10 @@ struct StatusTests {
                 #expect(response.status == .ok)
                 #expect(response.headers[.contentType]?.hasPrefix(type) == true, "\(response.headers[.contentType] ?? "")")
                 #expect(response.headers[.cacheControl] == "no-cache")
-                #expect(response.headers[HTTPField.Name("Content-Security-Policy")!]
-                    == "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+                #expect(
+                    response.headers[HTTPField.Name("Content-Security-Policy")!]
+                        == "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+                )
                 #expect(response.headers[HTTPField.Name("X-Content-Type-Options")!] == "nosniff")
                 #expect(response.body.readableBytes > 100)
             }

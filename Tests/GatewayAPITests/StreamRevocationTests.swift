@@ -1,11 +1,12 @@
 import Foundation
-@testable import GatewayAPI
 import GatewayApp
 import GatewayCore
 import GatewayModel
 import GatewayStore
 import Logging
 import Testing
+
+@testable import GatewayAPI
 
 /// An open `/v1/stream` lasts only as long as what opened it: revoking its key, logging its session out or deleting
 /// its user ends it with an `error` event, at the next change of the store (its change stamp) or the next heartbeat.
@@ -33,14 +34,25 @@ struct StreamRevocationTests {
         let store = try await SQLiteStore.opening(path: directory.appendingPathComponent("gateway.sqlite").path, cipher: .random())
         let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
         let gateway = Gateway(
-            store: store, registry: AdapterRegistry(factories: [], transport: UnusedTransport(), logger: logger),
-            router: BrokerRouter(perSourceTimeout: .seconds(2), overallTimeout: .seconds(3)), logger: logger,
-            sessions: SessionSettings(passwordCost: 10), streams: streams)
+            store: store,
+            registry: AdapterRegistry(factories: [], transport: UnusedTransport(), logger: logger),
+            router: BrokerRouter(perSourceTimeout: .seconds(2), overallTimeout: .seconds(3)),
+            logger: logger,
+            sessions: SessionSettings(passwordCost: 10),
+            streams: streams
+        )
         let tenant = try await store.createTenant(name: "streams")
         let issued = try await store.issueDefaultUserKey(tenantId: tenant.id, label: "stream")
-        try await body(World(
-            gateway: gateway, store: store, tenant: tenant, key: issued.plaintext, keyId: issued.info.id,
-            userId: try #require(issued.info.userId)))
+        try await body(
+            World(
+                gateway: gateway,
+                store: store,
+                tenant: tenant,
+                key: issued.plaintext,
+                keyId: issued.info.id,
+                userId: try #require(issued.info.userId)
+            )
+        )
     }
 
     /// Re-checks driven by the change stamp alone: a heartbeat far beyond the test's bound, the stamp read often.
@@ -51,7 +63,10 @@ struct StreamRevocationTests {
     /// Opens an order stream for `principal` and waits for its `ready` (the stream's messages after it follow).
     static func open(_ world: World, _ principal: Principal) async throws -> AsyncStream<StreamEvent> {
         let stream = try await world.gateway.stream(
-            principal: principal, StreamSubscription(orders: true), lastEventId: nil)
+            principal: principal,
+            StreamSubscription(orders: true),
+            lastEventId: nil
+        )
         var events = stream.makeAsyncIterator()
         guard case .ready = try #require(await events.next()) else {
             Issue.record("a stream's first message is not ready")
@@ -63,7 +78,8 @@ struct StreamRevocationTests {
     /// The stream's last message: the `error` it ends with, and that nothing follows it. Bounded: a stream still open
     /// after `bound` (far less than the heartbeat of a stamp-driven test) has not been ended by the revocation.
     static func ending(
-        _ events: AsyncStream<StreamEvent>, within bound: Duration = .seconds(20)
+        _ events: AsyncStream<StreamEvent>,
+        within bound: Duration = .seconds(20)
     ) async throws -> StreamError? {
         try await withThrowingTaskGroup(of: StreamError?.self) { group in
             group.addTask {
@@ -104,10 +120,19 @@ struct StreamRevocationTests {
         try await Self.with(streams: settings) { world in
             let keyPrincipal = try await world.principal(key: world.key)
             let code = try await world.gateway.mintLoginCode(principal: keyPrincipal, userId: world.userId).code
-            let issued = try await world.gateway.login(LoginRequest(
-                tenantId: world.tenant.id, code: code, device: NewDevice(name: "phone", type: "ios", fingerprint: "phone")))
+            let issued = try await world.gateway.login(
+                LoginRequest(
+                    tenantId: world.tenant.id,
+                    code: code,
+                    device: NewDevice(name: "phone", type: "ios", fingerprint: "phone")
+                )
+            )
             let session = try await world.gateway.principal(
-                accessToken: issued.accessToken, requiredScope: .read, actingFor: nil, deviceHeader: nil)
+                accessToken: issued.accessToken,
+                requiredScope: .read,
+                actingFor: nil,
+                deviceHeader: nil
+            )
             let events = try await Self.open(world, session)
             #expect(try await world.gateway.logout(session, .session) == 1)
             let problem = try await Self.ending(events)
@@ -121,7 +146,12 @@ struct StreamRevocationTests {
         try await Self.with(streams: settings) { world in
             let ann = try await world.store.createUser(tenantId: world.tenant.id, NewUser(externalId: "ann"), audit: nil)
             let backend = try await world.store.issueAPIKey(
-                tenantId: world.tenant.id, label: "backend", scopes: ["read", "trade"], userId: nil, audit: nil)
+                tenantId: world.tenant.id,
+                label: "backend",
+                scopes: ["read", "trade"],
+                userId: nil,
+                audit: nil
+            )
             let events = try await Self.open(world, try await world.principal(key: backend.plaintext, user: ann.id))
             try await world.gateway.deleteUser(tenant: world.tenant, actor: "test", id: ann.id)
             let problem = try await Self.ending(events)
@@ -146,12 +176,20 @@ struct StreamRevocationTests {
             let events = try await Self.open(world, try await world.principal(key: world.key))
             // Another key revoked: the stamp moves, this stream's key stands.
             let other = try await world.store.issueAPIKey(
-                tenantId: world.tenant.id, label: "other", scopes: ["read"], userId: nil, audit: nil)
+                tenantId: world.tenant.id,
+                label: "other",
+                scopes: ["read"],
+                userId: nil,
+                audit: nil
+            )
             #expect(try await world.store.revokeAPIKey(tenantId: world.tenant.id, keyId: other.id))
             // Three heartbeats in a row, each after a re-check, and no error among them.
             var heartbeats = 0
             for await event in events {
-                if case .error(let problem) = event { Issue.record("the stream ended: \(problem)"); return }
+                if case .error(let problem) = event {
+                    Issue.record("the stream ended: \(problem)")
+                    return
+                }
                 if case .heartbeat = event { heartbeats += 1 }
                 if heartbeats == 3 { break }
             }
@@ -161,7 +199,10 @@ struct StreamRevocationTests {
 
     @Test("the error event is written as a server-sent event with its code and message")
     func errorEventText() throws {
-        let text = String(decoding: ServerSentEventText.encode(.error(StreamError(code: "unauthorized", message: "the key was revoked"))), as: UTF8.self)
+        let text = String(
+            decoding: ServerSentEventText.encode(.error(StreamError(code: "unauthorized", message: "the key was revoked"))),
+            as: UTF8.self
+        )
         #expect(text.hasPrefix("event: error\ndata: "), "\(text)")
         let data = try #require(text.split(separator: "\n").first { $0.hasPrefix("data: ") }?.dropFirst(6))
         let object = try #require(try JSONSerialization.jsonObject(with: Data(data.utf8)) as? [String: Any])

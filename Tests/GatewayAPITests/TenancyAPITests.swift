@@ -24,18 +24,30 @@ struct TenancyAPITests {
     /// A new key of the harness tenant made through the API, by default with an unbound key of every scope (the
     /// harness key is bound to one user, so it mints keys for that user only).
     static func createKey(
-        _ harness: APIHarness, _ client: some TestClientProtocol, scopes: [String], userId: String? = nil, with key: String? = nil
+        _ harness: APIHarness,
+        _ client: some TestClientProtocol,
+        scopes: [String],
+        userId: String? = nil,
+        with key: String? = nil
     ) async throws -> (id: String, secret: String) {
         let user = userId.map { #","userId":"\#($0)""# } ?? ""
         let scopeList = scopes.map { "\"\($0)\"" }.joined(separator: ",")
-        let creator = if let key { key } else {
-            try await harness.store.issueAPIKey(
-                tenantId: harness.tenant.id, label: "unbound admin", scopes: ["admin", "read", "trade"], userId: nil, audit: nil
-            ).plaintext
-        }
+        let creator =
+            if let key { key } else {
+                try await harness.store.issueAPIKey(
+                    tenantId: harness.tenant.id,
+                    label: "unbound admin",
+                    scopes: ["admin", "read", "trade"],
+                    userId: nil,
+                    audit: nil
+                ).plaintext
+            }
         let created = try await client.call(
-            .post, "/v1/keys", headers: headers(creator),
-            json: #"{"label":"made in a test","scopes":[\#(scopeList)]\#(user)}"#)
+            .post,
+            "/v1/keys",
+            headers: headers(creator),
+            json: #"{"label":"made in a test","scopes":[\#(scopeList)]\#(user)}"#
+        )
         #expect(created.status == 201, "\(created.body)")
         let key = created.body.dataObject["key"] as? [String: Any]
         return (try #require(key?["id"] as? String), try #require(created.body.dataObject["secret"] as? String))
@@ -45,8 +57,11 @@ struct TenancyAPITests {
     func onboardAUserAndLinkForThem() async throws {
         try await APIHarness.with { harness, client in
             let created = try await client.call(
-                .post, "/v1/users", headers: Self.headers(harness.apiKey),
-                json: #"{"externalId":"app-42","email":"Ann@Example.com","displayName":"Ann"}"#)
+                .post,
+                "/v1/users",
+                headers: Self.headers(harness.apiKey),
+                json: #"{"externalId":"app-42","email":"Ann@Example.com","displayName":"Ann"}"#
+            )
             #expect(created.status == 201, "\(created.body)")
             let ann = try #require(created.body.dataObject["id"] as? String)
             #expect(created.body.dataObject["email"] as? String == "ann@example.com")
@@ -57,8 +72,11 @@ struct TenancyAPITests {
             #expect(noUser.status == 400 && noUser.body.detailFields == ["X-User-ID"], "\(noUser.body)")
 
             let linked = try await client.call(
-                .post, "/v1/connections", headers: Self.headers(backend.secret, user: ann),
-                json: #"{"broker":"alpaca","baseURL":"https://alpaca.example","credentials":{"token":"good"}}"#)
+                .post,
+                "/v1/connections",
+                headers: Self.headers(backend.secret, user: ann),
+                json: #"{"broker":"alpaca","baseURL":"https://alpaca.example","credentials":{"token":"good"}}"#
+            )
             #expect(linked.status == 201, "\(linked.body)")
             let connection = try #require(linked.body.dataObject["id"] as? String)
             #expect(linked.body.dataObject["userId"] as? String == ann)
@@ -86,7 +104,11 @@ struct TenancyAPITests {
             #expect(badEmail.status == 422 && badEmail.body.detailFields == ["email"], "\(badEmail.body)")
             // PATCH: absent keeps, null clears.
             let patched = try await client.call(
-                .patch, "/v1/users/\(ann)", headers: Self.headers(harness.apiKey), json: #"{"displayName":null}"#)
+                .patch,
+                "/v1/users/\(ann)",
+                headers: Self.headers(harness.apiKey),
+                json: #"{"displayName":null}"#
+            )
             #expect(patched.status == 200)
             #expect(patched.body.dataObject["displayName"] == nil)
             #expect(patched.body.dataObject["externalId"] as? String == "app-42")
@@ -98,21 +120,36 @@ struct TenancyAPITests {
         try await APIHarness.with { harness, client in
             let reader = try await Self.createKey(harness, client, scopes: ["read"])
             let byReader = try await client.call(
-                .post, "/v1/keys", headers: Self.headers(reader.secret), json: #"{"label":"x","scopes":["read"]}"#)
+                .post,
+                "/v1/keys",
+                headers: Self.headers(reader.secret),
+                json: #"{"label":"x","scopes":["read"]}"#
+            )
             #expect(byReader.status == 403 && byReader.body.detailFields == ["scope"], "\(byReader.body)")
             let admin = try await Self.createKey(harness, client, scopes: ["admin"])
             let escalation = try await client.call(
-                .post, "/v1/keys", headers: Self.headers(admin.secret), json: #"{"label":"x","scopes":["admin","trade"]}"#)
+                .post,
+                "/v1/keys",
+                headers: Self.headers(admin.secret),
+                json: #"{"label":"x","scopes":["admin","trade"]}"#
+            )
             #expect(escalation.status == 403 && escalation.body.detailFields == ["scopes"], "\(escalation.body)")
             let unknownUser = try await client.call(
-                .post, "/v1/keys", headers: Self.headers(harness.apiKey),
-                json: #"{"label":"x","scopes":["read"],"userId":"usr_00000000000000000000"}"#)
+                .post,
+                "/v1/keys",
+                headers: Self.headers(harness.apiKey),
+                json: #"{"label":"x","scopes":["read"],"userId":"usr_00000000000000000000"}"#
+            )
             #expect(unknownUser.status == 422 && unknownUser.body.detailFields == ["userId"], "\(unknownUser.body)")
             // A reader reads, and trades nothing.
             let read = try await client.call(.get, "/v1/connections", headers: Self.headers(reader.secret, user: harness.userId))
             #expect(read.status == 200)
             let trade = try await client.call(
-                .post, "/v1/watchlists", headers: Self.headers(reader.secret, user: harness.userId), json: #"{"name":"x"}"#)
+                .post,
+                "/v1/watchlists",
+                headers: Self.headers(reader.secret, user: harness.userId),
+                json: #"{"name":"x"}"#
+            )
             #expect(trade.status == 403 && trade.body.detailFields == ["scope"])
         }
     }
@@ -163,12 +200,19 @@ struct TenancyAPITests {
             let leaver = try #require(created.body.dataObject["id"] as? String)
             let own = try await Self.createKey(harness, client, scopes: ["read", "trade"], userId: leaver)
             let linked = try await client.call(
-                .post, "/v1/connections", headers: Self.headers(own.secret),
-                json: #"{"broker":"alpaca","baseURL":"https://alpaca.example","credentials":{"token":"good"}}"#)
+                .post,
+                "/v1/connections",
+                headers: Self.headers(own.secret),
+                json: #"{"broker":"alpaca","baseURL":"https://alpaca.example","credentials":{"token":"good"}}"#
+            )
             let connection = try #require(linked.body.dataObject["id"] as? String)
             let placed = try await client.call(
-                .post, "/v1/orders", headers: Self.headers(own.secret),
-                json: #"{"connectionId":"\#(connection)","accountId":"ACC-1","symbol":"AAPL","side":"buy","type":"limit","quantity":"1","limitPrice":"10"}"#)
+                .post,
+                "/v1/orders",
+                headers: Self.headers(own.secret),
+                json:
+                    #"{"connectionId":"\#(connection)","accountId":"ACC-1","symbol":"AAPL","side":"buy","type":"limit","quantity":"1","limitPrice":"10"}"#
+            )
             #expect(placed.status == 201, "\(placed.body)")
             let order = try #require(placed.body.dataObject["id"] as? String)
             let list = try await client.call(.post, "/v1/watchlists", headers: Self.headers(own.secret), json: #"{"name":"Mine"}"#)

@@ -28,8 +28,11 @@ struct TenantLimitsAPITests {
                     group.addTask {
                         let response = try await client.call(.get, "/v1/tenant", headers: auth)
                         return Answer(
-                            status: response.status, code: response.body.errorCode,
-                            retryable: response.body.error?["retryable"] as? Bool, retryAfter: response.headers[.retryAfter])
+                            status: response.status,
+                            code: response.body.errorCode,
+                            retryable: response.body.error?["retryable"] as? Bool,
+                            retryAfter: response.headers[.retryAfter]
+                        )
                     }
                 }
                 var all: [Answer] = []
@@ -44,7 +47,10 @@ struct TenantLimitsAPITests {
             let retryAfter = try #require(answer.retryAfter.flatMap { Int($0) })
             #expect(retryAfter >= 1)
             let otherAnswer = try await client.call(
-                .get, "/v1/tenant", headers: [.authorization: "Bearer \(otherKey.plaintext)"])
+                .get,
+                "/v1/tenant",
+                headers: [.authorization: "Bearer \(otherKey.plaintext)"]
+            )
             #expect(otherAnswer.status == 200, "tenant B is not limited by tenant A's rate")
         }
     }
@@ -75,7 +81,10 @@ struct TenantLimitsAPITests {
         try await APIHarness.with(limits: limits) { harness, client in
             for _ in 0..<5 {
                 let response = try await client.call(
-                    .get, "/v1/tenant", headers: [.authorization: "Bearer bgw_aaaaaaaaaaaa_\(String(repeating: "0", count: 64))"])
+                    .get,
+                    "/v1/tenant",
+                    headers: [.authorization: "Bearer bgw_aaaaaaaaaaaa_\(String(repeating: "0", count: 64))"]
+                )
                 #expect(response.status == 401)
             }
             #expect(try await client.call(.get, "/v1/tenant", headers: harness.auth).status == 200)

@@ -13,7 +13,8 @@ import Testing
 struct TransferAPITests {
     /// A gateway of its own (data folder, transfer key from it, fake brokers) for `body`.
     func gateway<T: Sendable>(
-        exportEnabled: Bool = false, brokers: FakeBrokerState = FakeBrokerState(),
+        exportEnabled: Bool = false,
+        brokers: FakeBrokerState = FakeBrokerState(),
         _ body: @escaping @Sendable (APIHarness, any TestClientProtocol, TransferKey) async throws -> T
     ) async throws -> T {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bg-transfer-\(UUID().uuidString)")
@@ -21,7 +22,8 @@ struct TransferAPITests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let key = try TransferKey.load(dataDirectory: directory)
         return try await APIHarness.with(
-            directory: directory, brokerState: brokers,
+            directory: directory,
+            brokerState: brokers,
             linking: LinkSettings(exportEnabled: exportEnabled, transferKey: key)
         ) { harness, client in try await body(harness, client, key) }
     }
@@ -41,7 +43,11 @@ struct TransferAPITests {
         try await gateway { harness, client, key in
             try await harness.link(.alpaca, baseURL: "https://one.fake")
             let refused = try await client.call(
-                .post, "/v1/connections/export", headers: harness.auth, json: #"{"recipientKey":"\#(key.publicKeyBase64)"}"#)
+                .post,
+                "/v1/connections/export",
+                headers: harness.auth,
+                json: #"{"recipientKey":"\#(key.publicKeyBase64)"}"#
+            )
             #expect(refused.status == 403)
             #expect(refused.body.errorCode == "forbidden")
             #expect(refused.body.detailFields == ["export"])
@@ -67,12 +73,19 @@ struct TransferAPITests {
             let bundle: String = try await gateway(exportEnabled: true) { sender, senderClient, _ in
                 for (name, url) in [("One", "https://one.fake"), ("Two", "https://two.fake")] {
                     let linked = try await senderClient.call(
-                        .post, "/v1/connections", headers: sender.auth,
-                        json: #"{"broker":"alpaca","displayName":"\#(name)","baseURL":"\#(url)","credentials":{"token":"good"}}"#)
+                        .post,
+                        "/v1/connections",
+                        headers: sender.auth,
+                        json: #"{"broker":"alpaca","displayName":"\#(name)","baseURL":"\#(url)","credentials":{"token":"good"}}"#
+                    )
                     try #require(linked.status == 201)
                 }
                 let exported = try await senderClient.call(
-                    .post, "/v1/connections/export", headers: sender.auth, json: #"{"recipientKey":"\#(recipient)"}"#)
+                    .post,
+                    "/v1/connections/export",
+                    headers: sender.auth,
+                    json: #"{"recipientKey":"\#(recipient)"}"#
+                )
                 try #require(exported.status == 200, "\(exported.body)")
                 let data = exported.body.dataObject
                 #expect(data["key"] == nil, "nothing that opens the bundle comes with it")
@@ -83,13 +96,21 @@ struct TransferAPITests {
                 #expect(sealed.range(of: Data("good".utf8)) == nil)
                 // The sender itself cannot open what it sealed to the receiver.
                 let own = try await senderClient.call(
-                    .post, "/v1/connections/import", headers: sender.auth, json: #"{"bundle":"\#(bundle)"}"#)
+                    .post,
+                    "/v1/connections/import",
+                    headers: sender.auth,
+                    json: #"{"bundle":"\#(bundle)"}"#
+                )
                 #expect(own.status == 422)
                 #expect(own.body.detailFields == ["bundle"])
                 return bundle
             }
             let imported = try await receiverClient.call(
-                .post, "/v1/connections/import", headers: receiver.auth, json: #"{"bundle":"\#(bundle)"}"#)
+                .post,
+                "/v1/connections/import",
+                headers: receiver.auth,
+                json: #"{"bundle":"\#(bundle)"}"#
+            )
             try #require(imported.status == 200, "\(imported.body)")
             let reports = imported.body.dataList
             #expect(reports.map { $0["outcome"] as? String } == ["linked", "refused"])
@@ -116,7 +137,11 @@ struct TransferAPITests {
             #expect(garbage.status == 422)
             // The format of before (a bundle and its key side by side) is not accepted.
             let old = try await client.call(
-                .post, "/v1/connections/import", headers: harness.auth, json: #"{"bundle":"AAAA","key":"AAAA"}"#)
+                .post,
+                "/v1/connections/import",
+                headers: harness.auth,
+                json: #"{"bundle":"AAAA","key":"AAAA"}"#
+            )
             #expect(old.status == 400)
             #expect(try await harness.store.connections(tenantId: harness.tenant.id).isEmpty)
         }

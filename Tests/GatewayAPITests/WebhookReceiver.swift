@@ -112,7 +112,9 @@ final class WebhookReceiver: Sendable {
 
     /// Runs the receiver for `body` with the URL of its `/hook` path.
     static func with<T: Sendable>(
-        statuses: [HTTPResponse.Status], hangs: Bool = false, _ body: @escaping @Sendable (WebhookReceiver, String) async throws -> T
+        statuses: [HTTPResponse.Status],
+        hangs: Bool = false,
+        _ body: @escaping @Sendable (WebhookReceiver, String) async throws -> T
     ) async throws -> T {
         let receiver = WebhookReceiver(statuses: statuses, hangs: hangs)
         let router = Router()
@@ -120,11 +122,14 @@ final class WebhookReceiver: Sendable {
         let logger = Logger(label: "receiver", factory: { _ in SwiftLogNoOpLogHandler() })
         let (ports, portSink) = AsyncStream.makeStream(of: Int.self)
         let app = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            router: router,
+            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
             onServerRunning: { channel in
                 portSink.yield(channel.localAddress?.port ?? 0)
                 portSink.finish()
-            }, logger: logger)
+            },
+            logger: logger
+        )
         let group = ServiceGroup(configuration: .init(services: [app], logger: logger))
         return try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }

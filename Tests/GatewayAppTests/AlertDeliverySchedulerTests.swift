@@ -1,4 +1,5 @@
 import Testing
+
 @testable import GatewayApp
 
 @Suite("Alert delivery scheduler: tenants served round-robin, shares per tenant and per receiver, bounded queues")
@@ -23,7 +24,8 @@ struct AlertDeliverySchedulerTests {
     @Test("two tenants' queues are served in turn, whatever their lengths; each in its own order")
     func roundRobin() {
         var scheduler = Self.scheduler()
-        let admitted = ["a1", "a2", "a3", "a4"].map { scheduler.enqueue(Self.entry($0, "A")) } + ["b1", "b2"].map { scheduler.enqueue(Self.entry($0, "B")) }
+        let admitted =
+            ["a1", "a2", "a3", "a4"].map { scheduler.enqueue(Self.entry($0, "A")) } + ["b1", "b2"].map { scheduler.enqueue(Self.entry($0, "B")) }
         #expect(admitted.allSatisfy { $0 })
         #expect(Self.drain(&scheduler) == ["a1", "b1", "a2", "b2", "a3", "a4"])
     }

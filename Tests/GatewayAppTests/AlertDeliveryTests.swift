@@ -5,6 +5,7 @@ import GatewayStore
 import Logging
 import Synchronization
 import Testing
+
 @testable import GatewayApp
 
 @Suite("Alert delivery: retries, backoff, the log")
@@ -30,25 +31,35 @@ struct AlertDeliveryTests {
 
     /// A store with one user's alert (a webhook), the delivery under `settings` with its waits recorded, not slept.
     static func with(
-        _ answers: [BrokerResponse], maxAttempts: Int = 5,
+        _ answers: [BrokerResponse],
+        maxAttempts: Int = 5,
         _ body: (AlertDelivery, Alert, Owner, Script, Waits, SQLiteStore) async throws -> Void
     ) async throws {
         let store = try SQLiteStore(inMemoryWith: .random())
         let tenant = try await store.createTenant(name: "Acme")
         let user = try await store.createUser(tenantId: tenant.id, NewUser(), audit: nil)
         let alert = try await store.createAlert(
-            tenantId: tenant.id, userId: user.id,
+            tenantId: tenant.id,
+            userId: user.id,
             AlertDraft(
-                name: "x", rule: .order(.init(on: .filled)), channels: AlertChannels(webhook: .init(url: "https://hooks.example/x")),
-                enabled: true, rearm: .crossBack),
-            webhookSecret: "whsec_secret", limit: 10, audit: nil)
+                name: "x",
+                rule: .order(.init(on: .filled)),
+                channels: AlertChannels(webhook: .init(url: "https://hooks.example/x")),
+                enabled: true,
+                rearm: .crossBack
+            ),
+            webhookSecret: "whsec_secret",
+            limit: 10,
+            audit: nil
+        )
         let script = Script(answers)
         let waits = Waits()
         let delivery = AlertDelivery(
             store: store,
             settings: AlertSettings(maxAttempts: maxAttempts, baseDelay: .seconds(1), maxDelay: .seconds(60), transport: script),
             logger: Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() }),
-            sleep: { duration in waits.withLock { $0.append(duration) } })
+            sleep: { duration in waits.withLock { $0.append(duration) } }
+        )
         try await body(delivery, alert, Owner(tenant: tenant, userId: user.id, actor: "test"), script, waits, store)
     }
 

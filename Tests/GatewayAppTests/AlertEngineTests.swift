@@ -5,6 +5,7 @@ import GatewayStore
 import Logging
 import Synchronization
 import Testing
+
 @testable import GatewayApp
 
 @Suite("Alert engine: order updates, the unknown clock, once, and users kept apart")
@@ -19,8 +20,12 @@ struct AlertEngineTests {
         let store = try SQLiteStore(inMemoryWith: .random())
         let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
         let gateway = Gateway(
-            store: store, registry: AdapterRegistry(factories: [], transport: NoTransport(), logger: logger), router: BrokerRouter(),
-            logger: logger, alerts: AlertSettings(transport: NoTransport()))
+            store: store,
+            registry: AdapterRegistry(factories: [], transport: NoTransport(), logger: logger),
+            router: BrokerRouter(),
+            logger: logger,
+            alerts: AlertSettings(transport: NoTransport())
+        )
         let tenant = try await store.createTenant(name: "Acme")
         let first = try await store.createUser(tenantId: tenant.id, NewUser(externalId: "a"), audit: nil)
         let second = try await store.createUser(tenantId: tenant.id, NewUser(externalId: "b"), audit: nil)
@@ -38,11 +43,21 @@ struct AlertEngineTests {
         }
     }
 
-    static func create(_ store: any GatewayStore, _ tenant: Tenant, _ userId: String, _ rule: AlertRule, rearm: AlertRearm = .crossBack) async throws -> Alert {
+    static func create(
+        _ store: any GatewayStore,
+        _ tenant: Tenant,
+        _ userId: String,
+        _ rule: AlertRule,
+        rearm: AlertRearm = .crossBack
+    ) async throws -> Alert {
         try await store.createAlert(
-            tenantId: tenant.id, userId: userId,
+            tenantId: tenant.id,
+            userId: userId,
             AlertDraft(name: nil, rule: rule, channels: AlertChannels(), enabled: true, rearm: rearm),
-            webhookSecret: "whsec_x", limit: 10, audit: nil)
+            webhookSecret: "whsec_x",
+            limit: 10,
+            audit: nil
+        )
     }
 
     static let start = Date(timeIntervalSince1970: 1_800_000_000)
@@ -100,8 +115,12 @@ struct AlertEngineTests {
         let store = try SQLiteStore(inMemoryWith: .random())
         let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
         let gateway = Gateway(
-            store: store, registry: AdapterRegistry(factories: [], transport: NoTransport(), logger: logger), router: BrokerRouter(),
-            logger: logger, alerts: AlertSettings(transport: NoTransport()))
+            store: store,
+            registry: AdapterRegistry(factories: [], transport: NoTransport(), logger: logger),
+            router: BrokerRouter(),
+            logger: logger,
+            alerts: AlertSettings(transport: NoTransport())
+        )
         let tenant = try await store.createTenant(name: "Acme")
         let user = try await store.createUser(tenantId: tenant.id, NewUser(), audit: nil)
         let owner = Owner(tenant: tenant, userId: user.id, actor: "test")
@@ -110,10 +129,17 @@ struct AlertEngineTests {
             stream.received.withLock { $0.append((tenantId, userId, notification)) }
         }
         let instrument = Instrument(symbol: "AAPL", assetClass: .equity)
-        func quote(_ last: Decimal) async { await engine.observe(quote: Quote(instrument: instrument, last: last), tenantId: tenant.id, userId: user.id, at: Self.start) }
+        func quote(_ last: Decimal) async {
+            await engine.observe(quote: Quote(instrument: instrument, last: last), tenantId: tenant.id, userId: user.id, at: Self.start)
+        }
         await quote(10)
         // Written behind the gateway's back: not seen while the user's alerts read a moment ago are fresh.
-        _ = try await Self.create(store, tenant, user.id, .price(.init(instrument: InstrumentReference(symbol: "AAPL"), condition: .above, threshold: 5)))
+        _ = try await Self.create(
+            store,
+            tenant,
+            user.id,
+            .price(.init(instrument: InstrumentReference(symbol: "AAPL"), condition: .above, threshold: 5))
+        )
         await quote(11)
         #expect(stream.notifications.isEmpty)
         // Written through the gateway (the API's path): seen by the next quote.
@@ -129,9 +155,18 @@ struct AlertEngineTests {
         try await Self.with { engine, store, tenant, users, stream in
             let reference = InstrumentReference(symbol: "BTC/USD", assetClass: .crypto)
             let once = try await Self.create(
-                store, tenant, users[0], .price(.init(instrument: reference, condition: .below, threshold: 50_000)), rearm: .once)
+                store,
+                tenant,
+                users[0],
+                .price(.init(instrument: reference, condition: .below, threshold: 50_000)),
+                rearm: .once
+            )
             let again = try await Self.create(
-                store, tenant, users[1], .price(.init(instrument: reference, condition: .below, threshold: 50_000)))
+                store,
+                tenant,
+                users[1],
+                .price(.init(instrument: reference, condition: .below, threshold: 50_000))
+            )
             let watched = try await engine.instrumentsWatched()
             #expect(watched[AlertUserKey(tenantId: tenant.id, userId: users[0])] == [reference])
             #expect(watched[AlertUserKey(tenantId: tenant.id, userId: users[1])] == [reference])

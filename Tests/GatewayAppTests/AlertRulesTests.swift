@@ -1,6 +1,7 @@
 import Foundation
 import GatewayModel
 import Testing
+
 @testable import GatewayApp
 
 @Suite("Alert rules, by hand")
@@ -9,8 +10,11 @@ struct AlertRulesTests {
 
     static func rule(_ condition: AlertCondition, _ threshold: String, window: Int? = nil) -> AlertRule.PriceRule {
         AlertRule.PriceRule(
-            instrument: InstrumentReference(symbol: "AAPL", assetClass: .equity), condition: condition,
-            threshold: Decimal(string: threshold)!, windowSeconds: window)
+            instrument: InstrumentReference(symbol: "AAPL", assetClass: .equity),
+            condition: condition,
+            threshold: Decimal(string: threshold)!,
+            windowSeconds: window
+        )
     }
 
     /// Feeds prices one second apart and returns what each one did.
@@ -71,7 +75,13 @@ struct AlertRulesTests {
         #expect(!AlertRules.watches(rule, Quote(instrument: Instrument(symbol: "MSFT", assetClass: .equity), connectionId: "conn_a")))
     }
 
-    static func update(_ kind: OrderUpdate.Kind, _ orderId: String, at seconds: Double, status: OrderStatus? = nil, connection: String = "conn_a") -> OrderUpdate {
+    static func update(
+        _ kind: OrderUpdate.Kind,
+        _ orderId: String,
+        at seconds: Double,
+        status: OrderStatus? = nil,
+        connection: String = "conn_a"
+    ) -> OrderUpdate {
         OrderUpdate(kind: kind, orderId: orderId, connectionId: connection, status: status, at: start.addingTimeInterval(seconds))
     }
 
@@ -106,7 +116,10 @@ struct AlertRulesTests {
         #expect(orders.pending.isEmpty)
         // Another connection's order does not count for a rule of one connection.
         orders.observe(Self.update(.unknown, "o3", at: 0, connection: "conn_b"))
-        #expect(orders.overdue(AlertRule.OrderRule(on: .unknown, connectionId: "conn_a", unknownForSeconds: 1), now: Self.start.addingTimeInterval(10)).isEmpty)
+        #expect(
+            orders.overdue(AlertRule.OrderRule(on: .unknown, connectionId: "conn_a", unknownForSeconds: 1), now: Self.start.addingTimeInterval(10))
+                .isEmpty
+        )
     }
 
     @Test("the webhook signature: HMAC-SHA256 over t.body, verified within the tolerance, refused when anything changes")

@@ -3,6 +3,7 @@ import GatewayCore
 import GatewayStore
 import Logging
 import Testing
+
 @testable import GatewayApp
 
 /// How instances on one database learn how many of them share each broker's rate limits (two stores on one SQLite

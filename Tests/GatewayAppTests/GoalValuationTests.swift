@@ -7,16 +7,37 @@ import Testing
 /// converted, the over-allocation check across goals, and the overall figure.
 @Suite("Goal valuation")
 struct GoalValuationTests {
-    static let valuation = PortfolioValuation(currency: "EUR", quotes: [
-        PortfolioValuation.PricedQuote(
-            Quote(instrument: Instrument(symbol: "EUR/USD", assetClass: .fx), connectionId: "c1", bid: Decimal(string: "1.25"), ask: Decimal(string: "1.25")),
-            broker: .saxo)
-    ])
+    static let valuation = PortfolioValuation(
+        currency: "EUR",
+        quotes: [
+            PortfolioValuation.PricedQuote(
+                Quote(
+                    instrument: Instrument(symbol: "EUR/USD", assetClass: .fx),
+                    connectionId: "c1",
+                    bid: Decimal(string: "1.25"),
+                    ask: Decimal(string: "1.25")
+                ),
+                broker: .saxo
+            )
+        ]
+    )
 
-    static func position(_ symbol: String, quantity: Decimal, value: Decimal?, currency: String = "USD", connection: String = "c1", account: String = "a1") -> Position {
+    static func position(
+        _ symbol: String,
+        quantity: Decimal,
+        value: Decimal?,
+        currency: String = "USD",
+        connection: String = "c1",
+        account: String = "a1"
+    ) -> Position {
         Position(
-            connectionId: connection, accountId: account, instrument: Instrument(symbol: symbol, assetClass: .equity),
-            quantity: quantity, marketValue: value, currency: currency)
+            connectionId: connection,
+            accountId: account,
+            instrument: Instrument(symbol: symbol, assetClass: .equity),
+            quantity: quantity,
+            marketValue: value,
+            currency: currency
+        )
     }
 
     static func goal(_ name: String, target: Decimal = 1000, currency: String = "EUR", _ allocations: [Goal.Allocation]) -> Goal {
@@ -31,10 +52,14 @@ struct GoalValuationTests {
             Self.position("MSFT", quantity: 3, value: 1200),
             Self.position("AAPL", quantity: 99, value: 19800, connection: "c2"),
         ]
-        let goal = Self.goal("House", target: 2000, [
-            Goal.Allocation(connectionId: "c1", symbol: "aapl", quantity: 4),  // 4/10 of 1,600 = 640
-            Goal.Allocation(connectionId: "c1", symbol: "MSFT", percent: Decimal(string: "33.3")),  // 0.999 of 3: 960 × 0.333 = 319.68
-        ])
+        let goal = Self.goal(
+            "House",
+            target: 2000,
+            [
+                Goal.Allocation(connectionId: "c1", symbol: "aapl", quantity: 4),  // 4/10 of 1,600 = 640
+                Goal.Allocation(connectionId: "c1", symbol: "MSFT", percent: Decimal(string: "33.3")),  // 0.999 of 3: 960 × 0.333 = 319.68
+            ]
+        )
         let progress = GoalValuation.progress(goal, positions: positions, unavailable: [:], valuation: Self.valuation)
         #expect(progress.allocations.map(\.value) == [640, Decimal(string: "319.68")])
         #expect(progress.allocations.map(\.quantity) == [4, Decimal(string: "0.999")])
@@ -50,12 +75,19 @@ struct GoalValuationTests {
 
     @Test func whatIsNoLongerHeldIsAShortfallNotAFailure() {
         // 8 allocated, 5 held now: the 5 count (5 × 200 USD × 0.8 = 800 EUR), 3 are short.
-        let goal = Self.goal("House", [
-            Goal.Allocation(connectionId: "c1", symbol: "AAPL", quantity: 8),
-            Goal.Allocation(connectionId: "c1", symbol: "TSLA", quantity: 1),
-        ])
+        let goal = Self.goal(
+            "House",
+            [
+                Goal.Allocation(connectionId: "c1", symbol: "AAPL", quantity: 8),
+                Goal.Allocation(connectionId: "c1", symbol: "TSLA", quantity: 1),
+            ]
+        )
         let progress = GoalValuation.progress(
-            goal, positions: [Self.position("AAPL", quantity: 5, value: 1000)], unavailable: [:], valuation: Self.valuation)
+            goal,
+            positions: [Self.position("AAPL", quantity: 5, value: 1000)],
+            unavailable: [:],
+            valuation: Self.valuation
+        )
         #expect(progress.allocations[0].value == 800)
         #expect(progress.allocations[0].shortfall == 3)
         #expect(progress.allocations[0].problem == nil)
@@ -68,20 +100,27 @@ struct GoalValuationTests {
     }
 
     @Test func whatCannotBeReadValuedOrConvertedIsNamed() {
-        let goal = Self.goal("House", [
-            Goal.Allocation(connectionId: "down", symbol: "AAPL", quantity: 1),
-            Goal.Allocation(connectionId: "gone", symbol: "AAPL", quantity: 1),
-            Goal.Allocation(connectionId: "c1", symbol: "OBSCURE", quantity: 1),
-            Goal.Allocation(connectionId: "c1", symbol: "NESN", quantity: 1),
-            Goal.Allocation(connectionId: "c1", symbol: "AAPL", quantity: 1),
-        ])
+        let goal = Self.goal(
+            "House",
+            [
+                Goal.Allocation(connectionId: "down", symbol: "AAPL", quantity: 1),
+                Goal.Allocation(connectionId: "gone", symbol: "AAPL", quantity: 1),
+                Goal.Allocation(connectionId: "c1", symbol: "OBSCURE", quantity: 1),
+                Goal.Allocation(connectionId: "c1", symbol: "NESN", quantity: 1),
+                Goal.Allocation(connectionId: "c1", symbol: "AAPL", quantity: 1),
+            ]
+        )
         let positions = [
             Self.position("OBSCURE", quantity: 1, value: nil),
             Self.position("NESN", quantity: 2, value: 200, currency: "CHF"),
             Self.position("AAPL", quantity: 1, value: 200),
         ]
         let progress = GoalValuation.progress(
-            goal, positions: positions, unavailable: ["down": .sourceFailed, "gone": .connectionUnavailable], valuation: Self.valuation)
+            goal,
+            positions: positions,
+            unavailable: ["down": .sourceFailed, "gone": .connectionUnavailable],
+            valuation: Self.valuation
+        )
         #expect(progress.allocations.map(\.problem) == [.sourceFailed, .connectionUnavailable, .noValue, .noRate, nil])
         #expect(progress.allocations.map(\.value) == [nil, nil, nil, nil, 160])
         #expect(progress.allocations[3].positionCurrency == "CHF")
@@ -94,21 +133,32 @@ struct GoalValuationTests {
         let house = Self.goal("House", [Goal.Allocation(connectionId: "c1", symbol: "AAPL", quantity: 6)])
         let car = Self.goal("Car", [Goal.Allocation(connectionId: "c1", symbol: "AAPL", percent: 20)])
         // 6 + 2 (20% of 10) by others; 2 more fit exactly, 3 do not.
-        #expect(GoalValuation.overAllocation(
-            [Goal.Allocation(connectionId: "c1", symbol: "AAPL", quantity: 2)], others: [house, car], positions: positions).isEmpty)
+        #expect(
+            GoalValuation.overAllocation(
+                [Goal.Allocation(connectionId: "c1", symbol: "AAPL", quantity: 2)],
+                others: [house, car],
+                positions: positions
+            ).isEmpty
+        )
         let over = GoalValuation.overAllocation(
             [Goal.Allocation(connectionId: "c1", symbol: "AAPL", quantity: 1), Goal.Allocation(connectionId: "c1", symbol: "aapl", quantity: 2)],
-            others: [house, car], positions: positions)
+            others: [house, car],
+            positions: positions
+        )
         #expect(over == [FieldProblem(field: "allocations[1]", problem: "aapl at c1: 11 allocated of 10 held (6 by goal 'House', 2 by goal 'Car')")])
         // Percents of one goal alone over 100; a short and something not held at all.
         let percents = GoalValuation.overAllocation(
             [Goal.Allocation(connectionId: "c1", symbol: "AAPL", percent: 60), Goal.Allocation(connectionId: "c1", symbol: "AAPL", percent: 41)],
-            others: [], positions: positions)
+            others: [],
+            positions: positions
+        )
         #expect(percents.map(\.field) == ["allocations[1]"])
         #expect(percents.first?.problem.contains("10.1 allocated of 10 held") == true)
         let notHeld = GoalValuation.overAllocation(
             [Goal.Allocation(connectionId: "c1", symbol: "TSLA", quantity: 1), Goal.Allocation(connectionId: "c2", symbol: "AAPL", quantity: 1)],
-            others: [], positions: positions)
+            others: [],
+            positions: positions
+        )
         #expect(notHeld.map(\.field) == ["allocations[0]", "allocations[1]"])
     }
 

@@ -55,8 +55,14 @@ struct LoginLimitsTests {
 
     @Test("a tenant holding its share with its queue full is refused at once, while another tenant's hash runs")
     func shareAndQueue() async throws {
-        let gate = HashingGate(limits: LoginLimits(
-            hashingSlots: 2, hashingSlotsPerTenant: 1, hashingQueuePerTenant: 1, hashingWait: .seconds(3600)))
+        let gate = HashingGate(
+            limits: LoginLimits(
+                hashingSlots: 2,
+                hashingSlotsPerTenant: 1,
+                hashingQueuePerTenant: 1,
+                hashingWait: .seconds(3600)
+            )
+        )
         let held = Held()
         try await withThrowingTaskGroup(of: Void.self) { group in
             // Whatever fails below, the held hash ends, so the group does too.
@@ -84,8 +90,14 @@ struct LoginLimitsTests {
 
     @Test("a freed slot goes to the tenants with waiters in turn, not first come first served")
     func roundRobin() async throws {
-        let gate = HashingGate(limits: LoginLimits(
-            hashingSlots: 1, hashingSlotsPerTenant: 1, hashingQueuePerTenant: 5, hashingWait: .seconds(3600)))
+        let gate = HashingGate(
+            limits: LoginLimits(
+                hashingSlots: 1,
+                hashingSlotsPerTenant: 1,
+                hashingQueuePerTenant: 5,
+                hashingWait: .seconds(3600)
+            )
+        )
         let held = Held()
         let order = Order()
         try await withThrowingTaskGroup(of: Void.self) { group in
@@ -106,8 +118,14 @@ struct LoginLimitsTests {
 
     @Test("a queued hash that finds no slot within the wait is refused, and its place is given back")
     func waitRunsOut() async throws {
-        let gate = HashingGate(limits: LoginLimits(
-            hashingSlots: 1, hashingSlotsPerTenant: 1, hashingQueuePerTenant: 2, hashingWait: .milliseconds(50)))
+        let gate = HashingGate(
+            limits: LoginLimits(
+                hashingSlots: 1,
+                hashingSlotsPerTenant: 1,
+                hashingQueuePerTenant: 2,
+                hashingWait: .milliseconds(50)
+            )
+        )
         let held = Held()
         try await withThrowingTaskGroup(of: Void.self) { group in
             defer { held.release() }

@@ -1,9 +1,10 @@
 import Foundation
-@testable import GatewayApp
 import GatewayCore
 import GatewayModel
 import GatewayStore
 import Testing
+
+@testable import GatewayApp
 
 @Suite("App: the placement's decisions, apart from its I/O")
 struct PlacementStateMachineTests {
@@ -58,8 +59,15 @@ struct PlacementStateMachineTests {
 struct OrderDigestTests {
     func request(quantity: Decimal, expiresAt: Date? = nil) -> OrderRequest {
         OrderRequest(
-            connectionId: "c", accountId: "a", instrument: InstrumentReference(symbol: "AAPL"), side: .buy, type: .market,
-            timeInForce: expiresAt == nil ? .day : .gtd, quantity: quantity, expiresAt: expiresAt)
+            connectionId: "c",
+            accountId: "a",
+            instrument: InstrumentReference(symbol: "AAPL"),
+            side: .buy,
+            type: .market,
+            timeInForce: expiresAt == nil ? .day : .gtd,
+            quantity: quantity,
+            expiresAt: expiresAt
+        )
     }
 
     @Test func sameOrderSameDigestDifferentOrderDifferentDigest() throws {

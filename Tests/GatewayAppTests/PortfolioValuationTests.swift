@@ -7,32 +7,53 @@ import Testing
 /// that are positions and not cash, rounding.
 @Suite("Portfolio valuation")
 struct PortfolioValuationTests {
-    static func quote(_ symbol: String, bid: String?, ask: String?, last: String? = nil, connection: String = "c1") -> PortfolioValuation.PricedQuote {
+    static func quote(_ symbol: String, bid: String?, ask: String?, last: String? = nil, connection: String = "c1") -> PortfolioValuation.PricedQuote
+    {
         PortfolioValuation.PricedQuote(
             Quote(
-                instrument: Instrument(symbol: symbol, assetClass: .fx), connectionId: connection,
-                bid: bid.flatMap { Decimal(string: $0) }, ask: ask.flatMap { Decimal(string: $0) },
-                last: last.flatMap { Decimal(string: $0) }),
-            broker: .saxo)
+                instrument: Instrument(symbol: symbol, assetClass: .fx),
+                connectionId: connection,
+                bid: bid.flatMap { Decimal(string: $0) },
+                ask: ask.flatMap { Decimal(string: $0) },
+                last: last.flatMap { Decimal(string: $0) }
+            ),
+            broker: .saxo
+        )
     }
 
     static func position(
-        _ symbol: String, _ assetClass: AssetClass, quantity: Decimal, value: Decimal?, currency: String, connection: String = "c1",
+        _ symbol: String,
+        _ assetClass: AssetClass,
+        quantity: Decimal,
+        value: Decimal?,
+        currency: String,
+        connection: String = "c1",
         dayChange: Decimal? = nil
     ) -> (Position, BrokerKind) {
-        (Position(
-            connectionId: connection, accountId: "a1", instrument: Instrument(symbol: symbol, assetClass: assetClass),
-            quantity: quantity, marketValue: value, currency: currency, dayChange: dayChange), .alpaca)
+        (
+            Position(
+                connectionId: connection,
+                accountId: "a1",
+                instrument: Instrument(symbol: symbol, assetClass: assetClass),
+                quantity: quantity,
+                marketValue: value,
+                currency: currency,
+                dayChange: dayChange
+            ), .alpaca
+        )
     }
 
     @Test func ratesComeDirectInvertedOrThroughUSDFromTheFirstQuote() throws {
-        let valuation = PortfolioValuation(currency: "EUR", quotes: [
-            Self.quote("EUR/DKK", bid: "7.4", ask: "7.5"),  // DKK→EUR = 1 / 7.45
-            Self.quote("EUR/USD", bid: "1.2", ask: "1.3"),  // USD→EUR = 1 / 1.25 = 0.8
-            Self.quote("EUR/USD", bid: "9", ask: "9", connection: "c2"),  // a later quote of the same pair is not used
-            Self.quote("BTC/USD", bid: nil, ask: nil, last: "50000"),  // BTC→EUR = 50,000 × 0.8
-            Self.quote("GBP/EUR", bid: "0", ask: "1.2"),  // one-sided and no last: unusable
-        ])
+        let valuation = PortfolioValuation(
+            currency: "EUR",
+            quotes: [
+                Self.quote("EUR/DKK", bid: "7.4", ask: "7.5"),  // DKK→EUR = 1 / 7.45
+                Self.quote("EUR/USD", bid: "1.2", ask: "1.3"),  // USD→EUR = 1 / 1.25 = 0.8
+                Self.quote("EUR/USD", bid: "9", ask: "9", connection: "c2"),  // a later quote of the same pair is not used
+                Self.quote("BTC/USD", bid: nil, ask: nil, last: "50000"),  // BTC→EUR = 50,000 × 0.8
+                Self.quote("GBP/EUR", bid: "0", ask: "1.2"),  // one-sided and no last: unusable
+            ]
+        )
         let dkk = try #require(valuation.rate(from: "DKK"))
         #expect(dkk.rate == Decimal(string: "0.134228187919"))
         #expect(dkk.quotes.first?.inverted == true && dkk.via == nil)
@@ -57,7 +78,8 @@ struct PortfolioValuationTests {
                 Self.position("TSLA", .equity, quantity: -2, value: -500, currency: "USD", dayChange: -20),
                 Self.position("XMR/USD", .crypto, quantity: 2, value: 300, currency: "USD"),
                 Self.position("OBSCURE", .equity, quantity: 1, value: nil, currency: "USD"),
-            ])
+            ]
+        )
         // Cash: 1,000 USD (the XMR balance is the XMR position; CHF has no rate). Positions: 2,000 − 500 + 300.
         #expect(portfolio.cash == 1000)
         #expect(portfolio.positionsValue == 1800)
@@ -86,8 +108,10 @@ struct PortfolioValuationTests {
                 Self.position("AAPL", .equity, quantity: 1, value: huge, currency: "USD", dayChange: huge),
                 Self.position("MSFT", .equity, quantity: huge, value: 10, currency: "USD"),
                 Self.position("MSFT", .equity, quantity: huge, value: 10, currency: "USD", connection: "c2"),
-            ])
-        let totals = [portfolio.totalValue, portfolio.cash, portfolio.positionsValue]
+            ]
+        )
+        let totals =
+            [portfolio.totalValue, portfolio.cash, portfolio.positionsValue]
             + portfolio.accounts.flatMap { [$0.cash, $0.positionsValue, $0.totalValue] }
             + portfolio.holdings.flatMap { [$0.quantity, $0.value] }
             + portfolio.allocation.assetClass.map(\.value) + portfolio.allocation.broker.map(\.value)
@@ -104,15 +128,18 @@ struct PortfolioValuationTests {
         let valuation = PortfolioValuation(currency: "EUR", quotes: [Self.quote("EUR/USD", bid: "3", ask: "3")])
         let portfolio = valuation.portfolio(
             balances: [(Balance(connectionId: "c1", accountId: "a1", currency: "USD", total: 1, available: 1, held: 0), .alpaca)],
-            positions: [])
+            positions: []
+        )
         #expect(portfolio.cash == Decimal(string: "0.33333333"))
         #expect(portfolio.fxRates.first?.rate == Decimal(string: "0.333333333333"))
     }
 
     @Test func candidateSymbolsAskEachWayAndThroughUSD() {
-        #expect(PortfolioValuation.candidateSymbols(for: ["USD", "BTC", "EUR"], to: "eur") == [
-            "BTC/EUR", "EUR/BTC", "BTC/USD", "USD/BTC", "USD/EUR", "EUR/USD",
-        ])
+        #expect(
+            PortfolioValuation.candidateSymbols(for: ["USD", "BTC", "EUR"], to: "eur") == [
+                "BTC/EUR", "EUR/BTC", "BTC/USD", "USD/BTC", "USD/EUR", "EUR/USD",
+            ]
+        )
         #expect(PortfolioValuation.candidateSymbols(for: ["USD"], to: "USD").isEmpty)
     }
 }

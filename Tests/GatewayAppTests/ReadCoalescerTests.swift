@@ -141,11 +141,13 @@ struct ReadCoalescerTests {
     func leaderCancelled() async throws {
         let reads = ReadCoalescer()
         let held = HeldCall()
-        let leader = Task { try await reads.read(key, maxAge: .zero) { () async throws -> [Int] in
-            _ = await held.run([])
-            try Task.checkCancellation()
-            return [1]
-        } }
+        let leader = Task {
+            try await reads.read(key, maxAge: .zero) { () async throws -> [Int] in
+                _ = await held.run([])
+                try Task.checkCancellation()
+                return [1]
+            }
+        }
         await eventually("the leader calls the broker") { held.calls == 1 }
         let follower = Task { try await reads.read(key, maxAge: .zero) { [2] } }
         await eventually("the follower waits on the leader") { reads.waiting(key) == 1 }

@@ -3,6 +3,7 @@ import GatewayCore
 import GatewayStore
 import Logging
 import Testing
+
 @testable import GatewayApp
 
 /// The reconciler's leadership among instances on one database (two stores on one SQLite file stand for two

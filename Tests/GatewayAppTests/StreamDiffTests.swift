@@ -1,9 +1,10 @@
 import Foundation
-@testable import GatewayApp
 import GatewayCore
 import GatewayModel
 import GatewayStore
 import Testing
+
+@testable import GatewayApp
 
 /// What a stream sends of positions (changes of what is held, never of its price) and of the order journal (each
 /// journal event as the update it means to the user), and which `Last-Event-ID`s it takes.
@@ -11,19 +12,34 @@ import Testing
 struct StreamDiffTests {
     static func position(_ symbol: String, _ quantity: Decimal, connection: String = "c1", price: Decimal = 10) -> Position {
         Position(
-            connectionId: connection, accountId: "a1", instrument: Instrument(symbol: symbol, assetClass: .equity),
-            quantity: quantity, averagePrice: 5, marketValue: quantity * price, lastPrice: price, currency: "USD")
+            connectionId: connection,
+            accountId: "a1",
+            instrument: Instrument(symbol: symbol, assetClass: .equity),
+            quantity: quantity,
+            averagePrice: 5,
+            marketValue: quantity * price,
+            lastPrice: price,
+            currency: "USD"
+        )
     }
 
     static func keyed(_ positions: [Position]) -> [String: Position] {
         Dictionary(uniqueKeysWithValues: positions.map { (Gateway.holdingKey($0), $0) })
     }
 
-    static func changes(_ before: [Position]?, _ now: [Position], failed: Set<String> = [])
+    static func changes(
+        _ before: [Position]?,
+        _ now: [Position],
+        failed: Set<String> = []
+    )
         -> [(HoldingChangeKind, String, Decimal)]
     {
         Gateway.changes(
-            from: before.map(keyed), to: keyed(now), failed: failed, connectionOf: \.connectionId, same: Gateway.sameHolding
+            from: before.map(keyed),
+            to: keyed(now),
+            failed: failed,
+            connectionOf: \.connectionId,
+            same: Gateway.sameHolding
         ).map { ($0.kind, $0.item.instrument.symbol, $0.item.quantity) }
     }
 
@@ -57,15 +73,26 @@ struct StreamDiffTests {
         let merged = Gateway.merged(Self.keyed(before), Self.keyed(now), failed: ["c2"], connectionOf: \.connectionId)
         #expect(merged.count == 2)
         let later = Gateway.changes(
-            from: merged, to: Self.keyed(before), failed: [], connectionOf: \.connectionId, same: Gateway.sameHolding)
+            from: merged,
+            to: Self.keyed(before),
+            failed: [],
+            connectionOf: \.connectionId,
+            same: Gateway.sameHolding
+        )
         #expect(later.isEmpty)
     }
 
     static func feed(_ kind: OrderEvent.Kind, _ status: OrderStatus?, detail: String? = nil) -> OrderFeedEvent {
         OrderFeedEvent(
-            cursor: 7, tenantId: "t", userId: "u", orderId: "ord_1", connectionId: "c1", broker: .alpaca,
+            cursor: 7,
+            tenantId: "t",
+            userId: "u",
+            orderId: "ord_1",
+            connectionId: "c1",
+            broker: .alpaca,
             event: OrderEvent(kind: kind, state: .accepted, status: status, detail: detail, at: Date(timeIntervalSince1970: 0), sequence: 2),
-            order: nil)
+            order: nil
+        )
     }
 
     @Test func journalEventsAreTheUpdatesTheyMean() {

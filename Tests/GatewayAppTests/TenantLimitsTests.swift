@@ -11,8 +11,14 @@ struct TenantLimitsTests {
 
     @Test("a tenant's bucket admits its burst, then refuses with the time until the next token")
     func tenantBucket() {
-        let limiter = RequestLimiter(limits: TenantLimits(
-            tenantRequestsPerSecond: 2, tenantBurst: 3, keyRequestsPerSecond: 100, keyBurst: 100))
+        let limiter = RequestLimiter(
+            limits: TenantLimits(
+                tenantRequestsPerSecond: 2,
+                tenantBurst: 3,
+                keyRequestsPerSecond: 100,
+                keyBurst: 100
+            )
+        )
         for _ in 0..<3 { #expect(limiter.admit(tenantId: "t1", keyId: "k1", now: t0) == nil) }
         let wait = limiter.admit(tenantId: "t1", keyId: "k1", now: t0)
         #expect(wait != nil)
@@ -26,8 +32,14 @@ struct TenantLimitsTests {
 
     @Test("a key's bucket is its own: one spent key does not stop the tenant's other key")
     func keyBucket() {
-        let limiter = RequestLimiter(limits: TenantLimits(
-            tenantRequestsPerSecond: 100, tenantBurst: 100, keyRequestsPerSecond: 1, keyBurst: 2))
+        let limiter = RequestLimiter(
+            limits: TenantLimits(
+                tenantRequestsPerSecond: 100,
+                tenantBurst: 100,
+                keyRequestsPerSecond: 1,
+                keyBurst: 2
+            )
+        )
         #expect(limiter.admit(tenantId: "t1", keyId: "k1", now: t0) == nil)
         #expect(limiter.admit(tenantId: "t1", keyId: "k1", now: t0) == nil)
         #expect(limiter.admit(tenantId: "t1", keyId: "k1", now: t0) != nil)
@@ -36,8 +48,14 @@ struct TenantLimitsTests {
 
     @Test("a refused request takes no token from either bucket")
     func refusalTakesNothing() {
-        let limiter = RequestLimiter(limits: TenantLimits(
-            tenantRequestsPerSecond: 1, tenantBurst: 2, keyRequestsPerSecond: 1, keyBurst: 1))
+        let limiter = RequestLimiter(
+            limits: TenantLimits(
+                tenantRequestsPerSecond: 1,
+                tenantBurst: 2,
+                keyRequestsPerSecond: 1,
+                keyBurst: 1
+            )
+        )
         #expect(limiter.admit(tenantId: "t1", keyId: "k1", now: t0) == nil)
         // The key is empty: refused, and the tenant keeps its second token for another key.
         #expect(limiter.admit(tenantId: "t1", keyId: "k1", now: t0) != nil)

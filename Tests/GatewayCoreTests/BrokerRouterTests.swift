@@ -24,11 +24,14 @@ struct BrokerRouterTests {
 
     @Test func partialResultsWhenOneSourceFails() async {
         let router = BrokerRouter(perSourceTimeout: .seconds(2), overallTimeout: .seconds(3))
-        let result = await run(router, [
-            FakeSource(id: "a", items: ["a1", "a2"]),
-            FakeSource(id: "b", failure: GatewayError(.upstreamUnavailable, "down", broker: .alpaca)),
-            FakeSource(id: "c", items: ["c1"]),
-        ])
+        let result = await run(
+            router,
+            [
+                FakeSource(id: "a", items: ["a1", "a2"]),
+                FakeSource(id: "b", failure: GatewayError(.upstreamUnavailable, "down", broker: .alpaca)),
+                FakeSource(id: "c", items: ["c1"]),
+            ]
+        )
         #expect(result.data == ["a1", "a2", "c1"])
         #expect(result.partial)
         #expect(result.sources.map(\.status) == [.ok, .error, .ok])
@@ -47,10 +50,13 @@ struct BrokerRouterTests {
         let router = BrokerRouter(perSourceTimeout: .seconds(2), overallTimeout: .seconds(5))
         let clock = ContinuousClock()
         let start = clock.now
-        let result = await run(router, [
-            FakeSource(id: "fast", delay: .milliseconds(10), items: ["f"]),
-            FakeSource(id: "slow", delay: .seconds(120), items: ["s"]),
-        ])
+        let result = await run(
+            router,
+            [
+                FakeSource(id: "fast", delay: .milliseconds(10), items: ["f"]),
+                FakeSource(id: "slow", delay: .seconds(120), items: ["s"]),
+            ]
+        )
         let elapsed = clock.now - start
         // Bounded by the timeout, not by the 120 s source; the margin absorbs a fully loaded 2-core test machine.
         #expect(elapsed < .seconds(40), "took \(elapsed)")

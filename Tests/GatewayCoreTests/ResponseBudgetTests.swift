@@ -3,6 +3,7 @@ import GatewayModel
 import HTTPTypes
 import HostileBroker
 import Testing
+
 @testable import GatewayCore
 
 /// The process-wide budget of broker answer bytes in flight, against the real transport and a broker that sends
@@ -66,10 +67,14 @@ struct ResponseBudgetTests {
         #expect(!ResponseBudget.isRefusal(GatewayError(.upstreamUnavailable, "broker.example could not be reached")))
     }
 
-    @Test("twenty calls of 2 MiB answers under a 4 MiB budget: never more than 4 MiB held; each call gets its whole answer or the refusal; 0 held after")
+    @Test(
+        "twenty calls of 2 MiB answers under a 4 MiB budget: never more than 4 MiB held; each call gets its whole answer or the refusal; 0 held after"
+    )
     func finiteAnswers() async throws {
         let budget = ResponseBudget(limit: 4 * Self.mebibyte)
-        try await HostileBroker.withBroker({ _ in .streamed(status: 200, headers: [("Content-Type", "application/json")], chunk: Self.chunk, count: 32) }) { broker in
+        try await HostileBroker.withBroker({ _ in
+            .streamed(status: 200, headers: [("Content-Type", "application/json")], chunk: Self.chunk, count: 32)
+        }) { broker in
             let transport = HTTPClientTransport(policy: Self.loopback, responseBudget: budget)
             let outcomes = await Self.sendAll(20, transport, Self.get(broker.url + "/v2/positions"))
             #expect(outcomes.count == 20)
@@ -117,7 +122,10 @@ struct ResponseBudgetTests {
         try await HostileBroker.withBroker({ _ in .streamed(status: 200, headers: [], chunk: Self.chunk, count: nil) }) { broker in
             let transport = HTTPClientTransport(policy: Self.loopback, responseBudget: budget)
             let outcomes = await Self.sendAll(
-                20, transport, Self.get(broker.url + "/v2/positions", maxResponseBytes: 3 * Self.mebibyte))
+                20,
+                transport,
+                Self.get(broker.url + "/v2/positions", maxResponseBytes: 3 * Self.mebibyte)
+            )
             #expect(outcomes.count == 20)
             for outcome in outcomes {
                 guard case .failure(let error) = outcome else {

@@ -55,20 +55,46 @@ struct OrderMatcherTests {
     static let sentAt = Date(timeIntervalSince1970: 1_700_000_100)
 
     static func order(
-        _ id: String?, clientOrderId: String? = nil, account: String = "acc", symbol: String = "XMR/BTC",
-        side: OrderSide = .buy, type: OrderType = .limit, quantity: Decimal = 1, limit: Decimal? = Decimal(string: "0.0042"),
-        stop: Decimal? = nil, createdAt: Date? = Date(timeIntervalSince1970: 1_700_000_098)
+        _ id: String?,
+        clientOrderId: String? = nil,
+        account: String = "acc",
+        symbol: String = "XMR/BTC",
+        side: OrderSide = .buy,
+        type: OrderType = .limit,
+        quantity: Decimal = 1,
+        limit: Decimal? = Decimal(string: "0.0042"),
+        stop: Decimal? = nil,
+        createdAt: Date? = Date(timeIntervalSince1970: 1_700_000_098)
     ) -> Order {
         Order(
-            id: id ?? "x", brokerOrderId: id, clientOrderId: clientOrderId ?? id ?? "x", connectionId: "conn",
-            broker: .tradeogre, accountId: account, instrument: Instrument(symbol: symbol, assetClass: .crypto), side: side,
-            type: type, timeInForce: .gtc, quantity: quantity, limitPrice: limit, stopPrice: stop, status: .open,
-            createdAt: createdAt)
+            id: id ?? "x",
+            brokerOrderId: id,
+            clientOrderId: clientOrderId ?? id ?? "x",
+            connectionId: "conn",
+            broker: .tradeogre,
+            accountId: account,
+            instrument: Instrument(symbol: symbol, assetClass: .crypto),
+            side: side,
+            type: type,
+            timeInForce: .gtc,
+            quantity: quantity,
+            limitPrice: limit,
+            stopPrice: stop,
+            status: .open,
+            createdAt: createdAt
+        )
     }
 
     static let intent = OrderIntent(
-        clientOrderId: "gw-1", accountId: "acc", symbol: "XMR/BTC", side: .buy, type: .limit, quantity: 1,
-        limitPrice: Decimal(string: "0.00420")!, sentAt: sentAt)
+        clientOrderId: "gw-1",
+        accountId: "acc",
+        symbol: "XMR/BTC",
+        side: .buy,
+        type: .limit,
+        quantity: 1,
+        limitPrice: Decimal(string: "0.00420")!,
+        sentAt: sentAt
+    )
 
     @Test("by instrument, side, type, quantity, prices, account and time; each difference excludes")
     func attributes() {
@@ -125,8 +151,16 @@ struct OrderMatcherTests {
     @Test("an intent from a canonical request carries its fields")
     func fromRequest() {
         let request = OrderRequest(
-            connectionId: "conn", accountId: "acc", instrument: InstrumentReference(symbol: "AAPL"), side: .buy, type: .limit,
-            timeInForce: .day, quantity: 3, limitPrice: 10, clientOrderId: "gw-9")
+            connectionId: "conn",
+            accountId: "acc",
+            instrument: InstrumentReference(symbol: "AAPL"),
+            side: .buy,
+            type: .limit,
+            timeInForce: .day,
+            quantity: 3,
+            limitPrice: 10,
+            clientOrderId: "gw-9"
+        )
         let intent = OrderIntent(request, sentAt: Self.sentAt)
         #expect(intent.clientOrderId == "gw-9" && intent.symbol == "AAPL" && intent.quantity == 3 && intent.limitPrice == 10)
         #expect(OrderIntent(request, clientOrderId: "gw-10", sentAt: Self.sentAt).clientOrderId == "gw-10")

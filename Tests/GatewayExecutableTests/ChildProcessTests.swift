@@ -20,7 +20,10 @@ struct ChildProcessTests {
             held.append(descriptor)
         }
         let child = try ChildProcess(
-            executable: "/bin/sh", arguments: ["-c", "ls /proc/self/fd"], standardOutput: .lines)
+            executable: "/bin/sh",
+            arguments: ["-c", "ls /proc/self/fd"],
+            standardOutput: .lines
+        )
         var listed: [String] = []
         for await line in child.lines { listed.append(line) }
         #expect(await child.termination() == .exited(0))
@@ -34,8 +37,11 @@ struct ChildProcessTests {
         let file = FileManager.default.temporaryDirectory.appendingPathComponent("child-\(UUID().uuidString).log")
         defer { try? FileManager.default.removeItem(at: file) }
         let child = try ChildProcess(
-            executable: "/bin/sh", arguments: ["-c", "echo one; echo two >&2; echo three; exit 3"],
-            standardOutput: .file(file.path), standardError: .file(file.path))
+            executable: "/bin/sh",
+            arguments: ["-c", "echo one; echo two >&2; echo three; exit 3"],
+            standardOutput: .file(file.path),
+            standardError: .file(file.path)
+        )
         #expect(await child.termination() == .exited(3))
         let text = try String(contentsOf: file, encoding: .utf8)
         #expect(text.split(separator: "\n") == ["one", "two", "three"])

@@ -19,8 +19,11 @@ struct DemoKeyOutputTests {
         let data = directory.appendingPathComponent("data")
         let output = directory.appendingPathComponent("stdout.txt")
         let process = try ChildProcess(
-            executable: binary, arguments: ["serve", "--port", "0", "--data-dir", data.path, "--log-level", "info"],
-            standardOutput: .file(output.path), standardError: .lines)
+            executable: binary,
+            arguments: ["serve", "--port", "0", "--data-dir", data.path, "--log-level", "info"],
+            standardOutput: .file(output.path),
+            standardError: .lines
+        )
         let log = LogWatch(process)
         let serving = await log.first(within: .seconds(180)) { $0.contains("BrokerGateway is serving") }
         await process.stop()

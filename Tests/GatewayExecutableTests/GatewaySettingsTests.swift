@@ -7,14 +7,15 @@ import GatewayModel
 import GatewayPostgresStore
 import GatewayStore
 import GatewayTesting
-import NIOCore
-import Sandbox
-import NIOHTTP1
-@testable import gateway
 import Logging
+import NIOCore
+import NIOHTTP1
+import Sandbox
 import ServiceLifecycle
-import Testing
 import TestWorlds
+import Testing
+
+@testable import gateway
 
 @Suite("gateway serve: settings from flags, environment and file")
 struct GatewaySettingsTests {
@@ -44,7 +45,9 @@ struct GatewaySettingsTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bg-egress-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        for (index, json) in [#"{"egress": {"allow": "192.168.7.0/24,fd12::/64"}}"#, #"{"egress": {"allow": ["192.168.7.0/24", "fd12::/64"]}}"#].enumerated() {
+        for (index, json) in [#"{"egress": {"allow": "192.168.7.0/24,fd12::/64"}}"#, #"{"egress": {"allow": ["192.168.7.0/24", "fd12::/64"]}}"#]
+            .enumerated()
+        {
             let file = directory.appendingPathComponent("gateway-\(index).json")
             try Data(json.utf8).write(to: file)
             let fromFile = try await settings(["--config-file", file.path])
@@ -62,10 +65,12 @@ struct GatewaySettingsTests {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let file = directory.appendingPathComponent("gateway.json")
-        try Data(#"{"port": 7000, "host": "0.0.0.0", "logLevel": "debug", "orders": {"brokerTimeoutMs": 4000, "previewLifetimeSeconds": 60}}"#.utf8).write(to: file)
+        try Data(#"{"port": 7000, "host": "0.0.0.0", "logLevel": "debug", "orders": {"brokerTimeoutMs": 4000, "previewLifetimeSeconds": 60}}"#.utf8)
+            .write(to: file)
         let settings = try await settings(
             ["--port", "9000", "--config-file", file.path],
-            environment: ["BROKERGATEWAY_PORT": "8500", "BROKERGATEWAY_HOST": "10.0.0.1", "BROKERGATEWAY_ORDERS_BROKER_TIMEOUT_MS": "3000"])
+            environment: ["BROKERGATEWAY_PORT": "8500", "BROKERGATEWAY_HOST": "10.0.0.1", "BROKERGATEWAY_ORDERS_BROKER_TIMEOUT_MS": "3000"]
+        )
         #expect(settings.port == 9000)  // flag
         #expect(settings.host == "10.0.0.1")  // environment over file
         #expect(settings.orderSettings.brokerTimeout == .seconds(3))  // environment over file
@@ -74,18 +79,20 @@ struct GatewaySettingsTests {
         #expect(settings.sourceTimeout == .milliseconds(5000))  // default
     }
 
-    @Test(arguments: [
-        (["--port", "70000"], [:], "port"),
-        (["--sandbox", "maybe"], [:], "sandbox"),
-        ([], ["BROKERGATEWAY_SOURCE_TIMEOUT_MS": "soon"], "sourceTimeoutMs"),
-        ([], ["BROKERGATEWAY_LOG_LEVEL": "loud"], "logLevel"),
-        (["--prot", "80"], [:], "--prot"),
-        ([], ["BROKERGATEWAY_DATABASE_URL": "postgres://db"], "databaseUrl"),
-        ([], ["BROKERGATEWAY_CONFIG_FILE": "/nonexistent/gateway.json"], "configFile"),
-        (["--public-url", "javascript:alert(1)"], [:], "publicUrl"),
-        (["--egress-allow", "10.0.0.1/8"], [:], "egress.allow"),
-        ([], ["BROKERGATEWAY_EGRESS_ALLOW": "localhost"], "egress.allow"),
-    ] as [([String], [String: String], String)])
+    @Test(
+        arguments: [
+            (["--port", "70000"], [:], "port"),
+            (["--sandbox", "maybe"], [:], "sandbox"),
+            ([], ["BROKERGATEWAY_SOURCE_TIMEOUT_MS": "soon"], "sourceTimeoutMs"),
+            ([], ["BROKERGATEWAY_LOG_LEVEL": "loud"], "logLevel"),
+            (["--prot", "80"], [:], "--prot"),
+            ([], ["BROKERGATEWAY_DATABASE_URL": "postgres://db"], "databaseUrl"),
+            ([], ["BROKERGATEWAY_CONFIG_FILE": "/nonexistent/gateway.json"], "configFile"),
+            (["--public-url", "javascript:alert(1)"], [:], "publicUrl"),
+            (["--egress-allow", "10.0.0.1/8"], [:], "egress.allow"),
+            ([], ["BROKERGATEWAY_EGRESS_ALLOW": "localhost"], "egress.allow"),
+        ] as [([String], [String: String], String)]
+    )
     func badValuesAreErrorsNamingTheSetting(_ arguments: [String], _ environment: [String: String], _ name: String) async throws {
         do {
             _ = try await settings(arguments, environment: environment)
@@ -98,7 +105,8 @@ struct GatewaySettingsTests {
     @Test func aPostgresURLSelectsPostgresWithThePoolSetting() async throws {
         let settings = try await settings(
             ["--database-url", "postgres://gw%40ops:p%40ss%3Aword@db.internal:6543/brokergateway?sslmode=require&connect_timeout=3&schema=gw1"],
-            environment: ["BROKERGATEWAY_DATABASE_POOL_MAX": "7"])
+            environment: ["BROKERGATEWAY_DATABASE_POOL_MAX": "7"]
+        )
         let postgres = try #require(settings.postgres)
         #expect(postgres.host == "db.internal" && postgres.port == 6543 && postgres.database == "brokergateway")
         #expect(postgres.username == "gw@ops" && postgres.password == "p@ss:word")
@@ -155,8 +163,10 @@ struct BuildGatewayTests {
         let link = directory.appendingPathComponent("demo-api-key")
         try FileManager.default.createSymbolicLink(at: link, withDestinationURL: elsewhere)
         let bootstrap = DemoBootstrap(
-            gateway: try await makeGateway(directory), dataDirectory: directory,
-            logger: Logger(label: "link-test", factory: { _ in SwiftLogNoOpLogHandler() }))
+            gateway: try await makeGateway(directory),
+            dataDirectory: directory,
+            logger: Logger(label: "link-test", factory: { _ in SwiftLogNoOpLogHandler() })
+        )
         #expect(throws: (any Error).self) { try bootstrap.writePrivately("secret\n", to: link) }
         #expect(try String(contentsOf: elsewhere, encoding: .utf8) == "untouched")
     }
@@ -182,9 +192,15 @@ struct BuildGatewayTests {
         let logger = Logger(label: "demo-test", factory: { _ in SwiftLogNoOpLogHandler() })
         try await withSandbox(alpaca) { url in
             let store = try await SQLiteStore.opening(
-                path: directory.appendingPathComponent("gateway.sqlite").path, cipher: .random(), logger: logger)
+                path: directory.appendingPathComponent("gateway.sqlite").path,
+                cipher: .random(),
+                logger: logger
+            )
             let registry = AdapterRegistry(
-                factories: BuiltInAdapters.factories, transport: HTTPClientTransport(), logger: logger)
+                factories: BuiltInAdapters.factories,
+                transport: HTTPClientTransport(),
+                logger: logger
+            )
             registry.registerSandbox("alpaca", broker: .alpaca, url: url.absoluteString)
             let gateway = Gateway(store: store, registry: registry, router: .unhurried, logger: logger)
             try await DemoBootstrap(gateway: gateway, dataDirectory: directory, logger: logger).runIfEmpty(sandboxes: sandboxes)
@@ -199,8 +215,12 @@ struct BuildGatewayTests {
     @Test func servesTheDemoTenantOnAFreePortAndShutsDown() async throws {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bg-serve-\(UUID().uuidString)")
         defer { try? FileManager.default.removeItem(at: directory) }
-        let settings = try GatewaySettings(reader: try await GatewaySettings.reader(
-            arguments: ["--port", "0", "--data-dir", directory.path], environment: [:]))
+        let settings = try GatewaySettings(
+            reader: try await GatewaySettings.reader(
+                arguments: ["--port", "0", "--data-dir", directory.path],
+                environment: [:]
+            )
+        )
         let logger = Logger(label: "serve-test", factory: { _ in SwiftLogNoOpLogHandler() })
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let process = try await buildGateway(settings: settings, environment: [:], logger: logger) { port in
@@ -228,8 +248,10 @@ struct BuildGatewayTests {
             var connectionsRequest = HTTPClientRequest(url: "http://127.0.0.1:\(port)/v1/connections")
             connectionsRequest.headers.add(name: "Authorization", value: "Bearer \(key)")
             let connections = try await HTTPClient.shared.execute(connectionsRequest, timeout: .seconds(30))
-            let listed = try JSONSerialization.jsonObject(
-                with: Data(try await connections.body.collect(upTo: 1 << 20).readableBytesView)) as? [String: Any]
+            let listed =
+                try JSONSerialization.jsonObject(
+                    with: Data(try await connections.body.collect(upTo: 1 << 20).readableBytesView)
+                ) as? [String: Any]
             let baseURLs = Set((listed?["data"] as? [[String: Any]] ?? []).compactMap { $0["baseURL"] as? String })
             #expect(baseURLs == ["sandbox://alpaca", "sandbox://saxo", "sandbox://tradeit", "sandbox://tradeogre"])
             // The data folder and the key in it are this user's alone.

@@ -3,8 +3,8 @@ import Foundation
 import GatewayTesting
 import NIOCore
 import NIOHTTP1
-import Testing
 import TestWorlds
+import Testing
 
 /// `/metrics` as an operator's Prometheus sees it: the real `gateway serve` (in-process sandboxes, demo tenant)
 /// after a few reads, its exposition parsed by a strict text-format parser, holding the broker pipeline's, the
@@ -19,9 +19,12 @@ struct MetricsEndpointTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let data = directory.appendingPathComponent("data")
 
-        let gateway = try GatewayProcessUnderTest(binary: binary, arguments: [
-            "serve", "--port", "0", "--data-dir", data.path, "--log-level", "notice",
-        ])
+        let gateway = try GatewayProcessUnderTest(
+            binary: binary,
+            arguments: [
+                "serve", "--port", "0", "--data-dir", data.path, "--log-level", "notice",
+            ]
+        )
         defer { gateway.stop() }
         let base = try #require(await gateway.url(), "the gateway never said where it serves")
         // The demo tenant's key is written before the server starts listening.

@@ -25,7 +25,8 @@ struct MultiInstanceProcessTests {
 
     @Test(
         .enabled(if: postgresURL != nil, "BROKERGATEWAY_TEST_POSTGRES_URL is not set: .ci/run starts a server and sets it"),
-        .timeLimit(.minutes(10)))
+        .timeLimit(.minutes(10))
+    )
     func fiftyRequestsWithOneIdempotencyKeyOverTwoInstancesPlaceOneOrder() async throws {
         try await Cluster.with(instances: 2) { cluster in
             let key = "one-order-\(UUID().uuidString)"
@@ -41,11 +42,18 @@ struct MultiInstanceProcessTests {
                     let instance = cluster.instances[request % 2]
                     group.addTask {
                         let (status, object) = try await cluster.send(
-                            "POST", instance.url + "/v1/orders", json: body, headers: ["Idempotency-Key": key])
+                            "POST",
+                            instance.url + "/v1/orders",
+                            json: body,
+                            headers: ["Idempotency-Key": key]
+                        )
                         let order = object["data"] as? [String: Any]
                         return Answer(
-                            status: status, orderId: order?["id"] as? String,
-                            clientOrderId: order?["clientOrderId"] as? String, body: "\(object)")
+                            status: status,
+                            orderId: order?["id"] as? String,
+                            clientOrderId: order?["clientOrderId"] as? String,
+                            body: "\(object)"
+                        )
                     }
                 }
                 var answers: [Answer] = []
@@ -69,7 +77,8 @@ struct MultiInstanceProcessTests {
 
     @Test(
         .enabled(if: postgresURL != nil, "BROKERGATEWAY_TEST_POSTGRES_URL is not set: .ci/run starts a server and sets it"),
-        .timeLimit(.minutes(10)))
+        .timeLimit(.minutes(10))
+    )
     func whenTheReconcilersLeaderIsKilledTheOtherInstanceResolvesTheUnknownOrder() async throws {
         try await Cluster.with(instances: 2) { cluster in
             // Which instance leads the reconciler: each says so in its log when it takes the lease.
@@ -83,8 +92,11 @@ struct MultiInstanceProcessTests {
                 ["kind": "error", "method": "GET", "pathPrefix": "/v2/orders", "status": 503],
             ])
             let (status, placed) = try await cluster.send(
-                "POST", follower.url + "/v1/orders", body: cluster.orderBody(limitPrice: "51"),
-                headers: ["Idempotency-Key": "unknown-\(UUID().uuidString)"])
+                "POST",
+                follower.url + "/v1/orders",
+                body: cluster.orderBody(limitPrice: "51"),
+                headers: ["Idempotency-Key": "unknown-\(UUID().uuidString)"]
+            )
             #expect(status == 202, "\(placed)")
             let order = try #require(placed["data"] as? [String: Any])
             let orderId = try #require(order["id"] as? String)
@@ -99,7 +111,8 @@ struct MultiInstanceProcessTests {
             // the API would reconcile on demand and prove nothing about the background reconciler).
             _ = try #require(
                 await follower.log.first(within: .seconds(120)) { $0.contains("this instance runs the reconciler") },
-                "the surviving instance never took the reconciler's lease")
+                "the surviving instance never took the reconciler's lease"
+            )
             let resolved = try await cluster.waitForJournalState(orderId: orderId, notIn: ["unknown", "submitting"])
             #expect(resolved == "accepted", "the order is \(resolved) in the journal")
             let atBroker = try await cluster.brokerOrders()
@@ -111,7 +124,8 @@ struct MultiInstanceProcessTests {
 extension MultiInstanceProcessTests {
     @Test(
         .enabled(if: postgresURL != nil, "BROKERGATEWAY_TEST_POSTGRES_URL is not set: .ci/run starts a server and sets it"),
-        .timeLimit(.minutes(10)))
+        .timeLimit(.minutes(10))
+    )
     func aKeyRevokedThroughOneInstanceIsRefusedByTheOtherOnItsNextRequest() async throws {
         try await Cluster.with(instances: 2) { cluster in
             let (first, second) = (cluster.instances[0], cluster.instances[1])
@@ -131,7 +145,8 @@ extension MultiInstanceProcessTests {
 extension MultiInstanceProcessTests {
     @Test(
         .enabled(if: postgresURL != nil, "BROKERGATEWAY_TEST_POSTGRES_URL is not set: .ci/run starts a server and sets it"),
-        .timeLimit(.minutes(10)))
+        .timeLimit(.minutes(10))
+    )
     func bothInstancesCountEachOtherAndShareTheBrokersRateLimits() async throws {
         try await Cluster.with(instances: 2) { cluster in
             // Each instance learns from the membership leases that two share every broker connection's budgets (the
@@ -161,7 +176,12 @@ final class Instance: Sendable {
 
 /// Every line a process writes to the stream it sends to `.lines`, kept, and awaited by predicate.
 final class LogWatch: Sendable {
-    private let state = Mutex<(lines: [String], ended: Bool, waiters: [Int: (predicate: @Sendable (String) -> Bool, continuation: CheckedContinuation<String?, Never>)], next: Int)>(([], false, [:], 0))
+    private let state = Mutex<
+        (
+            lines: [String], ended: Bool, waiters: [Int: (predicate: @Sendable (String) -> Bool, continuation: CheckedContinuation<String?, Never>)],
+            next: Int
+        )
+    >(([], false, [:], 0))
 
     init(_ process: ChildProcess) {
         let lines = process.lines
@@ -253,8 +273,11 @@ struct Cluster: Sendable {
         let data = directory.appendingPathComponent("data").path
 
         let sandboxes = try ChildProcess(
-            executable: binary, arguments: ["sandbox", "--base-port", "0"], standardOutput: .lines,
-            standardError: .file(directory.appendingPathComponent("sandbox.log").path))
+            executable: binary,
+            arguments: ["sandbox", "--base-port", "0"],
+            standardOutput: .lines,
+            standardError: .file(directory.appendingPathComponent("sandbox.log").path)
+        )
         var started: [Instance] = []
         do {
             var alpaca: (url: String, keyId: String, secretKey: String)?
@@ -274,10 +297,13 @@ struct Cluster: Sendable {
             // The operator's commands make the tenant and its key, on the same database and data folder.
             let tenant = try await run(binary, ["tenants", "create", "--name", "multi", "--data-dir", data, "--database-url", databaseURL])
             let tenantId = String(try #require(tenant.first).split(separator: "\t")[0])
-            let keyLines = try await run(binary, [
-                "keys", "create", "--tenant", tenantId, "--scopes", "admin,read,trade", "--label", "multi",
-                "--data-dir", data, "--database-url", databaseURL,
-            ])
+            let keyLines = try await run(
+                binary,
+                [
+                    "keys", "create", "--tenant", tenantId, "--scopes", "admin,read,trade", "--label", "multi",
+                    "--data-dir", data, "--database-url", databaseURL,
+                ]
+            )
             let key = try #require(keyLines.count >= 2 ? keyLines[1] : nil, "keys create printed \(keyLines)")
 
             // One after another: the first creates the data folder's session keys, the others read them.
@@ -291,29 +317,47 @@ struct Cluster: Sendable {
                         "--orders-reconcile-interval-ms", "300",
                         "--orders-broker-timeout-ms", "2000",
                     ],
-                    standardOutput: .discard, standardError: .lines)
+                    standardOutput: .discard,
+                    standardError: .lines
+                )
                 let log = LogWatch(process)
                 let serving = await log.first(within: .seconds(120)) { $0.contains("BrokerGateway is serving") }
                 guard let serving, let start = serving.range(of: "url=")?.upperBound else {
                     await process.stop()
                     throw ClusterError("an instance never served")
                 }
-                started.append(Instance(
-                    process: process, url: String(serving[start...].prefix { !$0.isWhitespace }), log: log))
+                started.append(
+                    Instance(
+                        process: process,
+                        url: String(serving[start...].prefix { !$0.isWhitespace }),
+                        log: log
+                    )
+                )
             }
 
             let keyId = String(try #require(keyLines.first).split(separator: "\t")[0])
             var cluster = Cluster(
-                binary: binary, databaseURL: databaseURL, data: data, alpaca: broker.url, instances: started,
-                tenantId: tenantId, keyId: keyId, key: key)
+                binary: binary,
+                databaseURL: databaseURL,
+                data: data,
+                alpaca: broker.url,
+                instances: started,
+                tenantId: tenantId,
+                keyId: keyId,
+                key: key
+            )
             let (userStatus, user) = try await cluster.send("POST", started[0].url + "/v1/users", body: ["externalId": "multi"], actingForUser: false)
             #expect(userStatus == 201)
             let userId = try #require((user["data"] as? [String: Any])?["id"] as? String, "\(user)")
             cluster.userId = userId
-            let (linkStatus, linked) = try await cluster.send("POST", started[0].url + "/v1/connections", body: [
-                "broker": "alpaca", "displayName": "Alpaca", "baseURL": broker.url,
-                "credentials": ["keyId": broker.keyId, "secretKey": broker.secretKey],
-            ])
+            let (linkStatus, linked) = try await cluster.send(
+                "POST",
+                started[0].url + "/v1/connections",
+                body: [
+                    "broker": "alpaca", "displayName": "Alpaca", "baseURL": broker.url,
+                    "credentials": ["keyId": broker.keyId, "secretKey": broker.secretKey],
+                ]
+            )
             #expect(linkStatus == 201, "\(linked)")
             let connectionId = try #require((linked["data"] as? [String: Any])?["id"] as? String, "\(linked)")
             let (_, accounts) = try await cluster.send("GET", started[1 % count].url + "/v1/accounts?connection=\(connectionId)")
@@ -340,16 +384,27 @@ struct Cluster: Sendable {
 
     /// One request to a gateway with the tenant's key acting for the user; the status and the JSON body.
     func send(
-        _ method: String, _ url: String, body: [String: Any]? = nil, headers: [String: String] = [:],
+        _ method: String,
+        _ url: String,
+        body: [String: Any]? = nil,
+        headers: [String: String] = [:],
         actingForUser: Bool = true
     ) async throws -> (Int, [String: Any]) {
         try await send(
-            method, url, json: try body.map { try JSONSerialization.data(withJSONObject: $0) }, headers: headers,
-            actingForUser: actingForUser)
+            method,
+            url,
+            json: try body.map { try JSONSerialization.data(withJSONObject: $0) },
+            headers: headers,
+            actingForUser: actingForUser
+        )
     }
 
     func send(
-        _ method: String, _ url: String, json body: Data?, headers: [String: String] = [:], actingForUser: Bool = true
+        _ method: String,
+        _ url: String,
+        json body: Data?,
+        headers: [String: String] = [:],
+        actingForUser: Bool = true
     ) async throws -> (Int, [String: Any]) {
         var request = HTTPClientRequest(url: url)
         request.method = .RAW(value: method)
@@ -362,7 +417,8 @@ struct Cluster: Sendable {
         }
         let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
         let bytes = try await response.body.collect(upTo: 8 << 20)
-        let object = bytes.readableBytes == 0
+        let object =
+            bytes.readableBytes == 0
             ? [:] : (try JSONSerialization.jsonObject(with: Data(bytes.readableBytesView)) as? [String: Any]) ?? [:]
         return (Int(response.status.code), object)
     }

@@ -3,9 +3,10 @@ import Foundation
 import GatewayApp
 import GatewayCore
 import GatewayStore
-import Testing
-@testable import gateway
 import TestWorlds
+import Testing
+
+@testable import gateway
 
 /// `gateway tenants …` and `gateway keys …` on a data folder, as the operator runs them, checked through the store
 /// the gateway serves from.
@@ -68,7 +69,9 @@ struct OperatorCommandTests {
     @Test("bad operator input is refused with a clear message")
     func badInput() async throws {
         try await withDataFolder { data in
-            #expect(throws: (any Error).self) { try GatewayCommand.parseAsRoot(["keys", "create", "--tenant", "ten_x", "--scopes", "root", "--data-dir", data]) }
+            #expect(throws: (any Error).self) {
+                try GatewayCommand.parseAsRoot(["keys", "create", "--tenant", "ten_x", "--scopes", "root", "--data-dir", data])
+            }
             #expect(throws: (any Error).self) { try GatewayCommand.parseAsRoot(["tenants", "create", "--name", "", "--data-dir", data]) }
             await #expect(throws: (any Error).self) {
                 try await run(["keys", "create", "--tenant", "ten_missing", "--data-dir", data])

@@ -36,7 +36,9 @@ struct RestartTests {
         let process = try ChildProcess(
             executable: binary,
             arguments: ["serve", "--port", "0", "--data-dir", data.path, "--log-level", "notice"],
-            standardOutput: .discard, standardError: .lines)
+            standardOutput: .discard,
+            standardError: .lines
+        )
         let log = LogWatch(process)
         let serving = await log.first(within: .seconds(180)) { $0.contains("BrokerGateway is serving") }
         guard let serving, let start = serving.range(of: "url=")?.upperBound else {
@@ -46,7 +48,13 @@ struct RestartTests {
         return Server(process: process, url: String(serving[start...].prefix { !$0.isWhitespace }), log: log)
     }
 
-    func call(_ server: Server, _ key: String, _ method: HTTPMethod, _ path: String, json: String? = nil) async throws
+    func call(
+        _ server: Server,
+        _ key: String,
+        _ method: HTTPMethod,
+        _ path: String,
+        json: String? = nil
+    ) async throws
         -> (status: Int, body: [String: Any])
     {
         var request = HTTPClientRequest(url: server.url + path)
@@ -88,14 +96,26 @@ struct RestartTests {
             let connection = try #require(account["connectionId"] as? String)
             let accountId = try #require(account["id"] as? String)
             let limit = plan.limit.map { #","limitPrice":"\#($0)""# } ?? ""
-            let reply = try await call(server, key, .POST, "/v1/orders", json: #"""
-                {"connectionId":"\#(connection)","accountId":"\#(accountId)","symbol":"\#(plan.symbol)","side":"buy","type":"\#(plan.type)","timeInForce":"gtc","quantity":"\#(plan.quantity)"\#(limit)}
-                """#)
+            let reply = try await call(
+                server,
+                key,
+                .POST,
+                "/v1/orders",
+                json: #"""
+                    {"connectionId":"\#(connection)","accountId":"\#(accountId)","symbol":"\#(plan.symbol)","side":"buy","type":"\#(plan.type)","timeInForce":"gtc","quantity":"\#(plan.quantity)"\#(limit)}
+                    """#
+            )
             #expect((200..<300).contains(reply.status) && reply.status != 202, "\(plan.broker) \(plan.symbol): \(reply.status) \(reply.body)")
             let order = try #require(reply.body["data"] as? [String: Any], "\(plan.broker): \(reply.body)")
-            placed.append(Placed(
-                id: try #require(order["id"] as? String), broker: plan.broker, symbol: plan.symbol,
-                quantity: try #require(decimal(plan.quantity)), limitPrice: plan.limit.flatMap { decimal($0) }))
+            placed.append(
+                Placed(
+                    id: try #require(order["id"] as? String),
+                    broker: plan.broker,
+                    symbol: plan.symbol,
+                    quantity: try #require(decimal(plan.quantity)),
+                    limitPrice: plan.limit.flatMap { decimal($0) }
+                )
+            )
         }
         return placed
     }

@@ -4,9 +4,10 @@ import ChildProcess
 import Foundation
 import NIOCore
 import NIOHTTP1
-import Testing
-@testable import gateway
 import TestWorlds
+import Testing
+
+@testable import gateway
 
 /// `gateway sandbox` as a script runs it: its output to a pipe, read line by line as it comes (not when a buffer
 /// fills), and its brokers' rate limits, latency and market hours set from the command line.
@@ -17,8 +18,11 @@ struct SandboxCommandTests {
         let binary = TracingExportTests.gatewayBinary.path
         try #require(FileManager.default.isExecutableFile(atPath: binary), "no gateway binary at \(binary)")
         let process = try ChildProcess(
-            executable: binary, arguments: ["sandbox", "--base-port", "0"] + arguments, standardOutput: .lines,
-            standardError: .file(log))
+            executable: binary,
+            arguments: ["sandbox", "--base-port", "0"] + arguments,
+            standardOutput: .lines,
+            standardError: .file(log)
+        )
         var urls: [String: String] = [:]
         for await line in process.lines {
             let fields = line.split(separator: "\t").map(String.init)
@@ -57,7 +61,8 @@ struct SandboxCommandTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let (process, urls) = try await started(
             ["--rate-limits", "off", "--latency-ms", "40", "--market-hours", "regular"],
-            log: directory.appendingPathComponent("sandbox.log").path)
+            log: directory.appendingPathComponent("sandbox.log").path
+        )
         do {
             try await checkOptions(urls)
         } catch {

@@ -2,15 +2,16 @@ import AsyncHTTPClient
 import Foundation
 import GatewayApp
 import GatewayCore
-@testable import GatewayStore
 import Logging
 import NIOCore
 import NIOHTTP1
 import ServiceLifecycle
 import Synchronization
-import Testing
-@testable import gateway
 import TestWorlds
+import Testing
+
+@testable import GatewayStore
+@testable import gateway
 
 /// The in-process sandboxes as tenants see them through `gateway serve`: every tenant that links a built-in sandbox
 /// gets a simulated account of its own, and restarts renew the demo tenant's demo connections and no one else's.
@@ -18,10 +19,15 @@ import TestWorlds
 struct SandboxTenancyTests {
     /// Runs `buildGateway` for real on `directory` (port 0) until `body` returns, then shuts it down.
     func serve(
-        _ directory: URL, _ body: @escaping @Sendable (_ base: String, _ gateway: Gateway) async throws -> Void
+        _ directory: URL,
+        _ body: @escaping @Sendable (_ base: String, _ gateway: Gateway) async throws -> Void
     ) async throws {
-        let settings = try GatewaySettings(reader: try await GatewaySettings.reader(
-            arguments: ["--port", "0", "--data-dir", directory.path], environment: [:]))
+        let settings = try GatewaySettings(
+            reader: try await GatewaySettings.reader(
+                arguments: ["--port", "0", "--data-dir", directory.path],
+                environment: [:]
+            )
+        )
         let logger = Logger(label: "tenancy-test", factory: { _ in SwiftLogNoOpLogHandler() })
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
         let process = try await buildGateway(settings: settings, environment: [:], logger: logger) { port in continuation.yield(port) }
@@ -42,7 +48,13 @@ struct SandboxTenancyTests {
     }
 
     /// A request with a key; the status and the JSON object answered.
-    func call(_ base: String, _ key: String, _ method: HTTPMethod, _ path: String, json: String? = nil) async throws
+    func call(
+        _ base: String,
+        _ key: String,
+        _ method: HTTPMethod,
+        _ path: String,
+        json: String? = nil
+    ) async throws
         -> (status: Int, body: [String: Any])
     {
         var request = HTTPClientRequest(url: base + path)
@@ -93,22 +105,40 @@ struct SandboxTenancyTests {
             let accounts = try await call(base, demo, .GET, "/v1/accounts?broker=alpaca").body["data"] as? [[String: Any]] ?? []
             let demoAccount = try #require(accounts.first?["id"] as? String)
             // The demo tenant buys TSLA (its account holds none at first) and leaves a limit order working.
-            let bought = try await call(base, demo, .POST, "/v1/orders", json: #"""
-                {"connectionId":"\#(demoConnection)","accountId":"\#(demoAccount)","symbol":"TSLA","side":"buy","type":"market","quantity":"3"}
-                """#)
+            let bought = try await call(
+                base,
+                demo,
+                .POST,
+                "/v1/orders",
+                json: #"""
+                    {"connectionId":"\#(demoConnection)","accountId":"\#(demoAccount)","symbol":"TSLA","side":"buy","type":"market","quantity":"3"}
+                    """#
+            )
             #expect(bought.status == 201, "\(bought.body)")
-            let working = try await call(base, demo, .POST, "/v1/orders", json: #"""
-                {"connectionId":"\#(demoConnection)","accountId":"\#(demoAccount)","symbol":"AAPL","side":"buy","type":"limit","timeInForce":"gtc","quantity":"1","limitPrice":"1.00"}
-                """#)
+            let working = try await call(
+                base,
+                demo,
+                .POST,
+                "/v1/orders",
+                json: #"""
+                    {"connectionId":"\#(demoConnection)","accountId":"\#(demoAccount)","symbol":"AAPL","side":"buy","type":"limit","timeInForce":"gtc","quantity":"1","limitPrice":"1.00"}
+                    """#
+            )
             #expect(working.status == 201, "\(working.body)")
             let demoOrder = try #require((working.body["data"] as? [String: Any])?["id"] as? String)
             let demoBrokerOrder = try #require((working.body["data"] as? [String: Any])?["brokerOrderId"] as? String)
 
             // Tenant B links the same sandbox with the public demo keys.
             let b = try await otherTenant(gateway)
-            let linked = try await call(base, b, .POST, "/v1/connections", json: #"""
-                {"broker":"alpaca","baseURL":"sandbox://alpaca","credentials":\#(Self.demoAlpaca)}
-                """#)
+            let linked = try await call(
+                base,
+                b,
+                .POST,
+                "/v1/connections",
+                json: #"""
+                    {"broker":"alpaca","baseURL":"sandbox://alpaca","credentials":\#(Self.demoAlpaca)}
+                    """#
+            )
             #expect(linked.status == 201, "\(linked.body)")
             let bConnection = try #require((linked.body["data"] as? [String: Any])?["id"] as? String)
 
@@ -142,9 +172,15 @@ struct SandboxTenancyTests {
             let key = try await otherTenant(gateway)
             b.set(key)
             for (name, credentials) in [("With the demo keys", Self.demoAlpaca), ("With any keys", #"{"keyId":"x","secretKey":"y"}"#)] {
-                let linked = try await call(base, key, .POST, "/v1/connections", json: #"""
-                    {"broker":"alpaca","displayName":"\#(name)","baseURL":"sandbox://alpaca","credentials":\#(credentials)}
-                    """#)
+                let linked = try await call(
+                    base,
+                    key,
+                    .POST,
+                    "/v1/connections",
+                    json: #"""
+                        {"broker":"alpaca","displayName":"\#(name)","baseURL":"sandbox://alpaca","credentials":\#(credentials)}
+                        """#
+                )
                 #expect(linked.status == 201, "\(linked.body)")
             }
             #expect(try await call(base, key, .GET, "/v1/balances").body["partial"] as? Bool == false)
@@ -192,9 +228,15 @@ extension SandboxTenancyTests {
         try await serve(directory) { base, gateway in
             let key = try await otherTenant(gateway)
             b.set(key)
-            let linked = try await call(base, key, .POST, "/v1/connections", json: #"""
-                {"broker":"alpaca","baseURL":"sandbox://alpaca","credentials":\#(Self.demoAlpaca)}
-                """#)
+            let linked = try await call(
+                base,
+                key,
+                .POST,
+                "/v1/connections",
+                json: #"""
+                    {"broker":"alpaca","baseURL":"sandbox://alpaca","credentials":\#(Self.demoAlpaca)}
+                    """#
+            )
             #expect(linked.status == 201, "\(linked.body)")
         }
         // An older gateway recorded no demo tenant.

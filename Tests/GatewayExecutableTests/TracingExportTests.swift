@@ -5,8 +5,8 @@ import Hummingbird
 import Logging
 import NIOCore
 import NIOHTTP1
-import Testing
 import TestWorlds
+import Testing
 
 /// `--otel-traces-endpoint`: the gateway binary, run as a process of its own (tracing is bootstrapped process-wide,
 /// once), sends OTLP/HTTP trace exports to a collector; here a loopback stand-in that records what it receives.
@@ -33,19 +33,24 @@ struct TracingExportTests {
         }
         let (collectorPorts, collectorPort) = AsyncStream.makeStream(of: Int.self)
         let collector = Application(
-            router: router, configuration: .init(address: .hostname("127.0.0.1", port: 0)),
+            router: router,
+            configuration: .init(address: .hostname("127.0.0.1", port: 0)),
             onServerRunning: { collectorPort.yield($0.localAddress?.port ?? 0) },
-            logger: Logger(label: "collector", factory: { _ in SwiftLogNoOpLogHandler() }))
+            logger: Logger(label: "collector", factory: { _ in SwiftLogNoOpLogHandler() })
+        )
 
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await collector.runService() }
             var portIterator = collectorPorts.makeAsyncIterator()
             let port = try #require(await portIterator.next())
 
-            let gateway = try GatewayProcessUnderTest(binary: binary, arguments: [
-                "serve", "--port", "0", "--sandbox", "off", "--data-dir", directory.appendingPathComponent("data").path,
-                "--otel-traces-endpoint", "http://127.0.0.1:\(port)/v1/traces", "--log-level", "notice",
-            ])
+            let gateway = try GatewayProcessUnderTest(
+                binary: binary,
+                arguments: [
+                    "serve", "--port", "0", "--sandbox", "off", "--data-dir", directory.appendingPathComponent("data").path,
+                    "--otel-traces-endpoint", "http://127.0.0.1:\(port)/v1/traces", "--log-level", "notice",
+                ]
+            )
             defer { gateway.stop() }
             let base = try #require(await gateway.url(), "the gateway never said where it serves")
             let response = try await HTTPClient.shared.execute(HTTPClientRequest(url: base + "/healthz"), timeout: .seconds(10))
@@ -83,7 +88,11 @@ final class GatewayProcessUnderTest: Sendable {
 
     init(binary: URL, arguments: [String]) throws {
         process = try ChildProcess(
-            executable: binary.path, arguments: arguments, standardOutput: .discard, standardError: .lines)
+            executable: binary.path,
+            arguments: arguments,
+            standardOutput: .discard,
+            standardError: .lines
+        )
     }
 
     /// The `url=` of the "BrokerGateway is serving" line, or `nil` if the process ends first.

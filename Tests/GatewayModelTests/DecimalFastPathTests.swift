@@ -1,6 +1,7 @@
 import Foundation
-@testable import GatewayModel
 import Testing
+
+@testable import GatewayModel
 
 /// `DecimalText.format` writes values with a 64-bit significand itself (`shortText`): the text must be exactly
 /// `description`'s, whatever the representation.

@@ -38,8 +38,10 @@ struct DecimalLimitTests {
         #expect(DecimalText.parse("-000123.4500") == Decimal(sign: .minus, exponent: -2, significand: 12345))
         #expect(DecimalText.parse("0e999") == 0)
         // 39 digits that fit the 128-bit significand are held exactly, so they read.
-        #expect(DecimalText.format(try #require(DecimalText.parse("340282366920938463463374607431768211455")))
-            == "340282366920938463463374607431768211455")
+        #expect(
+            DecimalText.format(try #require(DecimalText.parse("340282366920938463463374607431768211455")))
+                == "340282366920938463463374607431768211455"
+        )
     }
 
     /// The journal writes `format(value)` for values the gateway computed and reads it back with `read`: every value
@@ -96,8 +98,10 @@ struct DecimalLimitTests {
                 return
             }
         }
-        #expect(try JSONDecoder().decode(Holder.self, from: Data(#"{"value":0.30000000000000004}"#.utf8)).value
-            == DecimalText.parse("0.30000000000000004"))
+        #expect(
+            try JSONDecoder().decode(Holder.self, from: Data(#"{"value":0.30000000000000004}"#.utf8)).value
+                == DecimalText.parse("0.30000000000000004")
+        )
     }
 
     @Test func boundsPerField() throws {
@@ -119,9 +123,16 @@ struct DecimalLimitTests {
 
     @Test func anOrderBeyondItsFieldsBoundsNamesEachField() throws {
         let request = OrderRequest(
-            connectionId: "c", accountId: "a", instrument: InstrumentReference(symbol: "AAPL"), side: .buy, type: .stopLimit,
-            timeInForce: .day, quantity: try #require(DecimalText.parse("1e70")),
-            limitPrice: try #require(DecimalText.parse("1e100")), stopPrice: try #require(DecimalText.parse("1e-19")))
+            connectionId: "c",
+            accountId: "a",
+            instrument: InstrumentReference(symbol: "AAPL"),
+            side: .buy,
+            type: .stopLimit,
+            timeInForce: .day,
+            quantity: try #require(DecimalText.parse("1e70")),
+            limitPrice: try #require(DecimalText.parse("1e100")),
+            stopPrice: try #require(DecimalText.parse("1e-19"))
+        )
         let problems = Dictionary(uniqueKeysWithValues: request.problems().map { ($0.field, $0.problem) })
         #expect(problems["quantity"]?.contains("at most 1000000000000000") == true)
         #expect(problems["limitPrice"]?.contains("at most 1000000000000") == true)

@@ -22,8 +22,13 @@ struct ModelCodingTests {
 
     @Test func balanceWritesDecimalsAsStrings() throws {
         let balance = Balance(
-            connectionId: "c1", accountId: "a1", currency: "BTC", total: try #require(DecimalText.parse("1.00000001")),
-            available: try #require(DecimalText.parse("0.5")), held: try #require(DecimalText.parse("0.50000001")))
+            connectionId: "c1",
+            accountId: "a1",
+            currency: "BTC",
+            total: try #require(DecimalText.parse("1.00000001")),
+            available: try #require(DecimalText.parse("0.5")),
+            held: try #require(DecimalText.parse("0.50000001"))
+        )
         let json = try object(try encoder.encode(balance))
         #expect(json["total"] as? String == "1.00000001")
         #expect(json["available"] as? String == "0.5")
@@ -64,8 +69,14 @@ struct ModelCodingTests {
 
     @Test func orderRequestRules() {
         var request = OrderRequest(
-            connectionId: "c", accountId: "a", instrument: .init(symbol: "AAPL"), side: .buy, type: .limit,
-            timeInForce: .day, quantity: 0)
+            connectionId: "c",
+            accountId: "a",
+            instrument: .init(symbol: "AAPL"),
+            side: .buy,
+            type: .limit,
+            timeInForce: .day,
+            quantity: 0
+        )
         let fields = Set(request.problems().map(\.field))
         #expect(fields == ["quantity", "limitPrice"])
         request.quantity = -1
@@ -84,11 +95,23 @@ struct ModelCodingTests {
 
     @Test func orderRoundTrips() throws {
         let order = Order(
-            id: "ord_1", brokerOrderId: "b1", clientOrderId: "c1", connectionId: "conn", broker: .alpaca,
-            accountId: "acc", instrument: Instrument(symbol: "BTC/USD", assetClass: .crypto), side: .sellShort,
-            type: .stopLimit, timeInForce: .gtc, quantity: try #require(DecimalText.parse("0.00000001")),
-            limitPrice: 100, stopPrice: 101, status: .partiallyFilled, filledQuantity: 0,
-            createdAt: Date(timeIntervalSince1970: 1_700_000_000))
+            id: "ord_1",
+            brokerOrderId: "b1",
+            clientOrderId: "c1",
+            connectionId: "conn",
+            broker: .alpaca,
+            accountId: "acc",
+            instrument: Instrument(symbol: "BTC/USD", assetClass: .crypto),
+            side: .sellShort,
+            type: .stopLimit,
+            timeInForce: .gtc,
+            quantity: try #require(DecimalText.parse("0.00000001")),
+            limitPrice: 100,
+            stopPrice: 101,
+            status: .partiallyFilled,
+            filledQuantity: 0,
+            createdAt: Date(timeIntervalSince1970: 1_700_000_000)
+        )
         let data = try encoder.encode(order)
         let json = try object(data)
         #expect(json["side"] as? String == "sell_short")

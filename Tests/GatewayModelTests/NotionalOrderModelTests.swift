@@ -72,12 +72,27 @@ struct NotionalOrderModelTests {
     @Test func anOrderCarriesItsNotionalChainAndTimes() throws {
         let submitted = Date(timeIntervalSince1970: 1_700_000_000)
         let order = Order(
-            id: "ord_1", brokerOrderId: "b2", clientOrderId: "c1", connectionId: "conn", broker: .alpaca,
-            accountId: "acc", instrument: Instrument(symbol: "AAPL", assetClass: .equity), side: .buy, type: .market,
-            timeInForce: .day, quantity: try #require(DecimalText.parse("2.5")), status: .filled,
-            filledQuantity: try #require(DecimalText.parse("2.5")), notional: 500, replaces: "b1", replacedBy: "b3",
-            submittedAt: submitted, filledAt: submitted.addingTimeInterval(1), canceledAt: submitted.addingTimeInterval(2),
-            expiredAt: submitted.addingTimeInterval(3))
+            id: "ord_1",
+            brokerOrderId: "b2",
+            clientOrderId: "c1",
+            connectionId: "conn",
+            broker: .alpaca,
+            accountId: "acc",
+            instrument: Instrument(symbol: "AAPL", assetClass: .equity),
+            side: .buy,
+            type: .market,
+            timeInForce: .day,
+            quantity: try #require(DecimalText.parse("2.5")),
+            status: .filled,
+            filledQuantity: try #require(DecimalText.parse("2.5")),
+            notional: 500,
+            replaces: "b1",
+            replacedBy: "b3",
+            submittedAt: submitted,
+            filledAt: submitted.addingTimeInterval(1),
+            canceledAt: submitted.addingTimeInterval(2),
+            expiredAt: submitted.addingTimeInterval(3)
+        )
         let data = try encoder.encode(order)
         let json = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         #expect(json["notional"] as? String == "500")

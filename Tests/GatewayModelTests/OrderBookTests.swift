@@ -1,6 +1,7 @@
 import Foundation
-@testable import GatewayModel
 import Testing
+
+@testable import GatewayModel
 
 @Suite("OrderBook: canonical order and wire form")
 struct OrderBookTests {
@@ -13,7 +14,8 @@ struct OrderBookTests {
         let book = OrderBook(
             instrument: Instrument(symbol: "XMR/BTC", assetClass: .crypto),
             bids: [Self.level("0.5", "1"), Self.level("0.7", "2"), Self.level("0.50", "3"), Self.level("0.6", "0")],
-            asks: [Self.level("0.9", "1"), Self.level("0.8", "1"), Self.level("1.1", "4")])
+            asks: [Self.level("0.9", "1"), Self.level("0.8", "1"), Self.level("1.1", "4")]
+        )
         let cut = book.normalized(depth: 2)
         #expect(cut.bids == [Self.level("0.7", "2"), Self.level("0.5", "4")])
         #expect(cut.asks == [Self.level("0.8", "1"), Self.level("0.9", "1")])
@@ -24,9 +26,13 @@ struct OrderBookTests {
     @Test("prices and sizes travel as strings and read back exactly")
     func coding() throws {
         let book = OrderBook(
-            instrument: Instrument(symbol: "BTC/USD", assetClass: .crypto), connectionId: "c", broker: .alpaca,
-            bids: [Self.level("64709.30", "0.2801")], asks: [Self.level("64767.7", "0.000000001")],
-            time: Date(timeIntervalSince1970: 1_721_290_961))
+            instrument: Instrument(symbol: "BTC/USD", assetClass: .crypto),
+            connectionId: "c",
+            broker: .alpaca,
+            bids: [Self.level("64709.30", "0.2801")],
+            asks: [Self.level("64767.7", "0.000000001")],
+            time: Date(timeIntervalSince1970: 1_721_290_961)
+        )
         let data = try JSONEncoder().encode(book)
         let object = try #require(try JSONSerialization.jsonObject(with: data) as? [String: Any])
         let bid = try #require((object["bids"] as? [[String: Any]])?.first)

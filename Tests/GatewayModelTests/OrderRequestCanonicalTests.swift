@@ -6,9 +6,16 @@ import Testing
 struct OrderRequestCanonicalTests {
     static func request(quantity: Decimal = 1, expiresAt: Date? = nil) -> OrderRequest {
         OrderRequest(
-            connectionId: "conn", accountId: "acc", instrument: InstrumentReference(symbol: "AAPL"), side: .buy,
-            type: .limit, timeInForce: expiresAt == nil ? .day : .gtd, quantity: quantity, limitPrice: 10,
-            expiresAt: expiresAt)
+            connectionId: "conn",
+            accountId: "acc",
+            instrument: InstrumentReference(symbol: "AAPL"),
+            side: .buy,
+            type: .limit,
+            timeInForce: expiresAt == nil ? .day : .gtd,
+            quantity: quantity,
+            limitPrice: 10,
+            expiresAt: expiresAt
+        )
     }
 
     @Test("the same fields give the same bytes; different fields, different bytes")

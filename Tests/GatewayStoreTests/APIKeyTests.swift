@@ -1,6 +1,7 @@
 import Foundation
 import GatewayCore
 import Testing
+
 @testable import GatewayStore
 
 @Suite("API keys")
@@ -23,7 +24,9 @@ struct APIKeyTests {
             let lookup = issued.plaintext.dropFirst(4).prefix(12)
             let otherLookup = String(repeating: lookup.first == "a" ? "b" : "a", count: 12)
             #expect(try await store.tenant(forAPIKey: issued.plaintext.replacingOccurrences(of: lookup, with: otherLookup)) == nil)
-            for malformed in ["", "bgw_", issued.plaintext + "0", String(issued.plaintext.dropLast()), issued.plaintext.uppercased(), "Bearer " + issued.plaintext] {
+            for malformed in [
+                "", "bgw_", issued.plaintext + "0", String(issued.plaintext.dropLast()), issued.plaintext.uppercased(), "Bearer " + issued.plaintext,
+            ] {
                 #expect(try await store.tenant(forAPIKey: malformed) == nil, "\(malformed.count) characters")
             }
 

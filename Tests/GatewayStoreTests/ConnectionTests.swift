@@ -2,6 +2,7 @@ import Foundation
 import GatewayCore
 import GatewayModel
 import Testing
+
 @testable import GatewayStore
 
 @Suite("Connections")
@@ -21,7 +22,11 @@ struct ConnectionTests {
 
             // Updating a connection does not move it.
             _ = try await store.updateConnectionStatus(
-                tenantId: tenant.id, connectionId: created[0].id, status: .relinkRequired, detail: nil)
+                tenantId: tenant.id,
+                connectionId: created[0].id,
+                status: .relinkRequired,
+                detail: nil
+            )
             #expect(try await store.connections(tenantId: tenant.id).map(\.id) == created.map(\.id))
             #expect(Set(created.map(\.id)).count == created.count)
             #expect(created.allSatisfy { $0.id.hasPrefix("conn_") })
@@ -48,13 +53,20 @@ struct ConnectionTests {
             var previous = created.updatedAt
             for round in 0..<5 {
                 try await store.updateCredentials(
-                    tenantId: tenant.id, connectionId: created.id, BrokerCredentials(["token": "t\(round)"]))
+                    tenantId: tenant.id,
+                    connectionId: created.id,
+                    BrokerCredentials(["token": "t\(round)"])
+                )
                 let afterCredentials = try #require(try await store.connection(tenantId: tenant.id, id: created.id))
                 #expect(afterCredentials.updatedAt > previous)
                 let afterStatus = try #require(
                     try await store.updateConnectionStatus(
-                        tenantId: tenant.id, connectionId: created.id, status: .challengeRequired,
-                        detail: ["question": "Your first pet?"]))
+                        tenantId: tenant.id,
+                        connectionId: created.id,
+                        status: .challengeRequired,
+                        detail: ["question": "Your first pet?"]
+                    )
+                )
                 #expect(afterStatus.updatedAt > afterCredentials.updatedAt)
                 #expect(afterStatus.status == .challengeRequired)
                 #expect(afterStatus.statusDetail == ["question": "Your first pet?"])
@@ -63,7 +75,11 @@ struct ConnectionTests {
                 previous = afterStatus.updatedAt
             }
             let cleared = try await store.updateConnectionStatus(
-                tenantId: tenant.id, connectionId: created.id, status: .active, detail: nil)
+                tenantId: tenant.id,
+                connectionId: created.id,
+                status: .active,
+                detail: nil
+            )
             #expect(cleared?.statusDetail == nil)
             #expect(cleared?.status == .active)
             #expect(try await store.credentials(tenantId: tenant.id, connectionId: created.id)["token"] == "t4")
@@ -106,7 +122,10 @@ struct ConnectionConcurrencyTests {
                 for index in 0..<20 {
                     group.addTask {
                         try await store.updateConnectionStatus(
-                            tenantId: tenant.id, connectionId: target.id, status: .active, detail: ["n": "\(index)"]
+                            tenantId: tenant.id,
+                            connectionId: target.id,
+                            status: .active,
+                            detail: ["n": "\(index)"]
                         )?.updatedAt
                     }
                 }

@@ -2,6 +2,7 @@ import Foundation
 import GatewayCore
 import GatewayModel
 import Testing
+
 @testable import GatewayStore
 
 @Suite("Credentials at rest")
@@ -13,7 +14,10 @@ struct CredentialEncryptionTests {
             let displayName = "RECOGNISABLE-NAME-\(UUID().uuidString)"
             let tenant = try await store.createTenant(name: "Acme")
             let connection = try await store.createConnection(
-                tenantId: tenant.id, userId: nil, sampleConnection(displayName, credentials: ["apiSecretKey": secret]))
+                tenantId: tenant.id,
+                userId: nil,
+                sampleConnection(displayName, credentials: ["apiSecretKey": secret])
+            )
 
             // While the store is open the row sits in the -wal file; both are read.
             let openFiles = try databaseFileBytes(in: directory)
@@ -25,7 +29,10 @@ struct CredentialEncryptionTests {
 
             let rotated = "ROTATED-SECRET-\(UUID().uuidString)"
             try await store.updateCredentials(
-                tenantId: tenant.id, connectionId: connection.id, BrokerCredentials(["apiSecretKey": rotated]))
+                tenantId: tenant.id,
+                connectionId: connection.id,
+                BrokerCredentials(["apiSecretKey": rotated])
+            )
             #expect(try await store.credentials(tenantId: tenant.id, connectionId: connection.id)["apiSecretKey"] == rotated)
 
             // Closing checkpoints the WAL into the main file.
@@ -43,11 +50,20 @@ struct CredentialEncryptionTests {
             let alice = try await store.createTenant(name: "Alice")
             let bob = try await store.createTenant(name: "Bob")
             let source = try await store.createConnection(
-                tenantId: alice.id, userId: nil, sampleConnection("A1", credentials: ["apiSecretKey": "alice-secret-1"]))
+                tenantId: alice.id,
+                userId: nil,
+                sampleConnection("A1", credentials: ["apiSecretKey": "alice-secret-1"])
+            )
             let sameTenant = try await store.createConnection(
-                tenantId: alice.id, userId: nil, sampleConnection("A2", credentials: ["apiSecretKey": "alice-secret-2"]))
+                tenantId: alice.id,
+                userId: nil,
+                sampleConnection("A2", credentials: ["apiSecretKey": "alice-secret-2"])
+            )
             let otherTenant = try await store.createConnection(
-                tenantId: bob.id, userId: nil, sampleConnection("B1", credentials: ["apiSecretKey": "bob-secret"]))
+                tenantId: bob.id,
+                userId: nil,
+                sampleConnection("B1", credentials: ["apiSecretKey": "bob-secret"])
+            )
 
             for target in [sameTenant, otherTenant] {
                 try await store.rawExecute(
@@ -55,7 +71,9 @@ struct CredentialEncryptionTests {
                     UPDATE connections SET credentials_ciphertext =
                         (SELECT credentials_ciphertext FROM connections WHERE id = ?)
                     WHERE id = ?
-                    """, [source.id, target.id])
+                    """,
+                    [source.id, target.id]
+                )
                 let error = await #expect(throws: GatewayError.self) {
                     try await store.credentials(tenantId: target.tenantId, connectionId: target.id)
                 }

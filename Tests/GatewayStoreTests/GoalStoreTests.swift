@@ -2,6 +2,7 @@ import Foundation
 import GatewayCore
 import GatewayModel
 import Testing
+
 @testable import GatewayStore
 
 @Suite("Goals in the store")
@@ -18,8 +19,10 @@ struct GoalStoreTests {
             let user = try await store.createUser(tenantId: tenant.id, NewUser(), audit: nil)
             let target = try #require(Decimal(string: "25000.000000000000000001"))
             let created = try await store.createGoal(
-                tenantId: tenant.id, userId: user.id,
-                GoalDraft(name: "  House  ", targetValue: target, currency: "EUR", allocations: Self.allocations))
+                tenantId: tenant.id,
+                userId: user.id,
+                GoalDraft(name: "  House  ", targetValue: target, currency: "EUR", allocations: Self.allocations)
+            )
             #expect(created.id.hasPrefix("goal_"))
             #expect(created.name == "House")
             #expect(created.progress == nil)
@@ -31,8 +34,12 @@ struct GoalStoreTests {
 
             let changed = try #require(
                 try await store.updateGoal(
-                    tenantId: tenant.id, userId: user.id, id: created.id,
-                    GoalDraft(name: "Flat", targetValue: 300, currency: "USD", allocations: [])))
+                    tenantId: tenant.id,
+                    userId: user.id,
+                    id: created.id,
+                    GoalDraft(name: "Flat", targetValue: 300, currency: "USD", allocations: [])
+                )
+            )
             #expect(changed.name == "Flat")
             #expect(changed.targetValue == 300)
             #expect(changed.currency == "USD")
@@ -81,7 +88,10 @@ struct GoalStoreTests {
             let other = try await store.createUser(tenantId: tenant.id, NewUser(externalId: "b"), audit: nil)
             let otherTenant = try await store.createTenant(name: "Other")
             let goal = try await store.createGoal(
-                tenantId: tenant.id, userId: user.id, GoalDraft(name: "House", targetValue: 10, currency: "USD", allocations: Self.allocations))
+                tenantId: tenant.id,
+                userId: user.id,
+                GoalDraft(name: "House", targetValue: 10, currency: "USD", allocations: Self.allocations)
+            )
             let draft = GoalDraft(name: "Mine now", targetValue: 1, currency: "USD", allocations: [])
             for (tenantId, userId) in [(tenant.id, other.id), (otherTenant.id, user.id)] {
                 #expect(try await store.goal(tenantId: tenantId, userId: userId, id: goal.id) == nil)
@@ -137,7 +147,9 @@ struct GoalStoreTests {
             _ = try await store.updateGoal(tenantId: tenant.id, userId: user.id, id: goal.id, draft, audit: record("goal.updated", goal.id))
             #expect(try await store.deleteGoal(tenantId: tenant.id, userId: user.id, id: goal.id, audit: record("goal.deleted", goal.id)))
             // Nothing to update or delete any more: no event.
-            #expect(try await store.updateGoal(tenantId: tenant.id, userId: user.id, id: goal.id, draft, audit: record("goal.updated", goal.id)) == nil)
+            #expect(
+                try await store.updateGoal(tenantId: tenant.id, userId: user.id, id: goal.id, draft, audit: record("goal.updated", goal.id)) == nil
+            )
             #expect(try await store.deleteGoal(tenantId: tenant.id, userId: user.id, id: goal.id, audit: record("goal.deleted", goal.id)) == false)
             // A refused write (a duplicate name) audits nothing either.
             _ = try await store.createGoal(tenantId: tenant.id, userId: user.id, draft)

@@ -3,6 +3,7 @@ import Foundation
 import GatewayCore
 import GatewayModel
 import Testing
+
 @testable import GatewayStore
 
 /// Link states as the store keeps them: by the nonce's hash only, one live state per connection, timed, and spent by
@@ -25,7 +26,12 @@ struct LinkStateTests {
         try await withStore(backend) { store in
             let (tenant, connection) = try await pending(store)
             try await store.recordLinkState(
-                tenantId: tenant.id, connectionId: connection.id, stateHash: hash("s1"), expiresAt: start + 600, now: start)
+                tenantId: tenant.id,
+                connectionId: connection.id,
+                stateHash: hash("s1"),
+                expiresAt: start + 600,
+                now: start
+            )
             let first = try await store.consumeLinkState(connectionId: connection.id, stateHash: hash("s1"), now: start + 1)
             #expect(first == .consumed(tenantId: tenant.id, connectionId: connection.id))
             let second = try await store.consumeLinkState(connectionId: connection.id, stateHash: hash("s1"), now: start + 2)
@@ -38,7 +44,12 @@ struct LinkStateTests {
         try await withStore(backend) { store in
             let (tenant, connection) = try await pending(store)
             try await store.recordLinkState(
-                tenantId: tenant.id, connectionId: connection.id, stateHash: hash("s1"), expiresAt: start + 600, now: start)
+                tenantId: tenant.id,
+                connectionId: connection.id,
+                stateHash: hash("s1"),
+                expiresAt: start + 600,
+                now: start
+            )
             #expect(try await store.consumeLinkState(connectionId: connection.id, stateHash: hash("s1"), now: start + 600) == .expired)
             #expect(try await store.consumeLinkState(tenantId: tenant.id, connectionId: connection.id, now: start + 601) == .expired)
         }
@@ -49,14 +60,20 @@ struct LinkStateTests {
             let (tenant, connection) = try await pending(store)
             let other = try await store.createConnection(tenantId: tenant.id, userId: nil, sampleConnection("Other"))
             try await store.recordLinkState(
-                tenantId: tenant.id, connectionId: connection.id, stateHash: hash("s1"), expiresAt: start + 600, now: start)
+                tenantId: tenant.id,
+                connectionId: connection.id,
+                stateHash: hash("s1"),
+                expiresAt: start + 600,
+                now: start
+            )
             #expect(try await store.consumeLinkState(connectionId: other.id, stateHash: hash("s1"), now: start + 1) == .unknown)
             #expect(try await store.consumeLinkState(connectionId: connection.id, stateHash: hash("s2"), now: start + 1) == .unknown)
             #expect(try await store.consumeLinkState(tenantId: tenant.id, connectionId: other.id, now: start + 1) == .unknown)
             // Neither attempt spent the real one.
             #expect(
                 try await store.consumeLinkState(connectionId: connection.id, stateHash: hash("s1"), now: start + 2)
-                    == .consumed(tenantId: tenant.id, connectionId: connection.id))
+                    == .consumed(tenantId: tenant.id, connectionId: connection.id)
+            )
         }
     }
 
@@ -64,13 +81,24 @@ struct LinkStateTests {
         try await withStore(backend) { store in
             let (tenant, connection) = try await pending(store)
             try await store.recordLinkState(
-                tenantId: tenant.id, connectionId: connection.id, stateHash: hash("old"), expiresAt: start + 600, now: start)
+                tenantId: tenant.id,
+                connectionId: connection.id,
+                stateHash: hash("old"),
+                expiresAt: start + 600,
+                now: start
+            )
             try await store.recordLinkState(
-                tenantId: tenant.id, connectionId: connection.id, stateHash: hash("new"), expiresAt: start + 700, now: start + 100)
+                tenantId: tenant.id,
+                connectionId: connection.id,
+                stateHash: hash("new"),
+                expiresAt: start + 700,
+                now: start + 100
+            )
             #expect(try await store.consumeLinkState(connectionId: connection.id, stateHash: hash("old"), now: start + 101) == .unknown)
             #expect(
                 try await store.consumeLinkState(connectionId: connection.id, stateHash: hash("new"), now: start + 101)
-                    == .consumed(tenantId: tenant.id, connectionId: connection.id))
+                    == .consumed(tenantId: tenant.id, connectionId: connection.id)
+            )
         }
     }
 
@@ -78,7 +106,12 @@ struct LinkStateTests {
         try await withStore(backend) { store in
             let (tenant, connection) = try await pending(store)
             try await store.recordLinkState(
-                tenantId: tenant.id, connectionId: connection.id, stateHash: hash("s1"), expiresAt: start + 600, now: start)
+                tenantId: tenant.id,
+                connectionId: connection.id,
+                stateHash: hash("s1"),
+                expiresAt: start + 600,
+                now: start
+            )
             let outcomes = try await withThrowingTaskGroup(of: LinkStateOutcome.self) { group in
                 for index in 0..<16 {
                     let by = hash("s1")
@@ -103,13 +136,23 @@ struct LinkStateTests {
             let (tenant, connection) = try await pending(store)
             let nonce = "9f1c2a7be04d4c6f8a3b5d7e9f0a1b2c"
             try await store.recordLinkState(
-                tenantId: tenant.id, connectionId: connection.id, stateHash: hash(nonce), expiresAt: start + 600, now: start)
+                tenantId: tenant.id,
+                connectionId: connection.id,
+                stateHash: hash(nonce),
+                expiresAt: start + 600,
+                now: start
+            )
             #expect(!occurs(nonce, in: try databaseFileBytes(in: directory)))
             #expect(try await store.deleteConnection(tenantId: tenant.id, id: connection.id))
             #expect(try await store.consumeLinkState(connectionId: connection.id, stateHash: hash(nonce), now: start + 1) == .unknown)
             await expectGatewayError(.notFound) {
                 try await store.recordLinkState(
-                    tenantId: tenant.id, connectionId: connection.id, stateHash: hash("x"), expiresAt: start + 600, now: start)
+                    tenantId: tenant.id,
+                    connectionId: connection.id,
+                    stateHash: hash("x"),
+                    expiresAt: start + 600,
+                    now: start
+                )
             }
         }
     }

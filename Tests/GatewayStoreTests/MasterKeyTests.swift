@@ -1,6 +1,7 @@
 import Foundation
 import GatewayCore
 import Testing
+
 @testable import GatewayStore
 
 @Suite("Master key")
@@ -70,12 +71,15 @@ struct MasterKeyTests {
         arguments: [
             Data(count: 16).base64EncodedString(), Data(count: 31).base64EncodedString(),
             Data(count: 33).base64EncodedString(), Data(count: 64).base64EncodedString(), "not base64!", "",
-        ])
+        ]
+    )
     func invalidEnvironmentKey(value: String) async throws {
         try await withTemporaryDirectory { directory in
             let error = expectMasterKeyError(.invalidKey) {
                 try CredentialCipher.load(
-                    environment: [CredentialCipher.environmentVariable: value], dataDirectory: directory)
+                    environment: [CredentialCipher.environmentVariable: value],
+                    dataDirectory: directory
+                )
             }
             #expect(error?.message.contains(CredentialCipher.environmentVariable) == true)
             #expect(error?.message.contains("32 bytes") == true)
@@ -97,8 +101,10 @@ struct MasterKeyTests {
             #expect(error?.message.contains(String(mode, radix: 8)) == true)
 
             try FileManager.default.setAttributes([.posixPermissions: 0o400], ofItemAtPath: path)
-            #expect(try CredentialCipher.load(environment: [:], dataDirectory: directory).source
-                == .keyFile(path: path, created: false))
+            #expect(
+                try CredentialCipher.load(environment: [:], dataDirectory: directory).source
+                    == .keyFile(path: path, created: false)
+            )
         }
     }
 
@@ -107,14 +113,19 @@ struct MasterKeyTests {
         try await withTemporaryDirectory { directory in
             let target = directory.appending(path: "elsewhere.key").path(percentEncoded: false)
             _ = FileManager.default.createFile(
-                atPath: target, contents: Data(Data(count: 32).base64EncodedString().utf8),
-                attributes: [.posixPermissions: 0o600])
+                atPath: target,
+                contents: Data(Data(count: 32).base64EncodedString().utf8),
+                attributes: [.posixPermissions: 0o600]
+            )
             try FileManager.default.createSymbolicLink(atPath: keyPath(directory), withDestinationPath: target)
             expectMasterKeyError(.insecureKeyFile) { try CredentialCipher.load(environment: [:], dataDirectory: directory) }
 
             try FileManager.default.removeItem(atPath: keyPath(directory))
             _ = FileManager.default.createFile(
-                atPath: keyPath(directory), contents: Data("c2hvcnQ=\n".utf8), attributes: [.posixPermissions: 0o600])
+                atPath: keyPath(directory),
+                contents: Data("c2hvcnQ=\n".utf8),
+                attributes: [.posixPermissions: 0o600]
+            )
             expectMasterKeyError(.invalidKey) { try CredentialCipher.load(environment: [:], dataDirectory: directory) }
         }
     }

@@ -2,6 +2,7 @@ import Foundation
 import GatewayCore
 import GatewayModel
 import Testing
+
 @testable import GatewayPostgresStore
 @testable import GatewayStore
 
@@ -23,7 +24,10 @@ struct MultiInstanceTests {
                     "v5-order-journal-venues", "v6-link-states", "v7-tenancy", "v8-sessions", "v9-leases", "v11-goals", "v12-alerts",
                     "v13-order-feed", "v14-broker-id-reuse", "v15-push-tokens",
                 ]
-                : ["v8-schema", "v9-leases", "v10-change-stamp", "v11-goals", "v12-alerts", "v13-order-feed", "v14-broker-id-reuse", "v15-push-tokens"]
+                : [
+                    "v8-schema", "v9-leases", "v10-change-stamp", "v11-goals", "v12-alerts", "v13-order-feed", "v14-broker-id-reuse",
+                    "v15-push-tokens",
+                ]
             let firstApplied = try await applied(first)
             #expect(firstApplied == expected)
             #expect(try await applied(second) == firstApplied)
@@ -55,7 +59,8 @@ struct MultiInstanceTests {
             try await withTwoPostgresStores(settings: small, cipher: cipher) { first, _ in
                 try await withTwoPostgresStores(settings: small, cipher: cipher) { _, _ in }
                 let rows = try await first.rawStrings(
-                    "SELECT name || ':' || applied_order::text FROM schema_migrations ORDER BY applied_order")
+                    "SELECT name || ':' || applied_order::text FROM schema_migrations ORDER BY applied_order"
+                )
                 #expect(rows == PostgresStore.migrations.enumerated().map { "\($0.element.name):\($0.offset + 1)" })
             }
         }
@@ -71,8 +76,12 @@ struct MultiInstanceTests {
                     group.addTask {
                         let proposed = "ord_\(index)"
                         let claim = try await store.claimIdempotencyKey(
-                            tenantId: tenant.id, key: "one-key", requestHash: "same-request", proposedOrderId: proposed,
-                            retention: Self.day)
+                            tenantId: tenant.id,
+                            key: "one-key",
+                            requestHash: "same-request",
+                            proposedOrderId: proposed,
+                            retention: Self.day
+                        )
                         return (proposed, claim)
                     }
                 }
@@ -102,7 +111,8 @@ struct MultiInstanceTests {
                         do {
                             try await store.updateJournaledOrder(
                                 accepted(intent, brokerOrderId: "B-shared"),
-                                event: OrderEvent(kind: .accepted, state: .accepted, brokerOrderId: "B-shared", at: journalDate()))
+                                event: OrderEvent(kind: .accepted, state: .accepted, brokerOrderId: "B-shared", at: journalDate())
+                            )
                             return true
                         } catch let error as GatewayError where error.code == .conflict {
                             return false
@@ -129,7 +139,9 @@ struct MultiInstanceTests {
                     let store = index.isMultiple(of: 2) ? first : second
                     group.addTask {
                         try await store.updateJournaledOrder(
-                            intent, event: OrderEvent(kind: .statusChanged, state: .submitting, detail: "\(index)", at: journalDate()))
+                            intent,
+                            event: OrderEvent(kind: .statusChanged, state: .submitting, detail: "\(index)", at: journalDate())
+                        )
                     }
                 }
                 try await group.waitForAll()
@@ -190,7 +202,10 @@ struct MultiInstanceTests {
         }
     }
 
-    @Test("members' leases count the live members; an expired one is pruned, and its holder's next acquisition brings it back", arguments: StoreBackend.shared)
+    @Test(
+        "members' leases count the live members; an expired one is pruned, and its holder's next acquisition brings it back",
+        arguments: StoreBackend.shared
+    )
     func membershipLeases(backend: StoreBackend) async throws {
         try await withTwoStores(backend) { first, second in
             let start = StoreClock.date(StoreClock.nowMillis())

@@ -2,6 +2,7 @@ import Foundation
 import GatewayCore
 import GatewayModel
 import Testing
+
 @testable import GatewayStore
 
 /// The journal as a feed (what streams tail and replay): every event once, in commit order, per user; and the open
@@ -22,12 +23,16 @@ struct OrderFeedTests {
             let bobOrder = try await journalIntent(in: store, tenantId: tenant.id, connectionId: bobConnection.id)
             let annAccepted = accepted(annOrder, brokerOrderId: "B-ann", status: .open)
             try await store.updateJournaledOrder(
-                annAccepted, event: OrderEvent(kind: .accepted, state: .accepted, status: .open, brokerOrderId: "B-ann", at: journalDate()))
+                annAccepted,
+                event: OrderEvent(kind: .accepted, state: .accepted, status: .open, brokerOrderId: "B-ann", at: journalDate())
+            )
             var annFilled = annAccepted
             annFilled.order?.status = .filled
             annFilled.order?.filledQuantity = 1
             try await store.updateJournaledOrder(
-                annFilled, event: OrderEvent(kind: .statusChanged, state: .accepted, status: .filled, at: journalDate()))
+                annFilled,
+                event: OrderEvent(kind: .statusChanged, state: .accepted, status: .filled, at: journalDate())
+            )
 
             let all = try await store.orderFeed(after: start, limit: 100)
             #expect(all.map(\.orderId) == [annOrder.id, bobOrder.id, annOrder.id, annOrder.id])
@@ -62,10 +67,12 @@ struct OrderFeedTests {
             let done = try await journalIntent(in: store, tenantId: tenant.id, connectionId: connection.id)
             try await store.updateJournaledOrder(
                 accepted(open, brokerOrderId: "B-open", status: .partiallyFilled),
-                event: OrderEvent(kind: .accepted, state: .accepted, status: .partiallyFilled, at: journalDate()))
+                event: OrderEvent(kind: .accepted, state: .accepted, status: .partiallyFilled, at: journalDate())
+            )
             try await store.updateJournaledOrder(
                 accepted(done, brokerOrderId: "B-done", status: .filled),
-                event: OrderEvent(kind: .accepted, state: .accepted, status: .filled, at: journalDate()))
+                event: OrderEvent(kind: .accepted, state: .accepted, status: .filled, at: journalDate())
+            )
             let found = try await store.openOrderReferences(limit: 10)
             #expect(found.map(\.id) == [open.id])
             #expect(!found.contains { $0.id == submitting.id || $0.id == done.id })

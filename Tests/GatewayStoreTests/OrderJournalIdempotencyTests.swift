@@ -1,6 +1,7 @@
 import Foundation
 import GatewayCore
 import Testing
+
 @testable import GatewayStore
 
 @Suite("Order journal: idempotency keys")
@@ -16,8 +17,12 @@ struct OrderJournalIdempotencyTests {
                     group.addTask {
                         let proposed = newJournalOrderId()
                         let claim = try await store.claimIdempotencyKey(
-                            tenantId: tenant.id, key: "key-1", requestHash: "hash-a", proposedOrderId: proposed,
-                            retention: Self.day)
+                            tenantId: tenant.id,
+                            key: "key-1",
+                            requestHash: "hash-a",
+                            proposedOrderId: proposed,
+                            retention: Self.day
+                        )
                         return (proposed, claim)
                     }
                 }
@@ -32,7 +37,9 @@ struct OrderJournalIdempotencyTests {
             #expect(others.count == 49)
             #expect(others.allSatisfy { $0.claim == .existing(orderId: winner.proposed) })
             let rows = try await store.rawStrings(
-                "SELECT order_id FROM idempotency_keys WHERE tenant_id = ?", [tenant.id])
+                "SELECT order_id FROM idempotency_keys WHERE tenant_id = ?",
+                [tenant.id]
+            )
             #expect(rows == [winner.proposed])
         }
     }
@@ -46,8 +53,12 @@ struct OrderJournalIdempotencyTests {
                     group.addTask {
                         let hash = index.isMultiple(of: 2) ? "hash-a" : "hash-b"
                         let claim = try await store.claimIdempotencyKey(
-                            tenantId: tenant.id, key: "key-1", requestHash: hash, proposedOrderId: newJournalOrderId(),
-                            retention: Self.day)
+                            tenantId: tenant.id,
+                            key: "key-1",
+                            requestHash: hash,
+                            proposedOrderId: newJournalOrderId(),
+                            retention: Self.day
+                        )
                         return (hash, claim)
                     }
                 }
@@ -69,13 +80,28 @@ struct OrderJournalIdempotencyTests {
         try await withStore(backend) { store in
             let tenant = try await store.createTenant(name: "Acme")
             let first = try await store.claimIdempotencyKey(
-                tenantId: tenant.id, key: "k", requestHash: "hash-a", proposedOrderId: "ord_first", retention: Self.day)
+                tenantId: tenant.id,
+                key: "k",
+                requestHash: "hash-a",
+                proposedOrderId: "ord_first",
+                retention: Self.day
+            )
             #expect(first == .claimed(orderId: "ord_first"))
             let other = try await store.claimIdempotencyKey(
-                tenantId: tenant.id, key: "k", requestHash: "hash-b", proposedOrderId: "ord_second", retention: Self.day)
+                tenantId: tenant.id,
+                key: "k",
+                requestHash: "hash-b",
+                proposedOrderId: "ord_second",
+                retention: Self.day
+            )
             #expect(other == .mismatch(orderId: "ord_first"))
             let again = try await store.claimIdempotencyKey(
-                tenantId: tenant.id, key: "k", requestHash: "hash-a", proposedOrderId: "ord_third", retention: Self.day)
+                tenantId: tenant.id,
+                key: "k",
+                requestHash: "hash-a",
+                proposedOrderId: "ord_third",
+                retention: Self.day
+            )
             #expect(again == .existing(orderId: "ord_first"))
         }
     }
@@ -85,20 +111,42 @@ struct OrderJournalIdempotencyTests {
         try await withStore(backend) { store in
             let tenant = try await store.createTenant(name: "Acme")
             let first = try await store.claimIdempotencyKey(
-                tenantId: tenant.id, key: "k", requestHash: "hash-a", proposedOrderId: "ord_old", retention: 0.001)
+                tenantId: tenant.id,
+                key: "k",
+                requestHash: "hash-a",
+                proposedOrderId: "ord_old",
+                retention: 0.001
+            )
             #expect(first == .claimed(orderId: "ord_old"))
             try await Task.sleep(for: .milliseconds(20))
             let reclaimed = try await store.claimIdempotencyKey(
-                tenantId: tenant.id, key: "k", requestHash: "hash-b", proposedOrderId: "ord_new", retention: Self.day)
+                tenantId: tenant.id,
+                key: "k",
+                requestHash: "hash-b",
+                proposedOrderId: "ord_new",
+                retention: Self.day
+            )
             #expect(reclaimed == .claimed(orderId: "ord_new"))
             #expect(
                 try await store.claimIdempotencyKey(
-                    tenantId: tenant.id, key: "k", requestHash: "hash-b", proposedOrderId: "ord_x", retention: Self.day)
-                    == .existing(orderId: "ord_new"))
+                    tenantId: tenant.id,
+                    key: "k",
+                    requestHash: "hash-b",
+                    proposedOrderId: "ord_x",
+                    retention: Self.day
+                )
+                    == .existing(orderId: "ord_new")
+            )
             #expect(
                 try await store.claimIdempotencyKey(
-                    tenantId: tenant.id, key: "k", requestHash: "hash-a", proposedOrderId: "ord_y", retention: Self.day)
-                    == .mismatch(orderId: "ord_new"))
+                    tenantId: tenant.id,
+                    key: "k",
+                    requestHash: "hash-a",
+                    proposedOrderId: "ord_y",
+                    retention: Self.day
+                )
+                    == .mismatch(orderId: "ord_new")
+            )
         }
     }
 
@@ -107,9 +155,16 @@ struct OrderJournalIdempotencyTests {
         try await withStore(backend) { store in
             let tenant = try await store.createTenant(name: "Acme")
             _ = try await store.claimIdempotencyKey(
-                tenantId: tenant.id, key: "k", requestHash: "h", proposedOrderId: "ord_1", retention: Self.day)
+                tenantId: tenant.id,
+                key: "k",
+                requestHash: "h",
+                proposedOrderId: "ord_1",
+                retention: Self.day
+            )
             let lifetime = try await store.rawStrings(
-                "SELECT CAST(expires_at - created_at AS TEXT) FROM idempotency_keys WHERE tenant_id = ?", [tenant.id])
+                "SELECT CAST(expires_at - created_at AS TEXT) FROM idempotency_keys WHERE tenant_id = ?",
+                [tenant.id]
+            )
             #expect(lifetime == ["86400000"])
         }
     }
@@ -120,15 +175,31 @@ struct OrderJournalIdempotencyTests {
             let a = try await store.createTenant(name: "A")
             let b = try await store.createTenant(name: "B")
             let inA = try await store.claimIdempotencyKey(
-                tenantId: a.id, key: "shared", requestHash: "hash-a", proposedOrderId: "ord_a", retention: Self.day)
+                tenantId: a.id,
+                key: "shared",
+                requestHash: "hash-a",
+                proposedOrderId: "ord_a",
+                retention: Self.day
+            )
             let inB = try await store.claimIdempotencyKey(
-                tenantId: b.id, key: "shared", requestHash: "hash-b", proposedOrderId: "ord_b", retention: Self.day)
+                tenantId: b.id,
+                key: "shared",
+                requestHash: "hash-b",
+                proposedOrderId: "ord_b",
+                retention: Self.day
+            )
             #expect(inA == .claimed(orderId: "ord_a"))
             #expect(inB == .claimed(orderId: "ord_b"))
             #expect(
                 try await store.claimIdempotencyKey(
-                    tenantId: b.id, key: "shared", requestHash: "hash-b", proposedOrderId: "ord_c", retention: Self.day)
-                    == .existing(orderId: "ord_b"))
+                    tenantId: b.id,
+                    key: "shared",
+                    requestHash: "hash-b",
+                    proposedOrderId: "ord_c",
+                    retention: Self.day
+                )
+                    == .existing(orderId: "ord_b")
+            )
         }
     }
 
@@ -137,13 +208,23 @@ struct OrderJournalIdempotencyTests {
         try await withStore(backend) { store in
             await expectGatewayError(.notFound) {
                 try await store.claimIdempotencyKey(
-                    tenantId: "ten_missing", key: "k", requestHash: "h", proposedOrderId: "ord_1", retention: Self.day)
+                    tenantId: "ten_missing",
+                    key: "k",
+                    requestHash: "h",
+                    proposedOrderId: "ord_1",
+                    retention: Self.day
+                )
             }
             let tenant = try await store.createTenant(name: "Acme")
             for retention in [0, -1, .infinity, .nan] as [TimeInterval] {
                 await expectGatewayError(.internalError) {
                     try await store.claimIdempotencyKey(
-                        tenantId: tenant.id, key: "k", requestHash: "h", proposedOrderId: "ord_1", retention: retention)
+                        tenantId: tenant.id,
+                        key: "k",
+                        requestHash: "h",
+                        proposedOrderId: "ord_1",
+                        retention: retention
+                    )
                 }
             }
         }

@@ -2,6 +2,7 @@ import Foundation
 import GatewayCore
 import GatewayModel
 import Testing
+
 @testable import GatewayStore
 
 /// Issue 12 in the store: the journal reads back whatever it wrote and never writes what it could not read; a
@@ -54,7 +55,9 @@ struct OrderJournalLimitsTests {
                 """
                 INSERT INTO orders (id, tenant_id, connection_id, account_id, client_order_id, request, state, created_at, updated_at)
                 VALUES ('ord_bad', ?, 'conn_a', 'PA1', 'cid-bad', 'not json', 'unknown', 1, 1)
-                """, [tenant.id])
+                """,
+                [tenant.id]
+            )
             var good = sampleIntent(tenantId: tenant.id, state: .unknown)
             good.sentAt = good.createdAt.addingTimeInterval(5)
             try await store.createOrderIntent(good, event: intentEvent(at: good.createdAt))
@@ -119,8 +122,10 @@ struct OrderJournalLimitsTests {
                     let store = index.isMultiple(of: 2) ? first : second
                     group.addTask {
                         try await store.reclaimReleasedOrder(
-                            tenantId: tenant.id, id: released.id,
-                            event: OrderEvent(kind: .intent, state: .submitting, at: journalDate())) != nil
+                            tenantId: tenant.id,
+                            id: released.id,
+                            event: OrderEvent(kind: .intent, state: .submitting, at: journalDate())
+                        ) != nil
                     }
                 }
                 var count = 0
@@ -142,8 +147,16 @@ struct OrderJournalLimitsTests {
             let a = try await store.createTenant(name: "A")
             let b = try await store.createTenant(name: "B")
             func connection(_ tenant: Tenant, _ baseURL: String) async throws -> ConnectionDescriptor {
-                try await store.createConnection(tenantId: tenant.id, userId: nil, NewConnection(
-                    broker: .tradeogre, displayName: "shared", baseURL: baseURL, credentials: BrokerCredentials(["apiKey": "k"])))
+                try await store.createConnection(
+                    tenantId: tenant.id,
+                    userId: nil,
+                    NewConnection(
+                        broker: .tradeogre,
+                        displayName: "shared",
+                        baseURL: baseURL,
+                        credentials: BrokerCredentials(["apiKey": "k"])
+                    )
+                )
             }
             let connectionA = try await connection(a, "https://tradeogre.com/api/v1")
             let connectionB = try await connection(b, "https://TradeOgre.com/api/v1/")
@@ -152,19 +165,41 @@ struct OrderJournalLimitsTests {
 
             let theirs = try await journalIntent(in: store, tenantId: b.id, connectionId: connectionB.id)
             try await store.updateJournaledOrder(
-                accepted(theirs, brokerOrderId: "uuid-1"), event: OrderEvent(kind: .accepted, state: .accepted, at: journalDate()))
-            #expect(try await store.claimedBrokerOrderIds(
-                tenantId: a.id, connectionId: connectionA.id, accountId: "PA1", since: start) == ["uuid-1"])
-            #expect(try await store.claimedBrokerOrderIds(
-                tenantId: a.id, connectionId: connectionA.id, accountId: "PA2", since: start).isEmpty)
-            #expect(try await store.claimedBrokerOrderIds(
-                tenantId: b.id, connectionId: elsewhere.id, accountId: "PA1", since: start).isEmpty)
+                accepted(theirs, brokerOrderId: "uuid-1"),
+                event: OrderEvent(kind: .accepted, state: .accepted, at: journalDate())
+            )
+            #expect(
+                try await store.claimedBrokerOrderIds(
+                    tenantId: a.id,
+                    connectionId: connectionA.id,
+                    accountId: "PA1",
+                    since: start
+                ) == ["uuid-1"]
+            )
+            #expect(
+                try await store.claimedBrokerOrderIds(
+                    tenantId: a.id,
+                    connectionId: connectionA.id,
+                    accountId: "PA2",
+                    since: start
+                ).isEmpty
+            )
+            #expect(
+                try await store.claimedBrokerOrderIds(
+                    tenantId: b.id,
+                    connectionId: elsewhere.id,
+                    accountId: "PA1",
+                    since: start
+                ).isEmpty
+            )
 
             // A's intent can never be given B's order, and the refusal names no order of B's.
             let mine = try await journalIntent(in: store, tenantId: a.id, connectionId: connectionA.id)
             do {
                 try await store.updateJournaledOrder(
-                    accepted(mine, brokerOrderId: "uuid-1"), event: OrderEvent(kind: .reconciled, state: .accepted, at: journalDate()))
+                    accepted(mine, brokerOrderId: "uuid-1"),
+                    event: OrderEvent(kind: .reconciled, state: .accepted, at: journalDate())
+                )
                 Issue.record("two tenants' intents hold one broker order")
             } catch let error as GatewayError {
                 #expect(error.code == .conflict)
@@ -174,7 +209,9 @@ struct OrderJournalLimitsTests {
             // The same id at another venue is another order.
             let far = try await journalIntent(in: store, tenantId: b.id, connectionId: elsewhere.id)
             try await store.updateJournaledOrder(
-                accepted(far, brokerOrderId: "uuid-1"), event: OrderEvent(kind: .accepted, state: .accepted, at: journalDate()))
+                accepted(far, brokerOrderId: "uuid-1"),
+                event: OrderEvent(kind: .accepted, state: .accepted, at: journalDate())
+            )
         }
     }
 
@@ -186,13 +223,31 @@ struct OrderJournalLimitsTests {
             let first = try await SQLiteStore.opening(path: path, cipher: cipher)
             let a = try await first.createTenant(name: "A")
             let b = try await first.createTenant(name: "B")
-            let connectionA = try await first.createConnection(tenantId: a.id, userId: nil, NewConnection(
-                broker: .tradeit, displayName: "x", baseURL: "https://ems.tradingticket.com", credentials: BrokerCredentials(["k": "v"])))
-            let connectionB = try await first.createConnection(tenantId: b.id, userId: nil, NewConnection(
-                broker: .tradeit, displayName: "y", baseURL: "https://ems.tradingticket.com/", credentials: BrokerCredentials(["k": "v"])))
+            let connectionA = try await first.createConnection(
+                tenantId: a.id,
+                userId: nil,
+                NewConnection(
+                    broker: .tradeit,
+                    displayName: "x",
+                    baseURL: "https://ems.tradingticket.com",
+                    credentials: BrokerCredentials(["k": "v"])
+                )
+            )
+            let connectionB = try await first.createConnection(
+                tenantId: b.id,
+                userId: nil,
+                NewConnection(
+                    broker: .tradeit,
+                    displayName: "y",
+                    baseURL: "https://ems.tradingticket.com/",
+                    credentials: BrokerCredentials(["k": "v"])
+                )
+            )
             let theirs = try await journalIntent(in: first, tenantId: b.id, connectionId: connectionB.id)
             try await first.updateJournaledOrder(
-                accepted(theirs, brokerOrderId: "8000001"), event: OrderEvent(kind: .accepted, state: .accepted, at: journalDate()))
+                accepted(theirs, brokerOrderId: "8000001"),
+                event: OrderEvent(kind: .accepted, state: .accepted, at: journalDate())
+            )
             // Back to what v3 made.
             try await first.executeRaw(
                 """
@@ -203,15 +258,22 @@ struct OrderJournalLimitsTests {
                 BEGIN SELECT RAISE(ABORT, 'recorded broker order ids never change'); END;
                 ALTER TABLE orders DROP COLUMN venue; ALTER TABLE orders DROP COLUMN sent_at;
                 DELETE FROM grdb_migrations WHERE identifier = 'v5-order-journal-venues';
-                """)
+                """
+            )
             try first.close()
 
             let second = try await SQLiteStore.opening(path: path, cipher: cipher)
             defer { try? second.close() }
             #expect(try await second.appliedMigrations().contains("v5-order-journal-venues"))
             #expect(try await second.journaledOrder(tenantId: b.id, id: theirs.id)?.sentAt == theirs.createdAt)
-            #expect(try await second.claimedBrokerOrderIds(
-                tenantId: a.id, connectionId: connectionA.id, accountId: "PA1", since: .distantPast) == ["8000001"])
+            #expect(
+                try await second.claimedBrokerOrderIds(
+                    tenantId: a.id,
+                    connectionId: connectionA.id,
+                    accountId: "PA1",
+                    since: .distantPast
+                ) == ["8000001"]
+            )
             // The journal's rules still hold after the upgrade.
             await #expect(throws: (any Error).self) {
                 try await second.executeRaw("UPDATE order_broker_ids SET broker_order_id = 'x'")

@@ -2,6 +2,7 @@ import Foundation
 import GatewayCore
 import GatewayModel
 import Testing
+
 @testable import GatewayStore
 
 /// Issue 15, item 3 in the store: the journal keeps a notional request and the broker's order with its notional,

@@ -2,6 +2,7 @@ import Foundation
 import GatewayCore
 import GatewayModel
 import Testing
+
 @testable import GatewayStore
 
 /// A date on a whole millisecond, as the journal stores it, `offset` milliseconds from now.
@@ -15,38 +16,77 @@ func newJournalOrderId() -> String {
 
 /// A gtd limit order with fractional decimals and a date in the request, so the JSON columns are exercised.
 func sampleIntent(
-    tenantId: String, connectionId: String = "conn_a", id: String = newJournalOrderId(),
-    clientOrderId: String = "cid-" + RandomIdentifier.base32(count: 8), createdAt: Date = journalDate(),
-    state: JournalState = .submitting, brokerOrderId: String? = nil
+    tenantId: String,
+    connectionId: String = "conn_a",
+    id: String = newJournalOrderId(),
+    clientOrderId: String = "cid-" + RandomIdentifier.base32(count: 8),
+    createdAt: Date = journalDate(),
+    state: JournalState = .submitting,
+    brokerOrderId: String? = nil
 ) -> JournaledOrder {
     let request = OrderRequest(
-        connectionId: connectionId, accountId: "PA1", instrument: InstrumentReference(symbol: "AAPL", assetClass: .equity),
-        side: .buy, type: .limit, timeInForce: .gtd, quantity: Decimal(string: "1.25")!,
-        limitPrice: Decimal(string: "187.0500")!, clientOrderId: clientOrderId,
-        expiresAt: createdAt.addingTimeInterval(86_400))
+        connectionId: connectionId,
+        accountId: "PA1",
+        instrument: InstrumentReference(symbol: "AAPL", assetClass: .equity),
+        side: .buy,
+        type: .limit,
+        timeInForce: .gtd,
+        quantity: Decimal(string: "1.25")!,
+        limitPrice: Decimal(string: "187.0500")!,
+        clientOrderId: clientOrderId,
+        expiresAt: createdAt.addingTimeInterval(86_400)
+    )
     return JournaledOrder(
-        id: id, tenantId: tenantId, connectionId: connectionId, accountId: "PA1", clientOrderId: clientOrderId,
-        request: request, state: state, brokerOrderId: brokerOrderId, createdAt: createdAt, updatedAt: createdAt)
+        id: id,
+        tenantId: tenantId,
+        connectionId: connectionId,
+        accountId: "PA1",
+        clientOrderId: clientOrderId,
+        request: request,
+        state: state,
+        brokerOrderId: brokerOrderId,
+        createdAt: createdAt,
+        updatedAt: createdAt
+    )
 }
 
 /// The broker's view of `intent` under `brokerOrderId`.
 func brokerView(
-    of intent: JournaledOrder, brokerOrderId: String, status: OrderStatus = .open, filled: String = "0",
+    of intent: JournaledOrder,
+    brokerOrderId: String,
+    status: OrderStatus = .open,
+    filled: String = "0",
     at date: Date = journalDate()
 ) -> Order {
     Order(
-        id: intent.id, brokerOrderId: brokerOrderId, clientOrderId: intent.clientOrderId,
-        connectionId: intent.connectionId, broker: .alpaca, accountId: intent.accountId,
+        id: intent.id,
+        brokerOrderId: brokerOrderId,
+        clientOrderId: intent.clientOrderId,
+        connectionId: intent.connectionId,
+        broker: .alpaca,
+        accountId: intent.accountId,
         instrument: Instrument(symbol: "AAPL", assetClass: .equity, exchange: "XNAS", currency: "USD"),
-        side: intent.request.side, type: intent.request.type, timeInForce: intent.request.timeInForce,
-        quantity: intent.request.quantity ?? 0, limitPrice: intent.request.limitPrice, status: status,
-        filledQuantity: Decimal(string: filled)!, averageFillPrice: filled == "0" ? nil : Decimal(string: "187.01")!,
-        createdAt: date, updatedAt: date, expiresAt: intent.request.expiresAt, brokerStatus: status.rawValue)
+        side: intent.request.side,
+        type: intent.request.type,
+        timeInForce: intent.request.timeInForce,
+        quantity: intent.request.quantity ?? 0,
+        limitPrice: intent.request.limitPrice,
+        status: status,
+        filledQuantity: Decimal(string: filled)!,
+        averageFillPrice: filled == "0" ? nil : Decimal(string: "187.01")!,
+        createdAt: date,
+        updatedAt: date,
+        expiresAt: intent.request.expiresAt,
+        brokerStatus: status.rawValue
+    )
 }
 
 /// `intent` as accepted by the broker under `brokerOrderId`.
 func accepted(
-    _ intent: JournaledOrder, brokerOrderId: String, status: OrderStatus = .open, at date: Date = journalDate()
+    _ intent: JournaledOrder,
+    brokerOrderId: String,
+    status: OrderStatus = .open,
+    at date: Date = journalDate()
 ) -> JournaledOrder {
     var order = intent
     order.state = .accepted
@@ -62,7 +102,10 @@ func intentEvent(at date: Date = journalDate()) -> OrderEvent {
 
 /// Creates a tenant and journals an intent for it.
 func journalIntent(
-    in store: AnyStore, tenantId: String, connectionId: String = "conn_a", clientOrderId: String? = nil
+    in store: AnyStore,
+    tenantId: String,
+    connectionId: String = "conn_a",
+    clientOrderId: String? = nil
 ) async throws -> JournaledOrder {
     let intent =
         if let clientOrderId {

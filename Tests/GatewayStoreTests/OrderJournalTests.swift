@@ -2,6 +2,7 @@ import Foundation
 import GatewayCore
 import GatewayModel
 import Testing
+
 @testable import GatewayStore
 
 @Suite("Order journal")
@@ -20,9 +21,14 @@ struct OrderJournalTests {
             #expect(
                 try await store.orderEvents(tenantId: tenant.id, orderId: intent.id) == [
                     OrderEvent(
-                        kind: .intent, state: .submitting, detail: "client order id", at: intent.createdAt,
-                        sequence: 1)
-                ])
+                        kind: .intent,
+                        state: .submitting,
+                        detail: "client order id",
+                        at: intent.createdAt,
+                        sequence: 1
+                    )
+                ]
+            )
             // Decimals are strings in the JSON column, dates integer milliseconds.
             let requestJSON = try await store.rawStrings("SELECT request FROM orders WHERE id = ?", [intent.id])
             #expect(requestJSON.first?.contains(#""limitPrice":"187.05""#) == true)
@@ -44,15 +50,31 @@ struct OrderJournalTests {
             var done = accepted(placed, brokerOrderId: "B-1", at: journalDate(5))
             done.order?.filledQuantity = Decimal(string: "0.25")!
             let acceptedEvent = OrderEvent(
-                kind: .accepted, state: .accepted, status: .open, brokerOrderId: "B-1", at: done.updatedAt)
+                kind: .accepted,
+                state: .accepted,
+                status: .open,
+                brokerOrderId: "B-1",
+                at: done.updatedAt
+            )
             try await first.updateJournaledOrder(done, event: acceptedEvent)
             _ = try await first.claimIdempotencyKey(
-                tenantId: tenant.id, key: "k", requestHash: "h", proposedOrderId: placed.id, retention: 86_400)
+                tenantId: tenant.id,
+                key: "k",
+                requestHash: "h",
+                proposedOrderId: placed.id,
+                retention: 86_400
+            )
             try first.close()
 
             let second = try await SQLiteStore.opening(path: path, cipher: cipher)
             defer { try? second.close() }
-            #expect(try await second.appliedMigrations() == ["v1-initial", "v2-order-journal", "v3-tenant-read-freshness", "v4-sandbox-urls-without-path", "v5-order-journal-venues", "v6-link-states", "v7-tenancy", "v8-sessions", "v9-leases", "v11-goals", "v12-alerts", "v13-order-feed", "v14-broker-id-reuse", "v15-push-tokens"])
+            #expect(
+                try await second.appliedMigrations() == [
+                    "v1-initial", "v2-order-journal", "v3-tenant-read-freshness", "v4-sandbox-urls-without-path", "v5-order-journal-venues",
+                    "v6-link-states", "v7-tenancy", "v8-sessions", "v9-leases", "v11-goals", "v12-alerts", "v13-order-feed", "v14-broker-id-reuse",
+                    "v15-push-tokens",
+                ]
+            )
             #expect(try await second.journaledOrder(tenantId: tenant.id, id: pending.id) == pending)
             let reread = try #require(try await second.journaledOrder(tenantId: tenant.id, id: placed.id))
             #expect(reread == done)
@@ -62,17 +84,30 @@ struct OrderJournalTests {
                 try await second.orderEvents(tenantId: tenant.id, orderId: placed.id) == [
                     OrderEvent(kind: .intent, state: .submitting, detail: "client order id", at: placed.createdAt, sequence: 1),
                     OrderEvent(
-                        kind: .accepted, state: .accepted, status: .open, brokerOrderId: "B-1", at: done.updatedAt,
-                        sequence: 2),
-                ])
+                        kind: .accepted,
+                        state: .accepted,
+                        status: .open,
+                        brokerOrderId: "B-1",
+                        at: done.updatedAt,
+                        sequence: 2
+                    ),
+                ]
+            )
             #expect(
                 try await second.journaledOrder(tenantId: tenant.id, connectionId: "conn_a", brokerOrderId: "B-1")?.id
-                    == placed.id)
+                    == placed.id
+            )
             #expect(try await second.journaledOrders(in: [.submitting], limit: 10) == [pending])
             #expect(
                 try await second.claimIdempotencyKey(
-                    tenantId: tenant.id, key: "k", requestHash: "h", proposedOrderId: "ord_other", retention: 86_400)
-                    == .existing(orderId: placed.id))
+                    tenantId: tenant.id,
+                    key: "k",
+                    requestHash: "h",
+                    proposedOrderId: "ord_other",
+                    retention: 86_400
+                )
+                    == .existing(orderId: placed.id)
+            )
         }
     }
 
@@ -88,8 +123,15 @@ struct OrderJournalTests {
                 try await store.updateJournaledOrder(
                     order,
                     event: OrderEvent(
-                        kind: kind, state: .accepted, status: order.order?.status, brokerOrderId: "B-1",
-                        detail: "step \(index)", at: journalDate(Int64(index)), sequence: 99))
+                        kind: kind,
+                        state: .accepted,
+                        status: order.order?.status,
+                        brokerOrderId: "B-1",
+                        detail: "step \(index)",
+                        at: journalDate(Int64(index)),
+                        sequence: 99
+                    )
+                )
             }
             let events = try await store.orderEvents(tenantId: tenant.id, orderId: intent.id)
             #expect(events.map(\.sequence) == [1, 2, 3, 4, 5])
@@ -126,7 +168,8 @@ struct OrderJournalTests {
                     group.addTask {
                         try await store.updateJournaledOrder(
                             order,
-                            event: OrderEvent(kind: .statusChanged, state: .accepted, detail: "\(index)", at: journalDate()))
+                            event: OrderEvent(kind: .statusChanged, state: .accepted, detail: "\(index)", at: journalDate())
+                        )
                     }
                 }
                 try await group.waitForAll()
@@ -146,7 +189,9 @@ struct OrderJournalTests {
             for _ in 0..<5 {
                 // The same stale value every time, as when a caller journals an event without touching the order.
                 try await store.updateJournaledOrder(
-                    intent, event: OrderEvent(kind: .modifyFailed, state: .submitting, at: journalDate()))
+                    intent,
+                    event: OrderEvent(kind: .modifyFailed, state: .submitting, at: journalDate())
+                )
                 let read = try #require(try await store.journaledOrder(tenantId: tenant.id, id: intent.id))
                 #expect(read.updatedAt > previous)
                 #expect(read.createdAt == intent.createdAt)
@@ -172,7 +217,8 @@ struct OrderJournalTests {
             rejected.updatedAt = journalDate(1)
             try await store.updateJournaledOrder(
                 rejected,
-                event: OrderEvent(kind: .rejected, state: .rejected, status: .rejected, detail: "insufficient_funds", at: rejected.updatedAt))
+                event: OrderEvent(kind: .rejected, state: .rejected, status: .rejected, detail: "insufficient_funds", at: rejected.updatedAt)
+            )
             #expect(try await store.journaledOrder(tenantId: tenant.id, id: intent.id) == rejected)
         }
     }
@@ -184,15 +230,24 @@ struct OrderJournalTests {
             let intent = try await journalIntent(in: store, tenantId: tenant.id)
             try await store.updateJournaledOrder(
                 accepted(intent, brokerOrderId: "B-1"),
-                event: OrderEvent(kind: .accepted, state: .accepted, status: .open, brokerOrderId: "B-1", at: journalDate()))
+                event: OrderEvent(kind: .accepted, state: .accepted, status: .open, brokerOrderId: "B-1", at: journalDate())
+            )
             let replaced = accepted(intent, brokerOrderId: "B-2")
             try await store.updateJournaledOrder(
                 replaced,
                 event: OrderEvent(
-                    kind: .modified, state: .accepted, status: .open, brokerOrderId: "B-2", detail: "B-1 → B-2", at: journalDate()))
+                    kind: .modified,
+                    state: .accepted,
+                    status: .open,
+                    brokerOrderId: "B-2",
+                    detail: "B-1 → B-2",
+                    at: journalDate()
+                )
+            )
             try await store.updateJournaledOrder(
                 accepted(intent, brokerOrderId: "B-3"),
-                event: OrderEvent(kind: .modified, state: .accepted, status: .open, brokerOrderId: "B-3", at: journalDate()))
+                event: OrderEvent(kind: .modified, state: .accepted, status: .open, brokerOrderId: "B-3", at: journalDate())
+            )
 
             for brokerId in ["B-1", "B-2", "B-3"] {
                 let found = try await store.journaledOrder(tenantId: tenant.id, connectionId: "conn_a", brokerOrderId: brokerId)
@@ -204,10 +259,12 @@ struct OrderJournalTests {
             // Re-recording an id the order already has is no change.
             try await store.updateJournaledOrder(
                 accepted(intent, brokerOrderId: "B-3"),
-                event: OrderEvent(kind: .statusChanged, state: .accepted, status: .open, at: journalDate()))
+                event: OrderEvent(kind: .statusChanged, state: .accepted, status: .open, at: journalDate())
+            )
             #expect(
                 try await store.claimedBrokerOrderIds(tenantId: tenant.id, connectionId: "conn_a", accountId: "PA1", since: .distantPast)
-                    == ["B-1", "B-2", "B-3"])
+                    == ["B-1", "B-2", "B-3"]
+            )
         }
     }
 
@@ -219,12 +276,14 @@ struct OrderJournalTests {
             let second = try await journalIntent(in: store, tenantId: tenant.id)
             try await store.updateJournaledOrder(
                 accepted(first, brokerOrderId: "B-1"),
-                event: OrderEvent(kind: .accepted, state: .accepted, brokerOrderId: "B-1", at: journalDate()))
+                event: OrderEvent(kind: .accepted, state: .accepted, brokerOrderId: "B-1", at: journalDate())
+            )
 
             await expectGatewayError(.conflict) {
                 try await store.updateJournaledOrder(
                     accepted(second, brokerOrderId: "B-1"),
-                    event: OrderEvent(kind: .reconciled, state: .accepted, brokerOrderId: "B-1", at: journalDate()))
+                    event: OrderEvent(kind: .reconciled, state: .accepted, brokerOrderId: "B-1", at: journalDate())
+                )
             }
             #expect(try await store.journaledOrder(tenantId: tenant.id, id: second.id) == second)
             #expect(try await store.orderEvents(tenantId: tenant.id, orderId: second.id).count == 1)
@@ -240,13 +299,16 @@ struct OrderJournalTests {
             let elsewhere = try await journalIntent(in: store, tenantId: tenant.id, connectionId: "conn_b")
             try await store.updateJournaledOrder(
                 accepted(elsewhere, brokerOrderId: "B-1"),
-                event: OrderEvent(kind: .accepted, state: .accepted, brokerOrderId: "B-1", at: journalDate()))
+                event: OrderEvent(kind: .accepted, state: .accepted, brokerOrderId: "B-1", at: journalDate())
+            )
             #expect(
                 try await store.journaledOrder(tenantId: tenant.id, connectionId: "conn_b", brokerOrderId: "B-1")?.id
-                    == elsewhere.id)
+                    == elsewhere.id
+            )
             #expect(
                 try await store.journaledOrder(tenantId: tenant.id, connectionId: "conn_a", brokerOrderId: "B-1")?.id
-                    == first.id)
+                    == first.id
+            )
         }
     }
 
@@ -268,11 +330,15 @@ struct OrderJournalTests {
             let intent = try await journalIntent(in: store, tenantId: a.id, clientOrderId: "my-order-1")
             await expectGatewayError(.conflict) {
                 try await store.createOrderIntent(
-                    sampleIntent(tenantId: a.id, clientOrderId: "my-order-1"), event: intentEvent())
+                    sampleIntent(tenantId: a.id, clientOrderId: "my-order-1"),
+                    event: intentEvent()
+                )
             }
             await expectGatewayError(.conflict) {
                 try await store.createOrderIntent(
-                    sampleIntent(tenantId: a.id, id: intent.id, clientOrderId: "my-order-2"), event: intentEvent())
+                    sampleIntent(tenantId: a.id, id: intent.id, clientOrderId: "my-order-2"),
+                    event: intentEvent()
+                )
             }
             // Another connection, or another tenant, may use the same client order id.
             _ = try await journalIntent(in: store, tenantId: a.id, connectionId: "conn_b", clientOrderId: "my-order-1")
@@ -299,7 +365,9 @@ struct OrderJournalTests {
             let tenant = try await store.createTenant(name: "Acme")
             await expectGatewayError(.notFound) {
                 try await store.updateJournaledOrder(
-                    sampleIntent(tenantId: tenant.id), event: OrderEvent(kind: .accepted, state: .submitting, at: journalDate()))
+                    sampleIntent(tenantId: tenant.id),
+                    event: OrderEvent(kind: .accepted, state: .submitting, at: journalDate())
+                )
             }
             await expectGatewayError(.notFound) {
                 try await store.createOrderIntent(sampleIntent(tenantId: "ten_missing"), event: intentEvent())
@@ -328,7 +396,14 @@ struct OrderJournalTests {
                 var order = intent
                 if item.state != .submitting {
                     order.state = item.state
-                    try await store.updateJournaledOrder(order, event: OrderEvent(kind: OrderEvent.Kind(rawValue: item.state.rawValue) ?? .statusChanged, state: item.state, at: journalDate()))
+                    try await store.updateJournaledOrder(
+                        order,
+                        event: OrderEvent(
+                            kind: OrderEvent.Kind(rawValue: item.state.rawValue) ?? .statusChanged,
+                            state: item.state,
+                            at: journalDate()
+                        )
+                    )
                     order = try #require(try await store.journaledOrder(tenantId: item.tenant, id: intent.id))
                 }
                 byOffset[item.offset] = order
@@ -350,25 +425,41 @@ struct OrderJournalTests {
             let start = journalDate()
             let first = try await journalIntent(in: store, tenantId: a.id)
             try await store.updateJournaledOrder(
-                accepted(first, brokerOrderId: "B-1"), event: OrderEvent(kind: .accepted, state: .accepted, at: journalDate()))
+                accepted(first, brokerOrderId: "B-1"),
+                event: OrderEvent(kind: .accepted, state: .accepted, at: journalDate())
+            )
             try await store.updateJournaledOrder(
-                accepted(first, brokerOrderId: "B-2"), event: OrderEvent(kind: .modified, state: .accepted, at: journalDate()))
+                accepted(first, brokerOrderId: "B-2"),
+                event: OrderEvent(kind: .modified, state: .accepted, at: journalDate())
+            )
             let second = try await journalIntent(in: store, tenantId: a.id)
             try await store.updateJournaledOrder(
-                accepted(second, brokerOrderId: "B-3"), event: OrderEvent(kind: .reconciled, state: .accepted, at: journalDate()))
+                accepted(second, brokerOrderId: "B-3"),
+                event: OrderEvent(kind: .reconciled, state: .accepted, at: journalDate())
+            )
             // Not this connection's, not this tenant's, or never sent.
             let other = try await journalIntent(in: store, tenantId: a.id, connectionId: "conn_b")
             try await store.updateJournaledOrder(
-                accepted(other, brokerOrderId: "B-4"), event: OrderEvent(kind: .accepted, state: .accepted, at: journalDate()))
+                accepted(other, brokerOrderId: "B-4"),
+                event: OrderEvent(kind: .accepted, state: .accepted, at: journalDate())
+            )
             let theirs = try await journalIntent(in: store, tenantId: b.id)
             try await store.updateJournaledOrder(
-                accepted(theirs, brokerOrderId: "B-5"), event: OrderEvent(kind: .accepted, state: .accepted, at: journalDate()))
+                accepted(theirs, brokerOrderId: "B-5"),
+                event: OrderEvent(kind: .accepted, state: .accepted, at: journalDate())
+            )
             _ = try await journalIntent(in: store, tenantId: a.id)
 
-            #expect(try await store.claimedBrokerOrderIds(tenantId: a.id, connectionId: "conn_a", accountId: "PA1", since: start) == ["B-1", "B-2", "B-3"])
+            #expect(
+                try await store.claimedBrokerOrderIds(tenantId: a.id, connectionId: "conn_a", accountId: "PA1", since: start) == [
+                    "B-1", "B-2", "B-3",
+                ]
+            )
             #expect(try await store.claimedBrokerOrderIds(tenantId: a.id, connectionId: "conn_b", accountId: "PA1", since: start) == ["B-4"])
             #expect(try await store.claimedBrokerOrderIds(tenantId: b.id, connectionId: "conn_a", accountId: "PA1", since: start) == ["B-5"])
-            #expect(try await store.claimedBrokerOrderIds(tenantId: a.id, connectionId: "conn_a", accountId: "PA1", since: journalDate(60_000)).isEmpty)
+            #expect(
+                try await store.claimedBrokerOrderIds(tenantId: a.id, connectionId: "conn_a", accountId: "PA1", since: journalDate(60_000)).isEmpty
+            )
         }
     }
 
@@ -395,7 +486,9 @@ struct OrderJournalTests {
             // B may use the same broker id on its own connection of the same name: the journal keys ids per tenant.
             let own = try await journalIntent(in: store, tenantId: b.id)
             try await store.updateJournaledOrder(
-                accepted(own, brokerOrderId: "B-1"), event: OrderEvent(kind: .accepted, state: .accepted, at: journalDate()))
+                accepted(own, brokerOrderId: "B-1"),
+                event: OrderEvent(kind: .accepted, state: .accepted, at: journalDate())
+            )
 
             #expect(try await store.journaledOrder(tenantId: a.id, id: intent.id) == stored)
             #expect(try await store.orderEvents(tenantId: a.id, orderId: intent.id).count == 2)

@@ -2,6 +2,7 @@ import Foundation
 import GatewayCore
 import GatewayModel
 import Testing
+
 @testable import GatewayPostgresStore
 @testable import GatewayStore
 
@@ -16,17 +17,29 @@ struct PostgresStoreTests {
             let user = try await store.createUser(tenantId: tenant.id, NewUser(email: "ada@example.com"), audit: nil)
             let key = try await store.issueAPIKey(tenantId: tenant.id, label: "k", scopes: ["read"], userId: nil, audit: nil)
             _ = try await store.createConnection(
-                tenantId: tenant.id, userId: user.id, sampleConnection(credentials: ["apiSecretKey": "sekret-credential-42"]))
+                tenantId: tenant.id,
+                userId: user.id,
+                sampleConnection(credentials: ["apiSecretKey": "sekret-credential-42"])
+            )
             let device = try await store.registerDevice(
-                tenantId: tenant.id, userId: user.id, NewDevice(name: "Phone", type: "ios"), limit: 5)
+                tenantId: tenant.id,
+                userId: user.id,
+                NewDevice(name: "Phone", type: "ios"),
+                limit: 5
+            )
             let refreshToken = "refresh-token-plaintext-77"
             _ = try await store.createSession(
-                tenantId: tenant.id, userId: user.id, deviceId: device.id,
-                refreshHash: Array(APIKeySecret.hash(secret: Substring(refreshToken))), expiresAt: Date().addingTimeInterval(60),
-                audit: nil)
+                tenantId: tenant.id,
+                userId: user.id,
+                deviceId: device.id,
+                refreshHash: Array(APIKeySecret.hash(secret: Substring(refreshToken))),
+                expiresAt: Date().addingTimeInterval(60),
+                audit: nil
+            )
             let secret = String(try #require(key.plaintext.split(separator: "_").last))
             let tables = try await store.rawStrings(
-                "SELECT table_name::text FROM information_schema.tables WHERE table_schema = current_schema()")
+                "SELECT table_name::text FROM information_schema.tables WHERE table_schema = current_schema()"
+            )
             #expect(tables.contains("api_keys") && tables.contains("connections"))
             var everything = ""
             for table in tables {
@@ -91,12 +104,15 @@ struct PostgresStoreTests {
                     """
                     INSERT INTO orders (id, tenant_id, connection_id, account_id, client_order_id, request, state, created_at, updated_at, user_id)
                     VALUES ('ord_x', ?, 'conn_a', 'PA1', 'cid', '{}', 'submitting', 1, 1, ?)
-                    """, [a.id, userOfB.id])
+                    """,
+                    [a.id, userOfB.id]
+                )
             }
             await #expect(throws: (any Error).self) {
                 try await store.rawExecute(
                     "INSERT INTO api_keys (id, tenant_id, label, hash, created_at, user_id) VALUES ('key_x', ?, 'l', '\\x00', 1, ?)",
-                    [a.id, userOfB.id])
+                    [a.id, userOfB.id]
+                )
             }
             let connection = try await store.createConnection(tenantId: a.id, userId: userOfA.id, sampleConnection())
             await #expect(throws: (any Error).self) {

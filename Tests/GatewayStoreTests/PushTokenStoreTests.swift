@@ -2,6 +2,7 @@ import Foundation
 import GatewayCore
 import GatewayModel
 import Testing
+
 @testable import GatewayStore
 
 /// A device's push token (seed 003, issue 26) in both stores: one device per token per user (registering it on
@@ -14,7 +15,11 @@ struct PushTokenStoreTests {
 
     static func device(_ store: AnyStore, tenantId: String, userId: String, _ name: String) async throws -> Device {
         try await store.registerDevice(
-            tenantId: tenantId, userId: userId, NewDevice(name: name, type: "ios", fingerprint: "fp-\(name)"), limit: 10)
+            tenantId: tenantId,
+            userId: userId,
+            NewDevice(name: name, type: "ios", fingerprint: "fp-\(name)"),
+            limit: 10
+        )
     }
 
     @Test(arguments: StoreBackend.all) func registerMoveDeactivateRemove(backend: StoreBackend) async throws {
@@ -27,17 +32,36 @@ struct PushTokenStoreTests {
 
             let registered = try #require(
                 try await store.setPushToken(
-                    tenantId: tenant.id, userId: user.id, deviceId: phone.id, token: Self.tokenA, platform: .ios, audit: nil))
+                    tenantId: tenant.id,
+                    userId: user.id,
+                    deviceId: phone.id,
+                    token: Self.tokenA,
+                    platform: .ios,
+                    audit: nil
+                )
+            )
             let push = try #require(registered.pushToken)
             #expect(push.token == Self.tokenA && push.platform == .ios && push.active && push.deactivatedAt == nil)
             // The same token again changes nothing, not even when it was registered.
             let again = try await store.setPushToken(
-                tenantId: tenant.id, userId: user.id, deviceId: phone.id, token: Self.tokenA, platform: .ios, audit: nil)
+                tenantId: tenant.id,
+                userId: user.id,
+                deviceId: phone.id,
+                token: Self.tokenA,
+                platform: .ios,
+                audit: nil
+            )
             #expect(again?.pushToken == push)
 
             // The token moves to the tablet: the phone has none left.
             let moved = try await store.setPushToken(
-                tenantId: tenant.id, userId: user.id, deviceId: tablet.id, token: Self.tokenA, platform: .ios, audit: nil)
+                tenantId: tenant.id,
+                userId: user.id,
+                deviceId: tablet.id,
+                token: Self.tokenA,
+                platform: .ios,
+                audit: nil
+            )
             #expect(moved?.pushToken?.token == Self.tokenA)
             #expect(try await store.device(tenantId: tenant.id, userId: user.id, id: phone.id)?.pushToken == nil)
 
@@ -45,20 +69,47 @@ struct PushTokenStoreTests {
             let at = Date(timeIntervalSince1970: 1_800_000_000)
             #expect(
                 try await !store.deactivatePushToken(
-                    tenantId: tenant.id, userId: user.id, deviceId: tablet.id, token: Self.tokenB, reason: "Unregistered", at: at))
+                    tenantId: tenant.id,
+                    userId: user.id,
+                    deviceId: tablet.id,
+                    token: Self.tokenB,
+                    reason: "Unregistered",
+                    at: at
+                )
+            )
             #expect(
                 try await store.deactivatePushToken(
-                    tenantId: tenant.id, userId: user.id, deviceId: tablet.id, token: Self.tokenA, reason: "BadDeviceToken", at: at))
+                    tenantId: tenant.id,
+                    userId: user.id,
+                    deviceId: tablet.id,
+                    token: Self.tokenA,
+                    reason: "BadDeviceToken",
+                    at: at
+                )
+            )
             #expect(
                 try await !store.deactivatePushToken(
-                    tenantId: tenant.id, userId: user.id, deviceId: tablet.id, token: Self.tokenA, reason: "Unregistered", at: at))
+                    tenantId: tenant.id,
+                    userId: user.id,
+                    deviceId: tablet.id,
+                    token: Self.tokenA,
+                    reason: "Unregistered",
+                    at: at
+                )
+            )
             let inactive = try #require(try await store.device(tenantId: tenant.id, userId: user.id, id: tablet.id)?.pushToken)
             #expect(!inactive.active && inactive.deactivatedAt == at && inactive.deactivatedReason == "BadDeviceToken")
             #expect(try await store.devices(tenantId: tenant.id, userId: user.id).compactMap(\.pushToken) == [inactive])
 
             // Registering it again makes it active.
             let revived = try await store.setPushToken(
-                tenantId: tenant.id, userId: user.id, deviceId: tablet.id, token: Self.tokenA, platform: .ios, audit: nil)
+                tenantId: tenant.id,
+                userId: user.id,
+                deviceId: tablet.id,
+                token: Self.tokenA,
+                platform: .ios,
+                audit: nil
+            )
             #expect(revived?.pushToken?.active == true && revived?.pushToken?.deactivatedReason == nil)
 
             #expect(try await store.removePushToken(tenantId: tenant.id, userId: user.id, deviceId: tablet.id, audit: nil))
@@ -79,19 +130,52 @@ struct PushTokenStoreTests {
             // Another user's device, or the right user under another tenant, is no device.
             #expect(
                 try await store.setPushToken(
-                    tenantId: tenant.id, userId: bob.id, deviceId: annsPhone.id, token: Self.tokenA, platform: .ios, audit: nil) == nil)
+                    tenantId: tenant.id,
+                    userId: bob.id,
+                    deviceId: annsPhone.id,
+                    token: Self.tokenA,
+                    platform: .ios,
+                    audit: nil
+                ) == nil
+            )
             #expect(
                 try await store.setPushToken(
-                    tenantId: other.id, userId: ann.id, deviceId: annsPhone.id, token: Self.tokenA, platform: .ios, audit: nil) == nil)
+                    tenantId: other.id,
+                    userId: ann.id,
+                    deviceId: annsPhone.id,
+                    token: Self.tokenA,
+                    platform: .ios,
+                    audit: nil
+                ) == nil
+            )
             // Two users may hold one token (one device per token per *user*); neither registration moves the other's.
             _ = try await store.setPushToken(
-                tenantId: tenant.id, userId: ann.id, deviceId: annsPhone.id, token: Self.tokenA, platform: .ios, audit: nil)
+                tenantId: tenant.id,
+                userId: ann.id,
+                deviceId: annsPhone.id,
+                token: Self.tokenA,
+                platform: .ios,
+                audit: nil
+            )
             _ = try await store.setPushToken(
-                tenantId: tenant.id, userId: bob.id, deviceId: bobsPhone.id, token: Self.tokenA, platform: .ios, audit: nil)
+                tenantId: tenant.id,
+                userId: bob.id,
+                deviceId: bobsPhone.id,
+                token: Self.tokenA,
+                platform: .ios,
+                audit: nil
+            )
             #expect(try await store.device(tenantId: tenant.id, userId: ann.id, id: annsPhone.id)?.pushToken?.token == Self.tokenA)
             #expect(
                 try await !store.deactivatePushToken(
-                    tenantId: tenant.id, userId: bob.id, deviceId: annsPhone.id, token: Self.tokenA, reason: "Unregistered", at: Date()))
+                    tenantId: tenant.id,
+                    userId: bob.id,
+                    deviceId: annsPhone.id,
+                    token: Self.tokenA,
+                    reason: "Unregistered",
+                    at: Date()
+                )
+            )
             #expect(try await !store.removePushToken(tenantId: tenant.id, userId: bob.id, deviceId: annsPhone.id, audit: nil))
             #expect(try await store.device(tenantId: tenant.id, userId: ann.id, id: annsPhone.id)?.pushToken?.active == true)
             // One device per token per user holds in the schema too.

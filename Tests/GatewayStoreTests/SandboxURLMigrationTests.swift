@@ -2,6 +2,7 @@ import Foundation
 import GatewayCore
 import GatewayModel
 import Testing
+
 @testable import GatewayStore
 
 @Suite("Schema: sandbox URLs without a path")
@@ -25,10 +26,15 @@ struct SandboxURLMigrationTests {
             var ids: [String] = []
             for entry in stored {
                 let connection = try await first.createConnection(
-                    tenantId: tenant.id, userId: nil,
+                    tenantId: tenant.id,
+                    userId: nil,
                     NewConnection(
-                        broker: entry.broker, displayName: entry.before, baseURL: entry.before,
-                        credentials: BrokerCredentials(["k": "v"])))
+                        broker: entry.broker,
+                        displayName: entry.before,
+                        baseURL: entry.before,
+                        credentials: BrokerCredentials(["k": "v"])
+                    )
+                )
                 ids.append(connection.id)
             }
             // Back to the schema before v4, as a database made by the previous release.

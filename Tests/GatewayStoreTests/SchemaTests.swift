@@ -1,6 +1,7 @@
 import Foundation
 import GatewayCore
 import Testing
+
 @testable import GatewayStore
 
 @Suite("Schema and migrations")
@@ -13,27 +14,39 @@ struct SchemaTests {
             #expect(!FileManager.default.fileExists(atPath: path))
 
             let first = try await SQLiteStore.opening(path: path, cipher: cipher)
-            #expect(try await first.appliedMigrations() == ["v1-initial", "v2-order-journal", "v3-tenant-read-freshness", "v4-sandbox-urls-without-path", "v5-order-journal-venues", "v6-link-states", "v7-tenancy", "v8-sessions", "v9-leases", "v11-goals", "v12-alerts", "v13-order-feed", "v14-broker-id-reuse", "v15-push-tokens"])
+            #expect(
+                try await first.appliedMigrations() == [
+                    "v1-initial", "v2-order-journal", "v3-tenant-read-freshness", "v4-sandbox-urls-without-path", "v5-order-journal-venues",
+                    "v6-link-states", "v7-tenancy", "v8-sessions", "v9-leases", "v11-goals", "v12-alerts", "v13-order-feed", "v14-broker-id-reuse",
+                    "v15-push-tokens",
+                ]
+            )
             let tables = try await first.fetchRawStrings(
-                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+                "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name"
+            )
             #expect(
                 tables == [
-                    "alert_deliveries", "alerts", "api_keys", "audit_events", "connections", "devices", "goals", "grdb_migrations", "idempotency_keys", "leases",
+                    "alert_deliveries", "alerts", "api_keys", "audit_events", "connections", "devices", "goals", "grdb_migrations",
+                    "idempotency_keys", "leases",
                     "link_states", "login_codes", "order_broker_ids", "order_events", "orders", "sessions",
                     "spent_refresh_tokens", "store_meta", "tenants", "users", "watchlists",
-                ])
+                ]
+            )
             let indexes = try await first.fetchRawStrings(
-                "SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%' ORDER BY name")
+                "SELECT name FROM sqlite_master WHERE type = 'index' AND name NOT LIKE 'sqlite_%' ORDER BY name"
+            )
             #expect(
                 indexes == [
                     "alert_deliveries_alert", "alerts_enabled", "alerts_user", "api_keys_tenant", "audit_events_tenant",
                     "connections_tenant", "connections_user",
-                    "devices_fingerprint", "devices_push_token", "devices_user", "goals_user", "link_states_connection", "link_states_expiry", "order_broker_ids_connection", "order_broker_ids_live", "order_broker_ids_venue",
+                    "devices_fingerprint", "devices_push_token", "devices_user", "goals_user", "link_states_connection", "link_states_expiry",
+                    "order_broker_ids_connection", "order_broker_ids_live", "order_broker_ids_venue",
                     "order_broker_ids_venue_order", "orders_connection", "orders_open", "orders_state", "orders_tenant",
                     "orders_user", "sessions_device",
                     "sessions_user", "users_email",
                     "users_external_id", "users_tenant", "watchlists_tenant", "watchlists_user",
-                ])
+                ]
+            )
             let foreignKeys = try await first.fetchRawStrings("PRAGMA foreign_keys")
             #expect(foreignKeys == ["1"])
             let journalMode = try await first.fetchRawStrings("PRAGMA journal_mode")
@@ -45,7 +58,13 @@ struct SchemaTests {
 
             let second = try await SQLiteStore.opening(path: path, cipher: cipher)
             defer { try? second.close() }
-            #expect(try await second.appliedMigrations() == ["v1-initial", "v2-order-journal", "v3-tenant-read-freshness", "v4-sandbox-urls-without-path", "v5-order-journal-venues", "v6-link-states", "v7-tenancy", "v8-sessions", "v9-leases", "v11-goals", "v12-alerts", "v13-order-feed", "v14-broker-id-reuse", "v15-push-tokens"])
+            #expect(
+                try await second.appliedMigrations() == [
+                    "v1-initial", "v2-order-journal", "v3-tenant-read-freshness", "v4-sandbox-urls-without-path", "v5-order-journal-venues",
+                    "v6-link-states", "v7-tenancy", "v8-sessions", "v9-leases", "v11-goals", "v12-alerts", "v13-order-feed", "v14-broker-id-reuse",
+                    "v15-push-tokens",
+                ]
+            )
             let schemaAfter = try await second.fetchRawStrings("SELECT sql FROM sqlite_master WHERE sql IS NOT NULL ORDER BY name")
             #expect(schemaAfter == schemaBefore)
             #expect(try await second.tenant(id: tenant.id) == tenant)

@@ -4,6 +4,7 @@ import GatewayModel
 import Logging
 import PostgresNIO
 import Testing
+
 @testable import GatewayPostgresStore
 @testable import GatewayStore
 
@@ -63,7 +64,9 @@ typealias AnyStore = any TestableStore
 
 /// A fresh store of `backend`, closed (and its PostgreSQL schema dropped) when `body` returns or throws.
 func withStore<T: Sendable>(
-    _ backend: StoreBackend, cipher: CredentialCipher = .random(), _ body: (AnyStore) async throws -> T
+    _ backend: StoreBackend,
+    cipher: CredentialCipher = .random(),
+    _ body: (AnyStore) async throws -> T
 ) async throws -> T {
     switch backend {
     case .sqlite:
@@ -80,7 +83,9 @@ func withStore<T: Sendable>(
 /// Two store instances on one fresh database, as two gateway processes would have: two SQLite stores on one file,
 /// or two PostgreSQL stores (two pools) on one schema. Both are opened at once.
 func withTwoStores<T: Sendable>(
-    _ backend: StoreBackend, cipher: CredentialCipher = .random(), _ body: (AnyStore, AnyStore) async throws -> T
+    _ backend: StoreBackend,
+    cipher: CredentialCipher = .random(),
+    _ body: (AnyStore, AnyStore) async throws -> T
 ) async throws -> T {
     switch backend {
     case .sqlite:
@@ -108,7 +113,9 @@ func withTwoStores<T: Sendable>(
 
 /// Opens two stores on `settings` at once (both migrate concurrently), then runs `body`.
 func withTwoPostgresStores<T: Sendable>(
-    settings: PostgresStoreSettings, cipher: CredentialCipher, _ body: (AnyStore, AnyStore) async throws -> T
+    settings: PostgresStoreSettings,
+    cipher: CredentialCipher,
+    _ body: (AnyStore, AnyStore) async throws -> T
 ) async throws -> T {
     let first = PostgresStore(settings: settings, cipher: cipher, logger: quietLogger)
     let second = PostgresStore(settings: settings, cipher: cipher, logger: quietLogger)

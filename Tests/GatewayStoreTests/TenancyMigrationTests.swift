@@ -2,6 +2,7 @@ import Foundation
 import GatewayCore
 import GatewayModel
 import Testing
+
 @testable import GatewayStore
 
 @Suite("Schema: v7 tenancy")
@@ -14,27 +15,31 @@ struct TenancyMigrationTests {
             let otherKey = APIKeySecret.generate()
             func hex(_ bytes: [UInt8]) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
             // Rows as the release before v7 wrote them: two tenants, the first recorded as the demo tenant.
-            try SQLiteStore.makeOlderDatabase(path: path, upTo: "v6-link-states", statements: [
-                "INSERT INTO tenants (id, name, created_at) VALUES ('ten_demo', 'Demo', 1), ('ten_other', 'Other', 2)",
-                "INSERT INTO store_meta (key, value) VALUES ('demo_tenant_id', CAST('ten_demo' AS BLOB))",
-                """
-                INSERT INTO api_keys (id, tenant_id, label, hash, created_at) VALUES
-                    ('\(demoKey.keyId)', 'ten_demo', 'demo', X'\(hex(demoKey.hash))', 1),
-                    ('\(otherKey.keyId)', 'ten_other', 'other', X'\(hex(otherKey.hash))', 2)
-                """,
-                """
-                INSERT INTO connections (id, tenant_id, broker, display_name, base_url, status, credentials_ciphertext,
-                    created_at, updated_at)
-                VALUES ('conn_demo', 'ten_demo', 'alpaca', 'A', 'sandbox://alpaca', 'active', X'00', 1, 1),
-                       ('conn_other', 'ten_other', 'alpaca', 'B', 'sandbox://alpaca', 'active', X'00', 1, 1)
-                """,
-                "INSERT INTO watchlists (id, tenant_id, name, created_at, updated_at) VALUES ('wl_demo', 'ten_demo', 'W', 1, 1)",
-                """
-                INSERT INTO orders (id, tenant_id, connection_id, account_id, client_order_id, request, state, created_at,
-                    updated_at)
-                VALUES ('ord_demo', 'ten_demo', 'conn_demo', 'ACC', 'c1', '{}', 'accepted', 1, 1)
-                """,
-            ])
+            try SQLiteStore.makeOlderDatabase(
+                path: path,
+                upTo: "v6-link-states",
+                statements: [
+                    "INSERT INTO tenants (id, name, created_at) VALUES ('ten_demo', 'Demo', 1), ('ten_other', 'Other', 2)",
+                    "INSERT INTO store_meta (key, value) VALUES ('demo_tenant_id', CAST('ten_demo' AS BLOB))",
+                    """
+                    INSERT INTO api_keys (id, tenant_id, label, hash, created_at) VALUES
+                        ('\(demoKey.keyId)', 'ten_demo', 'demo', X'\(hex(demoKey.hash))', 1),
+                        ('\(otherKey.keyId)', 'ten_other', 'other', X'\(hex(otherKey.hash))', 2)
+                    """,
+                    """
+                    INSERT INTO connections (id, tenant_id, broker, display_name, base_url, status, credentials_ciphertext,
+                        created_at, updated_at)
+                    VALUES ('conn_demo', 'ten_demo', 'alpaca', 'A', 'sandbox://alpaca', 'active', X'00', 1, 1),
+                           ('conn_other', 'ten_other', 'alpaca', 'B', 'sandbox://alpaca', 'active', X'00', 1, 1)
+                    """,
+                    "INSERT INTO watchlists (id, tenant_id, name, created_at, updated_at) VALUES ('wl_demo', 'ten_demo', 'W', 1, 1)",
+                    """
+                    INSERT INTO orders (id, tenant_id, connection_id, account_id, client_order_id, request, state, created_at,
+                        updated_at)
+                    VALUES ('ord_demo', 'ten_demo', 'conn_demo', 'ACC', 'c1', '{}', 'accepted', 1, 1)
+                    """,
+                ]
+            )
 
             let store = try await SQLiteStore.opening(path: path, cipher: .random())
             defer { try? store.close() }
@@ -71,8 +76,12 @@ struct TenancyMigrationTests {
             let tenant = try await store.createTenant(name: "Acme")
             let key = try await store.issueAPIKey(tenantId: tenant.id, label: "k", scopes: ["read"], userId: nil, audit: nil)
             #expect(try await store.authenticateAPIKey(key.plaintext)?.tenant.disabledAt == nil)
-            let disabled = try #require(try await store.disableTenant(
-                id: tenant.id, audit: AuditRecord(tenantId: tenant.id, actor: "operator", action: "tenant.disabled")))
+            let disabled = try #require(
+                try await store.disableTenant(
+                    id: tenant.id,
+                    audit: AuditRecord(tenantId: tenant.id, actor: "operator", action: "tenant.disabled")
+                )
+            )
             let when = try #require(disabled.disabledAt)
             #expect(try await store.authenticateAPIKey(key.plaintext)?.tenant.disabledAt == when)
             #expect(try await store.disableTenant(id: tenant.id, audit: nil)?.disabledAt == when)

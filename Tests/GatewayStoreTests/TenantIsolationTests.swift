@@ -2,6 +2,7 @@ import Foundation
 import GatewayCore
 import GatewayModel
 import Testing
+
 @testable import GatewayStore
 
 @Suite("Tenant isolation")
@@ -24,7 +25,12 @@ struct TenantIsolationTests {
             }
             #expect(
                 try await store.updateConnectionStatus(
-                    tenantId: a.id, connectionId: theirs.id, status: .relinkRequired, detail: ["reason": "x"]) == nil)
+                    tenantId: a.id,
+                    connectionId: theirs.id,
+                    status: .relinkRequired,
+                    detail: ["reason": "x"]
+                ) == nil
+            )
             #expect(try await store.deleteConnection(tenantId: a.id, id: theirs.id) == false)
 
             // B's connection is untouched.

@@ -2,6 +2,7 @@ import Foundation
 import GatewayCore
 import GatewayModel
 import Testing
+
 @testable import GatewayStore
 
 /// Runs `body` with a fresh folder of its own, removed afterwards even when `body` throws.
@@ -14,7 +15,8 @@ func withTemporaryDirectory<T>(_ body: (URL) async throws -> T) async throws -> 
 
 /// A file-backed store in its own temporary folder.
 func withStore<T>(
-    cipher: CredentialCipher = .random(), _ body: (SQLiteStore, URL) async throws -> T
+    cipher: CredentialCipher = .random(),
+    _ body: (SQLiteStore, URL) async throws -> T
 ) async throws -> T {
     try await withTemporaryDirectory { directory in
         let store = try await SQLiteStore.opening(path: databasePath(in: directory), cipher: cipher)
@@ -46,17 +48,23 @@ func posixPermissions(_ path: String) throws -> Int {
 }
 
 func sampleConnection(
-    _ name: String = "Paper account", credentials: [String: String] = ["apiKeyId": "AK1", "apiSecretKey": "s3cret"]
+    _ name: String = "Paper account",
+    credentials: [String: String] = ["apiKeyId": "AK1", "apiSecretKey": "s3cret"]
 ) -> NewConnection {
     NewConnection(
-        broker: .alpaca, displayName: name, baseURL: "sandbox://alpaca", settings: ["dataBaseURL": "sandbox://alpaca"],
-        credentials: BrokerCredentials(credentials))
+        broker: .alpaca,
+        displayName: name,
+        baseURL: "sandbox://alpaca",
+        settings: ["dataBaseURL": "sandbox://alpaca"],
+        credentials: BrokerCredentials(credentials)
+    )
 }
-
 
 /// Expects `body` to throw a `GatewayError` with `code`.
 func expectGatewayError<T>(
-    _ code: GatewayError.Code, sourceLocation: SourceLocation = #_sourceLocation, _ body: () async throws -> T
+    _ code: GatewayError.Code,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: () async throws -> T
 ) async {
     do {
         _ = try await body()
@@ -71,7 +79,9 @@ func expectGatewayError<T>(
 /// Expects `body` to throw a `MasterKeyError` with `code`, and returns it.
 @discardableResult
 func expectMasterKeyError<T>(
-    _ code: MasterKeyError.Code, sourceLocation: SourceLocation = #_sourceLocation, _ body: () throws -> T
+    _ code: MasterKeyError.Code,
+    sourceLocation: SourceLocation = #_sourceLocation,
+    _ body: () throws -> T
 ) -> MasterKeyError? {
     do {
         _ = try body()

@@ -1,5 +1,6 @@
 import Foundation
 import Testing
+
 @testable import GatewayStore
 
 /// The gateway's HPKE key pair for imports: kept in the data folder like the master key, and opening only what was

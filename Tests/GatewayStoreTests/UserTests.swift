@@ -2,6 +2,7 @@ import Foundation
 import GatewayCore
 import GatewayModel
 import Testing
+
 @testable import GatewayStore
 
 @Suite("Users")
@@ -13,9 +14,13 @@ struct UserTests {
             let other = try await store.createTenant(name: "Other")
             var created: [User] = []
             for index in 0..<5 {
-                created.append(try await store.createUser(
-                    tenantId: tenant.id, NewUser(externalId: "app-\(index)", email: "u\(index)@example.com", displayName: "U\(index)"),
-                    audit: nil))
+                created.append(
+                    try await store.createUser(
+                        tenantId: tenant.id,
+                        NewUser(externalId: "app-\(index)", email: "u\(index)@example.com", displayName: "U\(index)"),
+                        audit: nil
+                    )
+                )
             }
             let foreign = try await store.createUser(tenantId: other.id, NewUser(externalId: "app-0"), audit: nil)
             #expect(created.allSatisfy { $0.id.hasPrefix("usr_") && $0.tenantId == tenant.id })
@@ -76,9 +81,17 @@ struct UserTests {
         try await withStore(backend) { store in
             let tenant = try await store.createTenant(name: "Acme")
             let user = try await store.createUser(
-                tenantId: tenant.id, NewUser(externalId: "x", email: "x@example.com", displayName: "X"), audit: nil)
-            let updated = try #require(try await store.updateUser(
-                tenantId: tenant.id, id: user.id, UserUpdate(externalId: .keep, email: .clear, displayName: .set("Xavier"))))
+                tenantId: tenant.id,
+                NewUser(externalId: "x", email: "x@example.com", displayName: "X"),
+                audit: nil
+            )
+            let updated = try #require(
+                try await store.updateUser(
+                    tenantId: tenant.id,
+                    id: user.id,
+                    UserUpdate(externalId: .keep, email: .clear, displayName: .set("Xavier"))
+                )
+            )
             #expect(updated.externalId == "x")
             #expect(updated.email == nil)
             #expect(updated.displayName == "Xavier")
@@ -100,8 +113,15 @@ struct AuditLogTests {
             let tenant = try await store.createTenant(name: "Acme")
             let other = try await store.createTenant(name: "Other")
             for index in 0..<5 {
-                try await store.recordAudit(AuditRecord(
-                    tenantId: tenant.id, actor: "key_a", action: "thing.done", target: "t\(index)", detail: ["n": "\(index)"]))
+                try await store.recordAudit(
+                    AuditRecord(
+                        tenantId: tenant.id,
+                        actor: "key_a",
+                        action: "thing.done",
+                        target: "t\(index)",
+                        detail: ["n": "\(index)"]
+                    )
+                )
             }
             try await store.recordAudit(AuditRecord(tenantId: other.id, actor: "operator", action: "tenant.disabled"))
             let page = try await store.auditEvents(tenantId: tenant.id, before: nil, limit: 3)
@@ -121,16 +141,28 @@ struct AuditLogTests {
         try await withStore(backend) { store in
             let tenant = try await store.createTenant(name: "Acme")
             let issued = try await store.issueAPIKey(
-                tenantId: tenant.id, label: "ci", scopes: ["read", "trade"], userId: nil,
-                audit: AuditRecord(tenantId: tenant.id, actor: "operator", action: "key.created", detail: ["scopes": "read,trade"]))
+                tenantId: tenant.id,
+                label: "ci",
+                scopes: ["read", "trade"],
+                userId: nil,
+                audit: AuditRecord(tenantId: tenant.id, actor: "operator", action: "key.created", detail: ["scopes": "read,trade"])
+            )
             #expect(issued.info.scopes == ["read", "trade"])
-            #expect(try await store.revokeAPIKey(
-                tenantId: tenant.id, keyId: issued.id,
-                audit: AuditRecord(tenantId: tenant.id, actor: "operator", action: "key.revoked", target: issued.id)))
+            #expect(
+                try await store.revokeAPIKey(
+                    tenantId: tenant.id,
+                    keyId: issued.id,
+                    audit: AuditRecord(tenantId: tenant.id, actor: "operator", action: "key.revoked", target: issued.id)
+                )
+            )
             // Revoking again changes nothing and writes nothing.
-            #expect(try await store.revokeAPIKey(
-                tenantId: tenant.id, keyId: issued.id,
-                audit: AuditRecord(tenantId: tenant.id, actor: "operator", action: "key.revoked", target: issued.id)) == false)
+            #expect(
+                try await store.revokeAPIKey(
+                    tenantId: tenant.id,
+                    keyId: issued.id,
+                    audit: AuditRecord(tenantId: tenant.id, actor: "operator", action: "key.revoked", target: issued.id)
+                ) == false
+            )
             let events = try await store.auditEvents(tenantId: tenant.id, before: nil, limit: 10)
             #expect(events.map(\.action) == ["key.revoked", "key.created"])
             #expect(events.map(\.target) == [issued.id, issued.id])

@@ -2,6 +2,7 @@ import Foundation
 import GatewayCore
 import GatewayModel
 import Testing
+
 @testable import GatewayStore
 
 @Suite("Gateway-side watchlists")
@@ -24,13 +25,21 @@ struct WatchlistTests {
             #expect(fetched.instruments.first?.exchange == "XNAS")
 
             let renamed = try #require(
-                try await store.updateWatchlist(tenantId: tenant.id, userId: user.id, id: created.id, name: "Core holdings", instruments: nil))
+                try await store.updateWatchlist(tenantId: tenant.id, userId: user.id, id: created.id, name: "Core holdings", instruments: nil)
+            )
             #expect(renamed.name == "Core holdings")
             #expect(renamed.instruments == [Self.aapl])
             #expect(try #require(renamed.updatedAt) > (try #require(created.updatedAt)))
 
             let refilled = try #require(
-                try await store.updateWatchlist(tenantId: tenant.id, userId: user.id, id: created.id, name: nil, instruments: [Self.eurusd, Self.aapl]))
+                try await store.updateWatchlist(
+                    tenantId: tenant.id,
+                    userId: user.id,
+                    id: created.id,
+                    name: nil,
+                    instruments: [Self.eurusd, Self.aapl]
+                )
+            )
             #expect(refilled.name == "Core holdings")
             #expect(refilled.instruments == [Self.eurusd, Self.aapl])
             #expect(refilled.instruments.first?.brokerKey == Self.eurusd.brokerKey)
@@ -76,7 +85,11 @@ struct WatchlistTests {
                 try await store.updateWatchlist(tenantId: tenant.id, userId: user.id, id: list.id, name: name, instruments: nil)
             }
             let longest = try await store.createWatchlist(
-                tenantId: tenant.id, userId: user.id, name: String(repeating: "é", count: 100), instruments: [])
+                tenantId: tenant.id,
+                userId: user.id,
+                name: String(repeating: "é", count: 100),
+                instruments: []
+            )
             #expect(longest.name.count == 100)
         }
     }

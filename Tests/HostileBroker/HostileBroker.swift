@@ -69,7 +69,9 @@ public final class HostileBroker: Sendable {
     /// 127.x.y.z works, which lets a test put two "origins" on different addresses) and an ephemeral port, and stops
     /// it afterwards (open connections included), whether `body` returns or throws.
     public static func withBroker<T: Sendable>(
-        host: String = "127.0.0.1", _ script: @escaping Script, _ body: (HostileBroker) async throws -> T
+        host: String = "127.0.0.1",
+        _ script: @escaping Script,
+        _ body: (HostileBroker) async throws -> T
     ) async throws -> T {
         let holder = Mutex<HostileBroker?>(nil)
         let bootstrap = ServerBootstrap(group: MultiThreadedEventLoopGroup.singleton)
@@ -79,7 +81,8 @@ public final class HostileBroker: Sendable {
                     guard let broker = holder.withLock({ $0 }) else { throw ChannelError.ioOnClosedChannel }
                     broker.children.withLock { $0.append(channel) }
                     try channel.pipeline.syncOperations.addHandler(
-                        ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes)))
+                        ByteToMessageHandler(HTTPRequestDecoder(leftOverBytesStrategy: .dropBytes))
+                    )
                     try channel.pipeline.syncOperations.addHandler(Handler(broker: broker))
                 }
             }
@@ -130,8 +133,11 @@ public final class HostileBroker: Sendable {
             case .end:
                 guard let head else { return }
                 let request = Request(
-                    method: head.method.rawValue, uri: head.uri, headers: head.headers.map { ($0.name, $0.value) },
-                    body: body)
+                    method: head.method.rawValue,
+                    uri: head.uri,
+                    headers: head.headers.map { ($0.name, $0.value) },
+                    body: body
+                )
                 broker.record(request)
                 send(broker.script(request), context: context)
             }

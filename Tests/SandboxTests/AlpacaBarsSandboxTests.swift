@@ -1,8 +1,9 @@
 import Foundation
 import Sandbox
-@testable import SandboxKit
-@testable import AlpacaSandbox
 import Testing
+
+@testable import AlpacaSandbox
+@testable import SandboxKit
 
 /// Bars and snapshots of the Alpaca sandbox's Market Data API, on the shared market (ManualClock at
 /// 2025-01-06T15:00:00Z, a Monday 10:00 in New York).
@@ -19,7 +20,8 @@ struct AlpacaBarsSandboxTests {
             let all = try await client.get(query)
             #expect(all.status == 200)
             #expect(all.object["next_page_token"] is NSNull)
-            let aapl = Self.bars(all, "AAPL"), msft = Self.bars(all, "MSFT")
+            let aapl = Self.bars(all, "AAPL")
+            let msft = Self.bars(all, "MSFT")
             #expect(aapl.count == 16 && msft.count == 16, "00:00 to 15:00, the last one in progress")
             #expect(aapl.first?["t"] as? String == "2025-01-06T00:00:00Z")
             #expect(aapl.last?["t"] as? String == "2025-01-06T15:00:00Z")
@@ -73,28 +75,35 @@ struct AlpacaBarsSandboxTests {
             let weeks = try await client.get("/v2/stocks/bars?symbols=SPY&timeframe=1Week&start=2024-12-01")
             #expect(Self.bars(weeks, "SPY").first?["t"] as? String == "2024-12-02T05:00:00Z", "Monday")
             let months = try await client.get("/v2/stocks/bars?symbols=SPY&timeframe=3Month&start=2024-01-01")
-            #expect(Self.bars(months, "SPY").map { $0["t"] as? String } == ["2024-01-01T05:00:00Z", "2024-04-01T04:00:00Z", "2024-07-01T04:00:00Z", "2024-10-01T04:00:00Z", "2025-01-01T05:00:00Z"])
+            #expect(
+                Self.bars(months, "SPY").map { $0["t"] as? String } == [
+                    "2024-01-01T05:00:00Z", "2024-04-01T04:00:00Z", "2024-07-01T04:00:00Z", "2024-10-01T04:00:00Z", "2025-01-01T05:00:00Z",
+                ]
+            )
         }
     }
 
-    @Test("bad parameters are 400s with a message", arguments: [
-        ("/v2/stocks/bars?symbols=AAPL&timeframe=7x", "invalid timeframe"),
-        ("/v2/stocks/bars?symbols=AAPL&timeframe=60Min", "invalid timeframe"),
-        ("/v2/stocks/bars?symbols=AAPL&timeframe=5Month", "invalid timeframe"),
-        ("/v2/stocks/bars?symbols=AAPL", "missing timeframe"),
-        ("/v2/stocks/bars?timeframe=1Day", "missing symbols"),
-        ("/v2/stocks/bars?symbols=AAPL&timeframe=1Day&limit=0", "invalid limit"),
-        ("/v2/stocks/bars?symbols=AAPL&timeframe=1Day&limit=10001", "invalid limit"),
-        ("/v2/stocks/bars?symbols=AAPL&timeframe=1Day&start=yesterday", "invalid start"),
-        ("/v2/stocks/bars?symbols=AAPL&timeframe=1Day&start=2025-01-02&end=2025-01-01", "end should not be before start"),
-        ("/v2/stocks/bars?symbols=AAPL&timeframe=1Day&sort=up", "invalid sort"),
-        ("/v2/stocks/bars?symbols=AAPL&timeframe=1Day&feed=nasdaq", "invalid feed"),
-        ("/v2/stocks/bars?symbols=AAPL&timeframe=1Day&adjustment=some", "invalid adjustment"),
-        ("/v2/stocks/bars?symbols=AAPL&timeframe=1Day&page_token=%25%25", "invalid page_token"),
-        ("/v1beta3/crypto/us/bars?symbols=btcusd&timeframe=1Day", "Invalid symbol(s)"),
-        ("/v1beta3/crypto/us/snapshots", "missing symbols"),
-        ("/v2/stocks/snapshots", "missing symbols"),
-    ])
+    @Test(
+        "bad parameters are 400s with a message",
+        arguments: [
+            ("/v2/stocks/bars?symbols=AAPL&timeframe=7x", "invalid timeframe"),
+            ("/v2/stocks/bars?symbols=AAPL&timeframe=60Min", "invalid timeframe"),
+            ("/v2/stocks/bars?symbols=AAPL&timeframe=5Month", "invalid timeframe"),
+            ("/v2/stocks/bars?symbols=AAPL", "missing timeframe"),
+            ("/v2/stocks/bars?timeframe=1Day", "missing symbols"),
+            ("/v2/stocks/bars?symbols=AAPL&timeframe=1Day&limit=0", "invalid limit"),
+            ("/v2/stocks/bars?symbols=AAPL&timeframe=1Day&limit=10001", "invalid limit"),
+            ("/v2/stocks/bars?symbols=AAPL&timeframe=1Day&start=yesterday", "invalid start"),
+            ("/v2/stocks/bars?symbols=AAPL&timeframe=1Day&start=2025-01-02&end=2025-01-01", "end should not be before start"),
+            ("/v2/stocks/bars?symbols=AAPL&timeframe=1Day&sort=up", "invalid sort"),
+            ("/v2/stocks/bars?symbols=AAPL&timeframe=1Day&feed=nasdaq", "invalid feed"),
+            ("/v2/stocks/bars?symbols=AAPL&timeframe=1Day&adjustment=some", "invalid adjustment"),
+            ("/v2/stocks/bars?symbols=AAPL&timeframe=1Day&page_token=%25%25", "invalid page_token"),
+            ("/v1beta3/crypto/us/bars?symbols=btcusd&timeframe=1Day", "Invalid symbol(s)"),
+            ("/v1beta3/crypto/us/snapshots", "missing symbols"),
+            ("/v2/stocks/snapshots", "missing symbols"),
+        ]
+    )
     func refusals(_ path: String, _ message: String) async throws {
         try await withAlpaca { client, _, _ async throws in
             let reply = try await client.get(path)
@@ -151,7 +160,8 @@ struct AlpacaBarsSandboxTests {
             #expect(minutes.isEmpty, "no Saturday minutes")
             let hours = Self.times(
                 try await client.get("/v2/stocks/bars?symbols=SPY&timeframe=1Hour&start=2025-01-10T00:00:00Z&end=2025-01-10T23:59:00Z"),
-                "SPY")
+                "SPY"
+            )
             // 00:00Z is Thursday 19:00 in New York (after-hours); Friday's session runs 09:00Z (04:00) to 01:00Z.
             #expect(hours.count == 16)
             #expect(hours.first == "2025-01-10T00:00:00Z")

@@ -1,8 +1,9 @@
 import Foundation
 import Sandbox
-@testable import SandboxKit
-@testable import AlpacaSandbox
 import Testing
+
+@testable import AlpacaSandbox
+@testable import SandboxKit
 
 @Suite("Alpaca sandbox: authentication and rate limits")
 struct AlpacaAuthTests {
@@ -24,7 +25,10 @@ struct AlpacaAuthTests {
             // The market-data API answers errors with a message only.
             for reply in [
                 try await anonymous.get("/v2/stocks/quotes/latest?symbols=AAPL"),
-                try await anonymous.get("/v1beta3/crypto/us/latest/quotes?symbols=BTC/USD", headers: [("APCA-API-KEY-ID", "x"), ("APCA-API-SECRET-KEY", "y")]),
+                try await anonymous.get(
+                    "/v1beta3/crypto/us/latest/quotes?symbols=BTC/USD",
+                    headers: [("APCA-API-KEY-ID", "x"), ("APCA-API-SECRET-KEY", "y")]
+                ),
             ] {
                 #expect(reply.status == 401)
                 #expect(reply.text == #"{"message":"unauthorized."}"#)
@@ -40,7 +44,9 @@ struct AlpacaAuthTests {
             var anonymous = client
             anonymous.headers = []
             let basic = Data("\(AlpacaSandboxAccount.demoKeyID):\(AlpacaSandboxAccount.demoSecretKey)".utf8).base64EncodedString()
-            for headers in [client.headers, [("Authorization", "Bearer \(AlpacaSandboxAccount.demoOAuthToken)")], [("Authorization", "Basic \(basic)")]] {
+            for headers in [
+                client.headers, [("Authorization", "Bearer \(AlpacaSandboxAccount.demoOAuthToken)")], [("Authorization", "Basic \(basic)")],
+            ] {
                 let reply = try await anonymous.get("/v2/account", headers: headers)
                 #expect(reply.status == 200)
                 #expect(reply.object["account_number"] as? String == "PA3SANDBOX01")
@@ -131,7 +137,9 @@ struct AlpacaTradingTests {
     func limitOrderRestsAndFills() async throws {
         try await withAlpaca { client, sandbox, _ async throws in
             let reply = try await client.post(
-                "/v2/orders", #"{"symbol":"AAPL","qty":"2","side":"buy","type":"limit","limit_price":"150.00","time_in_force":"gtc","client_order_id":"rest-1"}"#)
+                "/v2/orders",
+                #"{"symbol":"AAPL","qty":"2","side":"buy","type":"limit","limit_price":"150.00","time_in_force":"gtc","client_order_id":"rest-1"}"#
+            )
             #expect(reply.status == 200)
             let id = try #require(reply.object["id"] as? String)
             #expect(reply.object["status"] as? String == "new")
@@ -159,7 +167,9 @@ struct AlpacaTradingTests {
             // IOC: two of five at once, the rest cancelled; what filled stays filled.
             try sandbox.market.setDepth(2, for: "AAPL")
             let ioc = try await client.post(
-                "/v2/orders", #"{"symbol":"AAPL","qty":"5","side":"buy","type":"limit","limit_price":"110","time_in_force":"ioc"}"#).object
+                "/v2/orders",
+                #"{"symbol":"AAPL","qty":"5","side":"buy","type":"limit","limit_price":"110","time_in_force":"ioc"}"#
+            ).object
             #expect(ioc["status"] as? String == "canceled", "\(ioc)")
             #expect(ioc["filled_qty"] as? String == "2")
             #expect(dec(ioc["filled_avg_price"]) == ask)
@@ -169,21 +179,27 @@ struct AlpacaTradingTests {
             // FOK: three at the touch for five asked: nothing fills, and the touch keeps its three.
             try sandbox.market.setDepth(3, for: "AAPL")
             let fok = try await client.post(
-                "/v2/orders", #"{"symbol":"AAPL","qty":"5","side":"buy","type":"limit","limit_price":"110","time_in_force":"fok"}"#).object
+                "/v2/orders",
+                #"{"symbol":"AAPL","qty":"5","side":"buy","type":"limit","limit_price":"110","time_in_force":"fok"}"#
+            ).object
             #expect(fok["status"] as? String == "canceled", "\(fok)")
             #expect(fok["filled_qty"] as? String == "0")
             #expect(sandbox.market.depth(for: "AAPL") == 3)
 
             // A sell of ten of the twelve held fills three; the other seven are held for it, so only two may be sold more.
             let sell = try await client.post(
-                "/v2/orders", #"{"symbol":"AAPL","qty":"10","side":"sell","type":"market","time_in_force":"day"}"#).object
+                "/v2/orders",
+                #"{"symbol":"AAPL","qty":"10","side":"sell","type":"market","time_in_force":"day"}"#
+            ).object
             #expect(sell["status"] as? String == "partially_filled", "\(sell)")
             #expect(sell["filled_qty"] as? String == "3")
             let position = try await client.get("/v2/positions/AAPL").object
             #expect(position["qty"] as? String == "9")
             #expect(position["qty_available"] as? String == "2")
             let tooMuch = try await client.post(
-                "/v2/orders", #"{"symbol":"AAPL","qty":"3","side":"sell","type":"market","time_in_force":"day"}"#)
+                "/v2/orders",
+                #"{"symbol":"AAPL","qty":"3","side":"sell","type":"market","time_in_force":"day"}"#
+            )
             #expect(tooMuch.status == 403)
 
             // No depth at all: the order waits; unlimited again: it fills the rest.
@@ -202,8 +218,19 @@ struct AlpacaTradingTests {
         let market = MarketEngine(clock: ManualClock())
         let instrument = try #require(AlpacaAssets(market: market).resolve("AAPL"))
         var order = AlpacaOrder(
-            id: UUID(), clientOrderID: "old", createdAt: Date(), updatedAt: Date(), submittedAt: Date(), instrument: instrument,
-            qty: 2, type: .market, side: .buy, timeInForce: .day, status: .filled, extendedHours: false)
+            id: UUID(),
+            clientOrderID: "old",
+            createdAt: Date(),
+            updatedAt: Date(),
+            submittedAt: Date(),
+            instrument: instrument,
+            qty: 2,
+            type: .market,
+            side: .buy,
+            timeInForce: .day,
+            status: .filled,
+            extendedHours: false
+        )
         order.filledQty = 2
         order.filledAvgPrice = dec("101.5")
         let encoder = JSONEncoder()
@@ -221,8 +248,14 @@ struct AlpacaTradingTests {
     func stopsTrigger() async throws {
         try await withAlpaca { client, sandbox, _ async throws in
             try sandbox.market.setPriceOverride(dec("200"), for: "AAPL")
-            let stop = try await client.post("/v2/orders", #"{"symbol":"AAPL","qty":1,"side":"sell","type":"stop","stop_price":180,"time_in_force":"gtc"}"#)
-            let trailing = try await client.post("/v2/orders", #"{"symbol":"AAPL","qty":1,"side":"sell","type":"trailing_stop","trail_percent":"5","time_in_force":"gtc"}"#)
+            let stop = try await client.post(
+                "/v2/orders",
+                #"{"symbol":"AAPL","qty":1,"side":"sell","type":"stop","stop_price":180,"time_in_force":"gtc"}"#
+            )
+            let trailing = try await client.post(
+                "/v2/orders",
+                #"{"symbol":"AAPL","qty":1,"side":"sell","type":"trailing_stop","trail_percent":"5","time_in_force":"gtc"}"#
+            )
             #expect(stop.object["status"] as? String == "new")
             #expect(trailing.object["status"] as? String == "new")
             #expect(dec(trailing.object["hwm"]) != nil)
@@ -253,9 +286,13 @@ struct AlpacaTradingTests {
             #expect(try await client.get("/v2/clock").object["is_open"] as? Bool == false)
             let market = try await client.post("/v2/orders", #"{"symbol":"SPY","qty":1,"side":"buy","type":"market","time_in_force":"day"}"#).object
             #expect(market["status"] as? String == "accepted")
-            let limit = try await client.post("/v2/orders", #"{"symbol":"SPY","qty":1,"side":"buy","type":"limit","limit_price":"1.00","time_in_force":"day"}"#).object
+            let limit = try await client.post(
+                "/v2/orders",
+                #"{"symbol":"SPY","qty":1,"side":"buy","type":"limit","limit_price":"1.00","time_in_force":"day"}"#
+            ).object
             // The crypto market never closes.
-            let btc = try await client.post("/v2/orders", #"{"symbol":"BTC/USD","qty":"0.001","side":"buy","type":"market","time_in_force":"gtc"}"#).object
+            let btc = try await client.post("/v2/orders", #"{"symbol":"BTC/USD","qty":"0.001","side":"buy","type":"market","time_in_force":"gtc"}"#)
+                .object
             #expect(btc["status"] as? String == "filled")
 
             clock.set(Date(timeIntervalSince1970: 1_736_778_600 + 60))  // Monday 2025-01-13 14:31Z
@@ -285,7 +322,8 @@ struct AlpacaTradingTests {
     func replaceChain() async throws {
         try await withAlpaca { client, _, _ async throws in
             let first = try await client.post(
-                "/v2/orders", #"{"symbol":"MSFT","qty":1,"side":"buy","type":"limit","limit_price":100,"time_in_force":"day","client_order_id":"chain-0"}"#
+                "/v2/orders",
+                #"{"symbol":"MSFT","qty":1,"side":"buy","type":"limit","limit_price":100,"time_in_force":"day","client_order_id":"chain-0"}"#
             ).object
             let firstID = try #require(first["id"] as? String)
             let second = try await client.patch("/v2/orders/\(firstID)", #"{"qty":2,"limit_price":101.5,"client_order_id":"chain-1"}"#)
@@ -324,7 +362,10 @@ struct AlpacaTradingTests {
             #expect(cancelFilled.status == 422)
             #expect(cancelFilled.text == #"{"code":42210000,"message":"order is already in \"filled\" state"}"#)
 
-            let open = try await client.post("/v2/orders", #"{"symbol":"AAPL","qty":1,"side":"buy","type":"limit","limit_price":"10","time_in_force":"gtc"}"#).object
+            let open = try await client.post(
+                "/v2/orders",
+                #"{"symbol":"AAPL","qty":1,"side":"buy","type":"limit","limit_price":"10","time_in_force":"gtc"}"#
+            ).object
             let canceled = try await client.delete("/v2/orders/\(open["id"] as! String)")
             #expect(canceled.status == 204)
             #expect(canceled.text.isEmpty)
@@ -337,7 +378,10 @@ struct AlpacaTradingTests {
             #expect(unknown.text == #"{"code":40410000,"message":"order not found"}"#)
 
             for price in ["11", "12"] {
-                _ = try await client.post("/v2/orders", #"{"symbol":"MSFT","qty":1,"side":"buy","type":"limit","limit_price":"\#(price)","time_in_force":"gtc"}"#)
+                _ = try await client.post(
+                    "/v2/orders",
+                    #"{"symbol":"MSFT","qty":1,"side":"buy","type":"limit","limit_price":"\#(price)","time_in_force":"gtc"}"#
+                )
             }
             let all = try await client.delete("/v2/orders")
             #expect(all.status == 207)
@@ -357,14 +401,18 @@ struct AlpacaTradingTests {
             #expect(buy.object["buying_power"] is String)
             #expect(buy.object["cost_basis"] is String)
 
-            _ = try await client.post("/v2/orders", #"{"symbol":"AAPL","qty":4,"side":"sell","type":"limit","limit_price":"900","time_in_force":"gtc"}"#)
+            _ = try await client.post(
+                "/v2/orders",
+                #"{"symbol":"AAPL","qty":4,"side":"sell","type":"limit","limit_price":"900","time_in_force":"gtc"}"#
+            )
             let sell = try await client.post("/v2/orders", #"{"symbol":"AAPL","qty":7,"side":"sell","type":"market","time_in_force":"day"}"#)
             #expect(sell.status == 403)
             #expect(
                 canonical(sell.text)
                     == canonical(
                         #"{"code":40310000,"message":"insufficient qty available for order (requested: 7, available: 6)","available":"6","existing_qty":"10","held_for_orders":"4","symbol":"AAPL"}"#
-                    ))
+                    )
+            )
             let positions = try await client.get("/v2/positions/AAPL").object
             #expect(positions["qty_available"] as? String == "6")
         }
@@ -421,7 +469,9 @@ struct AlpacaTradingTests {
             #expect(try await client.get("/v2/orders?status=all&symbols=AAPL,BTCUSD").array.count == 3)
             let after = Timestamp.format(ManualClock.defaultStart.addingTimeInterval(5))
             let until = Timestamp.format(ManualClock.defaultStart.addingTimeInterval(25))
-            #expect(try await client.get("/v2/orders?status=all&after=\(after)&until=\(until)").array.map { $0["id"] as? String } == [ids[2], ids[1]])
+            #expect(
+                try await client.get("/v2/orders?status=all&after=\(after)&until=\(until)").array.map { $0["id"] as? String } == [ids[2], ids[1]]
+            )
             #expect(try await client.get("/v2/orders").array.isEmpty, "the default lists open orders")
             for bad in ["status=pending", "limit=0", "limit=501", "direction=up", "after=yesterday", "nested=maybe", "side=short"] {
                 let reply = try await client.get("/v2/orders?\(bad)")
@@ -438,7 +488,10 @@ struct AlpacaTradingTests {
             #expect(fractional.object["filled_qty"] as? String == "0.5")
             let tiny = try await client.post("/v2/orders", #"{"symbol":"ETH/USD","qty":1e-03,"side":"buy","type":"market","time_in_force":"gtc"}"#)
             #expect(tiny.object["qty"] as? String == "0.001")
-            let notional = try await client.post("/v2/orders", #"{"symbol":"AMZN","notional":"500","side":"buy","type":"market","time_in_force":"day"}"#)
+            let notional = try await client.post(
+                "/v2/orders",
+                #"{"symbol":"AMZN","notional":"500","side":"buy","type":"market","time_in_force":"day"}"#
+            )
             #expect(notional.status == 200)
             #expect(notional.object["qty"] is NSNull)
             #expect(notional.object["notional"] as? String == "500")
@@ -448,31 +501,61 @@ struct AlpacaTradingTests {
         }
     }
 
-    @Test("invalid orders get Alpaca's 422 bodies", arguments: [
-        (#"{"qty":1,"side":"buy","type":"market","time_in_force":"day"}"#, 40_010_001, "symbol is required"),
-        (#"{"symbol":"NOPE","qty":1,"side":"buy","type":"market","time_in_force":"day"}"#, 42_210_000, "asset \"NOPE\" not found"),
-        (#"{"symbol":"AAPL","qty":1,"side":"short","type":"market","time_in_force":"day"}"#, 40_010_001, "invalid side"),
-        (#"{"symbol":"AAPL","qty":1,"side":"buy","type":"iceberg","time_in_force":"day"}"#, 40_010_001, "invalid order type"),
-        (#"{"symbol":"AAPL","qty":1,"side":"buy","type":"market","time_in_force":"week"}"#, 40_010_001, "invalid time_in_force"),
-        (#"{"symbol":"AAPL","qty":1,"side":"buy","type":"market"}"#, 40_010_001, "time_in_force is required"),
-        (#"{"symbol":"AAPL","side":"buy","type":"market","time_in_force":"day"}"#, 40_010_001, "qty or notional is required"),
-        (#"{"symbol":"AAPL","qty":1,"notional":"500","side":"buy","type":"market","time_in_force":"day"}"#, 40_010_001, "only one of qty or notional is allowed"),
-        (#"{"symbol":"AAPL","notional":"500","side":"buy","type":"limit","limit_price":"100","time_in_force":"day"}"#, 40_010_001, "notional orders must be market orders"),
-        (#"{"symbol":"AAPL","notional":"500","side":"buy","type":"market","time_in_force":"gtc"}"#, 42_210_000, "fractional orders must be DAY orders"),
-        (#"{"symbol":"AAPL","notional":"500.0000000001","side":"buy","type":"market","time_in_force":"day"}"#, 40_010_001, "notional must have at most 9 decimal places"),
-        (#"{"symbol":"AAPL","qty":0,"side":"buy","type":"market","time_in_force":"day"}"#, 40_010_001, "qty must be > 0"),
-        (#"{"symbol":"AAPL","qty":"-2","side":"buy","type":"market","time_in_force":"day"}"#, 40_010_001, "qty must be > 0"),
-        (#"{"symbol":"AAPL","qty":"1.5abc","side":"buy","type":"market","time_in_force":"day"}"#, 40_010_001, "invalid qty"),
-        (#"{"symbol":"AAPL","qty":1,"side":"buy","type":"limit","time_in_force":"day"}"#, 40_010_001, "limit_price is required for limit orders"),
-        (#"{"symbol":"AAPL","qty":1,"side":"buy","type":"limit","limit_price":0,"time_in_force":"day"}"#, 40_010_001, "limit price must be > 0"),
-        (#"{"symbol":"AAPL","qty":1,"side":"buy","type":"market","limit_price":10,"time_in_force":"day"}"#, 40_010_001, "market orders require no stop or limit price"),
-        (#"{"symbol":"AAPL","qty":1,"side":"buy","type":"market","time_in_force":"day","extended_hours":true}"#, 40_010_001, "only type=\"limit\" is allowed for extended hours orders"),
-        (#"{"symbol":"BTC/USD","qty":1,"side":"buy","type":"market","time_in_force":"day"}"#, 42_210_000, "invalid crypto time_in_force"),
-        (#"{"symbol":"BTC/USD","qty":1,"side":"buy","type":"stop","stop_price":1,"time_in_force":"gtc"}"#, 40_010_001, "invalid order type for crypto order"),
-        (#"{"symbol":"AAPL","qty":1.5,"side":"buy","type":"market","time_in_force":"gtc"}"#, 42_210_000, "fractional orders must be DAY orders"),
-        (#"{"symbol":"AAPL","qty":1,"side":"buy","type":"limit","limit_price":"190.001","time_in_force":"day"}"#, 42_210_000, "invalid limit_price 190.001. sub-penny increment does not fulfill minimum pricing criteria"),
-        (#"{"symbol":"AAPL","qty":1,"side":"buy","type":"market","time_in_force":"day","order_class":"bracket"}"#, 42_210_000, "order_class \"bracket\" is not supported by the sandbox"),
-    ])
+    @Test(
+        "invalid orders get Alpaca's 422 bodies",
+        arguments: [
+            (#"{"qty":1,"side":"buy","type":"market","time_in_force":"day"}"#, 40_010_001, "symbol is required"),
+            (#"{"symbol":"NOPE","qty":1,"side":"buy","type":"market","time_in_force":"day"}"#, 42_210_000, "asset \"NOPE\" not found"),
+            (#"{"symbol":"AAPL","qty":1,"side":"short","type":"market","time_in_force":"day"}"#, 40_010_001, "invalid side"),
+            (#"{"symbol":"AAPL","qty":1,"side":"buy","type":"iceberg","time_in_force":"day"}"#, 40_010_001, "invalid order type"),
+            (#"{"symbol":"AAPL","qty":1,"side":"buy","type":"market","time_in_force":"week"}"#, 40_010_001, "invalid time_in_force"),
+            (#"{"symbol":"AAPL","qty":1,"side":"buy","type":"market"}"#, 40_010_001, "time_in_force is required"),
+            (#"{"symbol":"AAPL","side":"buy","type":"market","time_in_force":"day"}"#, 40_010_001, "qty or notional is required"),
+            (
+                #"{"symbol":"AAPL","qty":1,"notional":"500","side":"buy","type":"market","time_in_force":"day"}"#, 40_010_001,
+                "only one of qty or notional is allowed"
+            ),
+            (
+                #"{"symbol":"AAPL","notional":"500","side":"buy","type":"limit","limit_price":"100","time_in_force":"day"}"#, 40_010_001,
+                "notional orders must be market orders"
+            ),
+            (
+                #"{"symbol":"AAPL","notional":"500","side":"buy","type":"market","time_in_force":"gtc"}"#, 42_210_000,
+                "fractional orders must be DAY orders"
+            ),
+            (
+                #"{"symbol":"AAPL","notional":"500.0000000001","side":"buy","type":"market","time_in_force":"day"}"#, 40_010_001,
+                "notional must have at most 9 decimal places"
+            ),
+            (#"{"symbol":"AAPL","qty":0,"side":"buy","type":"market","time_in_force":"day"}"#, 40_010_001, "qty must be > 0"),
+            (#"{"symbol":"AAPL","qty":"-2","side":"buy","type":"market","time_in_force":"day"}"#, 40_010_001, "qty must be > 0"),
+            (#"{"symbol":"AAPL","qty":"1.5abc","side":"buy","type":"market","time_in_force":"day"}"#, 40_010_001, "invalid qty"),
+            (#"{"symbol":"AAPL","qty":1,"side":"buy","type":"limit","time_in_force":"day"}"#, 40_010_001, "limit_price is required for limit orders"),
+            (#"{"symbol":"AAPL","qty":1,"side":"buy","type":"limit","limit_price":0,"time_in_force":"day"}"#, 40_010_001, "limit price must be > 0"),
+            (
+                #"{"symbol":"AAPL","qty":1,"side":"buy","type":"market","limit_price":10,"time_in_force":"day"}"#, 40_010_001,
+                "market orders require no stop or limit price"
+            ),
+            (
+                #"{"symbol":"AAPL","qty":1,"side":"buy","type":"market","time_in_force":"day","extended_hours":true}"#, 40_010_001,
+                "only type=\"limit\" is allowed for extended hours orders"
+            ),
+            (#"{"symbol":"BTC/USD","qty":1,"side":"buy","type":"market","time_in_force":"day"}"#, 42_210_000, "invalid crypto time_in_force"),
+            (
+                #"{"symbol":"BTC/USD","qty":1,"side":"buy","type":"stop","stop_price":1,"time_in_force":"gtc"}"#, 40_010_001,
+                "invalid order type for crypto order"
+            ),
+            (#"{"symbol":"AAPL","qty":1.5,"side":"buy","type":"market","time_in_force":"gtc"}"#, 42_210_000, "fractional orders must be DAY orders"),
+            (
+                #"{"symbol":"AAPL","qty":1,"side":"buy","type":"limit","limit_price":"190.001","time_in_force":"day"}"#, 42_210_000,
+                "invalid limit_price 190.001. sub-penny increment does not fulfill minimum pricing criteria"
+            ),
+            (
+                #"{"symbol":"AAPL","qty":1,"side":"buy","type":"market","time_in_force":"day","order_class":"bracket"}"#, 42_210_000,
+                "order_class \"bracket\" is not supported by the sandbox"
+            ),
+        ]
+    )
     func invalidOrders(_ body: String, _ code: Int, _ message: String) async throws {
         try await withAlpaca { client, _, _ async throws in
             let reply = try await client.post("/v2/orders", body)
@@ -482,9 +565,12 @@ struct AlpacaTradingTests {
         }
     }
 
-    @Test("malformed bodies get 400 40010000, never a bare 500", arguments: [
-        "{", "", "[]", "null", #"{"symbol":"AAPL","qty":true}"#, #"{"symbol":["AAPL"]}"#, "not json at all", #"{"a":"\u0000"}"# + "}",
-    ])
+    @Test(
+        "malformed bodies get 400 40010000, never a bare 500",
+        arguments: [
+            "{", "", "[]", "null", #"{"symbol":"AAPL","qty":true}"#, #"{"symbol":["AAPL"]}"#, "not json at all", #"{"a":"\u0000"}"# + "}",
+        ]
+    )
     func malformedBodies(_ body: String) async throws {
         try await withAlpaca { client, _, _ async throws in
             let reply = try await client.post("/v2/orders", body)

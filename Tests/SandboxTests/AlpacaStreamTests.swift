@@ -24,16 +24,20 @@ struct AlpacaStreamTests {
                 try await stream.sendText(Self.demoAuth)
                 #expect(
                     try await stream.receiveCanonical(expectBinary: true)
-                        == canon(#"{"stream":"authorization","data":{"action":"authenticate","status":"authorized"}}"#))
+                        == canon(#"{"stream":"authorization","data":{"action":"authenticate","status":"authorized"}}"#)
+                )
                 try await stream.sendText(#"{"action":"listen","data":{"streams":["trade_updates","account_updates"]}}"#)
                 #expect(
                     try await stream.receiveCanonical(expectBinary: true)
-                        == canon(#"{"stream":"listening","data":{"streams":["trade_updates"]}}"#))
+                        == canon(#"{"stream":"listening","data":{"streams":["trade_updates"]}}"#)
+                )
 
                 let held = try await client.get("/v2/positions/AAPL")
                 let before = held.status == 200 ? try #require(dec(held.object["qty"])) : 0
                 let placed = try await client.post(
-                    "/v2/orders", #"{"symbol":"AAPL","qty":"2","side":"buy","type":"market","time_in_force":"day"}"#)
+                    "/v2/orders",
+                    #"{"symbol":"AAPL","qty":"2","side":"buy","type":"market","time_in_force":"day"}"#
+                )
                 #expect(placed.status == 200)
                 let orderID = try #require(placed.object["id"] as? String)
 
@@ -67,7 +71,8 @@ struct AlpacaStreamTests {
             try await withStream(client.base, path: "/stream") { stream in
                 // alpaca-py's older authentication message.
                 try await stream.sendText(
-                    #"{"action":"authenticate","data":{"key_id":"SANDBOX-ALPACA-KEY","secret_key":"SANDBOX-ALPACA-SECRET"}}"#)
+                    #"{"action":"authenticate","data":{"key_id":"SANDBOX-ALPACA-KEY","secret_key":"SANDBOX-ALPACA-SECRET"}}"#
+                )
                 #expect((try await stream.receiveObject()["data"] as? [String: Any])?["status"] as? String == "authorized")
                 try await stream.sendText(#"{"action":"listen","data":{"streams":["trade_updates"]}}"#)
                 _ = try await stream.receiveObject()
@@ -76,7 +81,8 @@ struct AlpacaStreamTests {
                 let limit = DecimalText.format(DecimalText.round(quote.bid * dec("0.9"), scale: 2))
                 let placed = try await client.post(
                     "/v2/orders",
-                    #"{"symbol":"MSFT","qty":"1","side":"buy","type":"limit","limit_price":"\#(limit)","time_in_force":"gtc"}"#)
+                    #"{"symbol":"MSFT","qty":"1","side":"buy","type":"limit","limit_price":"\#(limit)","time_in_force":"gtc"}"#
+                )
                 #expect(placed.object["status"] as? String == "new")
                 #expect((try await stream.receiveObject()["data"] as? [String: Any])?["event"] as? String == "new")
 
@@ -105,7 +111,8 @@ struct AlpacaStreamTests {
                 try sandbox.market.setDepth(2, for: "MSFT")
                 let placed = try await client.post(
                     "/v2/orders",
-                    #"{"symbol":"MSFT","qty":"5","side":"buy","type":"limit","limit_price":"\#(limit)","time_in_force":"day"}"#)
+                    #"{"symbol":"MSFT","qty":"5","side":"buy","type":"limit","limit_price":"\#(limit)","time_in_force":"day"}"#
+                )
                 #expect(placed.status == 200)
                 let id = try #require(placed.object["id"] as? String)
                 #expect(placed.object["status"] as? String == "partially_filled")
@@ -159,7 +166,9 @@ struct AlpacaStreamTests {
 
                 // A limit far below the market rests.
                 let placed = try await client.post(
-                    "/v2/orders", #"{"symbol":"AAPL","qty":"1","side":"buy","type":"limit","limit_price":"1","time_in_force":"gtc"}"#)
+                    "/v2/orders",
+                    #"{"symbol":"AAPL","qty":"1","side":"buy","type":"limit","limit_price":"1","time_in_force":"gtc"}"#
+                )
                 let first = try #require(placed.object["id"] as? String)
                 #expect(try await Self.event(stream) == ["new", first])
                 let replaced = try await client.patch("/v2/orders/\(first)", #"{"limit_price":"2"}"#)
@@ -172,13 +181,17 @@ struct AlpacaStreamTests {
                 try await stream.sendText(#"{"action":"listen","data":{"streams":[]}}"#)
                 #expect(try await stream.receiveCanonical() == canon(#"{"stream":"listening","data":{"streams":[]}}"#))
                 let unheard = try await client.post(
-                    "/v2/orders", #"{"symbol":"AAPL","qty":"1","side":"buy","type":"limit","limit_price":"1","time_in_force":"gtc"}"#)
+                    "/v2/orders",
+                    #"{"symbol":"AAPL","qty":"1","side":"buy","type":"limit","limit_price":"1","time_in_force":"gtc"}"#
+                )
                 #expect(unheard.status == 200)
                 try await stream.sendText(#"{"action":"listen","data":{"streams":["trade_updates"]}}"#)
                 _ = try await stream.receiveObject()
                 // The next update is of the order placed now: nothing of the one placed while not listening.
                 let heard = try await client.post(
-                    "/v2/orders", #"{"symbol":"AAPL","qty":"1","side":"buy","type":"limit","limit_price":"1","time_in_force":"gtc"}"#)
+                    "/v2/orders",
+                    #"{"symbol":"AAPL","qty":"1","side":"buy","type":"limit","limit_price":"1","time_in_force":"gtc"}"#
+                )
                 #expect(try await Self.event(stream) == ["new", try #require(heard.object["id"] as? String)])
             }
         }
@@ -223,15 +236,18 @@ struct AlpacaStreamTests {
                 try await stream.sendText(#"{"action":"listen","data":{"streams":["trade_updates"]}}"#)
                 #expect(
                     try await stream.receiveCanonical()
-                        == canon(#"{"stream":"authorization","data":{"action":"listen","status":"unauthorized"}}"#))
+                        == canon(#"{"stream":"authorization","data":{"action":"listen","status":"unauthorized"}}"#)
+                )
                 try await stream.sendText(#"{"action":"auth","key":"SANDBOX-ALPACA-KEY","secret":"wrong"}"#)
                 #expect(
                     try await stream.receiveCanonical()
-                        == canon(#"{"stream":"authorization","data":{"action":"authenticate","status":"unauthorized"}}"#))
+                        == canon(#"{"stream":"authorization","data":{"action":"authenticate","status":"unauthorized"}}"#)
+                )
                 for garbage in ["{not json", #"{"action":42}"#, "[]", #"{"action":"dance"}"#] {
                     try await stream.sendText(garbage)
                     #expect(
-                        try await stream.receiveCanonical() == canon(#"{"stream":"error","data":{"error_message":"invalid syntax"}}"#))
+                        try await stream.receiveCanonical() == canon(#"{"stream":"error","data":{"error_message":"invalid syntax"}}"#)
+                    )
                 }
                 try await stream.sendBinary([0xc1, 0xff, 0x00])
                 #expect((try await stream.receiveObject())["stream"] as? String == "error")
@@ -265,7 +281,8 @@ struct AlpacaStreamTests {
                     try await stream.receiveCanonical()
                         == canon(
                             #"[{"T":"subscription","trades":["AAPL"],"quotes":["AAPL","MSFT"],"bars":["*"],"updatedBars":[],"dailyBars":[],"statuses":[],"lulds":[],"corrections":["AAPL"],"cancelErrors":["AAPL"]}]"#
-                        ))
+                        )
+                )
                 try await stream.sendText(#"{"action":"unsubscribe","quotes":["MSFT"]}"#)
                 #expect(((try await stream.receiveJSON() as? [[String: Any]])?.first?["quotes"] as? [String]) == ["AAPL"])
 
@@ -302,7 +319,8 @@ struct AlpacaStreamTests {
                 try await stream.sendBinary([0x81, 0xa6])  // a map cut short
                 #expect(
                     try await stream.receiveMessagePack()
-                        == .array([.object(["T": "error", "code": .int(400), "msg": "invalid syntax"])]))
+                        == .array([.object(["T": "error", "code": .int(400), "msg": "invalid syntax"])])
+                )
 
                 try sandbox.market.setPriceOverride(dec("150.25"), for: "NVDA")
                 let pushed = try #require(try await stream.receiveMessagePack().arrayValue)
@@ -341,7 +359,8 @@ struct AlpacaStreamTests {
                 #expect(bar["t"] as? String == "2025-01-06T15:00:00.000000000Z")
                 // The REST API's bar of the same minute, from the same sampler.
                 let rest = try await client.get(
-                    "/v2/stocks/AAPL/bars?timeframe=1Min&start=2025-01-06T15:00:00Z&end=2025-01-06T15:00:59Z")
+                    "/v2/stocks/AAPL/bars?timeframe=1Min&start=2025-01-06T15:00:00Z&end=2025-01-06T15:00:59Z"
+                )
                 let restBar = try #require((rest.object["bars"] as? [[String: Any]])?.first)
                 for key in ["o", "h", "l", "c", "v", "n", "vw"] {
                     #expect(canon([bar[key] ?? NSNull()]) == canon([restBar[key] ?? NSNull()]), "\(key)")
@@ -349,9 +368,11 @@ struct AlpacaStreamTests {
 
                 #expect(try await client.post("/_sandbox/clock/advance", #"{"seconds":185}"#).status == 200)
                 let next = try #require(try await stream.receiveJSON() as? [[String: Any]])
-                #expect(next.compactMap { $0["t"] as? String } == [
-                    "2025-01-06T15:01:00.000000000Z", "2025-01-06T15:02:00.000000000Z", "2025-01-06T15:03:00.000000000Z",
-                ])
+                #expect(
+                    next.compactMap { $0["t"] as? String } == [
+                        "2025-01-06T15:01:00.000000000Z", "2025-01-06T15:02:00.000000000Z", "2025-01-06T15:03:00.000000000Z",
+                    ]
+                )
             }
         }
     }
@@ -367,7 +388,8 @@ struct AlpacaStreamTests {
                     _ = try await second.receiveJSON()
                     try await second.sendText(Self.demoAuth)
                     #expect(
-                        try await second.receiveCanonical() == canon(#"[{"T":"error","code":406,"msg":"connection limit exceeded"}]"#))
+                        try await second.receiveCanonical() == canon(#"[{"T":"error","code":406,"msg":"connection limit exceeded"}]"#)
+                    )
                     await #expect(throws: StreamConversation.Closed.self) { _ = try await second.receive() }
                 }
                 // Another endpoint is another limit.
@@ -523,7 +545,10 @@ func canon(_ value: Any) -> String {
 /// Connects to `path` of the sandbox at `base` (with `Content-Type: application/msgpack` when `msgpack`), runs
 /// `body`, then closes the connection.
 func withStream(
-    _ base: URL, path: String, msgpack: Bool = false, _ body: @escaping @Sendable (StreamConversation) async throws -> Void
+    _ base: URL,
+    path: String,
+    msgpack: Bool = false,
+    _ body: @escaping @Sendable (StreamConversation) async throws -> Void
 ) async throws {
     let url = base.absoluteString.replacingOccurrences(of: "http://", with: "ws://") + path
     var headers = HTTPFields()
@@ -531,7 +556,8 @@ func withStream(
     let failure = Mutex<(any Error)?>(nil)
     let finished = Mutex(false)
     try await WebSocketClient.connect(
-        url: url, configuration: .init(maxFrameSize: 1 << 20, additionalHeaders: headers),
+        url: url,
+        configuration: .init(maxFrameSize: 1 << 20, additionalHeaders: headers),
         logger: Logger(label: "stream-test", factory: { _ in SwiftLogNoOpLogHandler() })
     ) { inbound, outbound, _ in
         let conversation = StreamConversation(outbound: outbound, messages: inbound.messages(maxSize: 1 << 20).makeAsyncIterator())

@@ -1,8 +1,8 @@
 import AsyncHTTPClient
 import Foundation
+import Sandbox
 import Testing
 
-import Sandbox
 @testable import SandboxKit
 
 @Suite("Fault injection")
@@ -167,7 +167,8 @@ struct FaultInjectionTests {
         try await withAlpaca { client, sandbox, clock async throws in
             let put = try await client.put(
                 "/_sandbox/faults",
-                #"{"seed":5,"rules":[{"kind":"error","status":502,"method":"get","pathPrefix":"/v2/positions","count":1},{"kind":"latency","latencyMs":1}]}"#)
+                #"{"seed":5,"rules":[{"kind":"error","status":502,"method":"get","pathPrefix":"/v2/positions","count":1},{"kind":"latency","latencyMs":1}]}"#
+            )
             #expect(put.status == 200)
             #expect((put.object["rules"] as? [[String: Any]])?.count == 2)
             #expect(put.object["seed"] as? Int == 5)
@@ -180,7 +181,9 @@ struct FaultInjectionTests {
             #expect(try await client.delete("/_sandbox/faults/\(id)").status == 204)
             #expect(try await client.delete("/_sandbox/faults").status == 204)
             #expect(sandbox.faults.rules.isEmpty)
-            for bad in [#"{"kind":"teleport"}"#, #"{"kind":"error","status":200}"#, #"{"kind":"latency"}"#, #"{"kind":"error","probability":2}"#, "nope"] {
+            for bad in [
+                #"{"kind":"teleport"}"#, #"{"kind":"error","status":200}"#, #"{"kind":"latency"}"#, #"{"kind":"error","probability":2}"#, "nope",
+            ] {
                 let reply = try await client.post("/_sandbox/faults", bad)
                 #expect(reply.status == 400, "\(bad)")
                 #expect((reply.object["error"] as? [String: Any])?["code"] as? String == "invalid_request")

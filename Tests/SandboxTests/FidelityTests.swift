@@ -1,8 +1,8 @@
 import ChildProcess
 import Foundation
 import Sandbox
-import Testing
 import TestWorlds
+import Testing
 
 /// Runs the real third-party Python clients (alpaca-py, ccxt) against a live Alpaca sandbox: REST, and alpaca-py's
 /// stream clients against its WebSocket streams.
@@ -20,7 +20,8 @@ struct FidelityTests {
     @Test(
         .enabled(
             if: python != nil,
-            "BROKERGATEWAY_FIDELITY_PYTHON is not set: point it at a python with Tests/Fidelity/requirements.txt installed"),
+            "BROKERGATEWAY_FIDELITY_PYTHON is not set: point it at a python with Tests/Fidelity/requirements.txt installed"
+        ),
         // A backstop against a hang, not a deadline: it also covers the wait for a world slot (`.heavyWorld`) on a
         // loaded machine; the client itself is stopped after 150 s below.
         .timeLimit(.minutes(10)),
@@ -36,7 +37,8 @@ struct FidelityTests {
                     Self.scripts.appendingPathComponent(script).path, url.absoluteString,
                     AlpacaSandboxAccount.demoKeyID, AlpacaSandboxAccount.demoSecretKey,
                 ],
-                timeout: .seconds(150))
+                timeout: .seconds(150)
+            )
             #expect(result.status == 0, "\(script) exited with \(result.status):\n\(result.output)")
         }
     }
@@ -55,8 +57,12 @@ func runProcess(_ executable: String, arguments: [String], timeout: Duration) as
     var environment = ProcessInfo.processInfo.environment
     environment["PYTHONUNBUFFERED"] = "1"
     let process = try ChildProcess(
-        executable: executable, arguments: arguments, environment: environment,
-        standardOutput: .file(outputURL.path), standardError: .file(outputURL.path))
+        executable: executable,
+        arguments: arguments,
+        environment: environment,
+        standardOutput: .file(outputURL.path),
+        standardError: .file(outputURL.path)
+    )
     let termination = await process.termination(within: timeout)
     if termination == nil { await process.stop(grace: .seconds(5)) }
     let output = (try? String(contentsOf: outputURL, encoding: .utf8)) ?? ""

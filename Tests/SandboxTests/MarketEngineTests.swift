@@ -1,10 +1,10 @@
 import Foundation
+import Sandbox
+import ServiceLifecycle
 import Testing
 
-import Sandbox
-@testable import SandboxKit
 @testable import AlpacaSandbox
-import ServiceLifecycle
+@testable import SandboxKit
 
 @Suite("Market engine")
 struct MarketEngineTests {
@@ -55,9 +55,12 @@ struct MarketEngineTests {
         #expect(market.quote(symbol: "AAPL", at: earlier) == before)
     }
 
-    @Test("the two- and three-word hashes are the variadic one without its array", arguments: [
-        (UInt64(0), UInt64(0), UInt64(0)), (1, 2, 3), (UInt64.max, 0x9e37_79b9_7f4a_7c15, 42), (20_250_106, 7, UInt64.max - 1),
-    ])
+    @Test(
+        "the two- and three-word hashes are the variadic one without its array",
+        arguments: [
+            (UInt64(0), UInt64(0), UInt64(0)), (1, 2, 3), (UInt64.max, 0x9e37_79b9_7f4a_7c15, 42), (20_250_106, 7, UInt64.max - 1),
+        ]
+    )
     func fixedArityHashes(words: (UInt64, UInt64, UInt64)) {
         let variadic: (UInt64...) -> UInt64 = StableHash.combine
         #expect(StableHash.combine(words.0, words.1) == variadic(words.0, words.1))
@@ -122,8 +125,21 @@ struct MarketEngineTests {
 struct OrderMatchingTests {
     static func quote(bid: String, ask: String) -> MarketQuote {
         MarketQuote(
-            symbol: "X", timestamp: Date(timeIntervalSince1970: 0), bid: dec(bid), ask: dec(ask), bidSize: 1, askSize: 1,
-            last: (dec(bid) + dec(ask)) / 2, lastSize: 1, tradeID: 0, open: 1, high: 1, low: 1, previousClose: 1, isOverridden: false)
+            symbol: "X",
+            timestamp: Date(timeIntervalSince1970: 0),
+            bid: dec(bid),
+            ask: dec(ask),
+            bidSize: 1,
+            askSize: 1,
+            last: (dec(bid) + dec(ask)) / 2,
+            lastSize: 1,
+            tradeID: 0,
+            open: 1,
+            high: 1,
+            low: 1,
+            previousClose: 1,
+            isOverridden: false
+        )
     }
 
     @Test("market orders take the touch")
@@ -170,9 +186,12 @@ struct OrderMatchingTests {
 
 @Suite("Wire text helpers")
 struct WireTextTests {
-    @Test("decimal text is parsed strictly", arguments: [
-        ("1.5", "1.5"), ("-0.25", "-0.25"), ("1e-05", "0.00001"), ("100", "100"), ("0.000000001", "0.000000001"),
-    ])
+    @Test(
+        "decimal text is parsed strictly",
+        arguments: [
+            ("1.5", "1.5"), ("-0.25", "-0.25"), ("1e-05", "0.00001"), ("100", "100"), ("0.000000001", "0.000000001"),
+        ]
+    )
     func decimals(_ text: String, _ expected: String) {
         #expect(DecimalText.parse(text) == dec(expected))
     }
@@ -218,7 +237,10 @@ struct WireTextTests {
         let value = try JSON(parsing: #"{"b":1.50,"a":[null,true,"\u00e9\n"],"c":-0.0000001}"#)
         #expect(value["b"] == .number("1.50"))
         #expect(value.serialized == #"{"b":1.50,"a":[null,true,"é\n"],"c":-0.0000001}"#)
-        for bad in ["{", "[1,]", "{\"a\" 1}", "01", "1.", "\"\u{01}\"", "[1] 2", "nul", String(repeating: "[", count: 100) + String(repeating: "]", count: 100)] {
+        for bad in [
+            "{", "[1,]", "{\"a\" 1}", "01", "1.", "\"\u{01}\"", "[1] 2", "nul",
+            String(repeating: "[", count: 100) + String(repeating: "]", count: 100),
+        ] {
             #expect(throws: JSONParseError.self, "\(bad)") { try JSON(parsing: bad) }
         }
     }
@@ -239,7 +261,8 @@ struct SandboxTickerTests {
         try await withSandbox(sandbox) { url in
             let client = TestClient(base: url)
             let order = try await client.post(
-                "/v2/orders", #"{"symbol":"AAPL","qty":1,"side":"buy","type":"limit","limit_price":"100","time_in_force":"gtc"}"#
+                "/v2/orders",
+                #"{"symbol":"AAPL","qty":1,"side":"buy","type":"limit","limit_price":"100","time_in_force":"gtc"}"#
             ).object
             let id = try #require(order["id"] as? String)
             try market.setPriceOverride(99, for: "AAPL")

@@ -111,7 +111,8 @@ struct MessagePackTests {
         #expect(try MessagePack(decoding: message.encoded) == message)
         #expect(
             message.json.serialized
-                == #"[{"T":"q","S":"AAPL","bp":187.41,"bs":3,"c":["R"],"t":"2025-01-06T15:00:00.123456789Z"}]"#)
+                == #"[{"T":"q","S":"AAPL","bp":187.41,"bs":3,"c":["R"],"t":"2025-01-06T15:00:00.123456789Z"}]"#
+        )
         let parsed = MessagePack(json: try JSON(parsing: #"{"action":"subscribe","quotes":["AAPL"],"n":-2,"x":1.25}"#))
         #expect(parsed == .object(["action": "subscribe", "quotes": .array(["AAPL"]), "n": .int(-2), "x": .float(1.25)]))
     }

@@ -10,7 +10,9 @@ struct ProvisioningTests {
     @Test func anAlpacaKeyPairReachesItsOwnAccountOnly() async throws {
         try await withAlpaca { demo, sandbox, _ in
             let demoOrder = try await demo.post(
-                "/v2/orders", #"{"symbol":"AAPL","qty":"1","side":"buy","type":"limit","limit_price":"1.00","time_in_force":"gtc"}"#)
+                "/v2/orders",
+                #"{"symbol":"AAPL","qty":"1","side":"buy","type":"limit","limit_price":"1.00","time_in_force":"gtc"}"#
+            )
             let demoOrderId = try #require(demoOrder.object["id"] as? String)
 
             let account = try sandbox.provisionAccount()
@@ -69,8 +71,11 @@ struct ProvisioningTests {
             let basic = Data("\(app.appKey):\(app.appSecret)".utf8).base64EncodedString()
             let form = "grant_type=refresh_token&refresh_token=\(app.refreshToken)"
             let token = try await anonymous.send(
-                "POST", "/token", body: form,
-                headers: [("Authorization", "Basic \(basic)"), ("Content-Type", "application/x-www-form-urlencoded")])
+                "POST",
+                "/token",
+                body: form,
+                headers: [("Authorization", "Basic \(basic)"), ("Content-Type", "application/x-www-form-urlencoded")]
+            )
             #expect(token.status == 201)
             let access = try #require(token.object["access_token"] as? String)
             var mine = anonymous
@@ -90,12 +95,18 @@ struct ProvisioningTests {
             // Its refresh token is for its app only: the demo app cannot use it, nor it the demo's bootstrap token.
             let demoBasic = Data("\(SaxoSandboxConfiguration.demoAppKey):\(SaxoSandboxConfiguration.demoAppSecret)".utf8).base64EncodedString()
             let crossed = try await anonymous.send(
-                "POST", "/token", body: form,
-                headers: [("Authorization", "Basic \(demoBasic)"), ("Content-Type", "application/x-www-form-urlencoded")])
+                "POST",
+                "/token",
+                body: form,
+                headers: [("Authorization", "Basic \(demoBasic)"), ("Content-Type", "application/x-www-form-urlencoded")]
+            )
             #expect(crossed.status == 400)
             let bootstrap = try await anonymous.send(
-                "POST", "/token", body: "grant_type=refresh_token&refresh_token=\(SaxoSandboxConfiguration.demoBootstrapRefreshToken)",
-                headers: [("Authorization", "Basic \(basic)"), ("Content-Type", "application/x-www-form-urlencoded")])
+                "POST",
+                "/token",
+                body: "grant_type=refresh_token&refresh_token=\(SaxoSandboxConfiguration.demoBootstrapRefreshToken)",
+                headers: [("Authorization", "Basic \(basic)"), ("Content-Type", "application/x-www-form-urlencoded")]
+            )
             #expect(bootstrap.status == 400)
 
             sandbox.releaseApp(appKey: app.appKey)
@@ -113,7 +124,9 @@ struct ProvisioningTests {
             func session(_ apiKey: String) async throws -> (token: String, account: String) {
                 let (userId, userToken) = sandbox.link(.dummy, apiKey: apiKey)
                 let reply = try await client.post(
-                    "/api/v2/user/authenticate", #"{"apiKey":"\#(apiKey)","userId":"\#(userId)","userToken":"\#(userToken)"}"#)
+                    "/api/v2/user/authenticate",
+                    #"{"apiKey":"\#(apiKey)","userId":"\#(userId)","userToken":"\#(userToken)"}"#
+                )
                 let account = try #require((reply.object["accounts"] as? [[String: Any]])?.first?["accountNumber"] as? String)
                 return (try #require(reply.object["token"] as? String), account)
             }
@@ -121,7 +134,8 @@ struct ProvisioningTests {
             #expect(demo.account == TradeItPersona.dummy.accountNumber)
             let preview = try await client.post(
                 "/api/v2/order/previewStockOrEtfOrder",
-                #"{"token":"\#(demo.token)","accountNumber":"\#(demo.account)","orderSymbol":"AAPL","orderAction":"buy","orderQuantity":"1","orderPriceType":"limit","orderLimitPrice":"1","orderExpiration":"gtc"}"#)
+                #"{"token":"\#(demo.token)","accountNumber":"\#(demo.account)","orderSymbol":"AAPL","orderAction":"buy","orderQuantity":"1","orderPriceType":"limit","orderLimitPrice":"1","orderExpiration":"gtc"}"#
+            )
             let previewId = try #require(preview.object["orderId"] as? String)
             let placed = try await client.post("/api/v2/order/placeStockOrEtfOrder", #"{"token":"\#(demo.token)","orderId":"\#(previewId)"}"#)
             let demoOrder = try #require(placed.object["orderNumber"] as? String)
@@ -133,13 +147,19 @@ struct ProvisioningTests {
             #expect(mine.account == sandbox.accountNumber(apiKey: key, persona: .dummy))
             // The demo's account is not this session's, and its orders are not in this account.
             let theirs = try await client.post(
-                "/api/v2/order/getAllOrderStatus", #"{"token":"\#(mine.token)","accountNumber":"\#(demo.account)"}"#)
+                "/api/v2/order/getAllOrderStatus",
+                #"{"token":"\#(mine.token)","accountNumber":"\#(demo.account)"}"#
+            )
             #expect(theirs.object["status"] as? String == "ERROR")
             let own = try await client.post(
-                "/api/v2/order/getAllOrderStatus", #"{"token":"\#(mine.token)","accountNumber":"\#(mine.account)"}"#)
+                "/api/v2/order/getAllOrderStatus",
+                #"{"token":"\#(mine.token)","accountNumber":"\#(mine.account)"}"#
+            )
             #expect((own.object["orderStatusDetailsList"] as? [Any])?.isEmpty != false)
             let cancel = try await client.post(
-                "/api/v2/order/cancelOrder", #"{"token":"\#(mine.token)","accountNumber":"\#(mine.account)","orderNumber":"\#(demoOrder)"}"#)
+                "/api/v2/order/cancelOrder",
+                #"{"token":"\#(mine.token)","accountNumber":"\#(mine.account)","orderNumber":"\#(demoOrder)"}"#
+            )
             #expect(cancel.object["status"] as? String != "SUCCESS")
 
             sandbox.releaseAPIKey(key)

@@ -1,7 +1,7 @@
 import Foundation
 import Sandbox
-import Testing
 import TestWorlds
+import Testing
 
 /// Each sandbox started on a state folder, stopped, and started again on the same folder (the same clock and
 /// seed, so prices are the same): every resource a client reads is as it was, the logins a gateway stored still
@@ -30,7 +30,9 @@ struct SandboxRestartTests {
             let bought = try await client.post("/v2/orders", #"{"symbol":"TSLA","qty":3,"side":"buy","type":"market","time_in_force":"day"}"#)
             #expect(bought.object["status"] as? String == "filled")
             let resting = try await client.post(
-                "/v2/orders", #"{"symbol":"AAPL","qty":1,"side":"buy","type":"limit","limit_price":"1.00","time_in_force":"gtc","client_order_id":"keep-me"}"#)
+                "/v2/orders",
+                #"{"symbol":"AAPL","qty":1,"side":"buy","type":"limit","limit_price":"1.00","time_in_force":"gtc","client_order_id":"keep-me"}"#
+            )
             #expect(resting.status == 200)
             _ = try await client.post("/v2/watchlists", #"{"name":"Kept","symbols":["TSLA"]}"#)
             let ids = [bought, resting].compactMap { $0.object["id"] as? String }
@@ -46,7 +48,9 @@ struct SandboxRestartTests {
             #expect(after["/v2/positions/TSLA"]?.contains(#""qty":"3""#) == true)
             // The client order id is still taken; the next order is a new one.
             let again = try await client.post(
-                "/v2/orders", #"{"symbol":"AAPL","qty":1,"side":"buy","type":"limit","limit_price":"1.00","time_in_force":"gtc","client_order_id":"keep-me"}"#)
+                "/v2/orders",
+                #"{"symbol":"AAPL","qty":1,"side":"buy","type":"limit","limit_price":"1.00","time_in_force":"gtc","client_order_id":"keep-me"}"#
+            )
             #expect(again.status != 200, "\(again.text)")
             let next = try await client.post("/v2/orders", #"{"symbol":"TSLA","qty":1,"side":"buy","type":"market","time_in_force":"day"}"#)
             let nextID = try #require(next.object["id"] as? String)
@@ -78,7 +82,9 @@ struct SandboxRestartTests {
             client.headers = [("Authorization", "Bearer \(pair.accessToken)")]
             let filled = try await client.post("\(sim)/trade/v2/orders", saxoOrderBody(amount: "25000", externalReference: "kept-fill"))
             let working = try await client.post(
-                "\(sim)/trade/v2/orders", saxoOrderBody(uic: 211, assetType: "Stock", amount: "2", orderType: "Limit", price: "1.00"))
+                "\(sim)/trade/v2/orders",
+                saxoOrderBody(uic: 211, assetType: "Stock", amount: "2", orderType: "Limit", price: "1.00")
+            )
             let ids = [filled, working].compactMap { $0.object["OrderId"] as? String }
             #expect(ids.count == 2)
             return (ids, try await Self.saxoReads(client))
@@ -127,13 +133,16 @@ struct SandboxRestartTests {
             var client = TestClient(base: url)
             client.headers = []
             let session = try await client.post(
-                "/api/v2/user/authenticate", #"{"apiKey":"SANDBOX-TRADEIT-API-KEY","userId":"\#(userId)","userToken":"\#(userToken)"}"#)
+                "/api/v2/user/authenticate",
+                #"{"apiKey":"SANDBOX-TRADEIT-API-KEY","userId":"\#(userId)","userToken":"\#(userToken)"}"#
+            )
             let token = try #require(session.object["token"] as? String)
             var numbers: [String] = []
             for (symbol, type, price) in [("AAPL", "market", ""), ("MSFT", "limit", #","orderLimitPrice":"1.00""#)] {
                 let preview = try await client.post(
                     "/api/v2/order/previewStockOrEtfOrder",
-                    #"{"token":"\#(token)","accountNumber":"\#(account)","orderSymbol":"\#(symbol)","orderAction":"buy","orderQuantity":"2","orderPriceType":"\#(type)","orderExpiration":"gtc"\#(price)}"#)
+                    #"{"token":"\#(token)","accountNumber":"\#(account)","orderSymbol":"\#(symbol)","orderAction":"buy","orderQuantity":"2","orderPriceType":"\#(type)","orderExpiration":"gtc"\#(price)}"#
+                )
                 let orderId = try #require(preview.object["orderId"] as? String, "\(preview.text)")
                 let placed = try await client.post("/api/v2/order/placeStockOrEtfOrder", #"{"token":"\#(token)","orderId":"\#(orderId)"}"#)
                 numbers.append(try #require(placed.object["orderNumber"] as? String, "\(placed.text)"))
@@ -151,7 +160,8 @@ struct SandboxRestartTests {
             for (path, text) in before { #expect(after[path] == text, "\(path) differs after the restart") }
             let preview = try await client.post(
                 "/api/v2/order/previewStockOrEtfOrder",
-                #"{"token":"\#(token)","accountNumber":"\#(account)","orderSymbol":"AAPL","orderAction":"buy","orderQuantity":"1","orderPriceType":"market","orderExpiration":"day"}"#)
+                #"{"token":"\#(token)","accountNumber":"\#(account)","orderSymbol":"AAPL","orderAction":"buy","orderQuantity":"1","orderPriceType":"market","orderExpiration":"day"}"#
+            )
             let orderId = try #require(preview.object["orderId"] as? String, "\(preview.text)")
             let placed = try await client.post("/api/v2/order/placeStockOrEtfOrder", #"{"token":"\#(token)","orderId":"\#(orderId)"}"#)
             let number = try #require(placed.object["orderNumber"] as? String, "\(placed.text)")

@@ -1,7 +1,8 @@
 import Dispatch
 import Foundation
-@testable import SandboxKit
 import Testing
+
+@testable import SandboxKit
 
 /// The persistence primitive the in-process sandboxes keep their state with (`SandboxStateFile`, `PersistentState`).
 @Suite("Sandbox state persistence")

@@ -8,7 +8,8 @@ import Sandbox
 /// them: simulators are tested on what they answer, not on where a redirect leads.
 private let testHTTPClient = HTTPClient(
     eventLoopGroup: HTTPClient.defaultEventLoopGroup,
-    configuration: HTTPClient.Configuration(redirectConfiguration: .disallow))
+    configuration: HTTPClient.Configuration(redirectConfiguration: .disallow)
+)
 
 /// A small HTTP client for the tests: demo credentials by default, JSON bodies, a per-request timeout.
 struct TestClient {
@@ -33,7 +34,10 @@ struct TestClient {
     init(base: URL) { self.base = base }
 
     func send(
-        _ method: String, _ path: String, body: String? = nil, headers extra: [(String, String)] = [],
+        _ method: String,
+        _ path: String,
+        body: String? = nil,
+        headers extra: [(String, String)] = [],
         timeout: Duration = .seconds(10)
     ) async throws -> Reply {
         var request = HTTPClientRequest(url: base.absoluteString + path)
@@ -47,7 +51,9 @@ struct TestClient {
         }
         let (seconds, attoseconds) = timeout.components
         let response = try await testHTTPClient.execute(
-            request, timeout: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000))
+            request,
+            timeout: .nanoseconds(seconds * 1_000_000_000 + attoseconds / 1_000_000_000)
+        )
         let buffer = try await response.body.collect(upTo: 4 * 1024 * 1024)
         return Reply(status: Int(response.status.code), headers: response.headers, text: String(buffer: buffer))
     }

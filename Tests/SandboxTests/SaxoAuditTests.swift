@@ -1,7 +1,7 @@
 import Foundation
 import Sandbox
-import Testing
 import TestWorlds
+import Testing
 
 /// `GET cs/v1/audit/orderactivities`: every order's life, kept after it leaves `port/v1/orders`, in the shape and
 /// with the filters of Saxo's reference (see `SaxoRoutes+Audit.swift`).
@@ -69,14 +69,17 @@ struct SaxoAuditTests {
             let bid = try #require(sandbox.market.quote(symbol: "EUR/USD")?.bid)
             let resting = bid - Decimal(string: "0.02")!
             let placed = try await client.post(
-                "\(sim)/trade/v2/orders", saxoOrderBody(orderType: "Limit", price: "\(resting)", duration: "GoodTillCancel"))
+                "\(sim)/trade/v2/orders",
+                saxoOrderBody(orderType: "Limit", price: "\(resting)", duration: "GoodTillCancel")
+            )
             let limitID = try #require(placed.object["OrderId"] as? String)
             let change = try await client.patch(
                 "\(sim)/trade/v2/orders",
                 """
                 {"AccountKey":"\(SaxoSandboxClient.demoAccountKey)","OrderId":"\(limitID)","AssetType":"FxSpot","Amount":20000,
                  "OrderType":"Limit","OrderPrice":\(resting),"OrderDuration":{"DurationType":"GoodTillCancel"},"ManualOrder":true}
-                """)
+                """
+            )
             #expect(change.status == 200)
             #expect(try await client.delete("\(sim)/trade/v2/orders/\(limitID)?AccountKey=\(saxoAccountKeyQuery)").status == 200)
             let limitLog = entries(try await client.get("\(Self.audit)?OrderId=\(limitID)"))
@@ -86,7 +89,9 @@ struct SaxoAuditTests {
             #expect(limitLog.last?["HandledBy"] as? String == SaxoSandboxClient.demo.userId)
 
             let day = try await client.post(
-                "\(sim)/trade/v2/orders", saxoOrderBody(orderType: "Limit", price: "\(resting)", duration: "DayOrder"))
+                "\(sim)/trade/v2/orders",
+                saxoOrderBody(orderType: "Limit", price: "\(resting)", duration: "DayOrder")
+            )
             let dayID = try #require(day.object["OrderId"] as? String)
             clock.advance(by: 15 * 60)
             let dayLog = entries(try await client.get("\(Self.audit)?OrderId=\(dayID)"))
@@ -95,7 +100,9 @@ struct SaxoAuditTests {
 
             // Refused on trading grounds: a 400 to the client, and a Placed/Rejected entry with an OrderId of its own.
             let refused = try await client.post(
-                "\(sim)/trade/v2/orders", saxoOrderBody(uic: 211, assetType: "Stock", amount: "100000", externalReference: "ref-too-big"))
+                "\(sim)/trade/v2/orders",
+                saxoOrderBody(uic: 211, assetType: "Stock", amount: "100000", externalReference: "ref-too-big")
+            )
             #expect(refused.status == 400)
             #expect(refused.errorInfo["ErrorCode"] as? String == "WouldExceedMargin")
             let all = entries(try await client.get("\(Self.audit)?EntryType=Last"))
@@ -131,7 +138,9 @@ struct SaxoAuditTests {
             #expect(entries(try await client.get("\(Self.audit)?EntryType=Last&ToDateTime=2000-01-01")).count == 3)
 
             let key = try #require(fills[1]["CorrelationKey"] as? String)
-            #expect(entries(try await client.get("\(Self.audit)?CorrelationKey=\(key)")).map { $0["OrderId"] as? String } == [orderIDs[1], orderIDs[1]])
+            #expect(
+                entries(try await client.get("\(Self.audit)?CorrelationKey=\(key)")).map { $0["OrderId"] as? String } == [orderIDs[1], orderIDs[1]]
+            )
 
             // Pages of two, following __next to the end: every entry once, in LogId order.
             var seen: [String] = []

@@ -7,7 +7,11 @@ struct SaxoAuthTests {
     static let redirect = SaxoSandboxConfiguration.demoRedirectURI
     static let basic = "Basic " + Data("\(SaxoSandboxConfiguration.demoAppKey):\(SaxoSandboxConfiguration.demoAppSecret)".utf8).base64EncodedString()
 
-    static func authorizePath(clientID: String = SaxoSandboxConfiguration.demoAppKey, redirect: String = redirect, state: String = "st4te x") -> String {
+    static func authorizePath(
+        clientID: String = SaxoSandboxConfiguration.demoAppKey,
+        redirect: String = redirect,
+        state: String = "st4te x"
+    ) -> String {
         "/authorize?response_type=code&client_id=\(saxoQueryEncode(clientID))&state=\(saxoQueryEncode(state))&redirect_uri=\(saxoQueryEncode(redirect))"
     }
 
@@ -60,7 +64,10 @@ struct SaxoAuthTests {
         try await withSaxo { _, anonymous, _, _ async throws in
             let code = try await Self.code(anonymous)
             let wrong = try await Self.token(
-                anonymous, "grant_type=authorization_code&code=\(code)", authorization: "Basic " + Data("SANDBOX-SAXO-APP:nope".utf8).base64EncodedString())
+                anonymous,
+                "grant_type=authorization_code&code=\(code)",
+                authorization: "Basic " + Data("SANDBOX-SAXO-APP:nope".utf8).base64EncodedString()
+            )
             #expect(wrong.status == 401)
             #expect(wrong.object["error"] as? String == "invalid_client")
 
@@ -72,7 +79,8 @@ struct SaxoAuthTests {
             let inBody = try await Self.token(
                 anonymous,
                 "grant_type=authorization_code&code=\(code3)&client_id=SANDBOX-SAXO-APP&client_secret=SANDBOX-SAXO-SECRET&redirect_uri=\(saxoQueryEncode(Self.redirect))",
-                authorization: nil)
+                authorization: nil
+            )
             #expect(inBody.status == 201)
         }
     }
@@ -105,12 +113,19 @@ struct SaxoAuthTests {
             let challenge = "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM"
             let reply = try await anonymous.get(Self.authorizePath() + "&code_challenge=\(challenge)&code_challenge_method=S256")
             let code = try #require(URLComponents(string: reply.header("Location") ?? "")?.queryItems?.first { $0.name == "code" }?.value)
-            let bad = try await Self.token(anonymous, "grant_type=authorization_code&code=\(code)&client_id=SANDBOX-SAXO-APP&code_verifier=wrong", authorization: nil)
+            let bad = try await Self.token(
+                anonymous,
+                "grant_type=authorization_code&code=\(code)&client_id=SANDBOX-SAXO-APP&code_verifier=wrong",
+                authorization: nil
+            )
             #expect(bad.status == 400)
             let reply2 = try await anonymous.get(Self.authorizePath() + "&code_challenge=\(challenge)&code_challenge_method=S256")
             let code2 = try #require(URLComponents(string: reply2.header("Location") ?? "")?.queryItems?.first { $0.name == "code" }?.value)
             let good = try await Self.token(
-                anonymous, "grant_type=authorization_code&code=\(code2)&client_id=SANDBOX-SAXO-APP&code_verifier=\(verifier)", authorization: nil)
+                anonymous,
+                "grant_type=authorization_code&code=\(code2)&client_id=SANDBOX-SAXO-APP&code_verifier=\(verifier)",
+                authorization: nil
+            )
             #expect(good.status == 201)
         }
     }
@@ -148,7 +163,10 @@ struct SaxoAuthTests {
     @Test("access tokens expire on the sandbox clock (401, empty body); refresh tokens later (invalid_grant)")
     func expiry() async throws {
         try await withSaxo(configuration: saxoTestConfiguration(accessTokenLifetime: 60, refreshTokenLifetime: 300)) {
-            _, anonymous, _, clock async throws in
+            _,
+            anonymous,
+            _,
+            clock async throws in
             let code = try await Self.code(anonymous)
             let pair = try await Self.token(anonymous, "grant_type=authorization_code&code=\(code)").object
             #expect(pair["expires_in"] as? Int == 60)
@@ -170,8 +188,10 @@ struct SaxoAuthTests {
             let refresh2 = try #require(refreshed.object["refresh_token"] as? String)
             #expect(
                 try await anonymous.get(
-                    "\(sim)/port/v1/balances/me", headers: [("Authorization", "Bearer \(refreshed.object["access_token"] as? String ?? "")")]
-                ).status == 200)
+                    "\(sim)/port/v1/balances/me",
+                    headers: [("Authorization", "Bearer \(refreshed.object["access_token"] as? String ?? "")")]
+                ).status == 200
+            )
             // ...which is counted from when it was issued.
             clock.advance(by: 300)
             let late = try await Self.token(anonymous, "grant_type=refresh_token&refresh_token=\(refresh2)")
@@ -191,7 +211,10 @@ struct SaxoAuthTests {
             let staticToken = [("Authorization", "Bearer \(SaxoSandboxConfiguration.demoStaticAccessToken)")]
             #expect(try await anonymous.get("\(sim)/port/v1/clients/me", headers: staticToken).status == 200)
             for _ in 0..<2 {
-                let pair = try await Self.token(anonymous, "grant_type=refresh_token&refresh_token=\(SaxoSandboxConfiguration.demoBootstrapRefreshToken)")
+                let pair = try await Self.token(
+                    anonymous,
+                    "grant_type=refresh_token&refresh_token=\(SaxoSandboxConfiguration.demoBootstrapRefreshToken)"
+                )
                 #expect(pair.status == 201)
                 let access = try #require(pair.object["access_token"] as? String)
                 #expect(try await anonymous.get("\(sim)/port/v1/clients/me", headers: [("Authorization", "Bearer \(access)")]).status == 200)
@@ -221,7 +244,8 @@ struct SaxoAuthTests {
                 ("grant_type", "authorization_code"), ("client_id", SaxoSandboxConfiguration.demoAppKey),
                 ("client_secret", SaxoSandboxConfiguration.demoAppSecret), ("code", code),
             ]
-            let body = fields.map { "--\(boundary)\r\nContent-Disposition: form-data; name=\"\($0.0)\"\r\n\r\n\($0.1)\r\n" }.joined() + "--\(boundary)--\r\n"
+            let body =
+                fields.map { "--\(boundary)\r\nContent-Disposition: form-data; name=\"\($0.0)\"\r\n\r\n\($0.1)\r\n" }.joined() + "--\(boundary)--\r\n"
             let reply = try await saxoPost(anonymous.base, "/token", body: body, contentType: "multipart/form-data; boundary=\(boundary)")
             #expect(reply.status == 201, "\(reply.text)")
             let access = try #require(reply.object["access_token"] as? String)

@@ -16,7 +16,9 @@ struct SaxoConventionTests {
             let missing = try await client.get("\(sim)/port/v1/netpositions")
             #expect(missing.status == 400)
             #expect((missing.object["ModelState"] as? [String: Any])?["ClientKey"] != nil)
-            let wrongAccount = try await client.get("\(sim)/port/v1/positions?ClientKey=\(saxoClientKeyQuery)&AccountKey=\(saxoQueryEncode("AAAA+BBBB/CC=="))")
+            let wrongAccount = try await client.get(
+                "\(sim)/port/v1/positions?ClientKey=\(saxoClientKeyQuery)&AccountKey=\(saxoQueryEncode("AAAA+BBBB/CC=="))"
+            )
             #expect(wrongAccount.status == 400)
         }
     }
@@ -26,7 +28,9 @@ struct SaxoConventionTests {
         try await withSaxo { client, _, sandbox, _ async throws in
             let bid = try #require(sandbox.market.quote(symbol: "EUR/USD")?.bid)
             let placed = try await client.post(
-                "\(sim)/trade/v2/orders", saxoOrderBody(orderType: "Limit", price: "\(bid - Decimal(string: "0.05")!)", duration: "GoodTillCancel"))
+                "\(sim)/trade/v2/orders",
+                saxoOrderBody(orderType: "Limit", price: "\(bid - Decimal(string: "0.05")!)", duration: "GoodTillCancel")
+            )
             let orderID = try #require(placed.object["OrderId"] as? String)
             for key in [saxoClientKeyQuery, SaxoSandboxClient.demoClientKey] {
                 let reply = try await client.get("\(sim)/port/v1/orders/\(key)/\(orderID)/")
@@ -45,7 +49,10 @@ struct SaxoConventionTests {
             var ids: [String] = []
             for offset in 1...3 {
                 let price = bid - Decimal(offset) * Decimal(string: "0.01")!
-                let reply = try await client.post("\(sim)/trade/v2/orders", saxoOrderBody(orderType: "Limit", price: "\(price)", duration: "GoodTillCancel"))
+                let reply = try await client.post(
+                    "\(sim)/trade/v2/orders",
+                    saxoOrderBody(orderType: "Limit", price: "\(price)", duration: "GoodTillCancel")
+                )
                 ids.append(try #require(reply.object["OrderId"] as? String))
             }
             var seen: [String] = []
@@ -114,7 +121,9 @@ struct SaxoConventionTests {
             #expect(dec(details.object["TickSize"]) == Decimal(string: "0.00001"))
             #expect(try await client.get("\(sim)/ref/v1/instruments/details/16/Stock").status == 404)
 
-            let info = try await client.get("\(sim)/trade/v1/infoprices?Uic=21&AssetType=FxSpot&FieldGroups=Quote,PriceInfo,DisplayAndFormat,HistoricalChanges")
+            let info = try await client.get(
+                "\(sim)/trade/v1/infoprices?Uic=21&AssetType=FxSpot&FieldGroups=Quote,PriceInfo,DisplayAndFormat,HistoricalChanges"
+            )
             #expect(info.status == 200)
             let quote = try #require(info.object["Quote"] as? [String: Any])
             #expect(quote["ErrorCode"] as? String == "None")
@@ -130,7 +139,9 @@ struct SaxoConventionTests {
     @Test("charts: v1 and v3 shapes, Count/Mode/Time, stock bars, validation")
     func charts() async throws {
         try await withSaxo { client, _, sandbox, clock async throws in
-            let v3 = try await client.get("\(sim)/chart/v3/charts?AssetType=FxSpot&Uic=21&Horizon=60&Count=5&FieldGroups=ChartInfo,Data,DisplayAndFormat")
+            let v3 = try await client.get(
+                "\(sim)/chart/v3/charts?AssetType=FxSpot&Uic=21&Horizon=60&Count=5&FieldGroups=ChartInfo,Data,DisplayAndFormat"
+            )
             #expect(v3.status == 200)
             let bars = try #require(v3.object["Data"] as? [[String: Any]])
             #expect(bars.count == 5)
@@ -165,7 +176,11 @@ struct SaxoConventionTests {
             var fresh = client
             fresh.headers = [("Authorization", "Bearer \(sandbox.issueTokens().accessToken)")]
             let later = try await fresh.get("\(sim)/chart/v3/charts?AssetType=FxSpot&Uic=21&Horizon=60&Count=2")
-            #expect((later.object["Data"] as? [[String: Any]])?.map { $0["Time"] as? String } == ["2025-01-06T15:00:00.000000Z", "2025-01-06T16:00:00.000000Z"])
+            #expect(
+                (later.object["Data"] as? [[String: Any]])?.map { $0["Time"] as? String } == [
+                    "2025-01-06T15:00:00.000000Z", "2025-01-06T16:00:00.000000Z",
+                ]
+            )
         }
     }
 }
@@ -192,7 +207,8 @@ extension SaxoConventionTests {
                 }
             }
             for value in values {
-                let body = #"{"Uic":"\#(value)","AssetType":"FxSpot","BuySell":"Buy","Amount":"\#(value)","OrderType":"Limit","OrderPrice":"\#(value)","OrderDuration":{"DurationType":"GoodTillDate","ExpirationDateTime":"\#(value)"},"ManualOrder":false}"#
+                let body =
+                    #"{"Uic":"\#(value)","AssetType":"FxSpot","BuySell":"Buy","Amount":"\#(value)","OrderType":"Limit","OrderPrice":"\#(value)","OrderDuration":{"DurationType":"GoodTillDate","ExpirationDateTime":"\#(value)"},"ManualOrder":false}"#
                 #expect(try await client.post("\(sim)/trade/v2/orders", body).status == 400)
                 #expect(try await client.delete("\(sim)/trade/v2/orders/\(value)?AccountKey=\(value)").status < 500)
             }

@@ -1,7 +1,7 @@
 import Foundation
 import Sandbox
-import Testing
 import TestWorlds
+import Testing
 
 /// Runs the real Python `saxo_openapi` client (PyPI 0.6.0) against a live Saxo sandbox, logon flow included.
 ///
@@ -18,7 +18,8 @@ struct SaxoFidelityTests {
     @Test(
         .enabled(
             if: python != nil,
-            "BROKERGATEWAY_FIDELITY_PYTHON is not set: point it at a python with Tests/Fidelity/requirements.txt installed"),
+            "BROKERGATEWAY_FIDELITY_PYTHON is not set: point it at a python with Tests/Fidelity/requirements.txt installed"
+        ),
         // A backstop against a hang, not a deadline: it also covers the wait for a world slot (`.heavyWorld`) on a
         // loaded machine; the client itself has its own timeout below.
         .timeLimit(.minutes(10))
@@ -33,7 +34,8 @@ struct SaxoFidelityTests {
                     Self.script.path, url.absoluteString, SaxoSandboxConfiguration.demoAppKey, SaxoSandboxConfiguration.demoAppSecret,
                     SaxoSandboxConfiguration.demoRedirectURI,
                 ],
-                timeout: .seconds(150))
+                timeout: .seconds(150)
+            )
             #expect(result.status == 0, "saxo_openapi_check.py exited with \(result.status):\n\(result.output)")
         }
     }

@@ -17,10 +17,13 @@ struct SaxoOrderTests {
         }
     }
 
-    @Test("malformed and wrongly typed bodies are 400s with Saxo's error body, never a crash", arguments: [
-        "", "{", "[]", "null", "{\"Uic\":\"abc\"}", "{\"Amount\":{}}", "{\"OrderDuration\":5}", "\u{0}\u{1}", String(repeating: "[", count: 500),
-        "{\"Uic\":99999999999999999999999,\"AssetType\":\"FxSpot\",\"BuySell\":\"Buy\",\"Amount\":1e400,\"OrderType\":\"Market\",\"ManualOrder\":false}",
-    ])
+    @Test(
+        "malformed and wrongly typed bodies are 400s with Saxo's error body, never a crash",
+        arguments: [
+            "", "{", "[]", "null", "{\"Uic\":\"abc\"}", "{\"Amount\":{}}", "{\"OrderDuration\":5}", "\u{0}\u{1}", String(repeating: "[", count: 500),
+            "{\"Uic\":99999999999999999999999,\"AssetType\":\"FxSpot\",\"BuySell\":\"Buy\",\"Amount\":1e400,\"OrderType\":\"Market\",\"ManualOrder\":false}",
+        ]
+    )
     func badBodies(_ body: String) async throws {
         try await withSaxo { client, _, _, _ async throws in
             for path in ["trade/v2/orders", "trade/v1/orders", "trade/v2/orders/precheck"] {
@@ -71,7 +74,8 @@ struct SaxoOrderTests {
             let limit = bid - Decimal(string: "0.01")!
             let placed = try await client.post(
                 "\(sim)/trade/v2/orders",
-                saxoOrderBody(amount: "25000", orderType: "Limit", price: "\(limit)", duration: "GoodTillCancel", externalReference: "my-ref"))
+                saxoOrderBody(amount: "25000", orderType: "Limit", price: "\(limit)", duration: "GoodTillCancel", externalReference: "my-ref")
+            )
             #expect(placed.status == 200)
             let orderID = try #require(placed.object["OrderId"] as? String)
             #expect(placed.object["ExternalReference"] as? String == "my-ref")
@@ -107,7 +111,9 @@ struct SaxoOrderTests {
         try await withSaxo { client, _, sandbox, _ async throws in
             let bid = try #require(sandbox.market.quote(symbol: "EUR/USD")?.bid)
             let placed = try await client.post(
-                "\(sim)/trade/v2/orders", saxoOrderBody(orderType: "Limit", price: "\(bid - Decimal(string: "0.02")!)", duration: "GoodTillCancel"))
+                "\(sim)/trade/v2/orders",
+                saxoOrderBody(orderType: "Limit", price: "\(bid - Decimal(string: "0.02")!)", duration: "GoodTillCancel")
+            )
             let orderID = try #require(placed.object["OrderId"] as? String)
             let newPrice = bid - Decimal(string: "0.03")!
             let change = try await client.patch(
@@ -115,7 +121,8 @@ struct SaxoOrderTests {
                 """
                 {"AccountKey":"\(SaxoSandboxClient.demoAccountKey)","OrderId":"\(orderID)","AssetType":"FxSpot","Amount":50000,
                  "OrderType":"Limit","OrderPrice":\(newPrice),"OrderDuration":{"DurationType":"DayOrder"},"ManualOrder":true}
-                """)
+                """
+            )
             #expect(change.status == 200)
             #expect(change.object["OrderId"] as? String == orderID)
             let order = try #require((try await client.get("\(sim)/port/v1/orders/me").object["Data"] as? [[String: Any]])?.first)
@@ -131,7 +138,8 @@ struct SaxoOrderTests {
             #expect(((again.object["Orders"] as? [[String: Any]])?.first?["ErrorInfo"] as? [String: Any])?["ErrorCode"] as? String == "OrderNotFound")
             let patchGone = try await client.patch(
                 "\(sim)/trade/v2/orders",
-                #"{"AccountKey":"\#(SaxoSandboxClient.demoAccountKey)","OrderId":"\#(orderID)","AssetType":"FxSpot","Amount":1000,"OrderType":"Market","ManualOrder":false}"#)
+                #"{"AccountKey":"\#(SaxoSandboxClient.demoAccountKey)","OrderId":"\#(orderID)","AssetType":"FxSpot","Amount":1000,"OrderType":"Market","ManualOrder":false}"#
+            )
             #expect(patchGone.status == 404)
             #expect(patchGone.errorInfo["ErrorCode"] as? String == "OrderNotFound")
             #expect(try await client.delete("\(sim)/trade/v2/orders/\(orderID)").status == 400, "AccountKey is required")
@@ -182,7 +190,8 @@ struct SaxoOrderTests {
             // Saxo's own sample prechecks a body with a string amount and no duration or ManualOrder.
             let sample = try await client.post(
                 "\(sim)/trade/v2/orders/precheck",
-                #"{"AccountKey":"\#(SaxoSandboxClient.demoAccountKey)","Amount":"10000","AssetType":"FxSpot","BuySell":"Buy","OrderType":"Market","Uic":31}"#)
+                #"{"AccountKey":"\#(SaxoSandboxClient.demoAccountKey)","Amount":"10000","AssetType":"FxSpot","BuySell":"Buy","OrderType":"Market","Uic":31}"#
+            )
             #expect(sample.status == 200)
             #expect(sample.object["PreCheckResult"] as? String == "Ok")
             #expect(try await client.get("\(sim)/port/v1/orders/me").object["__count"] as? Int == 0)

@@ -1,7 +1,7 @@
 import Foundation
 import Sandbox
-import Testing
 import TestWorlds
+import Testing
 
 /// Partial fills at the Saxo sandbox, when a test limits the depth at the touch (`MarketEngine.setDepth`): the order
 /// keeps working in `port/v1/orders` with its `FilledAmount` (Saxo's `OrderResponse`: "the amount of the order, which
@@ -66,14 +66,17 @@ struct SaxoPartialFillTests {
             try sandbox.market.setPriceOverride(100, for: "AAPL")
             try sandbox.market.setDepth(1, for: "AAPL")
             let fok = try await client.post(
-                "\(sim)/trade/v2/orders", saxoOrderBody(uic: 211, assetType: "Stock", amount: "3", orderType: "Limit", price: "110", duration: "FillOrKill"))
+                "\(sim)/trade/v2/orders",
+                saxoOrderBody(uic: 211, assetType: "Stock", amount: "3", orderType: "Limit", price: "110", duration: "FillOrKill")
+            )
             let fokID = try #require(fok.object["OrderId"] as? String, "\(fok.text)")
             #expect(try await Self.statuses(client, fokID) == ["Placed", "Cancelled"])
             #expect(sandbox.market.depth(for: "AAPL") == 1, "a killed order takes nothing from the touch")
 
             let ioc = try await client.post(
                 "\(sim)/trade/v2/orders",
-                saxoOrderBody(uic: 211, assetType: "Stock", amount: "3", orderType: "Limit", price: "110", duration: "ImmediateOrCancel"))
+                saxoOrderBody(uic: 211, assetType: "Stock", amount: "3", orderType: "Limit", price: "110", duration: "ImmediateOrCancel")
+            )
             let iocID = try #require(ioc.object["OrderId"] as? String, "\(ioc.text)")
             #expect(try await Self.statuses(client, iocID) == ["Placed", "Fill", "Cancelled"])
             #expect(try await Self.positionAmounts(client) == [1])

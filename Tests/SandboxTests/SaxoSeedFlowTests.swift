@@ -1,7 +1,7 @@
 import Foundation
 import Sandbox
-import Testing
 import TestWorlds
+import Testing
 
 /// The SaxoTraderGO seed app's flow (seeds/004): account summary, watchlists and prices, and positions built with
 /// the legacy `trade/v1/orders` endpoint.
@@ -42,7 +42,8 @@ struct SaxoSeedFlowTests {
             let accountKey = try #require(me.object["DefaultAccountKey"] as? String)
             #expect(clientKey.contains("+") && clientKey.contains("/") && clientKey.hasSuffix("=="))
             let balances = try await client.get(
-                "\(sim)/port/v1/balances/?AccountKey=\(saxoQueryEncode(accountKey))&ClientKey=\(saxoQueryEncode(clientKey))")
+                "\(sim)/port/v1/balances/?AccountKey=\(saxoQueryEncode(accountKey))&ClientKey=\(saxoQueryEncode(clientKey))"
+            )
             #expect(balances.status == 200)
             let body = balances.object
             #expect(dec(body["CashBalance"]) == 1_000_000)
@@ -75,7 +76,8 @@ struct SaxoSeedFlowTests {
                 {"Arguments": {"Uics": 18, "AssetType": "FxSpot", "RequireTradableQuote": false,
                   "FieldGroups": ["InstrumentPriceDetails","MarketDepth","PriceInfo","PriceInfoDetails","Quote","DisplayAndFormat"]},
                  "RefreshRate": 500, "ContextId": "random_string", "ReferenceId": "random_string"}
-                """)
+                """
+            )
             #expect(subscription.status == 201)
             let snapshot = try #require(subscription.object["Snapshot"] as? [String: Any])
             let display = try #require(snapshot["DisplayAndFormat"] as? [String: Any])

@@ -16,12 +16,21 @@ func saxoQueryEncode(_ text: String) -> String {
 
 /// Test configuration: the order-rate limit off (tests place orders back to back) unless a test turns it on.
 func saxoTestConfiguration(
-    sessionOrdersPerSecond: Int? = nil, sessionRequestsPerMinute: Int = 120, accessTokenLifetime: TimeInterval = 1200,
-    refreshTokenLifetime: TimeInterval = 3600, duplicateOrderWindow: TimeInterval = 15, executionLatency: TimeInterval = 0
+    sessionOrdersPerSecond: Int? = nil,
+    sessionRequestsPerMinute: Int = 120,
+    accessTokenLifetime: TimeInterval = 1200,
+    refreshTokenLifetime: TimeInterval = 3600,
+    duplicateOrderWindow: TimeInterval = 15,
+    executionLatency: TimeInterval = 0
 ) -> SaxoSandboxConfiguration {
     SaxoSandboxConfiguration(
-        accessTokenLifetime: accessTokenLifetime, refreshTokenLifetime: refreshTokenLifetime, sessionRequestsPerMinute: sessionRequestsPerMinute,
-        sessionOrdersPerSecond: sessionOrdersPerSecond, duplicateOrderWindow: duplicateOrderWindow, executionLatency: executionLatency)
+        accessTokenLifetime: accessTokenLifetime,
+        refreshTokenLifetime: refreshTokenLifetime,
+        sessionRequestsPerMinute: sessionRequestsPerMinute,
+        sessionOrdersPerSecond: sessionOrdersPerSecond,
+        duplicateOrderWindow: duplicateOrderWindow,
+        executionLatency: executionLatency
+    )
 }
 
 /// Runs a Saxo sandbox on an ephemeral port with a manual clock. `client` carries a bearer token of a fresh session;
@@ -48,8 +57,15 @@ let sim = "/sim/openapi"
 
 /// A v2 order body with the demo account.
 func saxoOrderBody(
-    uic: Int = 21, assetType: String = "FxSpot", buySell: String = "Buy", amount: String = "10000", orderType: String = "Market",
-    price: String? = nil, duration: String = "DayOrder", manualOrder: Bool? = false, externalReference: String? = nil
+    uic: Int = 21,
+    assetType: String = "FxSpot",
+    buySell: String = "Buy",
+    amount: String = "10000",
+    orderType: String = "Market",
+    price: String? = nil,
+    duration: String = "DayOrder",
+    manualOrder: Bool? = false,
+    externalReference: String? = nil
 ) -> String {
     var members = [
         "\"AccountKey\":\"\(SaxoSandboxClient.demoAccountKey)\"", "\"Uic\":\(uic)", "\"AssetType\":\"\(assetType)\"",

@@ -1,7 +1,8 @@
 import Foundation
 import Sandbox
-@testable import SandboxKit
 import Testing
+
+@testable import SandboxKit
 @testable import TradeItSandbox
 
 /// Partial fills at the TradeIt sandbox: an order fills as far as the venue's depth at the touch goes, reads
@@ -19,18 +20,22 @@ struct TradeItPartialFillTests {
             let (userId, userToken) = sandbox.link(.dummy)
             let session = try await client.post(
                 "/api/v2/user/authenticate",
-                #"{"apiKey":"SANDBOX-TRADEIT-API-KEY","userId":"\#(userId)","userToken":"\#(userToken)"}"#)
+                #"{"apiKey":"SANDBOX-TRADEIT-API-KEY","userId":"\#(userId)","userToken":"\#(userToken)"}"#
+            )
             let token = try #require(session.object["token"] as? String)
             let account = TradeItPersona.dummy.accountNumber
             let overview = #"{"token":"\#(token)","accountNumber":"\#(account)"}"#
             let valueBefore = try #require(
                 (try await client.post("/api/v2/balance/getAccountOverview", overview).object["accountOverview"] as? [String: Any])?[
-                    "totalValue"] as? NSNumber)
+                    "totalValue"
+                ] as? NSNumber
+            )
 
             try market.setDepth(2, for: "AAPL")
             let preview = try await client.post(
                 "/api/v2/order/previewStockOrEtfOrder",
-                #"{"token":"\#(token)","accountNumber":"\#(account)","orderSymbol":"AAPL","orderAction":"buy","orderQuantity":"5","orderPriceType":"limit","orderLimitPrice":"110","orderExpiration":"gtc"}"#)
+                #"{"token":"\#(token)","accountNumber":"\#(account)","orderSymbol":"AAPL","orderAction":"buy","orderQuantity":"5","orderPriceType":"limit","orderLimitPrice":"110","orderExpiration":"gtc"}"#
+            )
             let orderId = try #require(preview.object["orderId"] as? String, "\(preview.object)")
             let placed = try await client.post("/api/v2/order/placeStockOrEtfOrder", #"{"token":"\#(token)","orderId":"\#(orderId)"}"#)
             let number = try #require(placed.object["orderNumber"] as? String, "\(placed.object)")
@@ -84,7 +89,12 @@ struct TradeItPartialFillTests {
         #expect(order.executions == [TradeItExecution(quantity: 2, price: Decimal(string: "100.5")!, time: Date(timeIntervalSinceReferenceDate: 0))])
         #expect(order.remainingQuantity == 0)
         let open = try JSONDecoder().decode(
-            TradeItOrder.self, from: Data(saved.replacingOccurrences(of: #""FILLED","filledQuantity":2,"fillPrice":100.5,"fillTime":0"#, with: #""OPEN","filledQuantity":0"#).utf8))
+            TradeItOrder.self,
+            from: Data(
+                saved.replacingOccurrences(of: #""FILLED","filledQuantity":2,"fillPrice":100.5,"fillTime":0"#, with: #""OPEN","filledQuantity":0"#)
+                    .utf8
+            )
+        )
         #expect(open.executions.isEmpty)
         #expect(open.status == .open)
     }

@@ -8,7 +8,8 @@ struct TradeItSandboxTests {
         let clock = ManualClock()
         let sandbox = TradeItSandbox(
             configuration: TradeItSandboxConfiguration(sessionLifetime: 60, positionsPageSize: 2),
-            market: MarketEngine(configuration: MarketConfiguration(seed: 3), clock: clock))
+            market: MarketEngine(configuration: MarketConfiguration(seed: 3), clock: clock)
+        )
         try await withSandbox(sandbox) { url in
             var client = TestClient(base: url)
             client.headers = []
@@ -20,7 +21,8 @@ struct TradeItSandboxTests {
         let (userId, userToken) = sandbox.link(.dummy)
         let reply = try await client.post(
             "/api/v2/user/authenticate",
-            #"{"apiKey":"SANDBOX-TRADEIT-API-KEY","userId":"\#(userId)","userToken":"\#(userToken)"}"#)
+            #"{"apiKey":"SANDBOX-TRADEIT-API-KEY","userId":"\#(userId)","userToken":"\#(userToken)"}"#
+        )
         return try #require(reply.object["token"] as? String)
     }
 
@@ -74,7 +76,8 @@ struct TradeItSandboxTests {
             #expect((page1.object["positions"] as? [Any])?.count == 1)
             let preview = try await client.post(
                 "/api/v2/order/previewStockOrEtfOrder",
-                #"{"token":"\#(token)","accountNumber":"\#(account)","orderSymbol":"AAPL","orderAction":"buy","orderQuantity":"1","orderPriceType":"market","orderExpiration":"day"}"#)
+                #"{"token":"\#(token)","accountNumber":"\#(account)","orderSymbol":"AAPL","orderAction":"buy","orderQuantity":"1","orderPriceType":"market","orderExpiration":"day"}"#
+            )
             #expect(preview.object["status"] as? String == "REVIEW_ORDER")
             let orderId = try #require(preview.object["orderId"] as? String)
             clock.advance(by: 30)

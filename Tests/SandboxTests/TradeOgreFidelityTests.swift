@@ -1,7 +1,7 @@
 import Foundation
 import Sandbox
-import Testing
 import TestWorlds
+import Testing
 
 /// Runs the real ccxt `tradeogre` exchange (ccxt 4.5.5, the last release that has it) against a live TradeOgre sandbox.
 ///
@@ -22,7 +22,8 @@ struct TradeOgreFidelityTests {
     @Test(
         .enabled(
             if: python != nil,
-            "BROKERGATEWAY_FIDELITY_PYTHON_TRADEOGRE is not set: point it at a python with Tests/Fidelity/requirements-tradeogre.txt (ccxt 4.5.5) installed"),
+            "BROKERGATEWAY_FIDELITY_PYTHON_TRADEOGRE is not set: point it at a python with Tests/Fidelity/requirements-tradeogre.txt (ccxt 4.5.5) installed"
+        ),
         // A backstop against a hang, not a deadline: it also covers the wait for a world slot (`.heavyWorld`) on a
         // loaded machine; the client itself has its own timeout below.
         .timeLimit(.minutes(10))
@@ -37,7 +38,8 @@ struct TradeOgreFidelityTests {
                     Self.script.path, url.absoluteString + "/api/v1", TradeOgreSandboxAccount.demoAPIKey,
                     TradeOgreSandboxAccount.demoAPISecret,
                 ],
-                timeout: .seconds(150))
+                timeout: .seconds(150)
+            )
             #expect(result.status == 0, "ccxt_tradeogre_check.py exited with \(result.status):\n\(result.output)")
         }
     }

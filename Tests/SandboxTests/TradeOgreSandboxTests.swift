@@ -1,8 +1,9 @@
 import Foundation
 import Sandbox
+import Testing
+
 @testable import SandboxKit
 @testable import TradeOgreSandbox
-import Testing
 
 /// Rounds to TradeOgre's 8 decimals and writes the text the venue accepts.
 private func wire(_ value: Decimal) -> String {
@@ -55,11 +56,21 @@ struct TradeOgreAuthTests {
             #expect(error(try await client.get("/ticker/NOPE-BTC")) == "Market not found")
             #expect(error(try await client.get("/orders/BTC-XMR")) == "Market not found")  // the other naming
             #expect(error(try await client.post("/order/buy", [("market", "AEON-BTC"), ("quantity", "1"), ("price", "1")])) == "Market not found")
-            #expect(error(try await client.post("/order/buy", [("market", "XMR-BTC"), ("quantity", "1.5abc"), ("price", "0.001")])) == "Invalid quantity")
-            #expect(error(try await client.post("/order/buy", [("market", "XMR-BTC"), ("quantity", "0.000000001"), ("price", "0.001")])) == "Invalid quantity")
+            #expect(
+                error(try await client.post("/order/buy", [("market", "XMR-BTC"), ("quantity", "1.5abc"), ("price", "0.001")])) == "Invalid quantity"
+            )
+            #expect(
+                error(try await client.post("/order/buy", [("market", "XMR-BTC"), ("quantity", "0.000000001"), ("price", "0.001")]))
+                    == "Invalid quantity"
+            )
             #expect(error(try await client.post("/order/sell", [("market", "XMR-BTC"), ("quantity", "1"), ("price", "-1")])) == "Invalid price")
-            #expect(error(try await client.post("/order/buy", [("market", "XMR-BTC"), ("quantity", "1000"), ("price", "0.002")])) == "Insufficient funds")
-            #expect(error(try await client.post("/order/sell", [("market", "XMR-BTC"), ("quantity", "25.00000001"), ("price", "1")])) == "Insufficient funds")
+            #expect(
+                error(try await client.post("/order/buy", [("market", "XMR-BTC"), ("quantity", "1000"), ("price", "0.002")])) == "Insufficient funds"
+            )
+            #expect(
+                error(try await client.post("/order/sell", [("market", "XMR-BTC"), ("quantity", "25.00000001"), ("price", "1")]))
+                    == "Insufficient funds"
+            )
             #expect(error(try await client.post("/order/cancel", [("uuid", UUID().uuidString)])) == "Order not found")
             #expect(error(try await client.get("/account/order/\(UUID().uuidString.lowercased())")) == "Order not found")
             #expect(error(try await client.post("/account/orders", [("market", "NOPE-BTC")])) == "Market not found")

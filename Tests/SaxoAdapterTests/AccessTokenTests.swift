@@ -1,6 +1,7 @@
 import Foundation
 import GatewayCore
 import Testing
+
 @testable import SaxoAdapter
 
 /// The expiry the gateway reads from a Saxo access token (a JWT's `exp`), and what it makes of anything else.
@@ -34,14 +35,18 @@ struct AccessTokenTests {
     @Test func aConnectionWithAnAccessTokenAloneKnowsItsExpiry() throws {
         let token = Self.jwt(payload: #"{"exp":1735689600}"#)
         let configuration = try SaxoConfiguration(
-            baseURL: "https://gateway.saxobank.com/sim/openapi", settings: [:],
-            credentials: BrokerCredentials(["accessToken": token]))
+            baseURL: "https://gateway.saxobank.com/sim/openapi",
+            settings: [:],
+            credentials: BrokerCredentials(["accessToken": token])
+        )
         #expect(configuration.credentials.accessTokenExpiresAt == Date(timeIntervalSince1970: 1_735_689_600))
         #expect(configuration.credentials.refreshToken == nil)
         // An explicit expiry wins over the token's own.
         let explicit = try SaxoConfiguration(
-            baseURL: "https://gateway.saxobank.com/sim/openapi", settings: [:],
-            credentials: BrokerCredentials(["accessToken": token, "accessTokenExpiresAt": "2025-01-02T00:00:00Z"]))
+            baseURL: "https://gateway.saxobank.com/sim/openapi",
+            settings: [:],
+            credentials: BrokerCredentials(["accessToken": token, "accessTokenExpiresAt": "2025-01-02T00:00:00Z"])
+        )
         #expect(explicit.credentials.accessTokenExpiresAt == Date(timeIntervalSince1970: 1_735_776_000))
     }
 
@@ -49,8 +54,10 @@ struct AccessTokenTests {
         let factory = SaxoAdapterFactory()
         #expect(factory.credentialProblems(BrokerCredentials(["accessToken": "t"])).isEmpty)
         #expect(factory.credentialProblems(BrokerCredentials(["appKey": "a", "appSecret": "s", "refreshToken": "r"])).isEmpty)
-        #expect(factory.credentialProblems(BrokerCredentials(["refreshToken": "r", "appKey": " "])).map(\.field)
-            == ["credentials.appKey", "credentials.appSecret"])
+        #expect(
+            factory.credentialProblems(BrokerCredentials(["refreshToken": "r", "appKey": " "])).map(\.field)
+                == ["credentials.appKey", "credentials.appSecret"]
+        )
         #expect(factory.credentialProblems(BrokerCredentials([:])).map(\.field) == ["credentials.refreshToken"])
     }
 }

@@ -1,9 +1,10 @@
 import Foundation
 import GatewayCore
 import GatewayModel
-@testable import SaxoAdapter
 import Synchronization
 import Testing
+
+@testable import SaxoAdapter
 
 /// Adapter behaviour beyond the contract cases, against a scripted transport.
 @Suite("Saxo adapter")
@@ -30,7 +31,9 @@ struct AdapterTests {
             if path.hasSuffix("/balances") {
                 try await Task.sleep(for: .milliseconds(20))
                 let usd = request.url.contains("AccountKey=d%2Be%2Ff%3D%3D")
-                return Fixture.json(usd ? #"{"CashBalance": 10, "Currency": "USD"}"# : #"{"CashBalance": 20.5, "CashBlocked": 0.5, "Currency": "EUR"}"#)
+                return Fixture.json(
+                    usd ? #"{"CashBalance": 10, "Currency": "USD"}"# : #"{"CashBalance": 20.5, "CashBlocked": 0.5, "Currency": "EUR"}"#
+                )
             }
             return BrokerResponse(status: 404)
         }
@@ -53,11 +56,13 @@ struct AdapterTests {
             let path = ScriptedTransport.path(of: request)
             if path.hasSuffix("/accounts/me") { return Fixture.json(Self.accountsWithAwkwardKeys) }
             if path.hasSuffix("/orders/me") {
-                return Fixture.json(#"""
+                return Fixture.json(
+                    #"""
                     {"Data": [
                       {"OrderId": "1", "AccountId": "111", "Uic": 21, "AssetType": "FxSpot", "BuySell": "Buy", "Amount": 1000, "OpenOrderType": "Limit", "Price": 1.1, "Duration": {"DurationType": "DayOrder"}, "Status": "Working", "DisplayAndFormat": {"Symbol": "EURUSD", "Currency": "USD"}},
                       {"OrderId": "2", "AccountId": "111", "Uic": 21, "AssetType": "FxSpot", "BuySell": "Sell", "Amount": 2000, "OpenOrderType": "Limit", "Price": 1.2, "Duration": {"DurationType": "DayOrder"}, "Status": "Working", "ExternalReference": "gw-42", "DisplayAndFormat": {"Symbol": "EURUSD", "Currency": "USD"}}]}
-                    """#)
+                    """#
+                )
             }
             // Not open and not in the order activities either.
             if path.hasSuffix("/cs/v1/audit/orderactivities") { return Fixture.json(#"{"Data": []}"#) }
@@ -77,18 +82,22 @@ struct AdapterTests {
         let transport = ScriptedTransport { request in
             let path = ScriptedTransport.path(of: request)
             if path.hasSuffix("/orders/me") {
-                return Fixture.json(#"""
+                return Fixture.json(
+                    #"""
                     {"Data": [
                       {"OrderId": "1", "AccountId": "111", "Uic": 16, "AssetType": "FxSpot", "BuySell": "Buy", "Amount": 1000, "OpenOrderType": "Market", "Duration": {"DurationType": "DayOrder"}, "Status": "Working"},
                       {"OrderId": "2", "AccountId": "111", "Uic": 31, "AssetType": "FxSpot", "BuySell": "Buy", "Amount": 1000, "OpenOrderType": "Market", "Duration": {"DurationType": "DayOrder"}, "Status": "Working"}]}
-                    """#)
+                    """#
+                )
             }
             if path.hasSuffix("/ref/v1/instruments") {
                 #expect(request.url.contains("Uics=16%2C31&AssetTypes=FxSpot"))
-                return Fixture.json(#"""
+                return Fixture.json(
+                    #"""
                     {"Data": [{"Identifier": 16, "AssetType": "FxSpot", "Symbol": "EURDKK", "CurrencyCode": "DKK", "Description": "Euro/Danish Krone"},
                               {"Identifier": 31, "AssetType": "FxSpot", "Symbol": "GBPUSD", "CurrencyCode": "USD"}]}
-                    """#)
+                    """#
+                )
             }
             return BrokerResponse(status: 404)
         }
@@ -107,16 +116,20 @@ struct AdapterTests {
         let transport = ScriptedTransport { request in
             let path = ScriptedTransport.path(of: request)
             if path.hasSuffix("/ref/v1/instruments") {
-                return Fixture.json(#"{"Data": [{"Identifier": 23, "AssetType": "FxSpot", "Symbol": "GBPCAD", "CurrencyCode": "CAD", "SummaryType": "Instrument"}]}"#)
+                return Fixture.json(
+                    #"{"Data": [{"Identifier": 23, "AssetType": "FxSpot", "Symbol": "GBPCAD", "CurrencyCode": "CAD", "SummaryType": "Instrument"}]}"#
+                )
             }
             if path.hasSuffix("/chart/v3/charts") {
                 // hootnot/saxo_openapi chart/responses/charts.py _v3_GetChartData, first two samples (newest first here).
-                return Fixture.json(#"""
+                return Fixture.json(
+                    #"""
                     {"Data": [
                       {"CloseAsk": 1.63115, "CloseBid": 1.63035, "HighAsk": 1.63353, "HighBid": 1.63219, "LowAsk": 1.63092, "LowBid": 1.62988, "OpenAsk": 1.6321, "OpenBid": 1.6303, "Time": "2019-09-05T22:00:00.000000Z"},
                       {"CloseAsk": 1.6321, "CloseBid": 1.6302, "HighAsk": 1.633, "HighBid": 1.63091, "LowAsk": 1.6316, "LowBid": 1.62974, "OpenAsk": 1.63237, "OpenBid": 1.6306, "Time": "2019-09-05T21:00:00.000000Z"}],
                      "DataVersion": 1715815481}
-                    """#)
+                    """#
+                )
             }
             return BrokerResponse(status: 404)
         }
@@ -172,8 +185,15 @@ struct AdapterTests {
         let transport = ScriptedTransport { _ in BrokerResponse(status: 500) }
         let adapter = try Fixture.adapter(transport: transport, credentials: Self.credentials)
         let request = OrderRequest(
-            connectionId: "conn-1", accountId: "111", instrument: InstrumentReference(symbol: "BTC/USD"), side: .buy,
-            type: .market, timeInForce: .day, quantity: 1, clientOrderId: "gw-1")
+            connectionId: "conn-1",
+            accountId: "111",
+            instrument: InstrumentReference(symbol: "BTC/USD"),
+            side: .buy,
+            type: .market,
+            timeInForce: .day,
+            quantity: 1,
+            clientOrderId: "gw-1"
+        )
         let error = await #expect(throws: GatewayError.self) { _ = try await adapter.placeOrder(request) }
         #expect(error?.code == .unprocessable)
         #expect(transport.requests.isEmpty)

@@ -1,8 +1,9 @@
 import Foundation
 import GatewayCore
 import GatewayModel
-@testable import SaxoAdapter
 import Testing
+
+@testable import SaxoAdapter
 
 /// Saxo's trading error codes in the gateway's one error vocabulary (README, "Errors"). The codes and their meanings
 /// are Saxo's, from the developer portal's error list for `POST /trade/v2/orders`
@@ -42,7 +43,8 @@ struct SaxoErrorVocabularyTests {
     @Test("a market that is closed is 422 market_closed, not retryable")
     func marketClosed() {
         let error = SaxoErrors.error(
-            for: BrokerResponse(status: 400, body: Data(#"{"ErrorInfo": {"ErrorCode": "MarketClosed", "Message": "Market is closed"}}"#.utf8)))
+            for: BrokerResponse(status: 400, body: Data(#"{"ErrorInfo": {"ErrorCode": "MarketClosed", "Message": "Market is closed"}}"#.utf8))
+        )
         #expect(error.code == .marketClosed)
         #expect(error.code.httpStatus == 422)
         #expect(!error.retryable)

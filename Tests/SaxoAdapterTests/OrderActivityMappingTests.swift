@@ -1,8 +1,9 @@
 import Foundation
 import GatewayCore
 import GatewayModel
-@testable import SaxoAdapter
 import Testing
+
+@testable import SaxoAdapter
 
 /// Pure mappings of this issue's Saxo reads: an order's end from its audit entries, and an FX position's market value
 /// from its exposure.
@@ -29,8 +30,14 @@ struct OrderActivityMappingTests {
 
     @Test("Placed then FinalFill: filled, with quantity, average price and the fill's time")
     func filled() throws {
-        let order = try #require(try Order(
-            saxoActivities: try Self.entries(Self.marketFilled), brokerOrderId: "1000001", connectionId: "c", known: nil))
+        let order = try #require(
+            try Order(
+                saxoActivities: try Self.entries(Self.marketFilled),
+                brokerOrderId: "1000001",
+                connectionId: "c",
+                known: nil
+            )
+        )
         #expect(order.status == .filled)
         #expect(order.filledQuantity == 500 && order.quantity == 500)
         #expect(order.averageFillPrice == DecimalText.parse("99.9"))
@@ -48,20 +55,23 @@ struct OrderActivityMappingTests {
         #expect(order.status == .filled)
     }
 
-    @Test("each final activity maps to one state", arguments: [
-        ("Cancelled", "Confirmed", "DayOrder", 0, OrderStatus.canceled),
-        ("Cancelled", "Requested", "DayOrder", 0, .pendingCancel),
-        ("Expired", "Confirmed", "DayOrder", 0, .expired),
-        ("DoneForDay", "Confirmed", "DayOrder", 0, .expired),
-        ("DoneForDay", "Confirmed", "GoodTillCancel", 0, .open),
-        ("Fill", "Confirmed", "GoodTillCancel", 200, .partiallyFilled),
-        ("FinalFill", "Confirmed", "GoodTillCancel", 500, .filled),
-        ("Placed", "Rejected", "DayOrder", 0, .rejected),
-        ("Placed", "Requested", "DayOrder", 0, .pendingNew),
-        ("Placed", "Confirmed", "DayOrder", 0, .open),
-        ("Changed", "Confirmed", "DayOrder", 200, .partiallyFilled),
-        ("Working", "Confirmed", "DayOrder", 0, .open),
-    ] as [(String, String, String, Decimal, OrderStatus)])
+    @Test(
+        "each final activity maps to one state",
+        arguments: [
+            ("Cancelled", "Confirmed", "DayOrder", 0, OrderStatus.canceled),
+            ("Cancelled", "Requested", "DayOrder", 0, .pendingCancel),
+            ("Expired", "Confirmed", "DayOrder", 0, .expired),
+            ("DoneForDay", "Confirmed", "DayOrder", 0, .expired),
+            ("DoneForDay", "Confirmed", "GoodTillCancel", 0, .open),
+            ("Fill", "Confirmed", "GoodTillCancel", 200, .partiallyFilled),
+            ("FinalFill", "Confirmed", "GoodTillCancel", 500, .filled),
+            ("Placed", "Rejected", "DayOrder", 0, .rejected),
+            ("Placed", "Requested", "DayOrder", 0, .pendingNew),
+            ("Placed", "Confirmed", "DayOrder", 0, .open),
+            ("Changed", "Confirmed", "DayOrder", 200, .partiallyFilled),
+            ("Working", "Confirmed", "DayOrder", 0, .open),
+        ] as [(String, String, String, Decimal, OrderStatus)]
+    )
     func states(_ status: String, _ subStatus: String, _ duration: String, _ filled: Decimal, _ expected: OrderStatus) throws {
         #expect(try OrderStatus(saxoActivity: status, subStatus: subStatus, filledAmount: filled, durationType: duration) == expected)
     }
@@ -113,8 +123,13 @@ struct OrderActivityMappingTests {
 
     @Test("an FX net position without MarketValue is worth its exposure at the current price, in the quote currency")
     func fxMarketValue() throws {
-        let position = try #require(try Position(
-            saxo: try decodeWire(SaxoNetPosition.self, Self.gbpcad), connectionId: "c", accountId: "9226397"))
+        let position = try #require(
+            try Position(
+                saxo: try decodeWire(SaxoNetPosition.self, Self.gbpcad),
+                connectionId: "c",
+                accountId: "9226397"
+            )
+        )
         #expect(position.currency == "CAD")
         // GBP 100000 × 1.75322 CAD per GBP.
         #expect(position.marketValue == DecimalText.parse("175322"))
@@ -125,8 +140,13 @@ struct OrderActivityMappingTests {
     func shortFXMarketValue() throws {
         let short = Self.gbpcad.replacingOccurrences(of: #""Amount": 100000"#, with: #""Amount": -100000"#)
             .replacingOccurrences(of: #""Exposure": 100000"#, with: #""Exposure": -100000"#)
-        let position = try #require(try Position(
-            saxo: try decodeWire(SaxoNetPosition.self, short), connectionId: "c", accountId: "9226397"))
+        let position = try #require(
+            try Position(
+                saxo: try decodeWire(SaxoNetPosition.self, short),
+                connectionId: "c",
+                accountId: "9226397"
+            )
+        )
         #expect(position.quantity == -100_000)
         #expect(position.marketValue == DecimalText.parse("-175322"))
     }
@@ -134,8 +154,13 @@ struct OrderActivityMappingTests {
     @Test("an exposure in a currency that does not connect to the position's gives no value rather than a wrong one")
     func unconnectedExposure() throws {
         let odd = Self.gbpcad.replacingOccurrences(of: #""ExposureCurrency": "GBP""#, with: #""ExposureCurrency": "JPY""#)
-        let position = try #require(try Position(
-            saxo: try decodeWire(SaxoNetPosition.self, odd), connectionId: "c", accountId: "9226397"))
+        let position = try #require(
+            try Position(
+                saxo: try decodeWire(SaxoNetPosition.self, odd),
+                connectionId: "c",
+                accountId: "9226397"
+            )
+        )
         #expect(position.marketValue == nil)
     }
 }

@@ -1,10 +1,11 @@
 import Foundation
 import GatewayCore
 import GatewayModel
-@testable import SaxoAdapter
 import Sandbox
-import Testing
 import TestWorlds
+import Testing
+
+@testable import SaxoAdapter
 
 /// Every Saxo order stays readable with its real state once it leaves the open orders: the adapter reads the
 /// sandbox's order-activity audit (`cs/v1/audit/orderactivities`) as it would Saxo's.
@@ -13,12 +14,24 @@ struct OrderLifeTests {
     static let account = "9226397"
 
     static func request(
-        _ symbol: String = "EUR/USD", type: OrderType, timeInForce: TimeInForce = .gtc, quantity: Decimal = 10_000,
-        limitPrice: Decimal? = nil, clientOrderId: String
+        _ symbol: String = "EUR/USD",
+        type: OrderType,
+        timeInForce: TimeInForce = .gtc,
+        quantity: Decimal = 10_000,
+        limitPrice: Decimal? = nil,
+        clientOrderId: String
     ) -> OrderRequest {
         OrderRequest(
-            connectionId: "conn-1", accountId: account, instrument: InstrumentReference(symbol: symbol), side: .buy, type: type,
-            timeInForce: timeInForce, quantity: quantity, limitPrice: limitPrice, clientOrderId: clientOrderId)
+            connectionId: "conn-1",
+            accountId: account,
+            instrument: InstrumentReference(symbol: symbol),
+            side: .buy,
+            type: type,
+            timeInForce: timeInForce,
+            quantity: quantity,
+            limitPrice: limitPrice,
+            clientOrderId: clientOrderId
+        )
     }
 
     /// A buy limit 2 % under the bid: it rests.
@@ -72,7 +85,8 @@ struct OrderLifeTests {
         try await withSandbox(sandbox) { url in
             let adapter = try SandboxEndToEndTests.adapter(sandbox, url: url, clock: clock)
             let placed = try await adapter.placeOrder(
-                Self.request(type: .limit, limitPrice: try Self.restingLimit(sandbox), clientOrderId: "gw-life-3"))
+                Self.request(type: .limit, limitPrice: try Self.restingLimit(sandbox), clientOrderId: "gw-life-3")
+            )
             #expect(placed.status == .open)
             clock.advance(by: 5)
             _ = try await adapter.cancelOrder(placed)
@@ -92,7 +106,8 @@ struct OrderLifeTests {
         try await withSandbox(sandbox) { url in
             let adapter = try SandboxEndToEndTests.adapter(sandbox, url: url, clock: clock)
             let placed = try await adapter.placeOrder(
-                Self.request(type: .limit, limitPrice: try Self.restingLimit(sandbox), clientOrderId: "gw-life-4"))
+                Self.request(type: .limit, limitPrice: try Self.restingLimit(sandbox), clientOrderId: "gw-life-4")
+            )
             let changed = try await adapter.modifyOrder(placed, OrderModification(timeInForce: .ioc, type: .market))
             #expect(changed.status == .filled)
             #expect(changed.filledQuantity == 10_000)
@@ -112,7 +127,8 @@ struct OrderLifeTests {
         try await withSandbox(sandbox) { url in
             let adapter = try SandboxEndToEndTests.adapter(sandbox, url: url, clock: clock)
             let placed = try await adapter.placeOrder(
-                Self.request(type: .limit, timeInForce: .day, limitPrice: try Self.restingLimit(sandbox), clientOrderId: "gw-life-5"))
+                Self.request(type: .limit, timeInForce: .day, limitPrice: try Self.restingLimit(sandbox), clientOrderId: "gw-life-5")
+            )
             #expect(placed.status == .open)
             clock.advance(by: 15 * 60)
             let read = try await adapter.order(brokerOrderId: try #require(placed.brokerOrderId))

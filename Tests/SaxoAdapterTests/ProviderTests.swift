@@ -11,14 +11,26 @@ import Testing
 /// ClientKey = AccountKey = `Cf4xZWiYL6W1nMKpygBLLA==`, account 9226397), no one-order-per-second limit (setup steps
 /// place orders right before the case's own), and a clock that only moves when told.
 func recordedIdentitySandbox(
-    clock: ManualClock = ManualClock(), accessTokenLifetime: TimeInterval = 1200, executionLatency: TimeInterval = 0
+    clock: ManualClock = ManualClock(),
+    accessTokenLifetime: TimeInterval = 1200,
+    executionLatency: TimeInterval = 0
 ) -> SaxoSandbox {
     let client = SaxoSandboxClient(
-        clientId: "9226397", clientKey: Fixture.clientKey, accountId: "9226397", accountKey: Fixture.clientKey,
-        userId: "9226397", name: "F. Brekeveld", currency: "EUR", watchlists: SaxoSandboxClient.demo.watchlists)
+        clientId: "9226397",
+        clientKey: Fixture.clientKey,
+        accountId: "9226397",
+        accountKey: Fixture.clientKey,
+        userId: "9226397",
+        name: "F. Brekeveld",
+        currency: "EUR",
+        watchlists: SaxoSandboxClient.demo.watchlists
+    )
     let configuration = SaxoSandboxConfiguration(
-        client: client, accessTokenLifetime: accessTokenLifetime, sessionOrdersPerSecond: nil,
-        executionLatency: executionLatency)
+        client: client,
+        accessTokenLifetime: accessTokenLifetime,
+        sessionOrdersPerSecond: nil,
+        executionLatency: executionLatency
+    )
     return SaxoSandbox(configuration: configuration, market: MarketEngine(clock: clock))
 }
 
@@ -30,8 +42,11 @@ struct ProviderTests {
         let contract = try saxoContracts.load(name)
         let result = try await withSandbox(recordedIdentitySandbox()) { url in
             await ContractFolder.runProvider(
-                contract, broker: .saxo, baseURL: url.absoluteString + "/sim/openapi",
-                authHeaders: [("Authorization", "Bearer \(SaxoSandboxConfiguration.demoStaticAccessToken)")])
+                contract,
+                broker: .saxo,
+                baseURL: url.absoluteString + "/sim/openapi",
+                authHeaders: [("Authorization", "Bearer \(SaxoSandboxConfiguration.demoStaticAccessToken)")]
+            )
         }
         #expect(!result.failed, "\(result)")
     }
@@ -47,8 +62,11 @@ struct ProviderTests {
         #expect(exchanges.count >= 4)
         try await withSandbox(recordedIdentitySandbox()) { url in
             let transport = HTTPClientTransport.loopbackForTests
-            let basic = "Basic " + Data(
-                "\(SaxoSandboxConfiguration.demoAppKey):\(SaxoSandboxConfiguration.demoAppSecret)".utf8).base64EncodedString()
+            let basic =
+                "Basic "
+                + Data(
+                    "\(SaxoSandboxConfiguration.demoAppKey):\(SaxoSandboxConfiguration.demoAppSecret)".utf8
+                ).base64EncodedString()
             for (name, exchange) in exchanges {
                 var form = exchange.request.form ?? [:]
                 if (200..<300).contains(exchange.response.status) {
@@ -57,10 +75,14 @@ struct ProviderTests {
                 let body = form.sorted { $0.key < $1.key }
                     .map { "\($0.key)=\($0.value.addingPercentEncoding(withAllowedCharacters: .alphanumerics) ?? $0.value)" }
                     .joined(separator: "&")
-                let response = try await transport.send(BrokerRequest(
-                    method: .post, url: url.absoluteString + "/token",
-                    headers: [.authorization: basic, .contentType: "application/x-www-form-urlencoded"],
-                    body: Data(body.utf8)))
+                let response = try await transport.send(
+                    BrokerRequest(
+                        method: .post,
+                        url: url.absoluteString + "/token",
+                        headers: [.authorization: basic, .contentType: "application/x-www-form-urlencoded"],
+                        body: Data(body.utf8)
+                    )
+                )
                 if response.status == 200, exchange.response.status == 201 {
                     // Saxo's /token answers 201 (SaxoBank/openapi-samples-php demonstrate-code-flow.php treats any
                     // other status as a failure); the sandbox answers 200. Reported to the sandbox's owner; the

@@ -3,10 +3,11 @@ import Foundation
 import GatewayCore
 import GatewayModel
 import GatewayTesting
-@testable import SaxoAdapter
 import Sandbox
-import Testing
 import TestWorlds
+import Testing
+
+@testable import SaxoAdapter
 
 /// The adapter against the running Saxo sandbox: reads, the seed's order flow, and the token lifecycle with the
 /// sandbox's short token lifetime and a manual clock shared by both sides.
@@ -18,8 +19,12 @@ struct SandboxEndToEndTests {
 
     /// An adapter for the sandbox at `url`, starting from a token pair the sandbox issued.
     static func adapter(
-        _ sandbox: SaxoSandbox, url: URL, clock: ManualClock, saved: SavedState = SavedState(),
-        refreshMargin: TimeInterval? = nil, logs: CapturedLogs = CapturedLogs()
+        _ sandbox: SaxoSandbox,
+        url: URL,
+        clock: ManualClock,
+        saved: SavedState = SavedState(),
+        refreshMargin: TimeInterval? = nil,
+        logs: CapturedLogs = CapturedLogs()
     ) throws -> SaxoAdapter {
         let pair = sandbox.issueTokens()
         var credentials = appCredentials
@@ -30,12 +35,26 @@ struct SandboxEndToEndTests {
         let transport = BrokerPipeline().transport(
             wrapping: HTTPClientTransport.loopbackForTests,
             connection: ConnectionDescriptor(
-                id: "conn-1", tenantId: "t", broker: .saxo, displayName: "saxo", baseURL: url.absoluteString,
-                createdAt: Date(), updatedAt: Date()),
-            limits: SaxoAdapterFactory().rateLimits, logger: logs.logger)
+                id: "conn-1",
+                tenantId: "t",
+                broker: .saxo,
+                displayName: "saxo",
+                baseURL: url.absoluteString,
+                createdAt: Date(),
+                updatedAt: Date()
+            ),
+            limits: SaxoAdapterFactory().rateLimits,
+            logger: logs.logger
+        )
         return try Fixture.adapter(
-            transport: transport, credentials: credentials, saved: saved, logs: logs,
-            baseURL: url.absoluteString + "/sim/openapi", now: { clock.now() }, refreshMargin: refreshMargin)
+            transport: transport,
+            credentials: credentials,
+            saved: saved,
+            logs: logs,
+            baseURL: url.absoluteString + "/sim/openapi",
+            now: { clock.now() },
+            refreshMargin: refreshMargin
+        )
     }
 
     @Test("reads: user, client, accounts, balances, quotes, search, candles, watchlists")
@@ -76,8 +95,16 @@ struct SandboxEndToEndTests {
         try await withSandbox(sandbox) { url in
             let adapter = try Self.adapter(sandbox, url: url, clock: clock)
             let request = OrderRequest(
-                connectionId: "conn-1", accountId: "9226397", instrument: InstrumentReference(symbol: "EUR/DKK"),
-                side: .buy, type: .limit, timeInForce: .gtc, quantity: 100_000, limitPrice: 7, clientOrderId: "gw-seed-1")
+                connectionId: "conn-1",
+                accountId: "9226397",
+                instrument: InstrumentReference(symbol: "EUR/DKK"),
+                side: .buy,
+                type: .limit,
+                timeInForce: .gtc,
+                quantity: 100_000,
+                limitPrice: 7,
+                clientOrderId: "gw-seed-1"
+            )
             let preview = try await adapter.previewOrder(request)
             #expect(preview.estimatedCost != nil || !preview.warnings.isEmpty)
 
@@ -102,10 +129,19 @@ struct SandboxEndToEndTests {
             let ended = try await adapter.order(brokerOrderId: placed.brokerOrderId!)
             #expect(ended.status == .filled && ended.filledQuantity == 100_000 && ended.averageFillPrice != nil)
 
-            let second = try await adapter.placeOrder(OrderRequest(
-                connectionId: "conn-1", accountId: "9226397", instrument: InstrumentReference(symbol: "GBP/USD"),
-                side: .buy, type: .limit, timeInForce: .day, quantity: 10_000, limitPrice: Decimal(string: "1.1"),
-                clientOrderId: "gw-seed-2"))
+            let second = try await adapter.placeOrder(
+                OrderRequest(
+                    connectionId: "conn-1",
+                    accountId: "9226397",
+                    instrument: InstrumentReference(symbol: "GBP/USD"),
+                    side: .buy,
+                    type: .limit,
+                    timeInForce: .day,
+                    quantity: 10_000,
+                    limitPrice: Decimal(string: "1.1"),
+                    clientOrderId: "gw-seed-2"
+                )
+            )
             let canceled = try await adapter.cancelOrder(second)
             #expect(canceled.status == .canceled)
             let again = await #expect(throws: GatewayError.self) { try await adapter.cancelOrder(second) }
@@ -120,9 +156,16 @@ struct SandboxEndToEndTests {
         try await withSandbox(sandbox) { url in
             let adapter = try Self.adapter(sandbox, url: url, clock: clock)
             let request = OrderRequest(
-                connectionId: "conn-1", accountId: "9226397", instrument: InstrumentReference(symbol: "GBP/USD"),
-                side: .buy, type: .limit, timeInForce: .gtc, quantity: 10_000, limitPrice: Decimal(string: "1.1"),
-                clientOrderId: "gw-dup-1")
+                connectionId: "conn-1",
+                accountId: "9226397",
+                instrument: InstrumentReference(symbol: "GBP/USD"),
+                side: .buy,
+                type: .limit,
+                timeInForce: .gtc,
+                quantity: 10_000,
+                limitPrice: Decimal(string: "1.1"),
+                clientOrderId: "gw-dup-1"
+            )
             _ = try await adapter.placeOrder(request)
             let duplicate = await #expect(throws: GatewayError.self) { try await adapter.placeOrder(request) }
             #expect(duplicate?.code == .conflict)
@@ -172,8 +215,12 @@ struct SandboxEndToEndTests {
             var credentials = Self.appCredentials
             credentials["refreshToken"] = "not-a-refresh-token"
             let adapter = try Fixture.adapter(
-                transport: HTTPClientTransport.loopbackForTests, credentials: credentials, saved: saved,
-                baseURL: url.absoluteString + "/sim/openapi", now: { clock.now() })
+                transport: HTTPClientTransport.loopbackForTests,
+                credentials: credentials,
+                saved: saved,
+                baseURL: url.absoluteString + "/sim/openapi",
+                now: { clock.now() }
+            )
             let error = await #expect(throws: GatewayError.self) { try await adapter.validateCredentials() }
             #expect(error?.code == .unauthorized)
             #expect(saved.savedStatuses.first?.0 == .relinkRequired)

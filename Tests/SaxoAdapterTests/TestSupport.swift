@@ -2,8 +2,9 @@ import Foundation
 import GatewayCore
 import GatewayModel
 import Logging
-@testable import SaxoAdapter
 import Synchronization
+
+@testable import SaxoAdapter
 
 /// A transport double: each request goes to `handler`; every request is kept for inspection.
 final class ScriptedTransport: BrokerTransport {
@@ -78,7 +79,8 @@ enum Fixture {
     static let clientKey = "Cf4xZWiYL6W1nMKpygBLLA=="
 
     /// hootnot/saxo_openapi portfolio/responses/users.py _v3_UsersMe (trimmed to the fields the adapter reads).
-    static let usersMe = #"{"ClientKey": "Cf4xZWiYL6W1nMKpygBLLA==", "Name": "F. Brekeveld", "UserId": "9226397", "UserKey": "Cf4xZWiYL6W1nMKpygBLLA=="}"#
+    static let usersMe =
+        #"{"ClientKey": "Cf4xZWiYL6W1nMKpygBLLA==", "Name": "F. Brekeveld", "UserId": "9226397", "UserKey": "Cf4xZWiYL6W1nMKpygBLLA=="}"#
 
     static func token(_ access: String, refresh: String?, expiresIn: Int = 1200) -> String {
         let refreshPart = refresh.map { #", "refresh_token": "\#($0)", "refresh_token_expires_in": 3600"# } ?? ""
@@ -95,16 +97,35 @@ enum Fixture {
 
     /// A Saxo adapter over `transport`, its clock, store callbacks and logs.
     static func adapter(
-        transport: any BrokerTransport, credentials: [String: String], clock: TestClock = TestClock(),
-        saved: SavedState = SavedState(), logs: CapturedLogs = CapturedLogs(), baseURL: String = baseURL,
-        settings: [String: String] = [:], now: (@Sendable () -> Date)? = nil, refreshMargin: TimeInterval? = nil
+        transport: any BrokerTransport,
+        credentials: [String: String],
+        clock: TestClock = TestClock(),
+        saved: SavedState = SavedState(),
+        logs: CapturedLogs = CapturedLogs(),
+        baseURL: String = baseURL,
+        settings: [String: String] = [:],
+        now: (@Sendable () -> Date)? = nil,
+        refreshMargin: TimeInterval? = nil
     ) throws -> SaxoAdapter {
         let connection = ConnectionDescriptor(
-            id: "conn-1", tenantId: "t", broker: .saxo, displayName: "saxo", baseURL: baseURL, settings: settings,
-            createdAt: clock.now, updatedAt: clock.now)
+            id: "conn-1",
+            tenantId: "t",
+            broker: .saxo,
+            displayName: "saxo",
+            baseURL: baseURL,
+            settings: settings,
+            createdAt: clock.now,
+            updatedAt: clock.now
+        )
         let context = AdapterContext(
-            connection: connection, baseURL: baseURL, credentials: BrokerCredentials(credentials), transport: transport,
-            logger: logs.logger, saveCredentials: { saved.save($0) }, saveStatus: { saved.save($0, $1) })
+            connection: connection,
+            baseURL: baseURL,
+            credentials: BrokerCredentials(credentials),
+            transport: transport,
+            logger: logs.logger,
+            saveCredentials: { saved.save($0) },
+            saveStatus: { saved.save($0, $1) }
+        )
         var configuration = try SaxoConfiguration(baseURL: baseURL, settings: settings, credentials: context.credentials)
         configuration.now = now ?? { clock.now }
         if let refreshMargin { configuration.refreshMargin = refreshMargin }

@@ -1,9 +1,10 @@
 import Foundation
 import GatewayCore
 import GatewayModel
-@testable import SaxoAdapter
 import Synchronization
 import Testing
+
+@testable import SaxoAdapter
 
 /// The token lifecycle, against a scripted transport and a clock moved by hand.
 @Suite("Saxo token lifecycle")
@@ -71,8 +72,10 @@ struct TokenTests {
         try await adapter.validateCredentials()
         #expect(transport.tokenRequests.count == 1)
         #expect(transport.requests.count == 4)
-        #expect(transport.requests(path: "/sim/openapi/port/v1/users/me").map { Fixture.bearer(of: $0) }
-            == ["access-1", "access-1", "access-2"])
+        #expect(
+            transport.requests(path: "/sim/openapi/port/v1/users/me").map { Fixture.bearer(of: $0) }
+                == ["access-1", "access-1", "access-2"]
+        )
     }
 
     @Test("a 401 refreshes once and retries the request with the new token")
@@ -87,9 +90,11 @@ struct TokenTests {
 
         try await adapter.validateCredentials()
         let sent = transport.requests.map { ScriptedTransport.path(of: $0) + " " + (Fixture.bearer(of: $0) ?? "basic") }
-        #expect(sent == [
-            "/sim/openapi/port/v1/users/me access-1", "/token basic", "/sim/openapi/port/v1/users/me access-2",
-        ])
+        #expect(
+            sent == [
+                "/sim/openapi/port/v1/users/me access-1", "/token basic", "/sim/openapi/port/v1/users/me access-2",
+            ]
+        )
     }
 
     @Test("a 401 after a fresh token is unauthorized, with no second refresh")
@@ -147,14 +152,20 @@ struct TokenTests {
         let saxo = FakeSaxo()
         let transport = ScriptedTransport { try await saxo.handle($0) }
         let adapter = try Fixture.adapter(
-            transport: transport, credentials: Fixture.appCredentials, clock: clock, saved: saved)
+            transport: transport,
+            credentials: Fixture.appCredentials,
+            clock: clock,
+            saved: saved
+        )
         try await adapter.validateCredentials()
 
         let token = try #require(transport.tokenRequests.first)
         #expect(token.header("Authorization") == "Basic " + Data("app-key:app-secret".utf8).base64EncodedString())
         #expect(token.header("Content-Type") == "application/x-www-form-urlencoded")
-        #expect(String(decoding: token.body ?? Data(), as: UTF8.self)
-            == "grant_type=refresh_token&refresh_token=refresh-token-1")
+        #expect(
+            String(decoding: token.body ?? Data(), as: UTF8.self)
+                == "grant_type=refresh_token&refresh_token=refresh-token-1"
+        )
 
         let stored = try #require(saved.savedCredentials.last)
         #expect(stored["refreshToken"] == "refresh-token-2")
@@ -202,7 +213,10 @@ struct TokenTests {
             credentials: [
                 "accessToken": "portal-token",
                 "accessTokenExpiresAt": SaxoTimestamp.format(clock.now.addingTimeInterval(30)),
-            ], clock: clock, saved: saved)
+            ],
+            clock: clock,
+            saved: saved
+        )
         try await adapter.validateCredentials()  // 30 s left: used to the end, no refresh possible
         // Proving it says when it stops working.
         #expect(saved.savedStatuses.first?.0 == .active)
@@ -230,7 +244,10 @@ struct TokenTests {
         let calls = Mutex(0)
         let transport = ScriptedTransport { request in
             if request.url.hasSuffix("/token") {
-                let call = calls.withLock { $0 += 1; return $0 }
+                let call = calls.withLock {
+                    $0 += 1
+                    return $0
+                }
                 if call == 1 { try await Task.sleep(for: .seconds(30)) }  // the leader's exchange hangs until cancelled
                 return Fixture.json(Fixture.token("access-2", refresh: "refresh-token-2"), status: 201)
             }
@@ -259,18 +276,25 @@ struct TokenTests {
 
         let dead = try Fixture.adapter(
             transport: ScriptedTransport { _ in Fixture.json(#"{"error": "invalid_grant"}"#, status: 400) },
-            credentials: Fixture.appCredentials, logs: logs)
+            credentials: Fixture.appCredentials,
+            logs: logs
+        )
         let error = await #expect(throws: GatewayError.self) { try await dead.validateCredentials() }
 
-        let secrets = ["app-secret", "refresh-token-1", "refresh-token-2", "access-1", "access-2",
-                       Data("app-key:app-secret".utf8).base64EncodedString()]
+        let secrets = [
+            "app-secret", "refresh-token-1", "refresh-token-2", "access-1", "access-2",
+            Data("app-key:app-secret".utf8).base64EncodedString(),
+        ]
         let texts = logs.all + [error.map { "\($0) \($0.message) \($0.brokerCode ?? "")" } ?? ""]
         #expect(!logs.all.isEmpty)
         for text in texts {
             for secret in secrets { #expect(!text.contains(secret), "\(text)") }
         }
         let configuration = try SaxoConfiguration(
-            baseURL: Fixture.baseURL, settings: [:], credentials: BrokerCredentials(credentials))
+            baseURL: Fixture.baseURL,
+            settings: [:],
+            credentials: BrokerCredentials(credentials)
+        )
         #expect(!"\(configuration.credentials)".contains("access-1"))
     }
 }

@@ -85,7 +85,9 @@ public struct HeavyWorldTrait: SuiteTrait, TestTrait, TestScoping {
     }
 
     public func provideScope(
-        for test: Test, testCase: Test.Case?, performing function: @Sendable () async throws -> Void
+        for test: Test,
+        testCase: Test.Case?,
+        performing function: @Sendable () async throws -> Void
     ) async throws {
         try await HeavyWorlds.run(function)
     }

@@ -2,6 +2,7 @@ import Foundation
 import GatewayCore
 import GatewayModel
 import Testing
+
 @testable import TradeItAdapter
 
 /// TradeIt's code 200 (BROKER_EXECUTION_ERROR, "user must fix the trade input") in the gateway's one error vocabulary
@@ -32,7 +33,9 @@ struct TradeItErrorVocabularyTests {
 
     @Test("other codes keep their table rows whatever the text says")
     func otherCodes() {
-        #expect(TradeItErrors.error(code: 500, shortMessage: "Invalid parameter", longMessages: ["The symbol X was not found."]).code == .invalidRequest)
+        #expect(
+            TradeItErrors.error(code: 500, shortMessage: "Invalid parameter", longMessages: ["The symbol X was not found."]).code == .invalidRequest
+        )
         #expect(TradeItErrors.error(code: 400, shortMessage: nil, longMessages: ["buying power"]).code == .forbidden)
     }
 }

@@ -1,7 +1,8 @@
 import Foundation
 import GatewayModel
-@testable import TradeItAdapter
 import Testing
+
+@testable import TradeItAdapter
 
 /// Issue 15, item 3 for TradeIt: its only order times are its fills' `timestamp`s, so a filled order's `filledAt` is
 /// its last fill's; an order that is not filled has none. (The wire: `order/getAllOrderStatus` as documented in

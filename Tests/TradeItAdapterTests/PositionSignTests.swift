@@ -1,7 +1,8 @@
 import Foundation
 import GatewayModel
-@testable import TradeItAdapter
 import Testing
+
+@testable import TradeItAdapter
 
 /// Issue 15, item 4 for TradeIt: TradeIt sends a holding's `costbasis` as its total cost, a positive amount for a
 /// `SHORT` holding too; the gateway signs it like the quantity. The wire here is a unit test's (the documented
@@ -16,10 +17,12 @@ struct PositionSignTests {
 
     @Test(arguments: ["12", "-12"])
     func aShortHoldingIsNegativeWithItsCostBasisAndValue(quantity: String) throws {
-        let short = try position(#"""
+        let short = try position(
+            #"""
             {"symbol":"GE","symbolClass":"EQUITY_OR_ETF","holdingType":"SHORT","quantity":\#(quantity),
              "costbasis":358.08,"lastPrice":29.84,"totalGainLossAbsolute":0}
-            """#)
+            """#
+        )
         #expect(short.quantity == -12)
         #expect(short.costBasis == DecimalText.parse("-358.08"))
         #expect(short.marketValue == DecimalText.parse("-358.08"))
@@ -29,10 +32,12 @@ struct PositionSignTests {
     }
 
     @Test func aLongHoldingKeepsItsSigns() throws {
-        let long = try position(#"""
+        let long = try position(
+            #"""
             {"symbol":"AAPL","symbolClass":"EQUITY_OR_ETF","holdingType":"LONG","quantity":1,"costbasis":103.34,
              "lastPrice":112.34,"totalGainLossAbsolute":9}
-            """#)
+            """#
+        )
         #expect(long.quantity == 1 && long.costBasis == DecimalText.parse("103.34"))
         #expect(long.marketValue == DecimalText.parse("112.34") && long.unrealizedPnl == 9)
     }

@@ -1,15 +1,15 @@
 import AsyncHTTPClient
 import Foundation
-import HTTPTypes
 import GatewayCore
 import GatewayModel
 import GatewayTesting
+import HTTPTypes
 import Logging
 import Sandbox
 import Synchronization
+import TestWorlds
 import Testing
 import TradeItAdapter
-import TestWorlds
 
 /// Records every request path (and passes it on), so tests can count authentications.
 final class RecordingTransport: BrokerTransport {
@@ -35,38 +35,58 @@ struct TradeItHarness {
     let url: String
 
     func adapter(
-        _ credentials: [String: String], transport: (any BrokerTransport)? = nil, status: StatusLog = StatusLog()
+        _ credentials: [String: String],
+        transport: (any BrokerTransport)? = nil,
+        status: StatusLog = StatusLog()
     ) throws -> TradeItAdapter {
         let connection = ConnectionDescriptor(
-            id: "conn-ti", tenantId: "t", broker: .tradeit, displayName: "TradeIt sandbox", baseURL: url,
-            createdAt: Date(), updatedAt: Date())
+            id: "conn-ti",
+            tenantId: "t",
+            broker: .tradeit,
+            displayName: "TradeIt sandbox",
+            baseURL: url,
+            createdAt: Date(),
+            updatedAt: Date()
+        )
         let context = AdapterContext(
-            connection: connection, baseURL: url, credentials: BrokerCredentials(credentials),
+            connection: connection,
+            baseURL: url,
+            credentials: BrokerCredentials(credentials),
             transport: transport ?? HTTPClientTransport.loopbackForTests,
             logger: Logger(label: "tradeit-test", factory: { _ in SwiftLogNoOpLogHandler() }),
-            saveStatus: { value, detail in status.entries.withLock { $0.append((value, detail)) } })
+            saveStatus: { value, detail in status.entries.withLock { $0.append((value, detail)) } }
+        )
         return try #require(try TradeItAdapterFactory().makeAdapter(context) as? TradeItAdapter)
     }
 
-    func linked(_ persona: TradeItPersona, transport: (any BrokerTransport)? = nil, status: StatusLog = StatusLog()) throws
+    func linked(
+        _ persona: TradeItPersona,
+        transport: (any BrokerTransport)? = nil,
+        status: StatusLog = StatusLog()
+    ) throws
         -> (TradeItAdapter, userId: String)
     {
         let (userId, userToken) = sandbox.link(persona)
         let adapter = try adapter(
             ["apiKey": TradeItSandboxConfiguration.demoAPIKey, "userId": userId, "userToken": userToken],
-            transport: transport, status: status)
+            transport: transport,
+            status: status
+        )
         return (adapter, userId)
     }
 }
 
 func withTradeIt(
-    sessionLifetime: TimeInterval = 60, pageSize: Int = 2, _ body: (TradeItHarness) async throws -> Void
+    sessionLifetime: TimeInterval = 60,
+    pageSize: Int = 2,
+    _ body: (TradeItHarness) async throws -> Void
 ) async throws {
     let clock = ManualClock()
     let market = MarketEngine(configuration: MarketConfiguration(seed: 11), clock: clock)
     let sandbox = TradeItSandbox(
         configuration: TradeItSandboxConfiguration(sessionLifetime: sessionLifetime, positionsPageSize: pageSize),
-        market: market)
+        market: market
+    )
     try await withSandbox(sandbox) { url in
         try await body(TradeItHarness(sandbox: sandbox, clock: clock, url: url.absoluteString))
     }
@@ -93,7 +113,8 @@ struct SandboxFlowTests {
             let start = try await unlinked.startLink(callbackURL: callback, relink: false)
             #expect(start.popupURL.contains("/sandbox/login?oAuthTempToken="))
             let redirect = try await HTTPClientTransport.loopbackForTests.send(
-                BrokerRequest(method: .get, url: start.popupURL + "&autoLogin=dummy"))
+                BrokerRequest(method: .get, url: start.popupURL + "&autoLogin=dummy")
+            )
             let code = try verifier(fromRedirect: redirect, callback: callback)
             let credentials = try await unlinked.completeLink(verifier: code)
             #expect(credentials["userId"] != nil && credentials["userToken"] != nil)
@@ -127,10 +148,22 @@ struct SandboxFlowTests {
             let loginURL = h.url + "/sandbox/login"
             let headers: [(name: String, value: String)] = [("Content-Type", "application/x-www-form-urlencoded")]
             let wrong = try await transport.send(
-                BrokerRequest(method: .post, url: loginURL, headers: HTTPFields(pairs: headers), body: Data("oAuthTempToken=\(token)&username=dummy&password=nope".utf8)))
+                BrokerRequest(
+                    method: .post,
+                    url: loginURL,
+                    headers: HTTPFields(pairs: headers),
+                    body: Data("oAuthTempToken=\(token)&username=dummy&password=nope".utf8)
+                )
+            )
             #expect(wrong.status == 200)
             let right = try await transport.send(
-                BrokerRequest(method: .post, url: loginURL, headers: HTTPFields(pairs: headers), body: Data("oAuthTempToken=\(token)&username=dummy&password=dummy".utf8)))
+                BrokerRequest(
+                    method: .post,
+                    url: loginURL,
+                    headers: HTTPFields(pairs: headers),
+                    body: Data("oAuthTempToken=\(token)&username=dummy&password=dummy".utf8)
+                )
+            )
             let credentials = try await unlinked.completeLink(verifier: try verifier(fromRedirect: right, callback: callback))
             let adapter = try h.adapter(credentials.values)
             #expect(try await adapter.accounts().count == 1)
@@ -178,7 +211,10 @@ struct SandboxFlowTests {
             #expect(status.last?.1?["question"] == TradeItSandboxConfiguration.securityQuestion)
             #expect(status.last?.1?["options"] == TradeItSandboxConfiguration.securityQuestionOptions.joined(separator: "\n"))
             let wrong = try await adapter.answerChallenge("nope")
-            guard case .challengeRequired = wrong else { Issue.record("a wrong answer should ask again"); return }
+            guard case .challengeRequired = wrong else {
+                Issue.record("a wrong answer should ask again")
+                return
+            }
             #expect(try await adapter.answerChallenge(TradeItSandboxConfiguration.securityAnswer) == .authenticated)
             #expect(status.last?.0 == .active)
             #expect(try await adapter.balances(accountId: nil).count == 1)
@@ -223,8 +259,16 @@ struct SandboxFlowTests {
             let account = TradeItPersona.dummy.accountNumber
             func request(_ symbol: String, _ type: OrderType, _ quantity: Decimal, limit: Decimal? = nil) -> OrderRequest {
                 OrderRequest(
-                    connectionId: "conn-ti", accountId: account, instrument: InstrumentReference(symbol: symbol), side: .buy,
-                    type: type, timeInForce: .gtc, quantity: quantity, limitPrice: limit, clientOrderId: "c-\(symbol.replacingOccurrences(of: "/", with: "-"))")
+                    connectionId: "conn-ti",
+                    accountId: account,
+                    instrument: InstrumentReference(symbol: symbol),
+                    side: .buy,
+                    type: type,
+                    timeInForce: .gtc,
+                    quantity: quantity,
+                    limitPrice: limit,
+                    clientOrderId: "c-\(symbol.replacingOccurrences(of: "/", with: "-"))"
+                )
             }
             let preview = try await adapter.previewOrder(request("AAPL", .market, 1))
             #expect(preview.brokerPreviewId != nil)
@@ -275,9 +319,16 @@ struct SandboxFlowTests {
             let (adapter, _) = try h.linked(.dummy)
             let resting = try await adapter.placeOrder(
                 OrderRequest(
-                    connectionId: "conn-ti", accountId: TradeItPersona.dummy.accountNumber,
-                    instrument: InstrumentReference(symbol: "AAPL"), side: .buy, type: .limit, timeInForce: .gtc, quantity: 1,
-                    limitPrice: 100))
+                    connectionId: "conn-ti",
+                    accountId: TradeItPersona.dummy.accountNumber,
+                    instrument: InstrumentReference(symbol: "AAPL"),
+                    side: .buy,
+                    type: .limit,
+                    timeInForce: .gtc,
+                    quantity: 1,
+                    limitPrice: 100
+                )
+            )
             await #expect {
                 _ = try await adapter.modifyOrder(resting, OrderModification(quantity: 100_000))
             } throws: {

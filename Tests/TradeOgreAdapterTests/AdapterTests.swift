@@ -1,10 +1,11 @@
 import Foundation
-import HTTPTypes
 import GatewayCore
 import GatewayModel
+import HTTPTypes
 import Logging
 import Synchronization
 import Testing
+
 @testable import TradeOgreAdapter
 
 /// Answers by path (method + path), in order per path, and records what was sent.
@@ -52,29 +53,57 @@ let venueURL = "https://venue.example/api/v1"
 let testKeys = BrokerCredentials(["apiKey": "KEY123", "apiSecret": "SUPERSECRETVALUE"])
 
 func makeAdapter(
-    _ transport: any BrokerTransport, credentials: BrokerCredentials = testKeys, settings: [String: String] = [:],
+    _ transport: any BrokerTransport,
+    credentials: BrokerCredentials = testKeys,
+    settings: [String: String] = [:],
     logger: Logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
 ) throws -> TradeOgreAdapter {
     let connection = ConnectionDescriptor(
-        id: "conn-1", tenantId: "t", broker: .tradeogre, displayName: "TradeOgre", baseURL: venueURL, settings: settings,
-        createdAt: Date(), updatedAt: Date())
+        id: "conn-1",
+        tenantId: "t",
+        broker: .tradeogre,
+        displayName: "TradeOgre",
+        baseURL: venueURL,
+        settings: settings,
+        createdAt: Date(),
+        updatedAt: Date()
+    )
     let context = AdapterContext(
-        connection: connection, baseURL: venueURL, credentials: credentials, transport: transport, logger: logger)
+        connection: connection,
+        baseURL: venueURL,
+        credentials: credentials,
+        transport: transport,
+        logger: logger
+    )
     let configuration = try TradeOgreConfiguration(baseURL: venueURL, settings: settings, credentials: credentials)
     return TradeOgreAdapter(context: context, configuration: configuration)
 }
 
 func limitOrder(
-    _ symbol: String = "XMR/BTC", side: OrderSide = .buy, quantity: Decimal = 1, limit: Decimal? = Decimal(string: "0.0042"),
-    type: OrderType = .limit, tif: TimeInForce = .gtc
+    _ symbol: String = "XMR/BTC",
+    side: OrderSide = .buy,
+    quantity: Decimal = 1,
+    limit: Decimal? = Decimal(string: "0.0042"),
+    type: OrderType = .limit,
+    tif: TimeInForce = .gtc
 ) -> OrderRequest {
     OrderRequest(
-        connectionId: "conn-1", accountId: "spot", instrument: InstrumentReference(symbol: symbol), side: side, type: type,
-        timeInForce: tif, quantity: quantity, limitPrice: limit, clientOrderId: "coid-1")
+        connectionId: "conn-1",
+        accountId: "spot",
+        instrument: InstrumentReference(symbol: symbol),
+        side: side,
+        type: type,
+        timeInForce: tif,
+        quantity: quantity,
+        limitPrice: limit,
+        clientOrderId: "coid-1"
+    )
 }
 
-let tickerBody = #"{"success":true,"initialprice":"0.02502002","price":"0.02500000","high":"0.03102001","low":"0.02500000","volume":"0.15549958","bid":"0.02420000","ask":"0.02625000"}"#
-let openOrderDetail = #"{"success":true,"date":"1710696146","type":"buy","market":"XMR-BTC","price":"0.00420000","quantity":"1.00000000","fulfilled":"0.00000000"}"#
+let tickerBody =
+    #"{"success":true,"initialprice":"0.02502002","price":"0.02500000","high":"0.03102001","low":"0.02500000","volume":"0.15549958","bid":"0.02420000","ask":"0.02625000"}"#
+let openOrderDetail =
+    #"{"success":true,"date":"1710696146","type":"buy","market":"XMR-BTC","price":"0.00420000","quantity":"1.00000000","fulfilled":"0.00000000"}"#
 
 @Suite("TradeOgre configuration and factory")
 struct ConfigurationTests {
@@ -111,7 +140,8 @@ struct ConfigurationTests {
         let custom = try TradeOgreConfiguration(
             baseURL: venueURL,
             settings: ["marketNaming": "quote-base", "valuationCurrency": "usdt", "includeZeroBalances": "true"],
-            credentials: testKeys)
+            credentials: testKeys
+        )
         #expect(custom.marketNaming == .quoteBase && custom.valuationCurrency == "USDT" && custom.includeZeroBalances)
         #expect(custom.authorization == "Basic " + Data("KEY123:SUPERSECRETVALUE".utf8).base64EncodedString())
         #expect("\(custom.keys!)".contains("SUPERSECRETVALUE") == false)
@@ -135,8 +165,12 @@ struct PublicModeTests {
     func publicMode() async throws {
         let transport = RoutedTransport([
             "GET /ticker/XMR-BTC": [(200, tickerBody)],
-            "GET /markets": [(200, #"[{"XMR-BTC":{"initialprice":"0.0021","price":"0.0022","high":"0.0023","low":"0.002","volume":"1","basename":"Monero"}}]"#)],
-            "GET /chart/1h/XMR-BTC": [(200, "[[1700000000,0.0021,0.0023,0.002,0.0022,12.5],[1700003600,\"0.0022\",\"0.0024\",\"0.0021\",\"0.0023\",\"3\"]]")],
+            "GET /markets": [
+                (200, #"[{"XMR-BTC":{"initialprice":"0.0021","price":"0.0022","high":"0.0023","low":"0.002","volume":"1","basename":"Monero"}}]"#)
+            ],
+            "GET /chart/1h/XMR-BTC": [
+                (200, "[[1700000000,0.0021,0.0023,0.002,0.0022,12.5],[1700003600,\"0.0022\",\"0.0024\",\"0.0021\",\"0.0023\",\"3\"]]")
+            ],
         ])
         let adapter = try makeAdapter(transport, credentials: BrokerCredentials())
         try await adapter.validateCredentials()
@@ -192,8 +226,17 @@ struct PublicModeTests {
         let transport = BrokerPipeline().transport(
             wrapping: RoutedTransport(["GET /account/balances": [(200, #"{"success":true,"balances":{}}"#)]]),
             connection: ConnectionDescriptor(
-                id: "conn-1", tenantId: "t", broker: .tradeogre, displayName: "test", baseURL: "https://broker.test",
-                createdAt: Date(), updatedAt: Date()), limits: [], logger: logger)
+                id: "conn-1",
+                tenantId: "t",
+                broker: .tradeogre,
+                displayName: "test",
+                baseURL: "https://broker.test",
+                createdAt: Date(),
+                updatedAt: Date()
+            ),
+            limits: [],
+            logger: logger
+        )
         try await makeAdapter(transport, logger: logger).validateCredentials()
         let lines = handler.lines.withLock { $0 }
         #expect(!lines.isEmpty)
@@ -220,7 +263,9 @@ struct BalanceTests {
     @Test("two calls whatever the number of currencies: totals, and every open order for what they hold")
     func twoCalls() async throws {
         let transport = RoutedTransport([
-            "GET /account/balances": [(200, #"{"success":true,"balances":{"BTC":"1.50000000","XMR":"0.00000000","LTC":"2","A":"1","B":"1","C":"1","D":"1"}}"#)],
+            "GET /account/balances": [
+                (200, #"{"success":true,"balances":{"BTC":"1.50000000","XMR":"0.00000000","LTC":"2","A":"1","B":"1","C":"1","D":"1"}}"#)
+            ],
             "POST /account/orders": [(200, "[]")],
         ])
         let balances = try await makeAdapter(transport).balances(accountId: nil)
@@ -239,13 +284,20 @@ struct BalanceTests {
     @Test("a sell holds its remaining base quantity; a buy holds price × quantity of the quote, rounded up to 8 decimals")
     func heldFromOrders() async throws {
         let transport = RoutedTransport([
-            "GET /account/balances": [(200, #"{"success":true,"balances":{"BTC":"1.50000000","XMR":"25.00000000","LTC":"40.00000000","USDT":"0.00000000"}}"#)],
-            "POST /account/orders": [(200, """
-                [{"uuid":"a","date":1692372889,"type":"buy","price":"0.00333333","quantity":"0.33333333","market":"XMR-BTC"},
-                 {"uuid":"b","date":1692372889,"type":"buy","price":"0.00420000","quantity":"2.00000000","market":"LTC-BTC"},
-                 {"uuid":"c","date":1692204956,"type":"sell","price":"0.5","quantity":"1.25000000","market":"XMR-BTC"},
-                 {"uuid":"d","date":1692204956,"type":"sell","price":"90","quantity":"0.10000000","market":"LTC-USDT"}]
-                """)],
+            "GET /account/balances": [
+                (200, #"{"success":true,"balances":{"BTC":"1.50000000","XMR":"25.00000000","LTC":"40.00000000","USDT":"0.00000000"}}"#)
+            ],
+            "POST /account/orders": [
+                (
+                    200,
+                    """
+                    [{"uuid":"a","date":1692372889,"type":"buy","price":"0.00333333","quantity":"0.33333333","market":"XMR-BTC"},
+                     {"uuid":"b","date":1692372889,"type":"buy","price":"0.00420000","quantity":"2.00000000","market":"LTC-BTC"},
+                     {"uuid":"c","date":1692204956,"type":"sell","price":"0.5","quantity":"1.25000000","market":"XMR-BTC"},
+                     {"uuid":"d","date":1692204956,"type":"sell","price":"90","quantity":"0.10000000","market":"LTC-USDT"}]
+                    """
+                )
+            ],
         ])
         let balances = try await makeAdapter(transport).balances(accountId: nil)
         let byCurrency = Dictionary(uniqueKeysWithValues: balances.map { ($0.currency, $0) })
@@ -262,7 +314,9 @@ struct BalanceTests {
     func quoteFirstNaming() async throws {
         let transport = RoutedTransport([
             "GET /account/balances": [(200, #"{"success":true,"balances":{"BTC":"1","XMR":"3"}}"#)],
-            "POST /account/orders": [(200, #"[{"uuid":"a","date":1514876938,"type":"sell","price":"0.02621960","quantity":"1.55772526","market":"BTC-XMR"}]"#)],
+            "POST /account/orders": [
+                (200, #"[{"uuid":"a","date":1514876938,"type":"sell","price":"0.02621960","quantity":"1.55772526","market":"BTC-XMR"}]"#)
+            ],
         ])
         let balances = try await makeAdapter(transport, settings: ["marketNaming": "quote-base"]).balances(accountId: nil)
         #expect(balances.first { $0.currency == "XMR" }?.held == Decimal(string: "1.55772526"))
@@ -273,7 +327,12 @@ struct BalanceTests {
     func heldCappedAtTotal() {
         let held = ["BTC": Decimal(string: "0.0042")!]
         let balances = HeldFunds.balances(
-            totals: ["BTC": Decimal(string: "0.00015033")!], held: held, includeZero: false, connectionId: "c", accountId: "spot")
+            totals: ["BTC": Decimal(string: "0.00015033")!],
+            held: held,
+            includeZero: false,
+            connectionId: "c",
+            accountId: "spot"
+        )
         #expect(balances.first?.held == Decimal(string: "0.00015033") && balances.first?.available == 0)
     }
 
@@ -336,7 +395,10 @@ struct OrderTests {
         let transport = RoutedTransport([
             "POST /order/buy": [(200, #"{"success":true,"uuid":"ae19d981-7341-1d2a-54e8-e32b4f33b4f6","bnewbalavail":"0.1","snewbalavail":"0.5"}"#)],
             "GET /account/order/ae19d981-7341-1d2a-54e8-e32b4f33b4f6": [
-                (200, #"{"success":true,"date":1692372889,"type":"buy","market":"XMR-BTC","price":"0.00420000","quantity":"0.40000000","fulfilled":"0.60000000"}"#)
+                (
+                    200,
+                    #"{"success":true,"date":1692372889,"type":"buy","market":"XMR-BTC","price":"0.00420000","quantity":"0.40000000","fulfilled":"0.60000000"}"#
+                )
             ],
         ])
         let adapter = try makeAdapter(transport)
@@ -367,11 +429,14 @@ struct OrderTests {
         #expect(open.status == .open && open.brokerOrderId == "u-1")
     }
 
-    @Test("orders TradeOgre cannot take are unprocessable before anything is sent", arguments: [
-        (limitOrder(type: .market, tif: .gtc), "type"), (limitOrder(tif: .day), "timeInForce"),
-        (limitOrder(side: .sellShort), "side"), (limitOrder("XMRBTC"), "symbol"),
-        (limitOrder(limit: Decimal(string: "0.000000001")), "limitPrice"), (limitOrder(quantity: Decimal(string: "1.123456789")!), "quantity"),
-    ])
+    @Test(
+        "orders TradeOgre cannot take are unprocessable before anything is sent",
+        arguments: [
+            (limitOrder(type: .market, tif: .gtc), "type"), (limitOrder(tif: .day), "timeInForce"),
+            (limitOrder(side: .sellShort), "side"), (limitOrder("XMRBTC"), "symbol"),
+            (limitOrder(limit: Decimal(string: "0.000000001")), "limitPrice"), (limitOrder(quantity: Decimal(string: "1.123456789")!), "quantity"),
+        ]
+    )
     func rules(_ request: OrderRequest, _ field: String) async throws {
         let transport = RoutedTransport([:])
         let error = await #expect(throws: GatewayError.self) { try await makeAdapter(transport).placeOrder(request) }
@@ -383,9 +448,21 @@ struct OrderTests {
     @Test("order by uuid: remaining 0 is filled; fills with something left are partially filled")
     func orderStatus() async throws {
         let transport = RoutedTransport([
-            "GET /account/order/a": [(200, #"{"success":true,"date":"1710696146","type":"sell","market":"LTC-USDT","price":"87.00000000","quantity":"0.00000000","fulfilled":"0.10000000"}"#)],
-            "GET /account/order/b": [(200, #"{"success":"true","date":1710696146,"type":"sell","market":"LTC-USDT","price":"87.00000000","quantity":"0.04000000","fulfilled":"0.06000000"}"#)],
-            "GET /account/order/c": [(200, #"{"success":true,"date":"1710696146","type":"short","market":"LTC-USDT","price":"87","quantity":"1","fulfilled":"0"}"#)],
+            "GET /account/order/a": [
+                (
+                    200,
+                    #"{"success":true,"date":"1710696146","type":"sell","market":"LTC-USDT","price":"87.00000000","quantity":"0.00000000","fulfilled":"0.10000000"}"#
+                )
+            ],
+            "GET /account/order/b": [
+                (
+                    200,
+                    #"{"success":"true","date":1710696146,"type":"sell","market":"LTC-USDT","price":"87.00000000","quantity":"0.04000000","fulfilled":"0.06000000"}"#
+                )
+            ],
+            "GET /account/order/c": [
+                (200, #"{"success":true,"date":"1710696146","type":"short","market":"LTC-USDT","price":"87","quantity":"1","fulfilled":"0"}"#)
+            ],
         ])
         let adapter = try makeAdapter(transport)
         let filled = try await adapter.order(brokerOrderId: "a")
@@ -402,7 +479,9 @@ struct OrderTests {
         let base = try await makeAdapter(RoutedTransport(["GET /account/order/u": [(200, openOrderDetail)]])).order(brokerOrderId: "u")
 
         let filled = RoutedTransport([
-            "GET /account/order/u": [(200, #"{"success":true,"date":"1","type":"buy","market":"XMR-BTC","price":"0.0042","quantity":"0","fulfilled":"1"}"#)]
+            "GET /account/order/u": [
+                (200, #"{"success":true,"date":"1","type":"buy","market":"XMR-BTC","price":"0.0042","quantity":"0","fulfilled":"1"}"#)
+            ]
         ])
         let conflict = await #expect(throws: GatewayError.self) { try await makeAdapter(filled).cancelOrder(base) }
         #expect(conflict?.code == .conflict)
@@ -438,7 +517,10 @@ struct OrderTests {
         }
         #expect(error?.code == .insufficientFunds)
         #expect(error?.retryable == false)
-        #expect(error?.message.contains("the original order u was cancelled and the replacement was not placed") == true, "\(String(describing: error?.message))")
+        #expect(
+            error?.message.contains("the original order u was cancelled and the replacement was not placed") == true,
+            "\(String(describing: error?.message))"
+        )
         #expect(transport.sent.map(\.method.rawValue) == ["GET", "POST", "POST"])
         #expect(String(decoding: transport.sent[2].body ?? Data(), as: UTF8.self) == "market=XMR-BTC&quantity=1&price=0.005")
 
@@ -473,7 +555,9 @@ struct OrderTests {
             "GET /account/order/u": [(200, partial)],
             "POST /order/cancel": [(200, #"{"success":true}"#)],
             "POST /order/buy": [(200, #"{"success":true,"uuid":"v","bnewbalavail":"1","snewbalavail":"1"}"#)],
-            "GET /account/order/v": [(200, #"{"success":true,"date":"2","type":"buy","market":"XMR-BTC","price":"0.005","quantity":"1.75","fulfilled":"0"}"#)],
+            "GET /account/order/v": [
+                (200, #"{"success":true,"date":"2","type":"buy","market":"XMR-BTC","price":"0.005","quantity":"1.75","fulfilled":"0"}"#)
+            ],
         ])
         let replaced = try await makeAdapter(transport).modifyOrder(base, OrderModification(quantity: 2, limitPrice: Decimal(string: "0.005")))
         #expect(replaced.brokerOrderId == "v")
@@ -488,9 +572,18 @@ struct OrderTests {
     @Test("orders: one symbol filters at the venue; closed is unprocessable; client order ids find nothing")
     func listing() async throws {
         let transport = RoutedTransport([
-            "POST /account/orders": [(200, #"[{"uuid":"a","date":1,"type":"buy","price":"0.1","quantity":"0.4","market":"XMR-BTC"},{"uuid":"b","date":"2","type":"sell","price":"0.2","quantity":"1","market":"LTC-BTC"},{"uuid":"c","date":3,"type":"sell","price":"0.2","quantity":"1","market":"LTC-BTC"}]"#)],
-            "GET /account/order/a": [(200, #"{"success":true,"date":1,"type":"buy","market":"XMR-BTC","price":"0.1","quantity":"0.4","fulfilled":"0.6"}"#)],
-            "GET /account/order/b": [(200, #"{"success":true,"date":"2","type":"sell","market":"LTC-BTC","price":"0.2","quantity":"1","fulfilled":"0"}"#)],
+            "POST /account/orders": [
+                (
+                    200,
+                    #"[{"uuid":"a","date":1,"type":"buy","price":"0.1","quantity":"0.4","market":"XMR-BTC"},{"uuid":"b","date":"2","type":"sell","price":"0.2","quantity":"1","market":"LTC-BTC"},{"uuid":"c","date":3,"type":"sell","price":"0.2","quantity":"1","market":"LTC-BTC"}]"#
+                )
+            ],
+            "GET /account/order/a": [
+                (200, #"{"success":true,"date":1,"type":"buy","market":"XMR-BTC","price":"0.1","quantity":"0.4","fulfilled":"0.6"}"#)
+            ],
+            "GET /account/order/b": [
+                (200, #"{"success":true,"date":"2","type":"sell","market":"LTC-BTC","price":"0.2","quantity":"1","fulfilled":"0"}"#)
+            ],
             "GET /account/order/c": [(200, #"{"success":false,"error":"Order not found"}"#)],
         ])
         let adapter = try makeAdapter(transport)
@@ -512,9 +605,16 @@ struct OrderTests {
     @Test("orders: an order whose detail read fails stays listed without its fills, and the gap is recorded")
     func listingWithAFailedDetail() async throws {
         let transport = RoutedTransport([
-            "POST /account/orders": [(200, #"[{"uuid":"a","date":1,"type":"buy","price":"0.1","quantity":"0.4","market":"XMR-BTC"},{"uuid":"b","date":"2","type":"sell","price":"0.2","quantity":"1","market":"LTC-BTC"}]"#)],
+            "POST /account/orders": [
+                (
+                    200,
+                    #"[{"uuid":"a","date":1,"type":"buy","price":"0.1","quantity":"0.4","market":"XMR-BTC"},{"uuid":"b","date":"2","type":"sell","price":"0.2","quantity":"1","market":"LTC-BTC"}]"#
+                )
+            ],
             "GET /account/order/a": [(503, "<html>down</html>")],
-            "GET /account/order/b": [(200, #"{"success":true,"date":"2","type":"sell","market":"LTC-BTC","price":"0.2","quantity":"1","fulfilled":"0"}"#)],
+            "GET /account/order/b": [
+                (200, #"{"success":true,"date":"2","type":"sell","market":"LTC-BTC","price":"0.2","quantity":"1","fulfilled":"0"}"#)
+            ],
         ])
         let (all, gaps) = try await ReadGaps.collecting { try await makeAdapter(transport).orders(OrderQuery(state: .all)) }
         #expect(all.map(\.brokerOrderId) == ["b", "a"])
@@ -527,16 +627,24 @@ struct OrderTests {
     func matching() async throws {
         let now = Date(timeIntervalSince1970: 1_700_000_100)
         func detail(_ type: String, _ price: String, remaining: String, filled: String, date: Int) -> (Int, String) {
-            (200, #"{"success":true,"date":\#(date),"type":"\#(type)","market":"XMR-BTC","price":"\#(price)","quantity":"\#(remaining)","fulfilled":"\#(filled)"}"#)
+            (
+                200,
+                #"{"success":true,"date":\#(date),"type":"\#(type)","market":"XMR-BTC","price":"\#(price)","quantity":"\#(remaining)","fulfilled":"\#(filled)"}"#
+            )
         }
         let transport = RoutedTransport([
-            "POST /account/orders": [(200, """
-                [{"uuid":"old","date":1699999000,"type":"buy","price":"0.00420000","quantity":"1.00000000","market":"XMR-BTC"},
-                 {"uuid":"hit","date":1700000098,"type":"buy","price":"0.00420000","quantity":"0.40000000","market":"XMR-BTC"},
-                 {"uuid":"side","date":1700000098,"type":"sell","price":"0.00420000","quantity":"1.00000000","market":"XMR-BTC"},
-                 {"uuid":"price","date":1700000098,"type":"buy","price":"0.00430000","quantity":"1.00000000","market":"XMR-BTC"},
-                 {"uuid":"big","date":1700000098,"type":"buy","price":"0.00420000","quantity":"2.00000000","market":"XMR-BTC"}]
-                """)],
+            "POST /account/orders": [
+                (
+                    200,
+                    """
+                    [{"uuid":"old","date":1699999000,"type":"buy","price":"0.00420000","quantity":"1.00000000","market":"XMR-BTC"},
+                     {"uuid":"hit","date":1700000098,"type":"buy","price":"0.00420000","quantity":"0.40000000","market":"XMR-BTC"},
+                     {"uuid":"side","date":1700000098,"type":"sell","price":"0.00420000","quantity":"1.00000000","market":"XMR-BTC"},
+                     {"uuid":"price","date":1700000098,"type":"buy","price":"0.00430000","quantity":"1.00000000","market":"XMR-BTC"},
+                     {"uuid":"big","date":1700000098,"type":"buy","price":"0.00420000","quantity":"2.00000000","market":"XMR-BTC"}]
+                    """
+                )
+            ],
             "GET /account/order/old": [detail("buy", "0.00420000", remaining: "1.00000000", filled: "0", date: 1_699_999_000)],
             "GET /account/order/hit": [detail("buy", "0.00420000", remaining: "0.40000000", filled: "0.60000000", date: 1_700_000_098)],
             "GET /account/order/side": [detail("sell", "0.00420000", remaining: "1.00000000", filled: "0", date: 1_700_000_098)],
@@ -546,8 +654,15 @@ struct OrderTests {
         let adapter = try makeAdapter(transport)
         let open = try await adapter.orders(OrderQuery(symbols: ["XMR/BTC"]))
         let intent = OrderIntent(
-            clientOrderId: "coid-lost", accountId: TradeOgreAdapter.accountId, symbol: "XMR/BTC", side: .buy, type: .limit,
-            quantity: 1, limitPrice: Decimal(string: "0.0042")!, sentAt: now)
+            clientOrderId: "coid-lost",
+            accountId: TradeOgreAdapter.accountId,
+            symbol: "XMR/BTC",
+            side: .buy,
+            type: .limit,
+            quantity: 1,
+            limitPrice: Decimal(string: "0.0042")!,
+            sentAt: now
+        )
         let matcher = OrderMatcher(clockSkew: 5)
         #expect(matcher.candidates(for: intent, among: open).map(\.brokerOrderId) == ["hit"])
         #expect(String(decoding: transport.sent[0].body ?? Data(), as: UTF8.self) == "market=XMR-BTC")
@@ -557,7 +672,12 @@ struct OrderTests {
     @Test("preview: cost from the limit, buying power from the available quote currency, warnings when short or marketable")
     func preview() async throws {
         let transport = RoutedTransport([
-            "GET /ticker/XMR-BTC": [(200, #"{"success":true,"initialprice":"0.0041","price":"0.0042","high":"0.0043","low":"0.004","volume":"1","bid":"0.00410000","ask":"0.00420000"}"#)],
+            "GET /ticker/XMR-BTC": [
+                (
+                    200,
+                    #"{"success":true,"initialprice":"0.0041","price":"0.0042","high":"0.0043","low":"0.004","volume":"1","bid":"0.00410000","ask":"0.00420000"}"#
+                )
+            ],
             "POST /account/balance": [(200, #"{"success":true,"balance":"0.05000000","available":"0.00300000"}"#)],
         ])
         let preview = try await makeAdapter(transport).previewOrder(limitOrder(quantity: 1))

@@ -2,8 +2,8 @@ import Foundation
 import GatewayCore
 import GatewayModel
 import GatewayTesting
-import TradeOgreAdapter
 import Testing
+import TradeOgreAdapter
 
 /// `Contracts/tradeogre`.
 let tradeOgreContracts = ContractFolder("tradeogre")
@@ -24,16 +24,21 @@ struct ContractCaseTests {
                 if case .object(let body) = exchange.response.body, case .string(let text)? = body["error"] { errors.insert(text) }
             }
         }
-        #expect(paths.isSuperset(of: [
-            "GET /markets", "GET /ticker/{market}", "GET /account/balances", "POST /account/balance", "POST /account/orders",
-            "GET /account/order/{uuid}", "POST /order/sell", "POST /order/buy", "POST /order/cancel",
-        ]), "\(paths.sorted())")
+        #expect(
+            paths.isSuperset(of: [
+                "GET /markets", "GET /ticker/{market}", "GET /account/balances", "POST /account/balance", "POST /account/orders",
+                "GET /account/order/{uuid}", "POST /order/sell", "POST /order/buy", "POST /order/cancel",
+            ]),
+            "\(paths.sorted())"
+        )
         #expect(errors == ["Must be authorized", "Market not found", "Insufficient funds", "Order not found"])
     }
 
     @Test("at least 12 cases, each naming its provenance; the suite entry point runs the whole folder")
     func folder() async {
-        #expect(await tradeOgreContracts.problems(broker: .tradeogre, factory: TradeOgreAdapterFactory(), minimumCases: 12, minimumProvenance: 80) == [])
+        #expect(
+            await tradeOgreContracts.problems(broker: .tradeogre, factory: TradeOgreAdapterFactory(), minimumCases: 12, minimumProvenance: 80) == []
+        )
     }
 
     @Test("the adapter satisfies the case", arguments: tradeOgreContracts.caseFiles)

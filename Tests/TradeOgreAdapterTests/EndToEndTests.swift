@@ -20,11 +20,22 @@ func withAdapter(
     try await withSandbox(sandbox) { url in
         let base = url.absoluteString + "/api/v1"
         let connection = ConnectionDescriptor(
-            id: "conn-e2e", tenantId: "t", broker: .tradeogre, displayName: "sandbox", baseURL: base, settings: settings,
-            createdAt: Date(), updatedAt: Date())
+            id: "conn-e2e",
+            tenantId: "t",
+            broker: .tradeogre,
+            displayName: "sandbox",
+            baseURL: base,
+            settings: settings,
+            createdAt: Date(),
+            updatedAt: Date()
+        )
         let context = AdapterContext(
-            connection: connection, baseURL: base, credentials: credentials, transport: HTTPClientTransport.loopbackForTests,
-            logger: Logger(label: "e2e", factory: { _ in SwiftLogNoOpLogHandler() }))
+            connection: connection,
+            baseURL: base,
+            credentials: credentials,
+            transport: HTTPClientTransport.loopbackForTests,
+            logger: Logger(label: "e2e", factory: { _ in SwiftLogNoOpLogHandler() })
+        )
         // The adapter's clock is the sandbox's (a manual one), so placement times and order dates agree.
         var configuration = try TradeOgreConfiguration(baseURL: base, settings: settings, credentials: credentials)
         let market = sandbox.market
@@ -34,11 +45,23 @@ func withAdapter(
 }
 
 func request(
-    _ symbol: String, _ side: OrderSide, quantity: Decimal, limit: Decimal, clientOrderId: String = "gw-\(UUID().uuidString.prefix(8))"
+    _ symbol: String,
+    _ side: OrderSide,
+    quantity: Decimal,
+    limit: Decimal,
+    clientOrderId: String = "gw-\(UUID().uuidString.prefix(8))"
 ) -> OrderRequest {
     OrderRequest(
-        connectionId: "conn-e2e", accountId: "spot", instrument: InstrumentReference(symbol: symbol), side: side, type: .limit,
-        timeInForce: .gtc, quantity: quantity, limitPrice: limit, clientOrderId: clientOrderId)
+        connectionId: "conn-e2e",
+        accountId: "spot",
+        instrument: InstrumentReference(symbol: symbol),
+        side: side,
+        type: .limit,
+        timeInForce: .gtc,
+        quantity: quantity,
+        limitPrice: limit,
+        clientOrderId: clientOrderId
+    )
 }
 
 func round8(_ value: Decimal) -> Decimal {
@@ -145,8 +168,15 @@ struct SandboxEndToEndTests {
             let matcher = OrderMatcher(clockSkew: 5)
             #expect(matcher.candidates(for: record.intent, among: open).map(\.brokerOrderId) == [uuid])
             var intent = OrderIntent(
-                clientOrderId: nil, accountId: nil, symbol: "XMR/BTC", side: .buy, type: .limit, quantity: 2,
-                limitPrice: low, sentAt: before)
+                clientOrderId: nil,
+                accountId: nil,
+                symbol: "XMR/BTC",
+                side: .buy,
+                type: .limit,
+                quantity: 2,
+                limitPrice: low,
+                sentAt: before
+            )
             #expect(matcher.candidates(for: intent, among: open).map(\.brokerOrderId) == [uuid])
             intent.side = .sell
             #expect(matcher.candidates(for: intent, among: open).isEmpty)

@@ -2,6 +2,7 @@ import Foundation
 import GatewayCore
 import GatewayModel
 import Testing
+
 @testable import TradeOgreAdapter
 
 func decode<T: Decodable>(_ type: T.Type, _ text: String) throws -> T {
@@ -41,8 +42,14 @@ struct MappingTests {
         #expect(try decode(TradeOgreEnvelope.self, #"{"success":false,"error":"Order not found"}"#).succeeded == false)
         #expect(try decode(TradeOgreEnvelope.self, #"{"success":"false"}"#).succeeded == false)
         #expect(try decode(TradeOgreEnvelope.self, #"{"balances":{}}"#).succeeded == nil)
-        let text = try decode(TradeOgreOpenOrder.self, #"{"uuid":"u","date":"1710696146","type":"buy","price":"1","quantity":"1","market":"XMR-BTC"}"#)
-        let number = try decode(TradeOgreOpenOrder.self, #"{"uuid":"u","date":1710696146,"type":"buy","price":"1","quantity":"1","market":"XMR-BTC"}"#)
+        let text = try decode(
+            TradeOgreOpenOrder.self,
+            #"{"uuid":"u","date":"1710696146","type":"buy","price":"1","quantity":"1","market":"XMR-BTC"}"#
+        )
+        let number = try decode(
+            TradeOgreOpenOrder.self,
+            #"{"uuid":"u","date":1710696146,"type":"buy","price":"1","quantity":"1","market":"XMR-BTC"}"#
+        )
         #expect(text.date == number.date)
         #expect(throws: DecodingError.self) {
             try decode(TradeOgreOpenOrder.self, #"{"uuid":"u","date":"yesterday","type":"buy","price":"1","quantity":"1","market":"XMR-BTC"}"#)
@@ -73,7 +80,10 @@ struct MappingTests {
 
     @Test("a ticker becomes a quote: last = price, open = initialprice, zeros left out")
     func quote() throws {
-        let ticker = try decode(TradeOgreTicker.self, #"{"success":true,"initialprice":"0.00000000","price":"0.00000000","high":"0.00000000","low":"0.00000000","volume":"0.00000000","bid":"5.00000000","ask":"0.00000000"}"#)
+        let ticker = try decode(
+            TradeOgreTicker.self,
+            #"{"success":true,"initialprice":"0.00000000","price":"0.00000000","high":"0.00000000","low":"0.00000000","volume":"0.00000000","bid":"5.00000000","ask":"0.00000000"}"#
+        )
         let instrument = Instrument(tradeOgre: MarketName(base: "AAVE", quote: "USDT"), naming: .baseQuote)
         let quote = Quote(tradeOgre: ticker, instrument: instrument, connectionId: "c")
         #expect(quote.bid == 5 && quote.ask == nil && quote.last == nil && quote.open == nil && quote.netChange == nil)
@@ -83,7 +93,10 @@ struct MappingTests {
 
     @Test("the order list's quantity is what remains; an order by uuid adds what traded")
     func orders() throws {
-        let open = try decode(TradeOgreOpenOrder.self, #"{"uuid":"u","date":1692372889,"type":"buy","price":"0.00420000","quantity":"1.00000000","market":"BTC-XMR"}"#)
+        let open = try decode(
+            TradeOgreOpenOrder.self,
+            #"{"uuid":"u","date":1692372889,"type":"buy","price":"0.00420000","quantity":"1.00000000","market":"BTC-XMR"}"#
+        )
         let listed = try Order(tradeOgre: open, connectionId: "c", accountId: "spot", naming: .quoteBase)
         #expect(listed.instrument.symbol == "XMR/BTC" && listed.instrument.brokerKey == ["market": "BTC-XMR"])
         #expect(listed.status == .open && listed.quantity == 1 && listed.type == .limit && listed.timeInForce == .gtc)
@@ -99,15 +112,23 @@ struct MappingTests {
 
 @Suite("TradeOgre holdings as positions")
 struct HoldingsTests {
-    let markets: TradeOgreMarkets = try! decode(TradeOgreMarkets.self, """
+    let markets: TradeOgreMarkets = try! decode(
+        TradeOgreMarkets.self,
+        """
         [{"XMR-BTC":{"price":"0.00250000","basename":"Monero"}},{"BTC-USDT":{"price":"64000.00000000","basename":"Bitcoin"}},
          {"LTC-BTC":{"price":"0.00000000"}},{"DOGE-XMR":{"price":"0.00100000"}}]
-        """)
+        """
+    )
 
     func positions(_ totals: [String: Decimal], valuation: String) -> [Position] {
         Holdings.positions(
-            totals: totals, markets: markets, naming: .baseQuote, valuationCurrency: valuation, connectionId: "c",
-            accountId: "spot")
+            totals: totals,
+            markets: markets,
+            naming: .baseQuote,
+            valuationCurrency: valuation,
+            connectionId: "c",
+            accountId: "spot"
+        )
     }
 
     @Test("every non-zero currency but the valuation currency is a position C/V valued at market C-V")

@@ -9,11 +9,17 @@ extension Account {
      */
     /// Tradable while `ACTIVE` and not blocked or suspended by the user.
     init(alpaca account: AlpacaAccount, connectionId: String) {
-        let blocked = account.tradingBlocked == true || account.accountBlocked == true
+        let blocked =
+            account.tradingBlocked == true || account.accountBlocked == true
             || account.tradeSuspendedByUser == true
         self.init(
-            id: account.id, connectionId: connectionId, broker: .alpaca, name: account.accountNumber,
-            currency: account.currency ?? "USD", tradable: account.status == "ACTIVE" && !blocked,
-            status: account.status)
+            id: account.id,
+            connectionId: connectionId,
+            broker: .alpaca,
+            name: account.accountNumber,
+            currency: account.currency ?? "USD",
+            tradable: account.status == "ACTIVE" && !blocked,
+            status: account.status
+        )
     }
 }

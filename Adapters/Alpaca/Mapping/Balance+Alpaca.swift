@@ -20,8 +20,14 @@ extension Balance {
             available = min(total, max(0, spendable))
         }
         self.init(
-            connectionId: connectionId, accountId: account.id, currency: account.currency ?? "USD", total: total,
-            available: available, held: total - available, buyingPower: account.buyingPower,
-            accountValue: account.equity ?? account.portfolioValue)
+            connectionId: connectionId,
+            accountId: account.id,
+            currency: account.currency ?? "USD",
+            total: total,
+            available: available,
+            held: total - available,
+            buyingPower: account.buyingPower,
+            accountValue: account.equity ?? account.portfolioValue
+        )
     }
 }

@@ -8,7 +8,12 @@ extension Client {
     /// An Alpaca key pair (or OAuth token) reaches exactly one account: the client is that account's holder.
     init(alpaca account: AlpacaAccount, connectionId: String) {
         self.init(
-            id: account.id, connectionId: connectionId, broker: .alpaca, name: account.accountNumber,
-            defaultAccountId: account.id, defaultCurrency: account.currency ?? "USD")
+            id: account.id,
+            connectionId: connectionId,
+            broker: .alpaca,
+            name: account.accountNumber,
+            defaultAccountId: account.id,
+            defaultCurrency: account.currency ?? "USD"
+        )
     }
 }

@@ -47,11 +47,13 @@ extension Instrument {
         let assetClass = rawClass.map(AssetClass.init(alpaca:)) ?? (symbol.contains("/") ? .crypto : .equity)
         let canonical = assetClass == .crypto ? AlpacaSymbol.canonicalCrypto(symbol) : symbol
         self.init(
-            symbol: canonical, assetClass: assetClass,
+            symbol: canonical,
+            assetClass: assetClass,
             exchange: AlpacaSymbol.exchange(exchange, assetClass: assetClass),
             name: name.flatMap { $0.isEmpty ? nil : $0 },
             currency: AlpacaSymbol.currency(symbol: canonical, assetClass: assetClass),
-            brokerKey: assetId.map { ["assetId": $0] })
+            brokerKey: assetId.map { ["assetId": $0] }
+        )
     }
 
     /*
@@ -60,8 +62,12 @@ extension Instrument {
      */
     init(alpaca asset: AlpacaAsset) {
         self.init(
-            alpacaSymbol: asset.symbol, assetClass: asset.assetClass, assetId: asset.id, exchange: asset.exchange,
-            name: asset.name)
+            alpacaSymbol: asset.symbol,
+            assetClass: asset.assetClass,
+            assetId: asset.id,
+            exchange: asset.exchange,
+            name: asset.name
+        )
     }
 }
 

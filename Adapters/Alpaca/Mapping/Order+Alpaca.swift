@@ -16,16 +16,25 @@ extension Order {
     /// `replaced_by` are Alpaca order ids (a PATCH replaces the order with a new one); the times are Alpaca's.
     init(alpaca order: AlpacaOrder, connectionId: String, accountId: String) throws {
         self.init(
-            id: order.id, brokerOrderId: order.id, clientOrderId: order.clientOrderId, connectionId: connectionId,
-            broker: .alpaca, accountId: accountId,
+            id: order.id,
+            brokerOrderId: order.id,
+            clientOrderId: order.clientOrderId,
+            connectionId: connectionId,
+            broker: .alpaca,
+            accountId: accountId,
             instrument: Instrument(
-                alpacaSymbol: order.symbol, assetClass: order.assetClass, assetId: order.assetId, exchange: nil,
-                name: nil),
+                alpacaSymbol: order.symbol,
+                assetClass: order.assetClass,
+                assetId: order.assetId,
+                exchange: nil,
+                name: nil
+            ),
             side: try OrderSide(alpaca: order.side, positionIntent: order.positionIntent),
             type: try OrderType(alpaca: order.type),
             timeInForce: try TimeInForce(alpaca: order.timeInForce),
             quantity: order.qty ?? order.filledQty,
-            limitPrice: order.limitPrice, stopPrice: order.stopPrice,
+            limitPrice: order.limitPrice,
+            stopPrice: order.stopPrice,
             status: try OrderStatus(alpaca: order.status),
             filledQuantity: order.filledQty,
             // Alpaca writes 0 rather than null in some payloads for an order with no fills.
@@ -35,9 +44,13 @@ extension Order {
             expiresAt: nil,
             brokerStatus: order.status,
             notional: order.notional,
-            replaces: order.replaces, replacedBy: order.replacedBy,
-            submittedAt: order.submittedAt, filledAt: order.filledAt, canceledAt: order.canceledAt,
-            expiredAt: order.expiredAt)
+            replaces: order.replaces,
+            replacedBy: order.replacedBy,
+            submittedAt: order.submittedAt,
+            filledAt: order.filledAt,
+            canceledAt: order.canceledAt,
+            expiredAt: order.expiredAt
+        )
     }
 }
 
@@ -53,7 +66,8 @@ extension AlpacaOrderRequest {
             timeInForce: request.timeInForce.alpaca ?? "day",
             limitPrice: request.limitPrice.map(DecimalText.format),
             stopPrice: request.stopPrice.map(DecimalText.format),
-            clientOrderId: clientOrderId)
+            clientOrderId: clientOrderId
+        )
     }
 }
 
@@ -63,6 +77,7 @@ extension AlpacaReplaceRequest {
             qty: modification.quantity.map(DecimalText.format),
             timeInForce: modification.timeInForce?.alpaca,
             limitPrice: modification.limitPrice.map(DecimalText.format),
-            stopPrice: modification.stopPrice.map(DecimalText.format))
+            stopPrice: modification.stopPrice.map(DecimalText.format)
+        )
     }
 }

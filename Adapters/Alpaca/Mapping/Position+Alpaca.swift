@@ -20,14 +20,24 @@ extension Position {
         default: throw AlpacaErrors.malformed("a position side the gateway does not know")
         }
         let instrument = Instrument(
-            alpacaSymbol: position.symbol, assetClass: position.assetClass, assetId: position.assetId,
-            exchange: position.exchange, name: nil)
+            alpacaSymbol: position.symbol,
+            assetClass: position.assetClass,
+            assetId: position.assetId,
+            exchange: position.exchange,
+            name: nil
+        )
         self.init(
-            connectionId: connectionId, accountId: accountId, instrument: instrument, quantity: quantity,
+            connectionId: connectionId,
+            accountId: accountId,
+            instrument: instrument,
+            quantity: quantity,
             averagePrice: position.avgEntryPrice,
             costBasis: Position.signedLikeQuantity(position.costBasis, quantity: quantity),
             marketValue: Position.signedLikeQuantity(position.marketValue, quantity: quantity),
-            unrealizedPnl: position.unrealizedPl, lastPrice: position.currentPrice,
-            currency: instrument.currency ?? "USD", dayChange: position.unrealizedIntradayPl)
+            unrealizedPnl: position.unrealizedPl,
+            lastPrice: position.currentPrice,
+            currency: instrument.currency ?? "USD",
+            dayChange: position.unrealizedIntradayPl
+        )
     }
 }

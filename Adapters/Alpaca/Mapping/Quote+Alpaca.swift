@@ -13,10 +13,12 @@ extension Quote {
     init(alpaca quote: AlpacaQuote?, trade: AlpacaTrade?, instrument: Instrument, connectionId: String) {
         let times = [quote?.time, trade?.time].compactMap { $0 }
         self.init(
-            instrument: instrument, connectionId: connectionId,
+            instrument: instrument,
+            connectionId: connectionId,
             bid: quote?.bidPrice.flatMap { $0 > 0 ? $0 : nil },
             ask: quote?.askPrice.flatMap { $0 > 0 ? $0 : nil },
             last: trade.flatMap { $0.price > 0 ? $0.price : nil },
-            time: times.max())
+            time: times.max()
+        )
     }
 }

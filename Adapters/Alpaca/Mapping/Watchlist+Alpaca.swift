@@ -11,8 +11,12 @@ extension Watchlist {
     /// fetches each list's contents before mapping.
     init(alpaca watchlist: AlpacaWatchlist, connectionId: String) {
         self.init(
-            id: watchlist.id, name: watchlist.name,
+            id: watchlist.id,
+            name: watchlist.name,
             instruments: (watchlist.assets ?? []).map(Instrument.init(alpaca:)),
-            connectionId: connectionId, createdAt: watchlist.createdAt, updatedAt: watchlist.updatedAt)
+            connectionId: connectionId,
+            createdAt: watchlist.createdAt,
+            updatedAt: watchlist.updatedAt
+        )
     }
 }

@@ -15,7 +15,8 @@ struct AlpacaErrorBody: Decodable, Sendable {
         } else {
             code = nil
         }
-        message = (try? c.decodeIfPresent(String.self, forKey: .message))
+        message =
+            (try? c.decodeIfPresent(String.self, forKey: .message))
             ?? (try? c.decodeIfPresent(String.self, forKey: .error))
     }
 }

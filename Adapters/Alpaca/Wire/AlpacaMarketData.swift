@@ -63,7 +63,12 @@ struct AlpacaBar: Decodable, Sendable {
     var volume: Decimal?
 
     enum CodingKeys: String, CodingKey {
-        case time = "t", open = "o", high = "h", low = "l", close = "c", volume = "v"
+        case time = "t"
+        case open = "o"
+        case high = "h"
+        case low = "l"
+        case close = "c"
+        case volume = "v"
     }
 
     init(from decoder: any Decoder) throws {
@@ -107,7 +112,10 @@ struct AlpacaOrderbook: Decodable, Sendable {
         var price: Decimal
         var size: Decimal
 
-        enum CodingKeys: String, CodingKey { case price = "p", size = "s" }
+        enum CodingKeys: String, CodingKey {
+            case price = "p"
+            case size = "s"
+        }
 
         init(from decoder: any Decoder) throws {
             let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -116,7 +124,11 @@ struct AlpacaOrderbook: Decodable, Sendable {
         }
     }
 
-    enum CodingKeys: String, CodingKey { case asks = "a", bids = "b", time = "t" }
+    enum CodingKeys: String, CodingKey {
+        case asks = "a"
+        case bids = "b"
+        case time = "t"
+    }
 
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)

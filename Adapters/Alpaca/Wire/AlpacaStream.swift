@@ -26,7 +26,10 @@ struct AlpacaStreamItem: Decodable, Sendable {
     var trade: AlpacaTrade?
 
     enum CodingKeys: String, CodingKey {
-        case type = "T", message = "msg", code, symbol = "S"
+        case type = "T"
+        case message = "msg"
+        case code
+        case symbol = "S"
     }
 
     init(from decoder: any Decoder) throws {

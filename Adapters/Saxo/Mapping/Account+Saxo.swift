@@ -12,8 +12,14 @@ extension Account {
             throw SaxoErrors.malformed("an account without a currency")
         }
         self.init(
-            id: account.accountId, connectionId: connectionId, broker: .saxo, name: account.displayName,
-            currency: currency, tradable: account.active ?? true, status: account.accountType,
-            brokerKey: account.accountKey)
+            id: account.accountId,
+            connectionId: connectionId,
+            broker: .saxo,
+            name: account.displayName,
+            currency: currency,
+            tradable: account.active ?? true,
+            status: account.accountType,
+            brokerKey: account.accountKey
+        )
     }
 }

@@ -17,10 +17,17 @@ extension Balance {
         }
         let available = balance.cashAvailableForTrading ?? (total - (balance.cashBlocked ?? 0))
         self.init(
-            connectionId: connectionId, accountId: accountId, currency: balance.currency ?? fallbackCurrency,
-            total: total, available: available, held: total - available,
-            buyingPower: balance.cashAvailableForTrading, accountValue: balance.totalValue,
-            marginAvailable: balance.marginAvailableForTrading, marginUtilizationPct: balance.marginUtilizationPct,
-            asOf: asOf)
+            connectionId: connectionId,
+            accountId: accountId,
+            currency: balance.currency ?? fallbackCurrency,
+            total: total,
+            available: available,
+            held: total - available,
+            buyingPower: balance.cashAvailableForTrading,
+            accountValue: balance.totalValue,
+            marginAvailable: balance.marginAvailableForTrading,
+            marginUtilizationPct: balance.marginUtilizationPct,
+            asOf: asOf
+        )
     }
 }

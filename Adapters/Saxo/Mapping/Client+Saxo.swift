@@ -9,7 +9,12 @@ extension Client {
     /// `id` is the `ClientKey`, the key every other Saxo call takes.
     init(saxo client: SaxoClient, connectionId: String) {
         self.init(
-            id: client.clientKey, connectionId: connectionId, broker: .saxo, name: client.name,
-            defaultAccountId: client.defaultAccountId, defaultCurrency: client.defaultCurrency)
+            id: client.clientKey,
+            connectionId: connectionId,
+            broker: .saxo,
+            name: client.name,
+            defaultAccountId: client.defaultAccountId,
+            defaultCurrency: client.defaultCurrency
+        )
     }
 }

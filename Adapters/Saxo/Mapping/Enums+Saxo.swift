@@ -105,8 +105,10 @@ extension TimeInForce {
         case .fok: SaxoDuration(durationType: "FillOrKill")
         case .gtd:
             SaxoDuration(
-                durationType: "GoodTillDate", expirationDateTime: expiresAt.map(SaxoTimestamp.formatLocal),
-                expirationDateContainsTime: true)
+                durationType: "GoodTillDate",
+                expirationDateTime: expiresAt.map(SaxoTimestamp.formatLocal),
+                expirationDateContainsTime: true
+            )
         }
     }
 }

@@ -107,8 +107,13 @@ extension Instrument {
         var key = ["assetType": assetType]
         if let uic { key["uic"] = String(uic) }
         self.init(
-            symbol: symbol, assetClass: AssetClass(saxoAssetType: assetType), exchange: exchange, name: name,
-            currency: currency, brokerKey: key)
+            symbol: symbol,
+            assetClass: AssetClass(saxoAssetType: assetType),
+            exchange: exchange,
+            name: name,
+            currency: currency,
+            brokerKey: key
+        )
     }
 
     /// The Saxo identity from `brokerKey`, when the instrument came from this adapter.

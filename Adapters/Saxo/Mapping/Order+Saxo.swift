@@ -19,8 +19,12 @@ extension Order {
         let instrument: Instrument
         if let symbol = order.displayAndFormat?.symbol {
             instrument = Instrument(
-                saxoSymbol: symbol, assetType: assetType, uic: order.uic, name: order.displayAndFormat?.description,
-                currency: order.displayAndFormat?.currency)
+                saxoSymbol: symbol,
+                assetType: assetType,
+                uic: order.uic,
+                name: order.displayAndFormat?.description,
+                currency: order.displayAndFormat?.currency
+            )
         } else if let known {
             instrument = known
         } else {
@@ -43,33 +47,61 @@ extension Order {
             limitPrice = order.stopLimitPrice
         }
         self.init(
-            id: order.orderId, brokerOrderId: order.orderId, clientOrderId: order.externalReference ?? order.orderId,
-            connectionId: connectionId, broker: .saxo, accountId: order.accountId ?? "", instrument: instrument,
-            side: try OrderSide(saxo: side), type: type,
+            id: order.orderId,
+            brokerOrderId: order.orderId,
+            clientOrderId: order.externalReference ?? order.orderId,
+            connectionId: connectionId,
+            broker: .saxo,
+            accountId: order.accountId ?? "",
+            instrument: instrument,
+            side: try OrderSide(saxo: side),
+            type: type,
             timeInForce: try TimeInForce(saxo: order.duration?.durationType ?? "DayOrder"),
-            quantity: amount, limitPrice: limitPrice, stopPrice: stopPrice,
-            status: try OrderStatus(saxo: rawStatus, filledAmount: filled), filledQuantity: filled,
+            quantity: amount,
+            limitPrice: limitPrice,
+            stopPrice: stopPrice,
+            status: try OrderStatus(saxo: rawStatus, filledAmount: filled),
+            filledQuantity: filled,
             createdAt: order.orderTime.flatMap(SaxoTimestamp.parse),
             expiresAt: order.duration?.expirationDateTime.flatMap(SaxoTimestamp.parse),
-            brokerStatus: rawStatus)
+            brokerStatus: rawStatus
+        )
     }
 
     /// The order just placed, as far as the placement's answer tells: accepted (`pending_new`, nothing filled) when
     /// neither the open orders nor the audit list it yet, or the read-back failed. The order pipeline reconciles it
     /// by client order id; nothing is guessed. `brokerStatus` says why the status is not Saxo's own.
     init(
-        placed request: OrderRequest, brokerOrderId: String, clientOrderId: String, instrument: Instrument, now: Date,
+        placed request: OrderRequest,
+        brokerOrderId: String,
+        clientOrderId: String,
+        instrument: Instrument,
+        now: Date,
         brokerStatus: String
     ) {
         // A validated request to Saxo has a quantity (notional requests are refused, `SaxoAdapter.validate`).
         let quantity = request.quantity ?? 0
         self.init(
-            id: brokerOrderId, brokerOrderId: brokerOrderId, clientOrderId: clientOrderId,
-            connectionId: request.connectionId, broker: .saxo, accountId: request.accountId, instrument: instrument,
-            side: request.side, type: request.type, timeInForce: request.timeInForce, quantity: quantity,
-            limitPrice: request.limitPrice, stopPrice: request.stopPrice, status: .pendingNew,
-            filledQuantity: 0, createdAt: now, updatedAt: now, expiresAt: request.expiresAt,
-            brokerStatus: brokerStatus)
+            id: brokerOrderId,
+            brokerOrderId: brokerOrderId,
+            clientOrderId: clientOrderId,
+            connectionId: request.connectionId,
+            broker: .saxo,
+            accountId: request.accountId,
+            instrument: instrument,
+            side: request.side,
+            type: request.type,
+            timeInForce: request.timeInForce,
+            quantity: quantity,
+            limitPrice: request.limitPrice,
+            stopPrice: request.stopPrice,
+            status: .pendingNew,
+            filledQuantity: 0,
+            createdAt: now,
+            updatedAt: now,
+            expiresAt: request.expiresAt,
+            brokerStatus: brokerStatus
+        )
     }
 }
 
@@ -77,17 +109,32 @@ extension SaxoOrderRequest {
     /// The wire body for a validated request. `OrderPrice` is the limit price, or the stop price of a stop or
     /// stop-limit order (whose limit goes in `StopLimitPrice`).
     init(
-        _ request: OrderRequest, accountKey: String, uic: Int, assetType: String, externalReference: String?,
+        _ request: OrderRequest,
+        accountKey: String,
+        uic: Int,
+        assetType: String,
+        externalReference: String?,
         fieldGroups: [String]? = nil
     ) {
         let (orderPrice, stopLimitPrice) = Self.prices(
-            type: request.type, limitPrice: request.limitPrice, stopPrice: request.stopPrice)
+            type: request.type,
+            limitPrice: request.limitPrice,
+            stopPrice: request.stopPrice
+        )
         self.init(
-            accountKey: accountKey, uic: uic, assetType: assetType, buySell: request.side.saxo,
+            accountKey: accountKey,
+            uic: uic,
+            assetType: assetType,
+            buySell: request.side.saxo,
             // Validated: a request to Saxo has a quantity (a notional one is refused before, `SaxoAdapter.validate`).
-            amount: request.quantity ?? 0, orderType: request.type.saxo(assetType: assetType), orderPrice: orderPrice,
-            stopLimitPrice: stopLimitPrice, orderDuration: request.timeInForce.saxoDuration(expiresAt: request.expiresAt),
-            externalReference: externalReference, fieldGroups: fieldGroups)
+            amount: request.quantity ?? 0,
+            orderType: request.type.saxo(assetType: assetType),
+            orderPrice: orderPrice,
+            stopLimitPrice: stopLimitPrice,
+            orderDuration: request.timeInForce.saxoDuration(expiresAt: request.expiresAt),
+            externalReference: externalReference,
+            fieldGroups: fieldGroups
+        )
     }
 
     static func prices(type: OrderType, limitPrice: Decimal?, stopPrice: Decimal?) -> (order: Decimal?, stopLimit: Decimal?) {
@@ -111,8 +158,14 @@ extension SaxoOrderChange {
         let (orderPrice, stopLimitPrice) = SaxoOrderRequest.prices(type: type, limitPrice: limitPrice, stopPrice: stopPrice)
         let timeInForce = modification.timeInForce ?? order.timeInForce
         self.init(
-            orderId: orderId, accountKey: accountKey, assetType: assetType, orderType: type.saxo(assetType: assetType),
-            amount: modification.quantity ?? order.quantity, orderPrice: orderPrice, stopLimitPrice: stopLimitPrice,
-            orderDuration: timeInForce.saxoDuration(expiresAt: order.expiresAt))
+            orderId: orderId,
+            accountKey: accountKey,
+            assetType: assetType,
+            orderType: type.saxo(assetType: assetType),
+            amount: modification.quantity ?? order.quantity,
+            orderPrice: orderPrice,
+            stopLimitPrice: stopLimitPrice,
+            orderDuration: timeInForce.saxoDuration(expiresAt: order.expiresAt)
+        )
     }
 }

@@ -36,8 +36,12 @@ extension Order {
         if let symbol = latest({ $0.displayAndFormat?.symbol }) {
             let format = latest(\.displayAndFormat)
             instrument = Instrument(
-                saxoSymbol: symbol, assetType: assetType, uic: latest(\.uic), name: format?.description,
-                currency: format?.currency)
+                saxoSymbol: symbol,
+                assetType: assetType,
+                uic: latest(\.uic),
+                name: format?.description,
+                currency: format?.currency
+            )
         } else if let known {
             instrument = known
         } else {
@@ -50,7 +54,11 @@ extension Order {
         let durationType = latest { $0.duration?.durationType } ?? "DayOrder"
         let filled = entries.compactMap(\.filledAmount).max() ?? 0
         let status = try OrderStatus(
-            saxoActivity: rawStatus, subStatus: last.subStatus, filledAmount: filled, durationType: durationType)
+            saxoActivity: rawStatus,
+            subStatus: last.subStatus,
+            filledAmount: filled,
+            durationType: durationType
+        )
         var limitPrice: Decimal?
         var stopPrice: Decimal?
         let price = last.price ?? latest(\.price)
@@ -66,16 +74,31 @@ extension Order {
         let endedAt = last.activityTime.flatMap(SaxoTimestamp.parse)
         let reference = latest(\.externalReference)
         self.init(
-            id: brokerOrderId, brokerOrderId: brokerOrderId, clientOrderId: reference ?? brokerOrderId,
-            connectionId: connectionId, broker: .saxo, accountId: latest(\.accountId) ?? "", instrument: instrument,
-            side: try OrderSide(saxo: side), type: type, timeInForce: try TimeInForce(saxo: durationType),
-            quantity: amount, limitPrice: limitPrice, stopPrice: stopPrice, status: status, filledQuantity: filled,
-            averageFillPrice: filled > 0 ? latest(\.averagePrice) : nil, createdAt: placedAt,
+            id: brokerOrderId,
+            brokerOrderId: brokerOrderId,
+            clientOrderId: reference ?? brokerOrderId,
+            connectionId: connectionId,
+            broker: .saxo,
+            accountId: latest(\.accountId) ?? "",
+            instrument: instrument,
+            side: try OrderSide(saxo: side),
+            type: type,
+            timeInForce: try TimeInForce(saxo: durationType),
+            quantity: amount,
+            limitPrice: limitPrice,
+            stopPrice: stopPrice,
+            status: status,
+            filledQuantity: filled,
+            averageFillPrice: filled > 0 ? latest(\.averagePrice) : nil,
+            createdAt: placedAt,
             updatedAt: entries.last?.activityTime.flatMap(SaxoTimestamp.parse),
             expiresAt: latest { $0.duration?.expirationDateTime }.flatMap(SaxoTimestamp.parse),
             brokerStatus: last.subStatus.map { $0 == "Confirmed" ? rawStatus : "\(rawStatus)/\($0)" } ?? rawStatus,
-            submittedAt: placedAt, filledAt: status == .filled ? endedAt : nil,
-            canceledAt: status == .canceled ? endedAt : nil, expiredAt: status == .expired ? endedAt : nil)
+            submittedAt: placedAt,
+            filledAt: status == .filled ? endedAt : nil,
+            canceledAt: status == .canceled ? endedAt : nil,
+            expiredAt: status == .expired ? endedAt : nil
+        )
     }
 }
 

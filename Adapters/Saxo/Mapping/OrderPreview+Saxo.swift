@@ -10,10 +10,15 @@ extension OrderPreview {
     /// `PreCheckResult` `Ok`: the estimate, with any `ErrorInfo` as a warning. Anything else: the error table's
     /// verdict on the `ErrorInfo` (a rule the order breaks, or insufficient funds).
     init(
-        saxo precheck: SaxoPrecheck, request: OrderRequest, id: String, expiresAt: Date, accountCurrency: String
+        saxo precheck: SaxoPrecheck,
+        request: OrderRequest,
+        id: String,
+        expiresAt: Date,
+        accountCurrency: String
     ) throws {
         guard precheck.preCheckResult == "Ok" else {
-            let info = precheck.errorInfo
+            let info =
+                precheck.errorInfo
                 ?? SaxoErrorInfo(errorCode: precheck.preCheckResult, message: "the precheck did not pass")
             throw SaxoErrors.error(for: info, status: 200)
         }
@@ -28,8 +33,14 @@ extension OrderPreview {
             case .stop: request.stopPrice
             }
         self.init(
-            id: id, expiresAt: expiresAt, request: request,
-            currency: precheck.estimatedCashRequiredCurrency ?? accountCurrency, estimatedPrice: price,
-            estimatedCost: precheck.estimatedCashRequired, estimatedCommission: precheck.commission, warnings: warnings)
+            id: id,
+            expiresAt: expiresAt,
+            request: request,
+            currency: precheck.estimatedCashRequiredCurrency ?? accountCurrency,
+            estimatedPrice: price,
+            estimatedCost: precheck.estimatedCashRequired,
+            estimatedCommission: precheck.commission,
+            warnings: warnings
+        )
     }
 }

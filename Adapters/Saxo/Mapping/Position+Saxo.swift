@@ -32,21 +32,33 @@ extension Position {
             throw SaxoErrors.malformed("a net position without a symbol")
         }
         var instrument = Instrument(
-            saxoSymbol: saxoSymbol, assetType: assetType, uic: base.uic, name: position.displayAndFormat?.description,
-            currency: position.displayAndFormat?.currency)
-        let currency = position.displayAndFormat?.currency
+            saxoSymbol: saxoSymbol,
+            assetType: assetType,
+            uic: base.uic,
+            name: position.displayAndFormat?.description,
+            currency: position.displayAndFormat?.currency
+        )
+        let currency =
+            position.displayAndFormat?.currency
             ?? (instrument.assetClass == .fx ? SaxoSymbol.quoteCurrency(of: instrument.symbol) : nil)
             ?? position.view?.exposureCurrency
         guard let currency else { throw SaxoErrors.malformed("a net position without a currency") }
         instrument.currency = currency
         let view = position.view
         self.init(
-            connectionId: connectionId, accountId: base.accountId ?? fallbackAccountId, instrument: instrument,
-            quantity: amount, averagePrice: view?.averageOpenPrice,
+            connectionId: connectionId,
+            accountId: base.accountId ?? fallbackAccountId,
+            instrument: instrument,
+            quantity: amount,
+            averagePrice: view?.averageOpenPrice,
             marketValue: Position.signedLikeQuantity(
                 view?.marketValue ?? Self.value(fromExposure: view, currency: currency, symbol: instrument.symbol),
-                quantity: amount),
-            unrealizedPnl: view?.profitLossOnTrade, lastPrice: view?.currentPrice, currency: currency)
+                quantity: amount
+            ),
+            unrealizedPnl: view?.profitLossOnTrade,
+            lastPrice: view?.currentPrice,
+            currency: currency
+        )
     }
 
     /*

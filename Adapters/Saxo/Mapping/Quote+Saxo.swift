@@ -18,10 +18,19 @@ extension Quote {
     init(saxo price: SaxoInfoPrice, instrument: Instrument, connectionId: String) {
         func nonZero(_ value: Decimal?) -> Decimal? { value.flatMap { $0 == 0 ? nil : $0 } }
         self.init(
-            instrument: instrument, connectionId: connectionId, bid: price.quote?.bid, ask: price.quote?.ask,
-            last: nonZero(price.priceInfoDetails?.lastTraded), open: nonZero(price.priceInfoDetails?.open),
-            high: price.priceInfo?.high, low: price.priceInfo?.low, previousClose: price.priceInfoDetails?.lastClose,
-            netChange: price.priceInfo?.netChange, percentChange: price.priceInfo?.percentChange,
-            volume: nonZero(price.priceInfoDetails?.volume), time: price.lastUpdated.flatMap(SaxoTimestamp.parse))
+            instrument: instrument,
+            connectionId: connectionId,
+            bid: price.quote?.bid,
+            ask: price.quote?.ask,
+            last: nonZero(price.priceInfoDetails?.lastTraded),
+            open: nonZero(price.priceInfoDetails?.open),
+            high: price.priceInfo?.high,
+            low: price.priceInfo?.low,
+            previousClose: price.priceInfoDetails?.lastClose,
+            netChange: price.priceInfo?.netChange,
+            percentChange: price.priceInfo?.percentChange,
+            volume: nonZero(price.priceInfoDetails?.volume),
+            time: price.lastUpdated.flatMap(SaxoTimestamp.parse)
+        )
     }
 }

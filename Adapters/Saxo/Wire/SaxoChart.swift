@@ -22,9 +22,19 @@ struct SaxoChart: Decodable, Sendable {
 
         enum CodingKeys: String, CodingKey {
             case time = "Time"
-            case open = "Open", high = "High", low = "Low", close = "Close", volume = "Volume"
-            case openBid = "OpenBid", openAsk = "OpenAsk", highBid = "HighBid", highAsk = "HighAsk"
-            case lowBid = "LowBid", lowAsk = "LowAsk", closeBid = "CloseBid", closeAsk = "CloseAsk"
+            case open = "Open"
+            case high = "High"
+            case low = "Low"
+            case close = "Close"
+            case volume = "Volume"
+            case openBid = "OpenBid"
+            case openAsk = "OpenAsk"
+            case highBid = "HighBid"
+            case highAsk = "HighAsk"
+            case lowBid = "LowBid"
+            case lowAsk = "LowAsk"
+            case closeBid = "CloseBid"
+            case closeAsk = "CloseAsk"
         }
 
         init(from decoder: any Decoder) throws {

@@ -16,9 +16,11 @@ struct SaxoWatchlist: Decodable, Sendable {
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
         let numericId = (try? c.decodeIfPresent(Int.self, forKey: .watchlistId)).flatMap { $0 }.map(String.init)
-        id = (try? c.decodeIfPresent(String.self, forKey: .watchlistId)).flatMap { $0 } ?? numericId
+        id =
+            (try? c.decodeIfPresent(String.self, forKey: .watchlistId)).flatMap { $0 } ?? numericId
             ?? (try? c.decodeIfPresent(String.self, forKey: .id)).flatMap { $0 }
-        name = (try? c.decodeIfPresent(String.self, forKey: .name)).flatMap { $0 }
+        name =
+            (try? c.decodeIfPresent(String.self, forKey: .name)).flatMap { $0 }
             ?? (try? c.decodeIfPresent(String.self, forKey: .displayName)).flatMap { $0 }
     }
 }
@@ -35,7 +37,8 @@ struct SaxoWatchlistDetail: Decodable, Sendable {
 
     init(from decoder: any Decoder) throws {
         let c = try decoder.container(keyedBy: CodingKeys.self)
-        items = try c.decodeIfPresent([SaxoWatchlistItem].self, forKey: .data)
+        items =
+            try c.decodeIfPresent([SaxoWatchlistItem].self, forKey: .data)
             ?? c.decodeIfPresent([SaxoWatchlistItem].self, forKey: .instruments) ?? []
     }
 }

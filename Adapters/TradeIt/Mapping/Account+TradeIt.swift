@@ -6,8 +6,13 @@ extension Account {
     /// `{"accountNumber":"My account number 1","name":"My account name 1","accountBaseCurrency":"USD","tradable":true}`.
     init(tradeIt account: TradeItBrokerAccount, connectionId: String) {
         self.init(
-            id: account.accountNumber, connectionId: connectionId, broker: .tradeit, name: account.name,
-            currency: account.accountBaseCurrency ?? "USD", tradable: account.tradable ?? true)
+            id: account.accountNumber,
+            connectionId: connectionId,
+            broker: .tradeit,
+            name: account.name,
+            currency: account.accountBaseCurrency ?? "USD",
+            tradable: account.tradable ?? true
+        )
     }
 }
 
@@ -21,8 +26,15 @@ extension Balance {
             throw TradeItErrors.malformed("balance/getAccountOverview has no availableCash")
         }
         self.init(
-            connectionId: connectionId, accountId: accountId, currency: overview.accountBaseCurrency ?? "USD", total: cash,
-            available: cash, held: 0, buyingPower: overview.buyingPower, accountValue: overview.totalValue)
+            connectionId: connectionId,
+            accountId: accountId,
+            currency: overview.accountBaseCurrency ?? "USD",
+            total: cash,
+            available: cash,
+            held: 0,
+            buyingPower: overview.buyingPower,
+            accountValue: overview.totalValue
+        )
     }
 }
 
@@ -38,15 +50,25 @@ extension Position {
         let quantity = position.holdingType?.uppercased() == "SHORT" ? -magnitude : magnitude
         let average = position.costbasis.flatMap { magnitude > 0 ? $0 / magnitude : nil }
         self.init(
-            connectionId: connectionId, accountId: accountId,
+            connectionId: connectionId,
+            accountId: accountId,
             instrument: Instrument(
-                symbol: position.symbol.uppercased(), assetClass: isCrypto ? .crypto : .equity, exchange: position.exchange,
-                name: position.description, currency: position.currency,
-                brokerKey: position.symbolClass.map { ["symbolClass": $0] }),
-            quantity: quantity, averagePrice: average,
+                symbol: position.symbol.uppercased(),
+                assetClass: isCrypto ? .crypto : .equity,
+                exchange: position.exchange,
+                name: position.description,
+                currency: position.currency,
+                brokerKey: position.symbolClass.map { ["symbolClass": $0] }
+            ),
+            quantity: quantity,
+            averagePrice: average,
             costBasis: Position.signedLikeQuantity(position.costbasis, quantity: quantity),
-            marketValue: position.lastPrice.map { $0 * quantity }, unrealizedPnl: position.totalGainLossAbsolute,
-            lastPrice: position.lastPrice, currency: position.currency ?? "USD", dayChange: position.todayGainLossAbsolute)
+            marketValue: position.lastPrice.map { $0 * quantity },
+            unrealizedPnl: position.totalGainLossAbsolute,
+            lastPrice: position.lastPrice,
+            currency: position.currency ?? "USD",
+            dayChange: position.todayGainLossAbsolute
+        )
     }
 }
 
@@ -56,10 +78,21 @@ extension Quote {
         let parts = pair.split(separator: "/")
         self.init(
             instrument: Instrument(
-                symbol: pair, assetClass: .crypto, currency: parts.count == 2 ? String(parts[1]) : nil,
-                brokerKey: ["pair": pair]),
-            connectionId: connectionId, bid: quote.bid, ask: quote.ask, last: quote.last, open: quote.open,
-            high: quote.dayHigh, low: quote.dayLow, volume: quote.volume, time: quote.dateTime.flatMap(TradeItTime.parse))
+                symbol: pair,
+                assetClass: .crypto,
+                currency: parts.count == 2 ? String(parts[1]) : nil,
+                brokerKey: ["pair": pair]
+            ),
+            connectionId: connectionId,
+            bid: quote.bid,
+            ask: quote.ask,
+            last: quote.last,
+            open: quote.open,
+            high: quote.dayHigh,
+            low: quote.dayLow,
+            volume: quote.volume,
+            time: quote.dateTime.flatMap(TradeItTime.parse)
+        )
     }
 }
 
@@ -73,11 +106,18 @@ extension Quote {
         }
         self.init(
             instrument: Instrument(symbol: symbol, assetClass: .equity, name: quote.companyName, currency: "USD"),
-            connectionId: connectionId, bid: quote.bidPrice, ask: quote.askPrice, last: quote.lastPrice,
-            high: quote.high, low: quote.low,
+            connectionId: connectionId,
+            bid: quote.bidPrice,
+            ask: quote.askPrice,
+            last: quote.lastPrice,
+            high: quote.high,
+            low: quote.low,
             previousClose: quote.lastPrice.flatMap { last in quote.change.map { last - $0 } },
-            netChange: quote.change, percentChange: quote.pctChange, volume: quote.volume,
-            time: quote.dateTime.flatMap(TradeItTime.parse))
+            netChange: quote.change,
+            percentChange: quote.pctChange,
+            volume: quote.volume,
+            time: quote.dateTime.flatMap(TradeItTime.parse)
+        )
     }
 }
 

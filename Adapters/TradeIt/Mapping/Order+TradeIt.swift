@@ -46,20 +46,27 @@ extension Order {
         let lastFill = fills.compactMap { $0.timestamp.flatMap(TradeItTime.parse) }.max()
         let status = try OrderStatus(tradeIt: statusText)
         self.init(
-            id: number, brokerOrderId: number, clientOrderId: clientOrderId ?? number, connectionId: connectionId,
-            broker: .tradeit, accountId: accountId,
+            id: number,
+            brokerOrderId: number,
+            clientOrderId: clientOrderId ?? number,
+            connectionId: connectionId,
+            broker: .tradeit,
+            accountId: accountId,
             instrument: Instrument(symbol: symbol.uppercased(), assetClass: isCrypto ? .crypto : .equity),
             side: try OrderSide(tradeItLeg: leg.action ?? ""),
             type: try OrderType(tradeItPrice: leg.priceInfo?.type ?? ""),
             timeInForce: TimeInForce(tradeIt: details.orderExpiration),
             quantity: leg.orderedQuantity ?? filled,
-            limitPrice: leg.priceInfo?.limitPrice, stopPrice: leg.priceInfo?.stopPrice,
-            status: status, filledQuantity: filled,
+            limitPrice: leg.priceInfo?.limitPrice,
+            stopPrice: leg.priceInfo?.stopPrice,
+            status: status,
+            filledQuantity: filled,
             averageFillPrice: fillQuantity > 0 ? fillValue / fillQuantity : nil,
             updatedAt: lastFill,
             brokerStatus: statusText,
             // TradeIt's only order times are its fills' `timestamp`s: a filled order filled at its last one.
-            filledAt: status == .filled ? lastFill : nil)
+            filledAt: status == .filled ? lastFill : nil
+        )
     }
 }
 

@@ -47,14 +47,23 @@ enum HeldFunds {
 
     /// One balance per currency with a total (zero totals only with `includeZeroBalances`), sorted by currency.
     static func balances(
-        totals: [String: Decimal], held: [String: Decimal], includeZero: Bool, connectionId: String, accountId: String
+        totals: [String: Decimal],
+        held: [String: Decimal],
+        includeZero: Bool,
+        connectionId: String,
+        accountId: String
     ) -> [Balance] {
         totals.keys.sorted().compactMap { currency in
             guard let total = totals[currency], includeZero || total != 0 else { return nil }
             let holding = max(0, min(held[currency] ?? 0, total))
             return Balance(
-                connectionId: connectionId, accountId: accountId, currency: currency, total: total,
-                available: total - holding, held: holding)
+                connectionId: connectionId,
+                accountId: accountId,
+                currency: currency,
+                total: total,
+                available: total - holding,
+                held: holding
+            )
         }
     }
 

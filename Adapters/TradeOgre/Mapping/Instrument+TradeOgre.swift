@@ -8,7 +8,12 @@ extension Instrument {
     /// gives one. The wire name travels in `brokerKey["market"]`. TradeOgre is the venue, so no exchange is named.
     init(tradeOgre market: MarketName, naming: TradeOgreMarketNaming, name: String? = nil) {
         self.init(
-            symbol: market.symbol, assetClass: .crypto, exchange: nil, name: name.flatMap { $0.isEmpty ? nil : $0 },
-            currency: market.quote, brokerKey: ["market": market.wire(naming)])
+            symbol: market.symbol,
+            assetClass: .crypto,
+            exchange: nil,
+            name: name.flatMap { $0.isEmpty ? nil : $0 },
+            currency: market.quote,
+            brokerKey: ["market": market.wire(naming)]
+        )
     }
 }

@@ -28,19 +28,33 @@ extension Order {
     /// else the uuid). `quantity` is what remains, so the order's size is `quantity + fulfilled`. Every TradeOgre
     /// order is a good-till-cancelled limit order; the average fill price is not reported.
     init(
-        tradeOgre detail: TradeOgreOrderDetail, uuid: String, clientOrderId: String?, connectionId: String,
-        accountId: String, naming: TradeOgreMarketNaming
+        tradeOgre detail: TradeOgreOrderDetail,
+        uuid: String,
+        clientOrderId: String?,
+        connectionId: String,
+        accountId: String,
+        naming: TradeOgreMarketNaming
     ) throws {
         guard let market = MarketName(wire: detail.market, naming: naming) else {
             throw TradeOgreErrors.malformed("a market name that is not BASE-QUOTE")
         }
         self.init(
-            id: uuid, brokerOrderId: uuid, clientOrderId: clientOrderId ?? uuid, connectionId: connectionId,
-            broker: .tradeogre, accountId: accountId, instrument: Instrument(tradeOgre: market, naming: naming),
-            side: try TradeOgreOrderState.side(detail.type), type: .limit, timeInForce: .gtc,
-            quantity: detail.quantity + detail.fulfilled, limitPrice: detail.price,
+            id: uuid,
+            brokerOrderId: uuid,
+            clientOrderId: clientOrderId ?? uuid,
+            connectionId: connectionId,
+            broker: .tradeogre,
+            accountId: accountId,
+            instrument: Instrument(tradeOgre: market, naming: naming),
+            side: try TradeOgreOrderState.side(detail.type),
+            type: .limit,
+            timeInForce: .gtc,
+            quantity: detail.quantity + detail.fulfilled,
+            limitPrice: detail.price,
             status: TradeOgreOrderState.status(remaining: detail.quantity, fulfilled: detail.fulfilled),
-            filledQuantity: detail.fulfilled, createdAt: detail.date)
+            filledQuantity: detail.fulfilled,
+            createdAt: detail.date
+        )
     }
 
     /*
@@ -54,9 +68,21 @@ extension Order {
             throw TradeOgreErrors.malformed("a market name that is not BASE-QUOTE")
         }
         self.init(
-            id: open.uuid, brokerOrderId: open.uuid, clientOrderId: open.uuid, connectionId: connectionId,
-            broker: .tradeogre, accountId: accountId, instrument: Instrument(tradeOgre: market, naming: naming),
-            side: try TradeOgreOrderState.side(open.type), type: .limit, timeInForce: .gtc, quantity: open.quantity,
-            limitPrice: open.price, status: .open, filledQuantity: 0, createdAt: open.date)
+            id: open.uuid,
+            brokerOrderId: open.uuid,
+            clientOrderId: open.uuid,
+            connectionId: connectionId,
+            broker: .tradeogre,
+            accountId: accountId,
+            instrument: Instrument(tradeOgre: market, naming: naming),
+            side: try TradeOgreOrderState.side(open.type),
+            type: .limit,
+            timeInForce: .gtc,
+            quantity: open.quantity,
+            limitPrice: open.price,
+            status: .open,
+            filledQuantity: 0,
+            createdAt: open.date
+        )
     }
 }

@@ -15,8 +15,12 @@ enum Holdings {
      markets:  [{"XMR-BTC":{"price":"0.00212510",...}}, {"LTC-USDT":{"price":"86.56810515",...}}]
      */
     static func positions(
-        totals: [String: Decimal], markets: TradeOgreMarkets, naming: TradeOgreMarketNaming, valuationCurrency: String,
-        connectionId: String, accountId: String
+        totals: [String: Decimal],
+        markets: TradeOgreMarkets,
+        naming: TradeOgreMarketNaming,
+        valuationCurrency: String,
+        connectionId: String,
+        accountId: String
     ) -> [Position] {
         var direct: [String: (price: Decimal, name: String?)] = [:]
         var inverse: [String: Decimal] = [:]
@@ -43,8 +47,15 @@ enum Holdings {
             }
             positions.append(
                 Position(
-                    connectionId: connectionId, accountId: accountId, instrument: instrument, quantity: quantity,
-                    marketValue: price.map { round(quantity * $0) }, lastPrice: price, currency: valuationCurrency))
+                    connectionId: connectionId,
+                    accountId: accountId,
+                    instrument: instrument,
+                    quantity: quantity,
+                    marketValue: price.map { round(quantity * $0) },
+                    lastPrice: price,
+                    currency: valuationCurrency
+                )
+            )
         }
         return positions
     }

@@ -23,8 +23,17 @@ extension Quote {
             percentChange = rounded
         }
         self.init(
-            instrument: instrument, connectionId: connectionId, bid: positive(ticker.bid), ask: positive(ticker.ask),
-            last: last, open: open, high: positive(ticker.high), low: positive(ticker.low), netChange: netChange,
-            percentChange: percentChange, volume: ticker.volume)
+            instrument: instrument,
+            connectionId: connectionId,
+            bid: positive(ticker.bid),
+            ask: positive(ticker.ask),
+            last: last,
+            open: open,
+            high: positive(ticker.high),
+            low: positive(ticker.low),
+            netChange: netChange,
+            percentChange: percentChange,
+            volume: ticker.volume
+        )
     }
 }

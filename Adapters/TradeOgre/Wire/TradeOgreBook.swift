@@ -23,7 +23,10 @@ struct TradeOgreBook: Decodable, Sendable {
         return try map.map { price, size in
             guard case .success(let p) = DecimalText.read(price), case .success(let s) = DecimalText.read(size) else {
                 throw DecodingError.dataCorruptedError(
-                    forKey: key, in: c, debugDescription: "\(key.rawValue) level \(price): \(size) is not two decimals")
+                    forKey: key,
+                    in: c,
+                    debugDescription: "\(key.rawValue) level \(price): \(size) is not two decimals"
+                )
             }
             return OrderBookLevel(price: p, size: s)
         }

@@ -15,7 +15,8 @@ struct TradeOgreCandle: Decodable, Sendable {
         let row = try decoder.singleValueContainer().decode([FlexibleDecimal].self).map(\.value)
         guard row.count >= 5 else {
             throw DecodingError.dataCorrupted(
-                .init(codingPath: decoder.codingPath, debugDescription: "a candle needs time, open, high, low and close"))
+                .init(codingPath: decoder.codingPath, debugDescription: "a candle needs time, open, high, low and close")
+            )
         }
         time = Date(timeIntervalSince1970: NSDecimalNumber(decimal: row[0]).doubleValue)
         open = row[1]

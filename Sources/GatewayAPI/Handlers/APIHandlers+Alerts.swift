@@ -39,8 +39,11 @@ extension APIHandlers {
         let owner = try RequestIdentity.requireOwner()
         let q = input.query
         let attempts = try await gateway.alertDeliveries(
-            owner: owner, id: input.path.id, before: try QueryValue.string(q.before, "before", maxLength: 64),
-            limit: try QueryValue.int(q.limit, "limit", range: 1...Gateway.alertDeliveriesPageLimit) ?? 50)
+            owner: owner,
+            id: input.path.id,
+            before: try QueryValue.string(q.before, "before", maxLength: 64),
+            limit: try QueryValue.int(q.limit, "limit", range: 1...Gateway.alertDeliveriesPageLimit) ?? 50
+        )
         return .ok(.init(body: .json(.init(data: attempts))))
     }
 
@@ -48,6 +51,7 @@ extension APIHandlers {
         let owner = try RequestIdentity.requireOwner()
         let sent = try await gateway.testAlert(owner: owner, id: input.path.id)
         return .ok(
-            .init(body: .json(.init(data: .init(notification: sent.notification, attempts: sent.attempts, streamed: sent.streamed)))))
+            .init(body: .json(.init(data: .init(notification: sent.notification, attempts: sent.attempts, streamed: sent.streamed))))
+        )
     }
 }

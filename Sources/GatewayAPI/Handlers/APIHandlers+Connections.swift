@@ -15,8 +15,12 @@ extension APIHandlers {
         let owner = try RequestIdentity.requireOwner()
         guard case .json(let body) = input.body else { throw APIError.unsupportedBody }
         let request = LinkRequest(
-            broker: body.broker, displayName: body.displayName, baseURL: body.baseURL,
-            settings: body.settings?.additionalProperties, credentials: body.credentials?.additionalProperties)
+            broker: body.broker,
+            displayName: body.displayName,
+            baseURL: body.baseURL,
+            settings: body.settings?.additionalProperties,
+            credentials: body.credentials?.additionalProperties
+        )
         switch try await gateway.link(owner: owner, request, callbackBase: callbackBase) {
         case .linked(let connection): return .created(.init(body: .json(.init(data: connection))))
         case .pending(let pending): return .accepted(.init(body: .json(.init(data: pending))))
@@ -104,12 +108,18 @@ extension APIHandlers {
             case .active:
                 ("Linked", "\(name) is linked (status: \(status)). You can close this window.")
             case .challengeRequired:
-                ("Linked", "\(name) is linked; the broker asks a security question before it opens a session "
-                    + "(status: \(status)). Answer it in the app. You can close this window.")
+                (
+                    "Linked",
+                    "\(name) is linked; the broker asks a security question before it opens a session "
+                        + "(status: \(status)). Answer it in the app. You can close this window."
+                )
             case .relinkRequired, .pendingLink:
-                ("Not linked", "\(name) could not be linked: the broker refused the login"
-                    + (connection.statusDetail?["reason"].map { " (\(HTMLText.escape($0)))" } ?? "")
-                    + " (status: \(status)). Start the link again from the app. You can close this window.")
+                (
+                    "Not linked",
+                    "\(name) could not be linked: the broker refused the login"
+                        + (connection.statusDetail?["reason"].map { " (\(HTMLText.escape($0)))" } ?? "")
+                        + " (status: \(status)). Start the link again from the app. You can close this window."
+                )
             }
         return "<!doctype html><title>\(title)</title><p>\(text)</p>"
     }

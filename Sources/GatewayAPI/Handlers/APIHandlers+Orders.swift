@@ -13,16 +13,24 @@ extension APIHandlers {
         if let brokerOrderId = try QueryValue.brokerIdentifier(q.brokerOrderId, "brokerOrderId") {
             // One order looked up; the list's filters still apply to it (any state unless `status` says).
             let filters = OrderQuery(
-                state: q.status ?? .all, accountId: selection.accountId, symbols: try QueryValue.symbols(q.symbols, "symbols") ?? [],
-                limit: try QueryValue.int(q.limit, "limit", range: 1...500) ?? 100, after: q.after, until: q.until)
+                state: q.status ?? .all,
+                accountId: selection.accountId,
+                symbols: try QueryValue.symbols(q.symbols, "symbols") ?? [],
+                limit: try QueryValue.int(q.limit, "limit", range: 1...500) ?? 100,
+                after: q.after,
+                until: q.until
+            )
             let r = try await gateway.orders(owner: owner, selection, brokerOrderId: brokerOrderId, matching: filters)
             return .ok(.init(body: .json(.init(data: r.data, sources: r.sources, partial: r.partial))))
         }
         let query = OrderQuery(
-            state: q.status ?? .open, accountId: selection.accountId,
+            state: q.status ?? .open,
+            accountId: selection.accountId,
             symbols: try QueryValue.symbols(q.symbols, "symbols") ?? [],
             limit: try QueryValue.int(q.limit, "limit", range: 1...500) ?? 100,
-            after: q.after, until: q.until)
+            after: q.after,
+            until: q.until
+        )
         let r = try await gateway.orders(owner: owner, selection, query)
         return .ok(.init(body: .json(.init(data: r.data, sources: r.sources, partial: r.partial))))
     }
@@ -36,9 +44,12 @@ extension APIHandlers {
         case .accepted:
             return .created(.init(headers: headers, body: .json(.init(data: result.order))))
         case .unknown:
-            return .accepted(.init(
-                headers: .init(idempotentReplayed: headers.idempotentReplayed.map { _ in ._true }),
-                body: .json(.init(data: result.order))))
+            return .accepted(
+                .init(
+                    headers: .init(idempotentReplayed: headers.idempotentReplayed.map { _ in ._true }),
+                    body: .json(.init(data: result.order))
+                )
+            )
         }
     }
 

@@ -10,28 +10,40 @@ extension APIHandlers {
     func listClients(_ input: Operations.ListClients.Input) async throws -> Operations.ListClients.Output {
         let owner = try RequestIdentity.requireOwner()
         let q = input.query
-        let r = try await gateway.clients(owner: owner, try QueryValue.selection(connection: q.connection, broker: q.broker, account: q.account, maxAgeMs: q.maxAgeMs))
+        let r = try await gateway.clients(
+            owner: owner,
+            try QueryValue.selection(connection: q.connection, broker: q.broker, account: q.account, maxAgeMs: q.maxAgeMs)
+        )
         return .ok(.init(body: .json(.init(data: r.data, sources: r.sources, partial: r.partial))))
     }
 
     func listAccounts(_ input: Operations.ListAccounts.Input) async throws -> Operations.ListAccounts.Output {
         let owner = try RequestIdentity.requireOwner()
         let q = input.query
-        let r = try await gateway.accounts(owner: owner, try QueryValue.selection(connection: q.connection, broker: q.broker, account: q.account, maxAgeMs: q.maxAgeMs))
+        let r = try await gateway.accounts(
+            owner: owner,
+            try QueryValue.selection(connection: q.connection, broker: q.broker, account: q.account, maxAgeMs: q.maxAgeMs)
+        )
         return .ok(.init(body: .json(.init(data: r.data, sources: r.sources, partial: r.partial))))
     }
 
     func listBalances(_ input: Operations.ListBalances.Input) async throws -> Operations.ListBalances.Output {
         let owner = try RequestIdentity.requireOwner()
         let q = input.query
-        let r = try await gateway.balances(owner: owner, try QueryValue.selection(connection: q.connection, broker: q.broker, account: q.account, maxAgeMs: q.maxAgeMs))
+        let r = try await gateway.balances(
+            owner: owner,
+            try QueryValue.selection(connection: q.connection, broker: q.broker, account: q.account, maxAgeMs: q.maxAgeMs)
+        )
         return .ok(.init(body: .json(.init(data: r.data, sources: r.sources, partial: r.partial))))
     }
 
     func listPositions(_ input: Operations.ListPositions.Input) async throws -> Operations.ListPositions.Output {
         let owner = try RequestIdentity.requireOwner()
         let q = input.query
-        let r = try await gateway.positions(owner: owner, try QueryValue.selection(connection: q.connection, broker: q.broker, account: q.account, maxAgeMs: q.maxAgeMs))
+        let r = try await gateway.positions(
+            owner: owner,
+            try QueryValue.selection(connection: q.connection, broker: q.broker, account: q.account, maxAgeMs: q.maxAgeMs)
+        )
         return .ok(.init(body: .json(.init(data: r.data, sources: r.sources, partial: r.partial))))
     }
 
@@ -55,8 +67,11 @@ extension APIHandlers {
         }
         let count = try QueryValue.int(q.count, "count", range: 1...1200) ?? 100
         let r = try await gateway.candles(
-            owner: owner, selection, instrument: InstrumentReference(symbol: symbol, assetClass: q.assetClass),
-            interval: q.interval ?? .oneHour, count: count
+            owner: owner,
+            selection,
+            instrument: InstrumentReference(symbol: symbol, assetClass: q.assetClass),
+            interval: q.interval ?? .oneHour,
+            count: count
         )
         return .ok(.init(body: .json(.init(data: r.data, sources: r.sources, partial: r.partial))))
     }
@@ -70,7 +85,11 @@ extension APIHandlers {
         }
         let depth = try QueryValue.int(q.depth, "depth", range: 1...OrderBook.maximumDepth) ?? 20
         let r = try await gateway.orderBook(
-            owner: owner, selection, instrument: InstrumentReference(symbol: symbol, assetClass: q.assetClass), depth: depth)
+            owner: owner,
+            selection,
+            instrument: InstrumentReference(symbol: symbol, assetClass: q.assetClass),
+            depth: depth
+        )
         return .ok(.init(body: .json(.init(data: r.data, sources: r.sources, partial: r.partial))))
     }
 

@@ -10,18 +10,35 @@ import OpenAPIRuntime
 extension APIHandlers {
     static func tokens(_ issued: IssuedSession) -> Components.Schemas.SessionTokens {
         .init(
-            accessToken: issued.accessToken, refreshToken: issued.refreshToken, tokenType: .bearer,
-            expiresIn: issued.expiresIn, session: issued.session, device: issued.device)
+            accessToken: issued.accessToken,
+            refreshToken: issued.refreshToken,
+            tokenType: .bearer,
+            expiresIn: issued.expiresIn,
+            session: issued.session,
+            device: issued.device
+        )
     }
 
     func login(_ input: Operations.Login.Input) async throws -> Operations.Login.Output {
         guard case .json(let body) = input.body else { throw APIError.unsupportedBody }
         let device = NewDevice(
-            name: body.device.name, type: body.device._type, model: body.device.model, os: body.device.os,
-            appVersion: body.device.appVersion, fingerprint: body.device.fingerprint)
-        let issued = try await gateway.login(LoginRequest(
-            tenantId: body.tenantId, email: body.email, password: body.password, code: body.code, device: device,
-            clientAddress: RequestIdentity.clientAddress))
+            name: body.device.name,
+            type: body.device._type,
+            model: body.device.model,
+            os: body.device.os,
+            appVersion: body.device.appVersion,
+            fingerprint: body.device.fingerprint
+        )
+        let issued = try await gateway.login(
+            LoginRequest(
+                tenantId: body.tenantId,
+                email: body.email,
+                password: body.password,
+                code: body.code,
+                device: device,
+                clientAddress: RequestIdentity.clientAddress
+            )
+        )
         return .ok(.init(body: .json(.init(data: Self.tokens(issued)))))
     }
 
@@ -92,7 +109,11 @@ extension APIHandlers {
     func registerPushToken(_ input: Operations.RegisterPushToken.Input) async throws -> Operations.RegisterPushToken.Output {
         guard case .json(let body) = input.body else { throw APIError.unsupportedBody }
         let device = try await gateway.registerPushToken(
-            try RequestIdentity.requirePrincipal(), deviceHeader: input.headers.xDeviceID, token: body.token, platform: body.platform)
+            try RequestIdentity.requirePrincipal(),
+            deviceHeader: input.headers.xDeviceID,
+            token: body.token,
+            platform: body.platform
+        )
         return .ok(.init(body: .json(.init(data: device))))
     }
 

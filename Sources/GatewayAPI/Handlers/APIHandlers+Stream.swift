@@ -12,12 +12,19 @@ extension APIHandlers {
         let selection = try QueryValue.selection(connection: q.connection, broker: q.broker, account: nil)
         let subscription = StreamSubscription(
             symbols: try QueryValue.symbols(q.symbols, "symbols", maxCount: Gateway.maxStreamSymbols) ?? [],
-            assetClass: q.assetClass, watchlistId: try QueryValue.string(q.watchlist, "watchlist", maxLength: 256),
-            orders: q.orders ?? true, positions: q.positions ?? false, balances: q.balances ?? false)
+            assetClass: q.assetClass,
+            watchlistId: try QueryValue.string(q.watchlist, "watchlist", maxLength: 256),
+            orders: q.orders ?? true,
+            positions: q.positions ?? false,
+            balances: q.balances ?? false
+        )
         let lastEventId = input.headers.lastEventID ?? q.lastEventId
         let events = try await gateway.stream(principal: principal, subscription, selection, lastEventId: lastEventId)
         let body = HTTPBody(
-            events.map { ArraySlice(ServerSentEventText.encode($0)) }, length: .unknown, iterationBehavior: .single)
+            events.map { ArraySlice(ServerSentEventText.encode($0)) },
+            length: .unknown,
+            iterationBehavior: .single
+        )
         return .ok(.init(body: .textEventStream(body)))
     }
 }

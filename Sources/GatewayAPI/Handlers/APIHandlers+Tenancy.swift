@@ -11,10 +11,12 @@ extension APIHandlers {
         let tenant = try RequestIdentity.requireTenant()
         let q = input.query
         let users = try await gateway.users(
-            tenant: tenant, after: try QueryValue.string(q.after, "after", maxLength: 64),
+            tenant: tenant,
+            after: try QueryValue.string(q.after, "after", maxLength: 64),
             limit: try QueryValue.int(q.limit, "limit", range: 1...Gateway.userPageLimit) ?? 50,
             externalId: try QueryValue.string(q.externalId, "externalId", maxLength: 128),
-            email: try QueryValue.string(q.email, "email", maxLength: 254))
+            email: try QueryValue.string(q.email, "email", maxLength: 254)
+        )
         return .ok(.init(body: .json(.init(data: users))))
     }
 
@@ -51,7 +53,11 @@ extension APIHandlers {
         let principal = try RequestIdentity.requirePrincipal()
         guard case .json(let body) = input.body else { throw APIError.unsupportedBody }
         let issued = try await gateway.createKey(
-            principal: principal, label: body.label, scopes: body.scopes.map(\.rawValue), userId: body.userId)
+            principal: principal,
+            label: body.label,
+            scopes: body.scopes.map(\.rawValue),
+            userId: body.userId
+        )
         return .created(.init(body: .json(.init(data: .init(key: issued.info, secret: issued.plaintext)))))
     }
 
@@ -65,8 +71,10 @@ extension APIHandlers {
         let tenant = try RequestIdentity.requireTenant()
         let q = input.query
         let events = try await gateway.auditEvents(
-            tenant: tenant, before: try QueryValue.string(q.before, "before", maxLength: 64),
-            limit: try QueryValue.int(q.limit, "limit", range: 1...Gateway.auditPageLimit) ?? 100)
+            tenant: tenant,
+            before: try QueryValue.string(q.before, "before", maxLength: 64),
+            limit: try QueryValue.int(q.limit, "limit", range: 1...Gateway.auditPageLimit) ?? 100
+        )
         return .ok(.init(body: .json(.init(data: events))))
     }
 }

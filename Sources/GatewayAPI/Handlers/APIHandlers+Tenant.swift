@@ -23,7 +23,10 @@ extension APIHandlers {
 
     static func tenant(_ tenant: Tenant) -> Components.Schemas.Tenant {
         .init(
-            id: tenant.id, name: tenant.name, createdAt: tenant.createdAt,
-            settings: .init(readMaxAgeMs: tenant.readMaxAgeMs))
+            id: tenant.id,
+            name: tenant.name,
+            createdAt: tenant.createdAt,
+            settings: .init(readMaxAgeMs: tenant.readMaxAgeMs)
+        )
     }
 }

@@ -9,7 +9,10 @@ extension APIHandlers {
     func listWatchlists(_ input: Operations.ListWatchlists.Input) async throws -> Operations.ListWatchlists.Output {
         let owner = try RequestIdentity.requireOwner()
         let q = input.query
-        let r = try await gateway.watchlists(owner: owner, try QueryValue.selection(connection: q.connection, broker: q.broker, account: q.account, maxAgeMs: q.maxAgeMs))
+        let r = try await gateway.watchlists(
+            owner: owner,
+            try QueryValue.selection(connection: q.connection, broker: q.broker, account: q.account, maxAgeMs: q.maxAgeMs)
+        )
         return .ok(.init(body: .json(.init(data: r.data, sources: r.sources, partial: r.partial))))
     }
 

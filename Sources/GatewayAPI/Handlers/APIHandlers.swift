@@ -31,7 +31,8 @@ struct APIHandlers: APIProtocol {
             status: readiness.ready ? .ready : .notReady,
             checks: readiness.checks.map { check in
                 .init(name: .init(rawValue: check.name.rawValue) ?? .store, ok: check.ok, detail: check.detail)
-            })
+            }
+        )
         return readiness.ready ? .ok(.init(body: .json(body))) : .serviceUnavailable(.init(body: .json(body)))
     }
 
@@ -103,7 +104,9 @@ enum QueryValue {
         if let bad = symbols.first(where: { !isSymbol($0) }) {
             let shown = bad.isEmpty ? "an empty symbol" : "an invalid symbol '\(bad.prefix(32))'"
             throw GatewayError.invalid(
-                name, "has \(shown): each symbol is 1 to 32 of A-Z a-z 0-9 . / : _ -, separated by commas without spaces")
+                name,
+                "has \(shown): each symbol is 1 to 32 of A-Z a-z 0-9 . / : _ -, separated by commas without spaces"
+            )
         }
         return symbols
     }
@@ -118,12 +121,16 @@ enum QueryValue {
 
     /// Which connections a read goes to.
     static func selection(
-        connection: String?, broker: BrokerKind?, account: String?, maxAgeMs: Int? = nil
+        connection: String?,
+        broker: BrokerKind?,
+        account: String?,
+        maxAgeMs: Int? = nil
     ) throws -> Gateway.Selection {
         Gateway.Selection(
             connectionId: try string(connection, "connection"),
             broker: try string(broker?.rawValue, "broker", maxLength: 32).map { BrokerKind($0) },
             accountId: try string(account, "account"),
-            maxAge: try int(maxAgeMs, "maxAgeMs", range: 0...Gateway.maxReadAgeMs).map { .milliseconds($0) })
+            maxAge: try int(maxAgeMs, "maxAgeMs", range: 0...Gateway.maxReadAgeMs).map { .milliseconds($0) }
+        )
     }
 }

@@ -25,8 +25,10 @@ struct StaticPage: Sendable {
         self.contentSecurityPolicy = contentSecurityPolicy
         files = Result {
             Files(
-                page: try Self.bytes("index", "html", in: folder), script: try Self.bytes(script, "js", in: folder),
-                style: try Self.bytes(style, "css", in: folder))
+                page: try Self.bytes("index", "html", in: folder),
+                script: try Self.bytes(script, "js", in: folder),
+                style: try Self.bytes(style, "css", in: folder)
+            )
         }
     }
 
@@ -46,17 +48,25 @@ struct StaticPage: Sendable {
     /// The ops dashboard (Sources/GatewayAPI/Dashboard): its own script and style, requests to this gateway only
     /// (`/v1/status`), inline SVG; no inline script or style, no frames, no forms that post anywhere.
     static let dashboard = StaticPage(
-        path: "/dashboard", folder: "Dashboard", script: "app", style: "app",
+        path: "/dashboard",
+        folder: "Dashboard",
+        script: "app",
+        style: "app",
         contentSecurityPolicy: "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
-            + "img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+            + "img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    )
 
     /// The interactive API docs (Sources/GatewayAPI/Docs): its own script and style, `fetch` to this gateway only
     /// (`/openapi.json` and the "Try it" forms), no inline script or style, no frames, no form that posts anywhere
     /// (the forms are sent by the script).
     static let docs = StaticPage(
-        path: "/docs", folder: "Docs", script: "docs", style: "docs",
+        path: "/docs",
+        folder: "Docs",
+        script: "docs",
+        style: "docs",
         contentSecurityPolicy: "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; "
-            + "img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'")
+            + "img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    )
 
     static let all = [dashboard, docs]
 }

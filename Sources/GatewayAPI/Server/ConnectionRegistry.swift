@@ -24,7 +24,8 @@ final class ConnectionRegistry: Sendable {
 
     init(limits: ServerLimits, logger: Logger) {
         state = Mutex(
-            State(book: ConnectionBook(capacity: limits.maxConnections, perClient: limits.maxConnectionsPerClient)))
+            State(book: ConnectionBook(capacity: limits.maxConnections, perClient: limits.maxConnectionsPerClient))
+        )
         self.logger = logger
     }
 
@@ -47,7 +48,9 @@ final class ConnectionRegistry: Sendable {
             return id
         case .refused(let reason):
             logger.debug(
-                "Refused a connection", metadata: ["client": "\(client)", "reason": "\(reason)"])
+                "Refused a connection",
+                metadata: ["client": "\(client)", "reason": "\(reason)"]
+            )
             return nil
         }
     }

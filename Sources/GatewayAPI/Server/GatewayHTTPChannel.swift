@@ -33,12 +33,15 @@ struct GatewayHTTPChannel: ServerChildChannel, HTTPChannelHandler {
                 withErrorHandling: false,  // RequestGuard answers parse errors
                 withOutboundHeaderValidation: false,  // swift-http-types validates headers
                 withEncoderConfiguration: .init(),
-                withDecoderLimitConfiguration: decoderLimits)
+                withDecoderLimitConfiguration: decoderLimits
+            )
             try pipeline.addHandler(requestGuard)
             try pipeline.addHandler(HTTP1ToHTTPServerCodec(secure: false))
             try pipeline.addHandler(HTTPConnectionStateHandler(idleTimeout: limits.idleTimeout, logger: logger))
             return try NIOAsyncChannel(
-                wrappingChannelSynchronously: channel, configuration: .init(isOutboundHalfClosureEnabled: true))
+                wrappingChannelSynchronously: channel,
+                configuration: .init(isOutboundHalfClosureEnabled: true)
+            )
         }
     }
 

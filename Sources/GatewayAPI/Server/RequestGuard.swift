@@ -183,7 +183,8 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
             case .headerOverflow:
                 GatewayError(
                     .headersTooLarge,
-                    "the request line or headers are larger than \(limits.maxHeaderBytes) bytes (or there are too many headers)")
+                    "the request line or headers are larger than \(limits.maxHeaderBytes) bytes (or there are too many headers)"
+                )
             default:
                 GatewayError(.invalidRequest, "the request is not valid HTTP/1.1")
             }
@@ -195,7 +196,8 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         if pendingResponses == 0 {
             respondAndClose(
                 GatewayError(.requestTimeout, "the request's head did not arrive within \(Self.describe(limits.headerTimeout))"),
-                context: context)
+                context: context
+            )
         } else {
             context.close(promise: nil)
         }
@@ -206,7 +208,8 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         if pendingResponses == 1, !responseStarted {
             respondAndClose(
                 GatewayError(.requestTimeout, "the request's body did not arrive within \(Self.describe(limits.bodyTimeout))"),
-                context: context)
+                context: context
+            )
         } else {
             context.close(promise: nil)
         }
@@ -223,7 +226,10 @@ final class RequestGuard: ChannelDuplexHandler, RemovableChannelHandler {
         headers.add(name: "Content-Security-Policy", value: SecurityHeadersMiddleware<APIContext>.contentSecurityPolicy)
         headers.add(name: "X-Content-Type-Options", value: "nosniff")
         let head = HTTPResponseHead(
-            version: .http1_1, status: HTTPResponseStatus(statusCode: error.code.httpStatus), headers: headers)
+            version: .http1_1,
+            status: HTTPResponseStatus(statusCode: error.code.httpStatus),
+            headers: headers
+        )
         context.write(wrapOutboundOut(.head(head)), promise: nil)
         context.write(wrapOutboundOut(.body(.byteBuffer(context.channel.allocator.buffer(bytes: body)))), promise: nil)
         let loopBound = NIOLoopBound(context, eventLoop: context.eventLoop)

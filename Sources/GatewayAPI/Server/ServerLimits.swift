@@ -29,8 +29,12 @@ public struct ServerLimits: Sendable, Hashable {
     public var maxHeaderBytes: Int
 
     public init(
-        headerTimeout: Duration = .seconds(10), idleTimeout: Duration = .seconds(60), bodyTimeout: Duration = .seconds(30),
-        maxConnections: Int = 1024, maxConnectionsPerClient: Int = 128, maxConnectionAge: Duration = .seconds(600),
+        headerTimeout: Duration = .seconds(10),
+        idleTimeout: Duration = .seconds(60),
+        bodyTimeout: Duration = .seconds(30),
+        maxConnections: Int = 1024,
+        maxConnectionsPerClient: Int = 128,
+        maxConnectionAge: Duration = .seconds(600),
         maxHeaderBytes: Int = 16 * 1024
     ) {
         self.headerTimeout = headerTimeout

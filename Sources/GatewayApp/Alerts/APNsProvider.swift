@@ -35,7 +35,13 @@ final class APNsProvider: Sendable {
     }
 
     /// The push of one notification to one device.
-    func request(_ notification: AlertNotification, deviceToken: String, providerToken: String, timeout: Duration, maxResponseBytes: Int) throws -> BrokerRequest {
+    func request(
+        _ notification: AlertNotification,
+        deviceToken: String,
+        providerToken: String,
+        timeout: Duration,
+        maxResponseBytes: Int
+    ) throws -> BrokerRequest {
         var fields = HTTPFields()
         fields.set("authorization", "bearer \(providerToken)")
         fields.set("apns-topic", settings.topic)
@@ -44,13 +50,21 @@ final class APNsProvider: Sendable {
         fields.set("content-type", "application/json")
         let payload = APNsPayload(
             aps: .init(alert: .init(title: notification.alertName ?? "BrokerGateway alert", body: notification.message), sound: "default"),
-            alertId: notification.alertId, eventId: notification.eventId)
+            alertId: notification.alertId,
+            eventId: notification.eventId
+        )
         let encoder = JSONEncoder()
         encoder.outputFormatting = .sortedKeys
         return BrokerRequest(
-            method: .post, url: "\(settings.baseURL)/3/device/\(deviceToken)", headers: fields,
-            body: try encoder.encode(payload), timeout: timeout, maxResponseBytes: maxResponseBytes,
-            loggedPath: "/3/device/…", idempotent: false)
+            method: .post,
+            url: "\(settings.baseURL)/3/device/\(deviceToken)",
+            headers: fields,
+            body: try encoder.encode(payload),
+            timeout: timeout,
+            maxResponseBytes: maxResponseBytes,
+            loggedPath: "/3/device/…",
+            idempotent: false
+        )
     }
 
     /// APNs' `reason` of an error answer (`{"reason":"Unregistered"}`), when it gives one.

@@ -53,7 +53,9 @@ extension AlertDelivery {
         }
         if let channel = alert.channels.apns, apns != nil {
             if let deviceToken = channel.deviceToken {
-                jobs.append(Job(notification: notification, alert: alert, tenantId: tenantId, userId: userId, target: .push(.alertToken(deviceToken))))
+                jobs.append(
+                    Job(notification: notification, alert: alert, tenantId: tenantId, userId: userId, target: .push(.alertToken(deviceToken)))
+                )
             } else if channel.devices == .all {
                 jobs.append(Job(notification: notification, alert: alert, tenantId: tenantId, userId: userId, target: .devices))
             }
@@ -80,7 +82,13 @@ extension AlertDelivery {
                 return .finished
             }
             (_, wait) = await attemptOnce(
-                .webhook, job.notification, alert: job.alert, tenantId: job.tenantId, userId: job.userId, test: false, deviceId: nil,
+                .webhook,
+                job.notification,
+                alert: job.alert,
+                tenantId: job.tenantId,
+                userId: job.userId,
+                test: false,
+                deviceId: nil,
                 number: job.attempt
             ) { number in
                 await sendWebhook(prepared, job.notification, url: url, attempt: number)
@@ -90,18 +98,26 @@ extension AlertDelivery {
             var deviceId: String?
             if case .device(let id, _) = target { deviceId = id }
             (_, wait) = await attemptOnce(
-                .apns, job.notification, alert: job.alert, tenantId: job.tenantId, userId: job.userId, test: false, deviceId: deviceId,
+                .apns,
+                job.notification,
+                alert: job.alert,
+                tenantId: job.tenantId,
+                userId: job.userId,
+                test: false,
+                deviceId: deviceId,
                 number: job.attempt
             ) { _ in
                 await sendPush(job.notification, to: target, apns: apns, alert: job.alert, tenantId: job.tenantId, userId: job.userId)
             }
         case .devices:
             let targets = await devicePushTargets(alert: job.alert, tenantId: job.tenantId, userId: job.userId)
-            return .fanOut(targets.map { target in
-                var pushed = job
-                pushed.target = .push(target)
-                return pushed
-            })
+            return .fanOut(
+                targets.map { target in
+                    var pushed = job
+                    pushed.target = .push(target)
+                    return pushed
+                }
+            )
         }
         guard let wait else { return .finished }
         var next = job
@@ -115,13 +131,21 @@ extension AlertDelivery {
         var deviceId: String?
         if case .push(.device(let id, _)) = job.target { deviceId = id }
         let entry = AlertDeliveryAttempt(
-            id: "dlv_" + RandomIdentifier.base32(count: 20), alertId: job.alert.id, eventId: job.notification.eventId,
-            channel: job.channel, attempt: job.attempt, at: now(), outcome: .failed,
-            error: "dropped: the tenant already has \(pendingLimit) alert deliveries waiting or running", deviceId: deviceId)
+            id: "dlv_" + RandomIdentifier.base32(count: 20),
+            alertId: job.alert.id,
+            eventId: job.notification.eventId,
+            channel: job.channel,
+            attempt: job.attempt,
+            at: now(),
+            outcome: .failed,
+            error: "dropped: the tenant already has \(pendingLimit) alert deliveries waiting or running",
+            deviceId: deviceId
+        )
         metrics?.alertDeliveryDropped(channel: job.channel)
         await log(entry, tenantId: job.tenantId, userId: job.userId)
         logger.warning(
             "an alert delivery was dropped: its tenant's queue is full",
-            metadata: ["alert": "\(job.alert.id)", "event": "\(job.notification.eventId)", "channel": "\(job.channel.rawValue)"])
+            metadata: ["alert": "\(job.alert.id)", "event": "\(job.notification.eventId)", "channel": "\(job.channel.rawValue)"]
+        )
     }
 }

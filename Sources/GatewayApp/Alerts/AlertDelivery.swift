@@ -26,7 +26,10 @@ public struct AlertDelivery: Sendable {
     var metrics: ApplicationMetrics?
 
     public init(
-        store: any GatewayStore, settings: AlertSettings, logger: Logger, now: @escaping @Sendable () -> Date = { Date() },
+        store: any GatewayStore,
+        settings: AlertSettings,
+        logger: Logger,
+        now: @escaping @Sendable () -> Date = { Date() },
         sleep: @escaping @Sendable (Duration) async throws -> Void = { try await Task.sleep(for: $0) }
     ) {
         self.store = store
@@ -51,7 +54,11 @@ public struct AlertDelivery: Sendable {
     /// Every channel of the alert but the stream, one after the other; the attempts in the order they were made.
     /// Returns when each channel has delivered or given up (or the task is cancelled).
     public func deliver(
-        _ notification: AlertNotification, alert: Alert, tenantId: String, userId: String, test: Bool = false
+        _ notification: AlertNotification,
+        alert: Alert,
+        tenantId: String,
+        userId: String,
+        test: Bool = false
     ) async -> [AlertDeliveryAttempt] {
         var attempts: [AlertDeliveryAttempt] = []
         if let webhook = alert.channels.webhook {
@@ -59,7 +66,15 @@ public struct AlertDelivery: Sendable {
         }
         if let channel = alert.channels.apns, let apns {
             if let deviceToken = channel.deviceToken {
-                attempts += await deliverPush(notification, to: .alertToken(deviceToken), apns: apns, alert: alert, tenantId: tenantId, userId: userId, test: test)
+                attempts += await deliverPush(
+                    notification,
+                    to: .alertToken(deviceToken),
+                    apns: apns,
+                    alert: alert,
+                    tenantId: tenantId,
+                    userId: userId,
+                    test: test
+                )
             } else if channel.devices == .all {
                 attempts += await deliverToDevices(notification, apns: apns, alert: alert, tenantId: tenantId, userId: userId, test: test)
             }
@@ -92,7 +107,12 @@ public struct AlertDelivery: Sendable {
     /// Pushes to every active push token of the user's devices at once, so that one device's retries do not hold up
     /// the others; the attempts device by device, in the order the devices were registered.
     func deliverToDevices(
-        _ notification: AlertNotification, apns: APNsProvider, alert: Alert, tenantId: String, userId: String, test: Bool
+        _ notification: AlertNotification,
+        apns: APNsProvider,
+        alert: Alert,
+        tenantId: String,
+        userId: String,
+        test: Bool
     ) async -> [AlertDeliveryAttempt] {
         let targets = await devicePushTargets(alert: alert, tenantId: tenantId, userId: userId)
         if targets.isEmpty { return [] }
@@ -133,7 +153,12 @@ public struct AlertDelivery: Sendable {
     }
 
     func deliverWebhook(
-        _ notification: AlertNotification, url: String, alert: Alert, tenantId: String, userId: String, test: Bool
+        _ notification: AlertNotification,
+        url: String,
+        alert: Alert,
+        tenantId: String,
+        userId: String,
+        test: Bool
     ) async -> [AlertDeliveryAttempt] {
         guard let prepared = await prepareWebhook(notification, alert: alert, tenantId: tenantId, userId: userId) else { return [] }
         return await attempting(.webhook, notification, alert: alert, tenantId: tenantId, userId: userId, test: test) { attempt in
@@ -169,14 +194,26 @@ public struct AlertDelivery: Sendable {
         fields.set(WebhookSignature.signatureHeader, WebhookSignature.header(body: prepared.body, secret: prepared.secret, timestamp: timestamp))
         fields.set("BrokerGateway-Delivery-Attempt", String(attempt))
         let request = BrokerRequest(
-            method: .post, url: url, headers: fields, body: prepared.body, timeout: settings.timeout,
-            maxResponseBytes: settings.maxResponseBytes, loggedPath: "webhook", idempotent: false)
+            method: .post,
+            url: url,
+            headers: fields,
+            body: prepared.body,
+            timeout: settings.timeout,
+            maxResponseBytes: settings.maxResponseBytes,
+            loggedPath: "webhook",
+            idempotent: false
+        )
         return await send(request)
     }
 
     func deliverPush(
-        _ notification: AlertNotification, to target: PushTarget, apns: APNsProvider, alert: Alert, tenantId: String,
-        userId: String, test: Bool
+        _ notification: AlertNotification,
+        to target: PushTarget,
+        apns: APNsProvider,
+        alert: Alert,
+        tenantId: String,
+        userId: String,
+        test: Bool
     ) async -> [AlertDeliveryAttempt] {
         var deviceId: String?
         if case .device(let id, _) = target { deviceId = id }
@@ -187,14 +224,23 @@ public struct AlertDelivery: Sendable {
 
     /// One APNs push; a token APNs says is dead is retired (never tried again), an expired provider token renewed.
     func sendPush(
-        _ notification: AlertNotification, to target: PushTarget, apns: APNsProvider, alert: Alert, tenantId: String, userId: String
+        _ notification: AlertNotification,
+        to target: PushTarget,
+        apns: APNsProvider,
+        alert: Alert,
+        tenantId: String,
+        userId: String
     ) async -> AttemptResult {
         let request: BrokerRequest
         do {
             let token = try await apns.token(now: now())
             request = try apns.request(
-                notification, deviceToken: target.deviceToken, providerToken: token, timeout: settings.timeout,
-                maxResponseBytes: settings.maxResponseBytes)
+                notification,
+                deviceToken: target.deviceToken,
+                providerToken: token,
+                timeout: settings.timeout,
+                maxResponseBytes: settings.maxResponseBytes
+            )
         } catch {
             return AttemptResult(status: nil, error: "the APNs provider token could not be made", delivered: false, retryable: false)
         }
@@ -216,7 +262,12 @@ public struct AlertDelivery: Sendable {
     /// inactive with the reason, so the app and the user can see it must register a fresh one. What the delivery log
     /// says of it.
     func retire(
-        _ target: PushTarget, reason: String, status: Int, alert: Alert, tenantId: String, userId: String
+        _ target: PushTarget,
+        reason: String,
+        status: Int,
+        alert: Alert,
+        tenantId: String,
+        userId: String
     ) async -> String {
         switch target {
         case .alertToken(let deviceToken):
@@ -230,12 +281,22 @@ public struct AlertDelivery: Sendable {
         case .device(let deviceId, let token):
             do {
                 _ = try await store.deactivatePushToken(
-                    tenantId: tenantId, userId: userId, deviceId: deviceId, token: token, reason: reason, at: now())
+                    tenantId: tenantId,
+                    userId: userId,
+                    deviceId: deviceId,
+                    token: token,
+                    reason: reason,
+                    at: now()
+                )
                 logger.notice(
                     "APNs says a device's push token is invalid: marked inactive",
-                    metadata: ["alert": "\(alert.id)", "device": "\(deviceId)", "status": "\(status)"])
+                    metadata: ["alert": "\(alert.id)", "device": "\(deviceId)", "status": "\(status)"]
+                )
             } catch {
-                logger.error("a device's invalid push token could not be marked inactive", metadata: ["alert": "\(alert.id)", "device": "\(deviceId)"])
+                logger.error(
+                    "a device's invalid push token could not be marked inactive",
+                    metadata: ["alert": "\(alert.id)", "device": "\(deviceId)"]
+                )
             }
             return "\(reason): the push token of device \(deviceId) was marked inactive"
         }
@@ -251,11 +312,20 @@ public struct AlertDelivery: Sendable {
             let retryable = status >= 500 || status == 429 || status == 408
             let reason = readsAPNsReason ? APNsProvider.reason(response.body) : nil
             return AttemptResult(
-                status: status, error: reason ?? "the receiver answered \(status)", delivered: false, retryable: retryable,
-                retryAfter: BrokerNumber.retryAfter(response.headers, now: now()))
+                status: status,
+                error: reason ?? "the receiver answered \(status)",
+                delivered: false,
+                retryable: retryable,
+                retryAfter: BrokerNumber.retryAfter(response.headers, now: now())
+            )
         } catch let error as GatewayError {
             let retryable = [.upstreamTimeout, .upstreamUnavailable].contains(error.code)
-            return AttemptResult(status: nil, error: "\(error.code.rawValue): \(BrokerText.sanitized(error.message))", delivered: false, retryable: retryable)
+            return AttemptResult(
+                status: nil,
+                error: "\(error.code.rawValue): \(BrokerText.sanitized(error.message))",
+                delivered: false,
+                retryable: retryable
+            )
         } catch is CancellationError {
             return AttemptResult(status: nil, error: "cancelled", delivered: false, retryable: false)
         } catch {
@@ -265,14 +335,28 @@ public struct AlertDelivery: Sendable {
 
     /// Runs `attempt` until it delivers, fails for good, or `maxAttempts` are spent, logging each attempt.
     func attempting(
-        _ channel: AlertChannel, _ notification: AlertNotification, alert: Alert, tenantId: String, userId: String, test: Bool,
-        deviceId: String? = nil, _ attempt: (Int) async -> AttemptResult
+        _ channel: AlertChannel,
+        _ notification: AlertNotification,
+        alert: Alert,
+        tenantId: String,
+        userId: String,
+        test: Bool,
+        deviceId: String? = nil,
+        _ attempt: (Int) async -> AttemptResult
     ) async -> [AlertDeliveryAttempt] {
         var made: [AlertDeliveryAttempt] = []
         for number in 1...settings.maxAttempts {
             let (entry, wait) = await attemptOnce(
-                channel, notification, alert: alert, tenantId: tenantId, userId: userId, test: test, deviceId: deviceId,
-                number: number, attempt)
+                channel,
+                notification,
+                alert: alert,
+                tenantId: tenantId,
+                userId: userId,
+                test: test,
+                deviceId: deviceId,
+                number: number,
+                attempt
+            )
             made.append(entry)
             guard let wait else { break }
             do {
@@ -287,16 +371,31 @@ public struct AlertDelivery: Sendable {
     /// Makes attempt `number` and writes it to the delivery log, the metrics and the debug log; with the wait before
     /// the next attempt when one is due (a retryable failure, attempts left, the task not cancelled), else `nil`.
     func attemptOnce(
-        _ channel: AlertChannel, _ notification: AlertNotification, alert: Alert, tenantId: String, userId: String, test: Bool,
-        deviceId: String?, number: Int, _ attempt: (Int) async -> AttemptResult
+        _ channel: AlertChannel,
+        _ notification: AlertNotification,
+        alert: Alert,
+        tenantId: String,
+        userId: String,
+        test: Bool,
+        deviceId: String?,
+        number: Int,
+        _ attempt: (Int) async -> AttemptResult
     ) async -> (AlertDeliveryAttempt, Duration?) {
         let result = await attempt(number)
         let again = !result.delivered && result.retryable && number < settings.maxAttempts && !Task.isCancelled
         let entry = AlertDeliveryAttempt(
-            id: "dlv_" + RandomIdentifier.base32(count: 20), alertId: alert.id, eventId: notification.eventId,
-            channel: channel, attempt: number, at: now(),
-            outcome: result.delivered ? .delivered : again ? .retrying : .failed, httpStatus: result.status,
-            error: result.error, test: test, deviceId: deviceId)
+            id: "dlv_" + RandomIdentifier.base32(count: 20),
+            alertId: alert.id,
+            eventId: notification.eventId,
+            channel: channel,
+            attempt: number,
+            at: now(),
+            outcome: result.delivered ? .delivered : again ? .retrying : .failed,
+            httpStatus: result.status,
+            error: result.error,
+            test: test,
+            deviceId: deviceId
+        )
         metrics?.alertDelivery(channel: channel, outcome: entry.outcome)
         await log(entry, tenantId: tenantId, userId: userId)
         logger.debug(
@@ -304,7 +403,8 @@ public struct AlertDelivery: Sendable {
             metadata: [
                 "alert": "\(alert.id)", "event": "\(notification.eventId)", "channel": "\(channel.rawValue)",
                 "attempt": "\(number)", "outcome": "\(entry.outcome.rawValue)", "status": "\(result.status.map(String.init) ?? "-")",
-            ])
+            ]
+        )
         return (entry, again ? backoff(afterAttempt: number, retryAfter: result.retryAfter) : nil)
     }
 

@@ -84,7 +84,8 @@ public final class AlertEngine: Service, Sendable {
     ///   - alertsMaxAge: how long a user's alerts, once read, are used without reading them again. Writes through this
     ///     gateway (the API's, the engine's own) are seen at once; another instance's within this time.
     public init(
-        gateway: Gateway, alertsMaxAge: Duration = .seconds(1),
+        gateway: Gateway,
+        alertsMaxAge: Duration = .seconds(1),
         onStream: @escaping StreamSink
     ) {
         self.store = gateway.store
@@ -97,8 +98,13 @@ public final class AlertEngine: Service, Sendable {
         scheduler = Mutex(
             Scheduler(
                 limits: .init(
-                    total: settings.maxConcurrentDeliveries, perTenant: settings.maxConcurrentPerTenant,
-                    perDestination: settings.maxConcurrentPerDestination, pendingPerTenant: settings.maxPendingPerTenant)))
+                    total: settings.maxConcurrentDeliveries,
+                    perTenant: settings.maxConcurrentPerTenant,
+                    perDestination: settings.maxConcurrentPerDestination,
+                    pendingPerTenant: settings.maxPendingPerTenant
+                )
+            )
+        )
         let made = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         wakeUps = made.stream
         wake = made.continuation
@@ -150,8 +156,16 @@ public final class AlertEngine: Service, Sendable {
         }
         for (alert, message) in fired {
             let notification = AlertNotification(
-                eventId: Self.makeEventId(), alertId: alert.id, alertName: alert.name, kind: .price, rule: alert.rule,
-                message: message, price: price, quote: quote, firedAt: at)
+                eventId: Self.makeEventId(),
+                alertId: alert.id,
+                alertName: alert.name,
+                kind: .price,
+                rule: alert.rule,
+                message: message,
+                price: price,
+                quote: quote,
+                firedAt: at
+            )
             await fire(notification, alert: alert, tenantId: tenantId, userId: userId, armed: false, disable: alert.rearm == .once)
         }
     }
@@ -184,8 +198,15 @@ public final class AlertEngine: Service, Sendable {
         }
         for (alert, rule) in fired {
             let notification = AlertNotification(
-                eventId: Self.makeEventId(), alertId: alert.id, alertName: alert.name, kind: .order, rule: alert.rule,
-                message: AlertRules.message(rule, update), orderUpdate: update, firedAt: update.at)
+                eventId: Self.makeEventId(),
+                alertId: alert.id,
+                alertName: alert.name,
+                kind: .order,
+                rule: alert.rule,
+                message: AlertRules.message(rule, update),
+                orderUpdate: update,
+                firedAt: update.at
+            )
             await fire(notification, alert: alert, tenantId: tenantId, userId: userId, armed: alert.armed, disable: false)
         }
     }
@@ -209,8 +230,15 @@ public final class AlertEngine: Service, Sendable {
             }
             for (alert, rule, update) in fired {
                 let notification = AlertNotification(
-                    eventId: Self.makeEventId(), alertId: alert.id, alertName: alert.name, kind: .order, rule: alert.rule,
-                    message: AlertRules.message(rule, update), orderUpdate: update, firedAt: now)
+                    eventId: Self.makeEventId(),
+                    alertId: alert.id,
+                    alertName: alert.name,
+                    kind: .order,
+                    rule: alert.rule,
+                    message: AlertRules.message(rule, update),
+                    orderUpdate: update,
+                    firedAt: now
+                )
                 await fire(notification, alert: alert, tenantId: key.tenantId, userId: key.userId, armed: alert.armed, disable: false)
             }
         }
@@ -277,7 +305,9 @@ public final class AlertEngine: Service, Sendable {
         await record(tenantId: tenantId, userId: userId, alert.id, armed: armed, firedAt: notification.firedAt, disable: disable)
         metrics.alertFired(kind: notification.kind)
         logger.info(
-            "alert fired", metadata: ["alert": "\(alert.id)", "event": "\(notification.eventId)", "kind": "\(notification.kind.rawValue)"])
+            "alert fired",
+            metadata: ["alert": "\(alert.id)", "event": "\(notification.eventId)", "kind": "\(notification.kind.rawValue)"]
+        )
         await onStream(tenantId, userId, notification)
         let jobs = delivery.jobs(notification, alert: alert, tenantId: tenantId, userId: userId)
         if !jobs.isEmpty { await admit(jobs) }

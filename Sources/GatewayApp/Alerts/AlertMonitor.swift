@@ -136,7 +136,11 @@ public struct AlertMonitor: Service {
                 let source = gateway.quoteSource(want.connection)
                 let task = Task {
                     let (id, messages) = await hub.quotes.watch(
-                        want.connection, Array(want.instruments), capacity: 1000, source: source)
+                        want.connection,
+                        Array(want.instruments),
+                        capacity: 1000,
+                        source: source
+                    )
                     for await message in messages {
                         guard case .quote(let quote) = message else { continue }
                         await engine.observe(quote: quote, tenantId: want.user.tenantId, userId: want.user.userId, at: Date())

@@ -82,7 +82,8 @@ public enum AlertRules {
                 var rounded = Decimal()
                 var percent = moved.percent
                 NSDecimalRound(&rounded, &percent, 2, .plain)
-                reason = "\(symbol) moved \(DecimalText.format(rounded)) % (from \(DecimalText.format(moved.from)) to \(DecimalText.format(price))) within \(Int(window)) s"
+                reason =
+                    "\(symbol) moved \(DecimalText.format(rounded)) % (from \(DecimalText.format(moved.from)) to \(DecimalText.format(price))) within \(Int(window)) s"
             }
         }
         if holds, state.armed {

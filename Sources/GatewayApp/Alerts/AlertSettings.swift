@@ -34,10 +34,17 @@ public struct AlertSettings: Sendable {
     public var maxPendingPerTenant: Int
 
     public init(
-        maxAlertsPerUser: Int = 100, maxAttempts: Int = 5, baseDelay: Duration = .seconds(1),
-        maxDelay: Duration = .seconds(60), timeout: Duration = .seconds(10), maxResponseBytes: Int = 64 * 1024,
-        transport: any BrokerTransport = HTTPClientTransport(), apns: APNsSettings? = nil,
-        maxConcurrentDeliveries: Int = 16, maxConcurrentPerTenant: Int = 4, maxConcurrentPerDestination: Int = 4,
+        maxAlertsPerUser: Int = 100,
+        maxAttempts: Int = 5,
+        baseDelay: Duration = .seconds(1),
+        maxDelay: Duration = .seconds(60),
+        timeout: Duration = .seconds(10),
+        maxResponseBytes: Int = 64 * 1024,
+        transport: any BrokerTransport = HTTPClientTransport(),
+        apns: APNsSettings? = nil,
+        maxConcurrentDeliveries: Int = 16,
+        maxConcurrentPerTenant: Int = 4,
+        maxConcurrentPerDestination: Int = 4,
         maxPendingPerTenant: Int = 1_000
     ) {
         self.maxConcurrentDeliveries = max(1, maxConcurrentDeliveries)
@@ -80,7 +87,11 @@ public struct APNsSettings: Sendable {
     public var baseURL: String
 
     public init(
-        teamId: String, keyId: String, key: P256.Signing.PrivateKey, topic: String, environment: Environment,
+        teamId: String,
+        keyId: String,
+        key: P256.Signing.PrivateKey,
+        topic: String,
+        environment: Environment,
         baseURL: String? = nil
     ) {
         self.teamId = teamId
@@ -93,7 +104,11 @@ public struct APNsSettings: Sendable {
 
     /// Reads the .p8 file (PEM, PKCS #8). The error names the file, never its content.
     public static func load(
-        teamId: String, keyId: String, keyFile: String, topic: String, environment: Environment
+        teamId: String,
+        keyId: String,
+        keyFile: String,
+        topic: String,
+        environment: Environment
     ) throws -> APNsSettings {
         let text: String
         do {

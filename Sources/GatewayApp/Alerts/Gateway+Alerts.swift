@@ -37,11 +37,20 @@ extension Gateway {
         try await checkConnection(owner: owner, rule.connectionId)
         let secret = WebhookSignature.makeSecret()
         let draft = AlertDraft(
-            name: input.name, rule: rule, channels: input.channels ?? AlertChannels(), enabled: input.enabled ?? true,
-            rearm: input.rearm ?? .crossBack)
+            name: input.name,
+            rule: rule,
+            channels: input.channels ?? AlertChannels(),
+            enabled: input.enabled ?? true,
+            rearm: input.rearm ?? .crossBack
+        )
         let alert = try await store.createAlert(
-            tenantId: owner.tenant.id, userId: owner.userId, draft, webhookSecret: secret, limit: alertSettings.maxAlertsPerUser,
-            audit: Self.alertAudit(owner, "alert.created", target: nil, draft: draft))
+            tenantId: owner.tenant.id,
+            userId: owner.userId,
+            draft,
+            webhookSecret: secret,
+            limit: alertSettings.maxAlertsPerUser,
+            audit: Self.alertAudit(owner, "alert.created", target: nil, draft: draft)
+        )
         alertStream.alertsChanged(tenantId: owner.tenant.id, userId: owner.userId)
         return CreatedAlert(alert: alert, webhookSecret: secret)
     }
@@ -61,12 +70,20 @@ extension Gateway {
             try await checkConnection(owner: owner, rule.connectionId)
         }
         let draft = AlertDraft(
-            name: input.name ?? existing.name, rule: rule, channels: input.channels ?? existing.channels,
-            enabled: input.enabled ?? existing.enabled, rearm: input.rearm ?? existing.rearm)
+            name: input.name ?? existing.name,
+            rule: rule,
+            channels: input.channels ?? existing.channels,
+            enabled: input.enabled ?? existing.enabled,
+            rearm: input.rearm ?? existing.rearm
+        )
         guard
             let alert = try await store.updateAlert(
-                tenantId: owner.tenant.id, userId: owner.userId, id: id, draft,
-                audit: Self.alertAudit(owner, "alert.updated", target: id, draft: draft))
+                tenantId: owner.tenant.id,
+                userId: owner.userId,
+                id: id,
+                draft,
+                audit: Self.alertAudit(owner, "alert.updated", target: id, draft: draft)
+            )
         else { throw GatewayError(.notFound, "no alert '\(id)'") }
         alertStream.alertsChanged(tenantId: owner.tenant.id, userId: owner.userId)
         return alert
@@ -74,7 +91,12 @@ extension Gateway {
 
     public func deleteAlert(owner: Owner, id: String) async throws {
         let audit = AuditRecord(
-            tenantId: owner.tenant.id, actor: owner.actor, action: "alert.deleted", target: id, detail: ["userId": owner.userId])
+            tenantId: owner.tenant.id,
+            actor: owner.actor,
+            action: "alert.deleted",
+            target: id,
+            detail: ["userId": owner.userId]
+        )
         guard try await store.deleteAlert(tenantId: owner.tenant.id, userId: owner.userId, id: id, audit: audit) else {
             throw GatewayError(.notFound, "no alert '\(id)'")
         }
@@ -84,8 +106,12 @@ extension Gateway {
     /// The alert's delivery log, newest first.
     public func alertDeliveries(owner: Owner, id: String, before: String?, limit: Int) async throws -> [AlertDeliveryAttempt] {
         try await store.alertDeliveries(
-            tenantId: owner.tenant.id, userId: owner.userId, alertId: id, before: before,
-            limit: min(max(limit, 1), Self.alertDeliveriesPageLimit))
+            tenantId: owner.tenant.id,
+            userId: owner.userId,
+            alertId: id,
+            before: before,
+            limit: min(max(limit, 1), Self.alertDeliveriesPageLimit)
+        )
     }
 
     /// Sends a test notification through the alert's channels now: the user's stream when an `AlertEngine` is attached
@@ -94,8 +120,14 @@ extension Gateway {
     public func testAlert(owner: Owner, id: String) async throws -> AlertTestSend {
         let alert = try await alert(owner: owner, id: id)
         let notification = AlertNotification(
-            eventId: AlertEngine.makeEventId(), alertId: alert.id, alertName: alert.name, kind: .test, rule: alert.rule,
-            message: "a test of alert \(alert.name ?? alert.id)", firedAt: Date())
+            eventId: AlertEngine.makeEventId(),
+            alertId: alert.id,
+            alertName: alert.name,
+            kind: .test,
+            rule: alert.rule,
+            message: "a test of alert \(alert.name ?? alert.id)",
+            firedAt: Date()
+        )
         var streamed = false
         if let stream = alertStream.current {
             await stream(owner.tenant.id, owner.userId, notification)
@@ -110,8 +142,10 @@ extension Gateway {
         guard let connectionId else { return }
         guard let connection = try await store.connection(tenantId: owner.tenant.id, id: connectionId), owner.owns(connection) else {
             throw GatewayError(
-                .unprocessable, "rule.connectionId names no connection of the user",
-                details: [FieldProblem(field: "rule.connectionId", problem: "names no connection of the user")])
+                .unprocessable,
+                "rule.connectionId names no connection of the user",
+                details: [FieldProblem(field: "rule.connectionId", problem: "names no connection of the user")]
+            )
         }
     }
 

@@ -31,7 +31,11 @@ public enum WebhookSignature {
 
     /// Whether `header` signs `body` with `secret` at a time within `tolerance` of `now`: what a receiver checks.
     public static func verify(
-        header: String, body: Data, secret: String, now: Date, tolerance: TimeInterval = defaultTolerance
+        header: String,
+        body: Data,
+        secret: String,
+        now: Date,
+        tolerance: TimeInterval = defaultTolerance
     ) -> Bool {
         var timestamp: Int64?
         var signatures: [String] = []

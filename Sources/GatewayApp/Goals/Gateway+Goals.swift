@@ -38,16 +38,22 @@ extension Gateway {
         let goal = try await retryingWhenGoalsChange {
             let others = try await store.goals(tenantId: owner.tenant.id, userId: owner.userId)
             var draft = GoalDraft(
-                name: input.name ?? "", targetValue: input.targetValue ?? 0, currency: (input.currency ?? "").uppercased(),
-                allocations: Self.normalized(input.allocations ?? []))
+                name: input.name ?? "",
+                targetValue: input.targetValue ?? 0,
+                currency: (input.currency ?? "").uppercased(),
+                allocations: Self.normalized(input.allocations ?? [])
+            )
             try Self.requireFreeName(draft.name, among: others)
             if !draft.allocations.isEmpty {
                 try await checkAllocations(owner: owner, draft.allocations, others: others)
                 draft.checkedAgainst = others
             }
             return try await store.createGoal(
-                tenantId: owner.tenant.id, userId: owner.userId, draft,
-                audit: Self.goalAudit(owner, "goal.created", target: nil, name: draft.name))
+                tenantId: owner.tenant.id,
+                userId: owner.userId,
+                draft,
+                audit: Self.goalAudit(owner, "goal.created", target: nil, name: draft.name)
+            )
         }
         return try await valued([goal], owner: owner, overallCurrency: goal.currency, maxAge: nil)
     }
@@ -62,9 +68,11 @@ extension Gateway {
             guard let existing = goals.first(where: { $0.id == id }) else { throw GatewayError(.notFound, "no goal '\(id)'") }
             let others = goals.filter { $0.id != id }
             var draft = GoalDraft(
-                name: input.name ?? existing.name, targetValue: input.targetValue ?? existing.targetValue,
+                name: input.name ?? existing.name,
+                targetValue: input.targetValue ?? existing.targetValue,
                 currency: input.currency?.uppercased() ?? existing.currency,
-                allocations: input.allocations.map(Self.normalized) ?? existing.allocations)
+                allocations: input.allocations.map(Self.normalized) ?? existing.allocations
+            )
             try Self.requireFreeName(draft.name, among: others)
             if input.allocations != nil, !draft.allocations.isEmpty {
                 try await checkAllocations(owner: owner, draft.allocations, others: others)
@@ -72,8 +80,12 @@ extension Gateway {
             }
             guard
                 let goal = try await store.updateGoal(
-                    tenantId: owner.tenant.id, userId: owner.userId, id: id, draft,
-                    audit: Self.goalAudit(owner, "goal.updated", target: id, name: draft.name))
+                    tenantId: owner.tenant.id,
+                    userId: owner.userId,
+                    id: id,
+                    draft,
+                    audit: Self.goalAudit(owner, "goal.updated", target: id, name: draft.name)
+                )
             else {
                 throw GatewayError(.notFound, "no goal '\(id)'")
             }
@@ -143,7 +155,10 @@ extension Gateway {
                 throw GatewayError(
                     failure?.code ?? .upstreamUnavailable,
                     "the positions at \(connectionId) could not be read to check the allocations: \(failure?.message ?? "no answer")",
-                    broker: failed.broker, retryable: failure?.retryable ?? true, retryAfter: failure?.retryAfter)
+                    broker: failed.broker,
+                    retryable: failure?.retryable ?? true,
+                    retryAfter: failure?.retryAfter
+                )
             }
             positions += read.data
         }
@@ -185,7 +200,11 @@ extension Gateway {
         let valued = goals.map { goal in
             var goal = goal
             goal.progress = GoalValuation.progress(
-                goal, positions: positions, unavailable: unavailable, valuation: valuation(goal.currency))
+                goal,
+                positions: positions,
+                unavailable: unavailable,
+                valuation: valuation(goal.currency)
+            )
             return goal
         }
         let overall = GoalValuation.overall(valued, valuation: valuation(overallCurrency))

@@ -48,8 +48,12 @@ public enum GoalValuation {
             let key = HoldingKey(allocation)
             let field = "allocations[\(index)]"
             guard let held = held(allocation, in: positions), held.quantity > 0 else {
-                problems.append(FieldProblem(
-                    field: field, problem: "\(allocation.symbol) is not held (long) at \(allocation.connectionId): nothing to allocate"))
+                problems.append(
+                    FieldProblem(
+                        field: field,
+                        problem: "\(allocation.symbol) is not held (long) at \(allocation.connectionId): nothing to allocate"
+                    )
+                )
                 reported.insert(key)
                 continue
             }
@@ -67,7 +71,8 @@ public enum GoalValuation {
             let total = byOthers + (allocatedHere[key] ?? 0)
             if total > held.quantity, !reported.contains(key) {
                 reported.insert(key)
-                var problem = "\(allocation.symbol) at \(allocation.connectionId): \(DecimalText.format(total)) allocated of "
+                var problem =
+                    "\(allocation.symbol) at \(allocation.connectionId): \(DecimalText.format(total)) allocated of "
                     + "\(DecimalText.format(held.quantity)) held"
                 if !parts.isEmpty { problem += " (\(parts.joined(separator: ", ")))" }
                 problems.append(FieldProblem(field: field, problem: problem))
@@ -79,7 +84,10 @@ public enum GoalValuation {
     /// A goal's progress. `unavailable` names the connections that could not be read (and why); `valuation`
     /// converts into the goal's currency.
     public static func progress(
-        _ goal: Goal, positions: [Position], unavailable: [String: Goal.Problem], valuation: PortfolioValuation
+        _ goal: Goal,
+        positions: [Position],
+        unavailable: [String: Goal.Problem],
+        valuation: PortfolioValuation
     ) -> Goal.Progress {
         var values: [Goal.AllocationValue] = []
         var current: Decimal = 0
@@ -138,9 +146,12 @@ public enum GoalValuation {
             current += value
         }
         return Goal.Progress(
-            currentValue: current, progress: PortfolioValuation.rounded(current / goal.targetValue, scale: 6),
-            remaining: max(0, goal.targetValue - current), complete: values.allSatisfy { $0.problem == nil },
-            allocations: values)
+            currentValue: current,
+            progress: PortfolioValuation.rounded(current / goal.targetValue, scale: 6),
+            remaining: max(0, goal.targetValue - current),
+            complete: values.allSatisfy { $0.problem == nil },
+            allocations: values
+        )
     }
 
     /// Every goal (with its progress) together in `valuation`'s currency.
@@ -162,8 +173,13 @@ public enum GoalValuation {
             if rate.from != valuation.currency { rates[rate.from] = rate }
         }
         return Goal.Overall(
-            currency: valuation.currency, targetValue: target, currentValue: current,
+            currency: valuation.currency,
+            targetValue: target,
+            currentValue: current,
             progress: target == 0 ? nil : PortfolioValuation.rounded(current / target, scale: 6),
-            remaining: max(0, target - current), fxRates: rates.values.sorted { $0.from < $1.from }, unconverted: unconverted)
+            remaining: max(0, target - current),
+            fxRates: rates.values.sorted { $0.from < $1.from },
+            unconverted: unconverted
+        )
     }
 }

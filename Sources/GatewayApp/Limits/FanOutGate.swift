@@ -73,7 +73,9 @@ final class FanOutGate: Sendable {
             throw GatewayError(
                 .rateLimited,
                 "this tenant already has \(limit) reads in flight; this one found no slot before its deadline",
-                retryable: true, retryAfter: 1)
+                retryable: true,
+                retryAfter: 1
+            )
         }
     }
 

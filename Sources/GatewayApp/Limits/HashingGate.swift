@@ -122,8 +122,11 @@ final class HashingGate: Sendable {
     }
 
     static let refusal = GatewayError(
-        .rateLimited, "too many logins are being checked for this tenant right now: try again shortly",
-        retryable: true, retryAfter: 1)
+        .rateLimited,
+        "too many logins are being checked for this tenant right now: try again shortly",
+        retryable: true,
+        retryAfter: 1
+    )
 
     private enum Admission { case start, queued, refused, cancelled }
 

@@ -61,8 +61,11 @@ final class LoginGuard: Sendable {
                 let lockedUntil = failures.lockedUntil, lockedUntil > now
             {
                 return GatewayError(
-                    .rateLimited, "too many failed logins: try again later", retryable: true,
-                    retryAfter: max(1, lockedUntil.timeIntervalSince(now).rounded(.up)))
+                    .rateLimited,
+                    "too many failed logins: try again later",
+                    retryable: true,
+                    retryAfter: max(1, lockedUntil.timeIntervalSince(now).rounded(.up))
+                )
             }
             if state.buckets.count > limits.lockoutEntries { Self.pruneBuckets(&state, now: now, limits: limits) }
             let addressKey = "a:" + address
@@ -74,12 +77,18 @@ final class LoginGuard: Sendable {
             var refusal: GatewayError?
             if byAddress.tokens < 1 {
                 refusal = GatewayError(
-                    .rateLimited, "too many logins from this address: try again later", retryable: true,
-                    retryAfter: max(1, byAddress.wait(perMinute: Double(limits.perAddressPerMinute)).rounded(.up)))
+                    .rateLimited,
+                    "too many logins from this address: try again later",
+                    retryable: true,
+                    retryAfter: max(1, byAddress.wait(perMinute: Double(limits.perAddressPerMinute)).rounded(.up))
+                )
             } else if let bucket = byEmail, bucket.tokens < 1 {
                 refusal = GatewayError(
-                    .rateLimited, "too many logins for this email: try again later", retryable: true,
-                    retryAfter: max(1, bucket.wait(perMinute: Double(limits.perEmailPerMinute)).rounded(.up)))
+                    .rateLimited,
+                    "too many logins for this email: try again later",
+                    retryable: true,
+                    retryAfter: max(1, bucket.wait(perMinute: Double(limits.perEmailPerMinute)).rounded(.up))
+                )
             } else {
                 byAddress.tokens -= 1
                 byEmail?.tokens -= 1

@@ -29,10 +29,18 @@ public struct LoginLimits: Sendable, Hashable {
     public var lockoutEntries: Int
 
     public init(
-        perAddressPerMinute: Int = 30, perAddressBurst: Int = 10, perEmailPerMinute: Int = 20, perEmailBurst: Int = 10,
-        hashingSlots: Int = 2, hashingSlotsPerTenant: Int? = nil, hashingQueuePerTenant: Int = 8,
-        hashingWait: Duration = .seconds(10), failuresBeforeLockout: Int = 5, lockoutBaseSeconds: Int = 30,
-        lockoutMaximumSeconds: Int = 3600, lockoutEntries: Int = 100_000
+        perAddressPerMinute: Int = 30,
+        perAddressBurst: Int = 10,
+        perEmailPerMinute: Int = 20,
+        perEmailBurst: Int = 10,
+        hashingSlots: Int = 2,
+        hashingSlotsPerTenant: Int? = nil,
+        hashingQueuePerTenant: Int = 8,
+        hashingWait: Duration = .seconds(10),
+        failuresBeforeLockout: Int = 5,
+        lockoutBaseSeconds: Int = 30,
+        lockoutMaximumSeconds: Int = 3600,
+        lockoutEntries: Int = 100_000
     ) {
         self.perAddressPerMinute = max(1, perAddressPerMinute)
         self.perAddressBurst = max(1, perAddressBurst)

@@ -70,7 +70,9 @@ final class RequestLimiter: Sendable {
             var refilled = bucket
             refilled.refill(
                 rate: Double(isTenant ? limits.tenantRequestsPerSecond : limits.keyRequestsPerSecond),
-                burst: Double(isTenant ? limits.tenantBurst : limits.keyBurst), now: now)
+                burst: Double(isTenant ? limits.tenantBurst : limits.keyBurst),
+                now: now
+            )
             return refilled.tokens < Double(isTenant ? limits.tenantBurst : limits.keyBurst)
         }
     }

@@ -17,8 +17,12 @@ public struct TenantLimits: Sendable, Hashable {
     public var callsPerConnection: Int
 
     public init(
-        tenantRequestsPerSecond: Int = 200, tenantBurst: Int = 400, keyRequestsPerSecond: Int = 100, keyBurst: Int = 200,
-        fanOutsInFlight: Int = 32, callsPerConnection: Int = 64
+        tenantRequestsPerSecond: Int = 200,
+        tenantBurst: Int = 400,
+        keyRequestsPerSecond: Int = 100,
+        keyBurst: Int = 200,
+        fanOutsInFlight: Int = 32,
+        callsPerConnection: Int = 64
     ) {
         self.tenantRequestsPerSecond = max(1, tenantRequestsPerSecond)
         self.tenantBurst = max(1, tenantBurst)

@@ -54,7 +54,8 @@ final class ApplicationMetrics: Sendable {
     func alertDelivery(channel: AlertChannel, outcome: AlertDeliveryOutcome) {
         Counter(
             label: "brokergateway_alert_deliveries_total",
-            dimensions: [("channel", channel.rawValue), ("outcome", outcome.rawValue)], factory: factory
+            dimensions: [("channel", channel.rawValue), ("outcome", outcome.rawValue)],
+            factory: factory
         ).increment()
     }
 

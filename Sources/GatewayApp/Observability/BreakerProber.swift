@@ -53,7 +53,8 @@ extension Gateway {
                     } catch {
                         self.logger.debug(
                             "a breaker probe failed; the breaker stays open",
-                            metadata: ["connection": .string(connection.id), "error": .string("\(error)")])
+                            metadata: ["connection": .string(connection.id), "error": .string("\(error)")]
+                        )
                     }
                 }
             }

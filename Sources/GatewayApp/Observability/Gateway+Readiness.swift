@@ -1,6 +1,6 @@
 public import Foundation
-import GatewayStore
 import GatewayCore
+import GatewayStore
 import Synchronization
 
 /// When a background loop last completed a pass: how readiness knows the order reconciler is alive.
@@ -45,9 +45,13 @@ extension Gateway {
         case nil:
             checks.append(.init(name: .reconciler, ok: false, detail: "the order reconciler has not run yet"))
         case let age? where age > reconcilerGrace:
-            checks.append(.init(
-                name: .reconciler, ok: false,
-                detail: "the order reconciler's last pass ended \(Int(age.components.seconds)) s ago"))
+            checks.append(
+                .init(
+                    name: .reconciler,
+                    ok: false,
+                    detail: "the order reconciler's last pass ended \(Int(age.components.seconds)) s ago"
+                )
+            )
         default:
             checks.append(.init(name: .reconciler, ok: true))
         }

@@ -27,7 +27,10 @@ public enum HealthState: String, WireEnum {
 
     /// - Parameter sliceLength: the length of the health record's slices (`PipelineSettings.healthSlice`).
     public static func of(
-        _ health: ConnectionHealth, at now: Date, sliceLength: TimeInterval = 10, link: ConnectionStatus = .active
+        _ health: ConnectionHealth,
+        at now: Date,
+        sliceLength: TimeInterval = 10,
+        link: ConnectionStatus = .active
     ) -> HealthState {
         if link == .relinkRequired { return .failing }
         switch health.breaker {
@@ -155,19 +158,30 @@ extension Gateway {
         let reports = connections.map { connection in
             let health = registry.pipeline.health(connectionId: connection.id, broker: connection.broker)
             return GatewayStatus.ConnectionReport(
-                connectionId: connection.id, broker: connection.broker, label: connection.displayName,
-                link: connection.status, state: HealthState.of(health, at: now, sliceLength: sliceLength, link: connection.status),
-                health: health)
+                connectionId: connection.id,
+                broker: connection.broker,
+                label: connection.displayName,
+                link: connection.status,
+                state: HealthState.of(health, at: now, sliceLength: sliceLength, link: connection.status),
+                health: health
+            )
         }
         let brokers = Dictionary(grouping: reports, by: \.broker).keys.sorted().map { broker in
             let states = reports.filter { $0.broker == broker }.map(\.state)
             return GatewayStatus.BrokerSummary(
-                broker: broker, state: HealthState.ofBroker(states), connections: states.count,
-                failing: states.filter { $0 == .failing }.count, degraded: states.filter { $0 == .degraded }.count)
+                broker: broker,
+                state: HealthState.ofBroker(states),
+                connections: states.count,
+                failing: states.filter { $0 == .failing }.count,
+                degraded: states.filter { $0 == .degraded }.count
+            )
         }
         let brokerOf = Dictionary(connections.map { ($0.id, $0.broker) }, uniquingKeysWith: { first, _ in first })
         let references = try await journal.journaledOrderReferences(
-            tenantId: tenant.id, in: [.unknown, .submitting], limit: Self.statusOrderLimit)
+            tenantId: tenant.id,
+            in: [.unknown, .submitting],
+            limit: Self.statusOrderLimit
+        )
         // An intent still `submitting` is a call in flight, unless it was sent longer ago than any call may take (a
         // gateway stopped while asking): then the reconciler resolves it like an unknown one (`reconcilePending`).
         let staleSubmitting = now.addingTimeInterval(-(orderSettings.brokerTimeout.milliseconds / 1000) - 5)
@@ -178,34 +192,54 @@ extension Gateway {
             // that fails on one row is logged, and the others still show.
             do {
                 if let journaled = try await journal.journaledOrder(tenantId: tenant.id, id: reference.id) { pending.append(journaled) }
-            } catch where JournalQuarantine.isUnreadableRow(error, orderId: reference.id) {
+            } catch  where JournalQuarantine.isUnreadableRow(error, orderId: reference.id) {
                 if journalQuarantine.quarantine(reference, reason: (error as? GatewayError)?.message ?? "\(error)") {
                     logger.error(
                         "status set aside a journal row it cannot read",
-                        metadata: ["order": .string(reference.id), "error": .string("\(error)")])
+                        metadata: ["order": .string(reference.id), "error": .string("\(error)")]
+                    )
                 }
             } catch {
                 logger.error(
                     "status left out a pending order it could not read",
-                    metadata: ["order": .string(reference.id), "error": .string("\(error)")])
+                    metadata: ["order": .string(reference.id), "error": .string("\(error)")]
+                )
             }
         }
         let orders = pending.map { journaled in
             let attempts = reconciliationAttempts.attempts(journaled.id)
             return GatewayStatus.PendingOrder(
-                orderId: journaled.id, connectionId: journaled.connectionId, broker: brokerOf[journaled.connectionId],
-                accountId: journaled.accountId, symbol: journaled.request.instrument.symbol, side: journaled.request.side,
+                orderId: journaled.id,
+                connectionId: journaled.connectionId,
+                broker: brokerOf[journaled.connectionId],
+                accountId: journaled.accountId,
+                symbol: journaled.request.instrument.symbol,
+                side: journaled.request.side,
                 quantity: journaled.request.quantity.map(DecimalText.format),
-                notional: journaled.request.notional.map(DecimalText.format), state: journaled.state,
-                createdAt: journaled.createdAt, since: journaled.updatedAt, attempts: attempts.count,
-                lastAttemptAt: attempts.last)
+                notional: journaled.request.notional.map(DecimalText.format),
+                state: journaled.state,
+                createdAt: journaled.createdAt,
+                since: journaled.updatedAt,
+                attempts: attempts.count,
+                lastAttemptAt: attempts.last
+            )
         }
         let unreadable = journalQuarantine.entries(tenantId: tenant.id).map { item in
             GatewayStatus.UnreadableOrder(
-                orderId: item.orderId, connectionId: item.entry.connectionId, broker: brokerOf[item.entry.connectionId],
-                state: item.entry.state, reason: item.entry.reason, since: item.entry.since)
+                orderId: item.orderId,
+                connectionId: item.entry.connectionId,
+                broker: brokerOf[item.entry.connectionId],
+                state: item.entry.state,
+                reason: item.entry.reason,
+                since: item.entry.since
+            )
         }
         return GatewayStatus(
-            asOf: now, brokers: brokers, connections: reports, unknownOrders: orders, unreadableOrders: unreadable)
+            asOf: now,
+            brokers: brokers,
+            connections: reports,
+            unknownOrders: orders,
+            unreadableOrders: unreadable
+        )
     }
 }

@@ -13,7 +13,12 @@ extension Gateway {
         try requireSupport(.modifyOrder, connection)
         try Self.requireBrokerStillReports(current, verb: "changed")
         guard current.status.isActive, current.status != .unknown else {
-            throw GatewayError(.conflict, "the order is \(current.status.rawValue) and cannot be changed", broker: connection.broker, retryable: false)
+            throw GatewayError(
+                .conflict,
+                "the order is \(current.status.rawValue) and cannot be changed",
+                broker: connection.broker,
+                retryable: false
+            )
         }
         defer { invalidateReads(connection: connection.id) }
         // While the broker changes the order, the order watcher leaves it alone (it skips in-flight orders, and
@@ -27,7 +32,8 @@ extension Gateway {
             }
             let mapped = gatewayOrder(changed, connection: connection)
             guard let journaled else { return mapped }
-            let detail = mapped.brokerOrderId != current.brokerOrderId
+            let detail =
+                mapped.brokerOrderId != current.brokerOrderId
                 ? "replaced broker order \(current.brokerOrderId ?? "?") with \(mapped.brokerOrderId ?? "?")" : "changed"
             let updated = try await record(journaled, order: mapped, kind: .modified, detail: detail)
             return view(updated, broker: connection.broker)
@@ -36,13 +42,22 @@ extension Gateway {
                 // The broker's refusal is the answer; a journal that cannot take the event is logged, not hidden,
                 // and does not replace it (the order itself did not change).
                 do {
-                    try await journal.updateJournaledOrder(journaled, event: OrderEvent(
-                        kind: .modifyFailed, state: journaled.state, status: current.status, brokerOrderId: journaled.brokerOrderId,
-                        detail: "\(error.code.rawValue): \(error.message)", at: Date()))
+                    try await journal.updateJournaledOrder(
+                        journaled,
+                        event: OrderEvent(
+                            kind: .modifyFailed,
+                            state: journaled.state,
+                            status: current.status,
+                            brokerOrderId: journaled.brokerOrderId,
+                            detail: "\(error.code.rawValue): \(error.message)",
+                            at: Date()
+                        )
+                    )
                 } catch let journalError {
                     logger.error(
                         "a failed change could not be journaled",
-                        metadata: ["order": .string(journaled.id), "error": .string("\(journalError)")])
+                        metadata: ["order": .string(journaled.id), "error": .string("\(journalError)")]
+                    )
                 }
             }
             throw error
@@ -55,8 +70,11 @@ extension Gateway {
         try Self.requireBrokerStillReports(current, verb: "cancelled")
         guard current.status.isActive, current.status != .unknown else {
             throw GatewayError(
-                .conflict, "the order is already \(current.status.rawValue) and cannot be cancelled", broker: connection.broker,
-                retryable: false)
+                .conflict,
+                "the order is already \(current.status.rawValue) and cannot be cancelled",
+                broker: connection.broker,
+                retryable: false
+            )
         }
         defer { invalidateReads(connection: connection.id) }
         do {
@@ -76,10 +94,16 @@ extension Gateway {
                     } catch let journalError {
                         logger.error(
                             "a refused cancel could not be journaled",
-                            metadata: ["order": .string(journaled.id), "error": .string("\(journalError)")])
+                            metadata: ["order": .string(journaled.id), "error": .string("\(journalError)")]
+                        )
                     }
                 }
-                throw GatewayError(.conflict, "the order is already \(final.status.rawValue) and cannot be cancelled", broker: connection.broker, retryable: false)
+                throw GatewayError(
+                    .conflict,
+                    "the order is already \(final.status.rawValue) and cannot be cancelled",
+                    broker: connection.broker,
+                    retryable: false
+                )
             }
             throw error
         }
@@ -92,6 +116,8 @@ extension Gateway {
         throw GatewayError(
             .conflict,
             "the broker no longer reports this order (last confirmed \(order.status.rawValue)); it cannot be \(verb) through the gateway",
-            broker: order.broker, retryable: false)
+            broker: order.broker,
+            retryable: false
+        )
     }
 }

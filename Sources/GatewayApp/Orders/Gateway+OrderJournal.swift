@@ -18,7 +18,10 @@ extension Gateway {
             // Another user's order is not found, the same as one that does not exist.
             guard journaled.userId == owner.userId else { throw GatewayError(.notFound, "no order '\(id)'") }
             guard let connection = try await store.connection(tenantId: tenant.id, id: journaled.connectionId) else {
-                throw GatewayError(.notFound, "the connection of order '\(journaled.id)' was unlinked; its history remains at /v1/orders/\(journaled.id)/events")
+                throw GatewayError(
+                    .notFound,
+                    "the connection of order '\(journaled.id)' was unlinked; its history remains at /v1/orders/\(journaled.id)/events"
+                )
             }
             if connection.status != .active { throw Self.statusError(connection) }
             let adapter = try await adapter(for: connection)
@@ -40,7 +43,10 @@ extension Gateway {
     /// reads without acting for a user. Never calls the broker.
     public func journaledOrderForAdmin(tenant: Tenant, id: String) async throws -> Order {
         guard let journaled = try await journal.journaledOrder(tenantId: tenant.id, id: id) else {
-            throw GatewayError(.notFound, "no journaled order '\(id)' (an admin reads journaled orders only; name a user with X-User-ID for the rest)")
+            throw GatewayError(
+                .notFound,
+                "no journaled order '\(id)' (an admin reads journaled orders only; name a user with X-User-ID for the rest)"
+            )
         }
         guard let broker = journaled.broker ?? journaled.order?.broker else {
             throw GatewayError(.notFound, "journaled order '\(id)' has no recorded broker")
@@ -76,7 +82,8 @@ extension Gateway {
                 // last confirmed state is the answer, marked as such, never a 404 for an order the gateway placed.
                 logger.info(
                     "the broker no longer reports a journaled order; answering its last confirmed state",
-                    metadata: ["order": .string(journaled.id), "connection": .string(connection.id)])
+                    metadata: ["order": .string(journaled.id), "connection": .string(connection.id)]
+                )
                 return Self.fromJournal(journaled)
             }
             // A change of this order is in flight (`modifyOrder`): its own answer records it as `modified`. A read
@@ -89,7 +96,8 @@ extension Gateway {
                 // this one, and this one's view is not rewritten with it.
                 logger.warning(
                     "the broker reports a different order under a journaled order's broker id; keeping the journal's view",
-                    metadata: ["order": .string(journaled.id), "connection": .string(connection.id), "brokerOrderId": .string(brokerId)])
+                    metadata: ["order": .string(journaled.id), "connection": .string(connection.id), "brokerOrderId": .string(brokerId)]
+                )
                 return Self.fromJournal(journaled)
             }
             return try await record(journaled, order: mapped, kind: .statusChanged)
@@ -155,8 +163,17 @@ extension Gateway {
             updated.error = nil
             updated.errorMessage = nil
             updated.updatedAt = Date()
-            try await journal.updateJournaledOrder(updated, event: OrderEvent(
-                kind: kind, state: .accepted, status: order.status, brokerOrderId: updated.brokerOrderId, detail: detail, at: Date()))
+            try await journal.updateJournaledOrder(
+                updated,
+                event: OrderEvent(
+                    kind: kind,
+                    state: .accepted,
+                    status: order.status,
+                    brokerOrderId: updated.brokerOrderId,
+                    detail: detail,
+                    at: Date()
+                )
+            )
             // Answer from what was stored, so the first answer and every idempotent repeat are the same to the byte.
             return try await journal.journaledOrder(tenantId: updated.tenantId, id: updated.id) ?? updated
         }
@@ -175,9 +192,17 @@ extension Gateway {
         updated.error = error.code
         updated.errorMessage = error.message
         updated.updatedAt = Date()
-        try await journal.updateJournaledOrder(updated, event: OrderEvent(
-            kind: kind, state: state, status: state == .unknown ? .unknown : .rejected, brokerOrderId: updated.brokerOrderId,
-            detail: "\(error.code.rawValue): \(error.message)", at: Date()))
+        try await journal.updateJournaledOrder(
+            updated,
+            event: OrderEvent(
+                kind: kind,
+                state: state,
+                status: state == .unknown ? .unknown : .rejected,
+                brokerOrderId: updated.brokerOrderId,
+                detail: "\(error.code.rawValue): \(error.message)",
+                at: Date()
+            )
+        )
         return try await journal.journaledOrder(tenantId: updated.tenantId, id: updated.id) ?? updated
     }
 

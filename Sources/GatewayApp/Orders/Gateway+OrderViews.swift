@@ -43,14 +43,28 @@ extension Gateway {
         }
         let request = journaled.request
         return Order(
-            id: journaled.id, brokerOrderId: journaled.brokerOrderId, clientOrderId: journaled.clientOrderId,
-            connectionId: journaled.connectionId, broker: broker, accountId: journaled.accountId,
-            instrument: Self.instrument(request.instrument), side: request.side, type: request.type,
-            timeInForce: request.timeInForce, quantity: request.quantity ?? 0, limitPrice: request.limitPrice,
+            id: journaled.id,
+            brokerOrderId: journaled.brokerOrderId,
+            clientOrderId: journaled.clientOrderId,
+            connectionId: journaled.connectionId,
+            broker: broker,
+            accountId: journaled.accountId,
+            instrument: Self.instrument(request.instrument),
+            side: request.side,
+            type: request.type,
+            timeInForce: request.timeInForce,
+            quantity: request.quantity ?? 0,
+            limitPrice: request.limitPrice,
             // A released order is not at the broker: it reads as rejected until the same key sends it again.
-            stopPrice: request.stopPrice, status: journaled.state == .rejected || journaled.state == .released ? .rejected : .unknown,
-            filledQuantity: 0, createdAt: journaled.createdAt, updatedAt: journaled.updatedAt,
-            expiresAt: request.expiresAt, brokerStatus: journaled.errorMessage, notional: request.notional)
+            stopPrice: request.stopPrice,
+            status: journaled.state == .rejected || journaled.state == .released ? .rejected : .unknown,
+            filledQuantity: 0,
+            createdAt: journaled.createdAt,
+            updatedAt: journaled.updatedAt,
+            expiresAt: request.expiresAt,
+            brokerStatus: journaled.errorMessage,
+            notional: request.notional
+        )
     }
 
 }

@@ -4,7 +4,6 @@ public import GatewayModel
 public import GatewayStore
 import Logging
 
-
 /// The order pipeline: validate, claim the idempotency key, journal the intent, call the broker once, record the
 /// outcome. An outcome that cannot be known (timeout, dropped connection, 5xx) is recorded as `unknown` and
 /// resolved by reconciliation against the broker, never by sending the order again.
@@ -15,17 +14,29 @@ extension Gateway {
         let capabilities = adapter.capabilities
         var problems: [FieldProblem] = []
         if !capabilities.orderTypes.contains(request.type) {
-            problems.append(FieldProblem(field: "type", problem: "\(connection.broker) takes \(capabilities.orderTypes.map(\.rawValue).joined(separator: ", "))"))
+            problems.append(
+                FieldProblem(field: "type", problem: "\(connection.broker) takes \(capabilities.orderTypes.map(\.rawValue).joined(separator: ", "))")
+            )
         }
         if !capabilities.timeInForce.contains(request.timeInForce) {
-            problems.append(FieldProblem(field: "timeInForce", problem: "\(connection.broker) takes \(capabilities.timeInForce.map(\.rawValue).joined(separator: ", "))"))
+            problems.append(
+                FieldProblem(
+                    field: "timeInForce",
+                    problem: "\(connection.broker) takes \(capabilities.timeInForce.map(\.rawValue).joined(separator: ", "))"
+                )
+            )
         }
         if request.notional != nil, capabilities.support(for: .notionalOrders) == .unsupported {
             problems.append(FieldProblem(field: "notional", problem: "\(connection.broker) does not take orders sized in money; send quantity"))
         }
         let assetClass = request.instrument.impliedAssetClass
         if !capabilities.assetClasses.contains(assetClass) {
-            problems.append(FieldProblem(field: request.instrument.assetClass == nil ? "symbol" : "assetClass", problem: "\(connection.broker) does not trade \(assetClass.rawValue)"))
+            problems.append(
+                FieldProblem(
+                    field: request.instrument.assetClass == nil ? "symbol" : "assetClass",
+                    problem: "\(connection.broker) does not trade \(assetClass.rawValue)"
+                )
+            )
         }
         if !problems.isEmpty { throw GatewayError.unprocessable(problems) }
         if capabilities.support(for: .accounts) != .unsupported {
@@ -60,7 +71,8 @@ extension Gateway {
     public func placeOrder(owner: Owner, _ request: OrderRequest, idempotencyKey: String?) async throws -> PlacementResult {
         let tenant = owner.tenant
         var problems = request.problems()
-        if let idempotencyKey, idempotencyKey.isEmpty || idempotencyKey.count > 128 || !idempotencyKey.allSatisfy({ $0.isASCII && !$0.isWhitespace }) {
+        if let idempotencyKey, idempotencyKey.isEmpty || idempotencyKey.count > 128 || !idempotencyKey.allSatisfy({ $0.isASCII && !$0.isWhitespace })
+        {
             problems.append(FieldProblem(field: "Idempotency-Key", problem: "must be 1 to 128 visible ASCII characters"))
         }
         if idempotencyKey == nil, request.clientOrderId == nil {
@@ -86,7 +98,9 @@ extension Gateway {
         }
         if let previewId = request.previewId {
             guard let preview = previews.preview(previewId, tenantId: tenant.id), preview.expiresAt > Date() else {
-                throw GatewayError.unprocessable([FieldProblem(field: "previewId", problem: "names no valid preview (previews last \(Int(orderSettings.previewLifetime)) s)")])
+                throw GatewayError.unprocessable([
+                    FieldProblem(field: "previewId", problem: "names no valid preview (previews last \(Int(orderSettings.previewLifetime)) s)")
+                ])
             }
             var previewed = preview.request
             previewed.previewId = previewId
@@ -109,8 +123,12 @@ extension Gateway {
         let claim: IdempotencyClaim
         do {
             claim = try await journal.claimIdempotencyKey(
-                tenantId: tenant.id, key: key, requestHash: requestHash, proposedOrderId: proposedId,
-                retention: orderSettings.idempotencyRetention)
+                tenantId: tenant.id,
+                key: key,
+                requestHash: requestHash,
+                proposedOrderId: proposedId,
+                retention: orderSettings.idempotencyRetention
+            )
         } catch {
             inFlight.finish(proposedId)
             throw error
@@ -130,10 +148,25 @@ extension Gateway {
         defer { inFlight.finish(orderId) }
         let now = Date()
         let journaled = JournaledOrder(
-            id: orderId, tenantId: tenant.id, connectionId: connection.id, accountId: request.accountId,
-            clientOrderId: request.clientOrderId!, request: request, state: .submitting, createdAt: now, updatedAt: now)
-        try await journal.createOrderIntent(journaled, event: OrderEvent(
-            kind: .intent, state: .submitting, detail: "client order id \(journaled.clientOrderId)", at: now))
+            id: orderId,
+            tenantId: tenant.id,
+            connectionId: connection.id,
+            accountId: request.accountId,
+            clientOrderId: request.clientOrderId!,
+            request: request,
+            state: .submitting,
+            createdAt: now,
+            updatedAt: now
+        )
+        try await journal.createOrderIntent(
+            journaled,
+            event: OrderEvent(
+                kind: .intent,
+                state: .submitting,
+                detail: "client order id \(journaled.clientOrderId)",
+                at: now
+            )
+        )
         return try await send(journaled, connection: connection)
     }
 
@@ -171,7 +204,10 @@ extension Gateway {
     /// Journals what a failed placement means (``PlacementStateMachine/afterFailure(_:nothingWritten:)``) and answers:
     /// `unknown` with the order (202) after trying to reconcile it at once, else the error.
     func settle(
-        _ intent: JournaledOrder, failure: any Error, nothingWritten: Bool?, connection: ConnectionDescriptor,
+        _ intent: JournaledOrder,
+        failure: any Error,
+        nothingWritten: Bool?,
+        connection: ConnectionDescriptor,
         adapter: (any BrokerAdapter)?
     ) async throws -> PlacementResult {
         var journaled = intent
@@ -187,7 +223,8 @@ extension Gateway {
             } catch {
                 logger.warning(
                     "an interrupted placement could not be journaled; the reconciler will resolve it",
-                    metadata: ["order": .string(journaled.id), "error": .string("\(error)")])
+                    metadata: ["order": .string(journaled.id), "error": .string("\(error)")]
+                )
             }
             throw failure
         }
@@ -197,7 +234,8 @@ extension Gateway {
             metrics.placement("released")
             logger.info(
                 "placement reached no broker; its idempotency key is released",
-                metadata: ["order": .string(journaled.id), "code": .string(error.code.rawValue)])
+                metadata: ["order": .string(journaled.id), "code": .string(error.code.rawValue)]
+            )
             throw error
         case .rejected:
             journaled = try await mark(journaled, .rejected, kind: .rejected, error: error)
@@ -211,8 +249,10 @@ extension Gateway {
             logger.warning("placement outcome unknown; reconciling", metadata: ["order": .string(journaled.id)])
             if let adapter { journaled = await reconcileNow(journaled, connection: connection, adapter: adapter) }
             return PlacementResult(
-                order: view(journaled, broker: connection.broker), outcome: PlacementStateMachine.outcome(journaled.state),
-                replayed: false)
+                order: view(journaled, broker: connection.broker),
+                outcome: PlacementStateMachine.outcome(journaled.state),
+                replayed: false
+            )
         }
     }
 
@@ -224,7 +264,8 @@ extension Gateway {
         } catch {
             logger.error(
                 "reconciliation could not journal its finding; the reconciler will try again",
-                metadata: ["order": .string(journaled.id), "error": .string("\(error)")])
+                metadata: ["order": .string(journaled.id), "error": .string("\(error)")]
+            )
             return journaled
         }
     }
@@ -262,10 +303,17 @@ extension Gateway {
                 }
                 let reclaimed: JournaledOrder?
                 do {
-                    reclaimed = try await journal.reclaimReleasedOrder(tenantId: tenant.id, id: orderId, event: OrderEvent(
-                        kind: .intent, state: .submitting,
-                        detail: "sent again with the same idempotency key and client order id \(journaled?.clientOrderId ?? "?"): the earlier attempt reached no broker",
-                        at: Date()))
+                    reclaimed = try await journal.reclaimReleasedOrder(
+                        tenantId: tenant.id,
+                        id: orderId,
+                        event: OrderEvent(
+                            kind: .intent,
+                            state: .submitting,
+                            detail:
+                                "sent again with the same idempotency key and client order id \(journaled?.clientOrderId ?? "?"): the earlier attempt reached no broker",
+                            at: Date()
+                        )
+                    )
                 } catch {
                     inFlight.finish(orderId)
                     throw error
@@ -285,23 +333,35 @@ extension Gateway {
                 current = await reconcileNow(current, connection: connection, adapter: adapter)
                 if current.state == .rejected { throw Self.rejection(current, connection: connection) }
                 return PlacementResult(
-                    order: view(current, broker: connection.broker), outcome: PlacementStateMachine.outcome(current.state), replayed: true)
+                    order: view(current, broker: connection.broker),
+                    outcome: PlacementStateMachine.outcome(current.state),
+                    replayed: true
+                )
             case .answer:
                 guard let current = journaled else { continue }
                 return PlacementResult(
-                    order: view(current, broker: connection.broker), outcome: PlacementStateMachine.outcome(current.state), replayed: true)
+                    order: view(current, broker: connection.broker),
+                    outcome: PlacementStateMachine.outcome(current.state),
+                    replayed: true
+                )
             }
         }
     }
 
     static let keyMismatch = GatewayError(
-        .conflict, "this idempotency key was used with a different order", retryable: false,
-        details: [FieldProblem(field: "Idempotency-Key", problem: "was used with a different request")])
+        .conflict,
+        "this idempotency key was used with a different order",
+        retryable: false,
+        details: [FieldProblem(field: "Idempotency-Key", problem: "was used with a different request")]
+    )
 
     static func rejection(_ journaled: JournaledOrder?, connection: ConnectionDescriptor) -> GatewayError {
         var error = GatewayError(
-            journaled?.error ?? .rejected, journaled?.errorMessage ?? "the broker rejected the order", broker: connection.broker,
-            retryable: false)
+            journaled?.error ?? .rejected,
+            journaled?.errorMessage ?? "the broker rejected the order",
+            broker: connection.broker,
+            retryable: false
+        )
         error.orderId = journaled?.id
         return error
     }

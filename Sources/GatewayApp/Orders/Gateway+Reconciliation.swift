@@ -23,30 +23,45 @@ extension Gateway {
                     return try await adapter.order(clientOrderId: journaled.clientOrderId, accountId: journaled.accountId)
                 }
                 let claimed = try await journal.claimedBrokerOrderIds(
-                    tenantId: journaled.tenantId, connectionId: connection.id, accountId: journaled.accountId,
-                    since: journaled.sentAt.addingTimeInterval(-3600))
-                let candidates = try await adapter.orders(OrderQuery(
-                    state: .all, accountId: journaled.accountId, symbols: [request.instrument.symbol], limit: 500,
-                    after: journaled.sentAt.addingTimeInterval(-60)))
+                    tenantId: journaled.tenantId,
+                    connectionId: connection.id,
+                    accountId: journaled.accountId,
+                    since: journaled.sentAt.addingTimeInterval(-3600)
+                )
+                let candidates = try await adapter.orders(
+                    OrderQuery(
+                        state: .all,
+                        accountId: journaled.accountId,
+                        symbols: [request.instrument.symbol],
+                        limit: 500,
+                        after: journaled.sentAt.addingTimeInterval(-60)
+                    )
+                )
                 let intent = OrderIntent(request, clientOrderId: journaled.clientOrderId, sentAt: journaled.sentAt)
                 return OrderMatcher().match(intent, among: candidates, claimed: claimed)
             }
         } catch {
             logger.warning(
                 "reconciliation could not reach the broker",
-                metadata: ["order": .string(journaled.id), "connection": .string(connection.id), "error": .string("\(error)")])
+                metadata: ["order": .string(journaled.id), "connection": .string(connection.id), "error": .string("\(error)")]
+            )
             return journaled
         }
         if let found {
             do {
-                return try await record(journaled, order: gatewayOrder(found, connection: connection), kind: .reconciled,
-                                        detail: "the broker has the order")
+                return try await record(
+                    journaled,
+                    order: gatewayOrder(found, connection: connection),
+                    kind: .reconciled,
+                    detail: "the broker has the order"
+                )
             } catch let error as GatewayError where error.code == .conflict {
                 // Another intent (perhaps another tenant's, at the same broker account) recorded that broker order
                 // between the listing and now: it is not this one's. The next attempt matches among the rest.
                 logger.info(
                     "a matched broker order was claimed by another intent meanwhile; matching again later",
-                    metadata: ["order": .string(journaled.id), "connection": .string(connection.id)])
+                    metadata: ["order": .string(journaled.id), "connection": .string(connection.id)]
+                )
                 return journaled
             }
         }
@@ -56,9 +71,17 @@ extension Gateway {
         if adapter.capabilities.support(for: .closedOrders) == .supported,
             Date().timeIntervalSince(journaled.sentAt) >= orderSettings.reconcileGrace
         {
-            return try await mark(journaled, .rejected, kind: .notFoundAtBroker, error: GatewayError(
-                .rejected, "the broker never received the order (checked \(Int(orderSettings.reconcileGrace)) s after sending)",
-                broker: connection.broker, retryable: false))
+            return try await mark(
+                journaled,
+                .rejected,
+                kind: .notFoundAtBroker,
+                error: GatewayError(
+                    .rejected,
+                    "the broker never received the order (checked \(Int(orderSettings.reconcileGrace)) s after sending)",
+                    broker: connection.broker,
+                    retryable: false
+                )
+            )
         }
         return journaled
     }
@@ -72,7 +95,9 @@ extension Gateway {
             // Rows set aside as unreadable stay pending (nothing can resolve them) and are the oldest: ask for as
             // many more, so they never take the place of an order that can be reconciled.
             pending = try await journal.journaledOrderReferences(
-                in: [.unknown, .submitting], limit: limit + journalQuarantine.count)
+                in: [.unknown, .submitting],
+                limit: limit + journalQuarantine.count
+            )
         } catch {
             // The whole pass depends on this one query; the next pass (the reconciler's interval) tries again.
             logger.error("the reconciler cannot list pending orders", metadata: ["error": .string("\(error)")])
@@ -106,15 +131,17 @@ extension Gateway {
             guard connection.status == .active else { return }
             let adapter = try await adapter(for: connection)
             _ = try await reconcile(journaled, connection: connection, adapter: adapter)
-        } catch where JournalQuarantine.isUnreadableRow(error, orderId: reference.id) {
+        } catch  where JournalQuarantine.isUnreadableRow(error, orderId: reference.id) {
             guard journalQuarantine.quarantine(reference, reason: (error as? GatewayError)?.message ?? "\(error)") else { return }
             logger.error(
                 "the reconciler set aside a journal row it cannot read; it is listed in the tenant's status",
-                metadata: metadata.merging(["error": .string("\(error)")]) { $1 })
+                metadata: metadata.merging(["error": .string("\(error)")]) { $1 }
+            )
         } catch {
             logger.error(
                 "the reconciler skipped an order it could not read or record",
-                metadata: metadata.merging(["error": .string("\(error)")]) { $1 })
+                metadata: metadata.merging(["error": .string("\(error)")]) { $1 }
+            )
         }
     }
 }

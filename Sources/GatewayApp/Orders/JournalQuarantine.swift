@@ -39,8 +39,12 @@ final class JournalQuarantine: Sendable {
         entries.withLock { entries in
             guard entries[reference.id] == nil, entries.count < Self.capacity else { return false }
             entries[reference.id] = Entry(
-                tenantId: reference.tenantId, connectionId: reference.connectionId, state: reference.state, reason: reason,
-                since: now)
+                tenantId: reference.tenantId,
+                connectionId: reference.connectionId,
+                state: reference.state,
+                reason: reason,
+                since: now
+            )
             return true
         }
     }

@@ -24,7 +24,8 @@ public struct OrderReconciler: Service {
             if let leadership, leads != leading {
                 gateway.logger.notice(
                     leads ? "this instance runs the reconciler" : "another instance runs the reconciler",
-                    metadata: ["holder": .string(leadership.holder)])
+                    metadata: ["holder": .string(leadership.holder)]
+                )
                 leading = leads
             }
             if leads {

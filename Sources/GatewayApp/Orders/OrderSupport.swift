@@ -18,8 +18,10 @@ public struct OrderSettings: Sendable {
     public var previewLifetime: TimeInterval
 
     public init(
-        brokerTimeout: Duration = .seconds(10), idempotencyRetention: TimeInterval = 24 * 3600,
-        reconcileGrace: TimeInterval = 30, previewLifetime: TimeInterval = 300
+        brokerTimeout: Duration = .seconds(10),
+        idempotencyRetention: TimeInterval = 24 * 3600,
+        reconcileGrace: TimeInterval = 30,
+        previewLifetime: TimeInterval = 300
     ) {
         self.brokerTimeout = brokerTimeout
         self.idempotencyRetention = max(idempotencyRetention, 24 * 3600)

@@ -20,7 +20,10 @@ public struct ReconcilerLeadership: Sendable {
     let logger: Logger
 
     public init(
-        leases: any LeaderLeaseStore, ttl: Duration, holder: String? = nil, logger: Logger
+        leases: any LeaderLeaseStore,
+        ttl: Duration,
+        holder: String? = nil,
+        logger: Logger
     ) {
         self.leases = leases
         self.ttl = ttl
@@ -36,7 +39,8 @@ public struct ReconcilerLeadership: Sendable {
         } catch {
             logger.warning(
                 "the reconciler cannot tell whether it leads; it skips this pass",
-                metadata: ["error": .string("\(error)")])
+                metadata: ["error": .string("\(error)")]
+            )
             return false
         }
     }
@@ -47,7 +51,9 @@ public struct ReconcilerLeadership: Sendable {
             try await leases.releaseLease(name: Self.leaseName, holder: holder)
         } catch {
             logger.warning(
-                "the reconciler could not release its lease; it lapses by itself", metadata: ["error": .string("\(error)")])
+                "the reconciler could not release its lease; it lapses by itself",
+                metadata: ["error": .string("\(error)")]
+            )
         }
     }
 }

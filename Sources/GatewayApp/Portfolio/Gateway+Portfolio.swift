@@ -44,7 +44,12 @@ extension Gateway {
     /// `PortfolioValuation.candidateSymbols`), from every connection of the user, whatever a read's selection: a rate
     /// may come from a broker that holds nothing. Each with its connection's broker; none when nothing needs
     /// converting. The portfolio and the goals value through these.
-    func conversionQuotes(owner: Owner, currencies: Set<String>, to targets: Set<String>, maxAge: Duration?) async throws
+    func conversionQuotes(
+        owner: Owner,
+        currencies: Set<String>,
+        to targets: Set<String>,
+        maxAge: Duration?
+    ) async throws
         -> [PortfolioValuation.PricedQuote]
     {
         var symbols: [String] = []

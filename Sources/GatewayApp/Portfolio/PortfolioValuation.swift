@@ -35,8 +35,13 @@ public struct PortfolioValuation: Sendable {
                 let connectionId = priced.quote.connectionId
             else { continue }
             pairs[symbol] = Portfolio.FXRate.Source(
-                symbol: symbol, price: price, inverted: false, connectionId: connectionId, broker: priced.broker,
-                time: priced.quote.time)
+                symbol: symbol,
+                price: price,
+                inverted: false,
+                connectionId: connectionId,
+                broker: priced.broker,
+                time: priced.quote.time
+            )
         }
         self.pairs = pairs
     }
@@ -89,8 +94,12 @@ public struct PortfolioValuation: Sendable {
             let (second, secondSource) = directRate("USD", currency)
         else { return nil }
         return Portfolio.FXRate(
-            from: from, to: currency, rate: Self.rounded(first * second, scale: 12), via: "USD",
-            quotes: [firstSource, secondSource])
+            from: from,
+            to: currency,
+            rate: Self.rounded(first * second, scale: 12),
+            via: "USD",
+            quotes: [firstSource, secondSource]
+        )
     }
 
     /// `amount` of `from` in the valuation's currency, rounded as the portfolio's amounts are, with the rate used;
@@ -130,8 +139,13 @@ public struct PortfolioValuation: Sendable {
             if let existing = accounts[key] { return existing }
             accountOrder.append(key)
             return Portfolio.Account(
-                connectionId: key.connectionId, broker: broker, accountId: key.accountId, cash: 0, positionsValue: 0,
-                totalValue: 0)
+                connectionId: key.connectionId,
+                broker: broker,
+                accountId: key.accountId,
+                cash: 0,
+                positionsValue: 0,
+                totalValue: 0
+            )
         }
         var unconverted: [Portfolio.Unconverted] = []
         var byAssetClass: [String: Decimal] = [:]
@@ -159,9 +173,13 @@ public struct PortfolioValuation: Sendable {
         func finite(_ sums: Decimal...) -> Bool { !sums.contains { $0.isNaN } }
         func overflows(_ value: Decimal, _ line: Portfolio.Account, assetClass: String, currency: String, broker: BrokerKind) -> Bool {
             !finite(
-                value, line.totalValue + value, cash + positionsValue + value,
-                (byAssetClass[assetClass] ?? 0) + value, (byCurrency[currency.uppercased()] ?? 0) + value,
-                (byBroker[broker.rawValue] ?? 0) + value)
+                value,
+                line.totalValue + value,
+                cash + positionsValue + value,
+                (byAssetClass[assetClass] ?? 0) + value,
+                (byCurrency[currency.uppercased()] ?? 0) + value,
+                (byBroker[broker.rawValue] ?? 0) + value
+            )
         }
         for (balance, broker) in balances {
             if heldAsPositions.contains("\(balance.connectionId)|\(balance.accountId)|\(balance.currency.uppercased())") {
@@ -170,18 +188,34 @@ public struct PortfolioValuation: Sendable {
             let key = AccountKey(connectionId: balance.connectionId, accountId: balance.accountId)
             var line = account(key, broker)
             guard let value = convert(balance.total, balance.currency) else {
-                unconverted.append(Portfolio.Unconverted(
-                    connectionId: balance.connectionId, broker: broker, accountId: balance.accountId, item: "cash",
-                    currency: balance.currency, amount: balance.total, reason: .noRate))
+                unconverted.append(
+                    Portfolio.Unconverted(
+                        connectionId: balance.connectionId,
+                        broker: broker,
+                        accountId: balance.accountId,
+                        item: "cash",
+                        currency: balance.currency,
+                        amount: balance.total,
+                        reason: .noRate
+                    )
+                )
                 accounts[key] = line
                 continue
             }
             if overflows(value, line, assetClass: "cash", currency: balance.currency, broker: broker)
                 || !finite(line.cash + value, cash + value)
             {
-                unconverted.append(Portfolio.Unconverted(
-                    connectionId: balance.connectionId, broker: broker, accountId: balance.accountId, item: "cash",
-                    currency: balance.currency, amount: balance.total, reason: .noValue))
+                unconverted.append(
+                    Portfolio.Unconverted(
+                        connectionId: balance.connectionId,
+                        broker: broker,
+                        accountId: balance.accountId,
+                        item: "cash",
+                        currency: balance.currency,
+                        amount: balance.total,
+                        reason: .noValue
+                    )
+                )
                 accounts[key] = line
                 continue
             }
@@ -201,9 +235,17 @@ public struct PortfolioValuation: Sendable {
             var line = account(key, broker)
             let holdingKey = HoldingKey(assetClass: position.instrument.assetClass, symbol: position.instrument.symbol.uppercased())
             guard finite((holdings[holdingKey]?.quantity ?? 0) + position.quantity) else {
-                unconverted.append(Portfolio.Unconverted(
-                    connectionId: position.connectionId, broker: broker, accountId: position.accountId,
-                    item: position.instrument.symbol, currency: position.currency, amount: position.marketValue, reason: .noValue))
+                unconverted.append(
+                    Portfolio.Unconverted(
+                        connectionId: position.connectionId,
+                        broker: broker,
+                        accountId: position.accountId,
+                        item: position.instrument.symbol,
+                        currency: position.currency,
+                        amount: position.marketValue,
+                        reason: .noValue
+                    )
+                )
                 accounts[key] = line
                 continue
             }
@@ -211,25 +253,51 @@ public struct PortfolioValuation: Sendable {
             if let marketValue = position.marketValue {
                 value = convert(marketValue, position.currency)
                 if value == nil {
-                    unconverted.append(Portfolio.Unconverted(
-                        connectionId: position.connectionId, broker: broker, accountId: position.accountId,
-                        item: position.instrument.symbol, currency: position.currency, amount: marketValue, reason: .noRate))
+                    unconverted.append(
+                        Portfolio.Unconverted(
+                            connectionId: position.connectionId,
+                            broker: broker,
+                            accountId: position.accountId,
+                            item: position.instrument.symbol,
+                            currency: position.currency,
+                            amount: marketValue,
+                            reason: .noRate
+                        )
+                    )
                 }
             } else {
-                unconverted.append(Portfolio.Unconverted(
-                    connectionId: position.connectionId, broker: broker, accountId: position.accountId,
-                    item: position.instrument.symbol, currency: position.currency, amount: nil, reason: .noValue))
+                unconverted.append(
+                    Portfolio.Unconverted(
+                        connectionId: position.connectionId,
+                        broker: broker,
+                        accountId: position.accountId,
+                        item: position.instrument.symbol,
+                        currency: position.currency,
+                        amount: nil,
+                        reason: .noValue
+                    )
+                )
             }
             if let counted = value,
                 overflows(counted, line, assetClass: position.instrument.assetClass.rawValue, currency: position.currency, broker: broker)
                     || !finite(
-                        line.positionsValue + counted, positionsValue + counted,
-                        (holdings[holdingKey]?.value ?? 0) + counted)
+                        line.positionsValue + counted,
+                        positionsValue + counted,
+                        (holdings[holdingKey]?.value ?? 0) + counted
+                    )
             {
                 value = nil
-                unconverted.append(Portfolio.Unconverted(
-                    connectionId: position.connectionId, broker: broker, accountId: position.accountId,
-                    item: position.instrument.symbol, currency: position.currency, amount: position.marketValue, reason: .noValue))
+                unconverted.append(
+                    Portfolio.Unconverted(
+                        connectionId: position.connectionId,
+                        broker: broker,
+                        accountId: position.accountId,
+                        item: position.instrument.symbol,
+                        currency: position.currency,
+                        amount: position.marketValue,
+                        reason: .noValue
+                    )
+                )
             }
             if value != nil {
                 if let change = position.dayChange, let converted = rates[position.currency.uppercased()].map({ Self.rounded(change * $0.rate) }),
@@ -249,16 +317,28 @@ public struct PortfolioValuation: Sendable {
             accounts[key] = line
 
             let part = Portfolio.Holding.Part(
-                connectionId: position.connectionId, broker: broker, accountId: position.accountId,
-                quantity: position.quantity, marketValue: position.marketValue, currency: position.currency, value: value)
+                connectionId: position.connectionId,
+                broker: broker,
+                accountId: position.accountId,
+                quantity: position.quantity,
+                marketValue: position.marketValue,
+                currency: position.currency,
+                value: value
+            )
             var holding =
                 holdings[holdingKey]
                 ?? Portfolio.Holding(
                     instrument: Instrument(
-                        symbol: position.instrument.symbol, assetClass: position.instrument.assetClass,
-                        exchange: position.instrument.exchange, name: position.instrument.name,
-                        currency: position.instrument.currency),
-                    quantity: 0, value: 0, parts: [])
+                        symbol: position.instrument.symbol,
+                        assetClass: position.instrument.assetClass,
+                        exchange: position.instrument.exchange,
+                        name: position.instrument.name,
+                        currency: position.instrument.currency
+                    ),
+                    quantity: 0,
+                    value: 0,
+                    parts: []
+                )
             holding.quantity += position.quantity
             holding.value += value ?? 0
             holding.parts.append(part)
@@ -275,11 +355,21 @@ public struct PortfolioValuation: Sendable {
             abs($0.value) != abs($1.value) ? abs($0.value) > abs($1.value) : $0.instrument.symbol < $1.instrument.symbol
         }
         return Portfolio(
-            currency: currency, totalValue: total, cash: cash, positionsValue: positionsValue,
-            accounts: accountOrder.compactMap { accounts[$0] }, holdings: sortedHoldings,
+            currency: currency,
+            totalValue: total,
+            cash: cash,
+            positionsValue: positionsValue,
+            accounts: accountOrder.compactMap { accounts[$0] },
+            holdings: sortedHoldings,
             allocation: Portfolio.Allocation(
-                assetClass: slices(byAssetClass), currency: slices(byCurrency), broker: slices(byBroker)),
+                assetClass: slices(byAssetClass),
+                currency: slices(byCurrency),
+                broker: slices(byBroker)
+            ),
             fxRates: rates.values.filter { $0.from != currency }.sorted { $0.from < $1.from },
-            unconverted: unconverted, dayChange: dayChange, dayChangeUnknown: dayChangeUnknown)
+            unconverted: unconverted,
+            dayChange: dayChange,
+            dayChangeUnknown: dayChangeUnknown
+        )
     }
 }

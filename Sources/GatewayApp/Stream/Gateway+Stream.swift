@@ -22,7 +22,9 @@ extension Gateway {
     /// heartbeat, it re-reads the principal's credential (the API key, or the session), its user and its tenant, and
     /// ends with an `error` event once any is gone, revoked, logged out, expired or disabled (``standing(of:)``).
     public func stream(
-        principal: Principal, _ subscription: StreamSubscription, _ selection: Selection = Selection(),
+        principal: Principal,
+        _ subscription: StreamSubscription,
+        _ selection: Selection = Selection(),
         lastEventId: String?
     ) async throws -> AsyncStream<StreamEvent> {
         let owner = try principal.owner()
@@ -38,13 +40,17 @@ extension Gateway {
             throw GatewayError.unprocessable([
                 FieldProblem(
                     field: subscription.watchlistId == nil ? "symbols" : "watchlist",
-                    problem: "names \(instruments.count) instruments; a stream quotes at most \(Self.maxStreamSymbols)")
+                    problem: "names \(instruments.count) instruments; a stream quotes at most \(Self.maxStreamSymbols)"
+                )
             ])
         }
         let connections = try await self.connections(owner: owner, selection).filter { $0.status == .active }
-        let quoting = instruments.isEmpty ? [] : connections.filter {
-            (registry.factory(for: $0.broker)?.capabilities.support(for: .quotes) ?? .unsupported) != .unsupported
-        }
+        let quoting =
+            instruments.isEmpty
+            ? []
+            : connections.filter {
+                (registry.factory(for: $0.broker)?.capabilities.support(for: .quotes) ?? .unsupported) != .unsupported
+            }
         let user = OrderFeedTail.UserKey(tenantId: owner.tenant.id, userId: owner.userId)
         let hub = streams
         try hub.admit(user)
@@ -66,17 +72,33 @@ extension Gateway {
         }
 
         let ready = StreamReady(
-            cursor: String(start), resumed: resumeFrom != nil && subscription.orders,
-            quotes: instruments.map(\.symbol), orders: subscription.orders, positions: subscription.positions,
-            balances: subscription.balances, connections: connections.map(\.id))
+            cursor: String(start),
+            resumed: resumeFrom != nil && subscription.orders,
+            quotes: instruments.map(\.symbol),
+            orders: subscription.orders,
+            positions: subscription.positions,
+            balances: subscription.balances,
+            connections: connections.map(\.id)
+        )
         let (messages, output) = AsyncStream.makeStream(
-            of: StreamEvent.self, bufferingPolicy: .bufferingOldest(max(2, hub.settings.bufferedMessages)))
+            of: StreamEvent.self,
+            bufferingPolicy: .bufferingOldest(max(2, hub.settings.bufferedMessages))
+        )
         let gateway = self
         let producer = Task {
             await gateway.produce(
-                into: output, principal: principal, owner: owner, ready: ready, selection: selection, start: start,
-                replay: resumeFrom != nil, orders: listening, instruments: instruments, quoting: quoting,
-                holdings: (subscription.positions, subscription.balances))
+                into: output,
+                principal: principal,
+                owner: owner,
+                ready: ready,
+                selection: selection,
+                start: start,
+                replay: resumeFrom != nil,
+                orders: listening,
+                instruments: instruments,
+                quoting: quoting,
+                holdings: (subscription.positions, subscription.balances)
+            )
             output.finish()
         }
         let tracked = hub.track(producer)
@@ -105,7 +127,8 @@ extension Gateway {
                 guard !tradable.isEmpty else { return false }
                 try await streaming.streamQuotes(tradable, onSubscribed: onSubscribed, onQuote)
                 return true
-            })
+            }
+        )
     }
 
     /// Puts an alert's firing on the user's streams open on this instance (the `AlertEngine`'s stream sink).
@@ -118,17 +141,26 @@ extension Gateway {
         guard let text = text?.trimmingCharacters(in: .whitespaces), !text.isEmpty else { return nil }
         guard text.count <= 19, text.allSatisfy(\.isASCII), let cursor = Int64(text), cursor >= 0 else {
             throw GatewayError.invalid(
-                "Last-Event-ID", "must be the id of an event this stream sent (a whole number), not '\(text.prefix(40))'")
+                "Last-Event-ID",
+                "must be the id of an event this stream sent (a whole number), not '\(text.prefix(40))'"
+            )
         }
         return cursor
     }
 
     /// Runs one stream until the client leaves (its task is cancelled) or falls too far behind.
     private func produce(
-        into output: AsyncStream<StreamEvent>.Continuation, principal: Principal, owner: Owner, ready: StreamReady,
-        selection: Selection, start: Int64, replay: Bool,
+        into output: AsyncStream<StreamEvent>.Continuation,
+        principal: Principal,
+        owner: Owner,
+        ready: StreamReady,
+        selection: Selection,
+        start: Int64,
+        replay: Bool,
         orders: (id: UInt64, from: Int64, events: AsyncStream<OrderFeedEvent>)?,
-        instruments: [InstrumentReference], quoting: [ConnectionDescriptor], holdings: (positions: Bool, balances: Bool)
+        instruments: [InstrumentReference],
+        quoting: [ConnectionDescriptor],
+        holdings: (positions: Bool, balances: Bool)
     ) async {
         let hub = streams
         let gate = StreamGate()
@@ -150,15 +182,24 @@ extension Gateway {
             if let orders {
                 group.addTask {
                     await gateway.sendOrders(
-                        orders, owner: owner, after: start, replay: replay, send: send, filled: { fillSignal.yield() })
+                        orders,
+                        owner: owner,
+                        after: start,
+                        replay: replay,
+                        send: send,
+                        filled: { fillSignal.yield() }
+                    )
                     await hub.tail.stopListening(orders.id)
                 }
             }
             for connection in quoting {
                 group.addTask {
                     let (id, messages) = await hub.quotes.watch(
-                        connection, instruments, capacity: hub.settings.bufferedMessages,
-                        source: gateway.quoteSource(connection))
+                        connection,
+                        instruments,
+                        capacity: hub.settings.bufferedMessages,
+                        source: gateway.quoteSource(connection)
+                    )
                     for await message in messages {
                         let sent: Bool
                         switch message {
@@ -232,8 +273,10 @@ extension Gateway {
                     session.isLive(at: sessions.now())
                 else {
                     return GatewayError(
-                        .unauthorized, "the session that opened this stream has ended (logged out, its device removed, or expired)",
-                        retryable: false)
+                        .unauthorized,
+                        "the session that opened this stream has ended (logged out, its device removed, or expired)",
+                        retryable: false
+                    )
                 }
             }
             if let userId = principal.userId {
@@ -255,8 +298,12 @@ extension Gateway {
     /// The user's order updates: those after `after` from the store first (a resumed stream), then the live ones
     /// from the tail, each once and in feed order.
     private func sendOrders(
-        _ orders: (id: UInt64, from: Int64, events: AsyncStream<OrderFeedEvent>), owner: Owner, after: Int64,
-        replay: Bool, send: @Sendable (StreamEvent) -> Bool, filled: @Sendable () -> Void
+        _ orders: (id: UInt64, from: Int64, events: AsyncStream<OrderFeedEvent>),
+        owner: Owner,
+        after: Int64,
+        replay: Bool,
+        send: @Sendable (StreamEvent) -> Bool,
+        filled: @Sendable () -> Void
     ) async {
         var delivered = after
         func deliver(_ event: OrderFeedEvent) -> Bool {
@@ -272,7 +319,11 @@ extension Gateway {
                 let page: [OrderFeedEvent]
                 do {
                     page = try await journal.orderFeed(
-                        tenantId: owner.tenant.id, userId: owner.userId, after: delivered, limit: 500)
+                        tenantId: owner.tenant.id,
+                        userId: owner.userId,
+                        after: delivered,
+                        limit: 500
+                    )
                 } catch {
                     logger.warning("a stream could not replay its order updates", metadata: ["error": "\(error)"])
                     return
@@ -288,7 +339,10 @@ extension Gateway {
 
     /// Positions and balances, read every `holdingsInterval` (and at once after a fill), each change sent once.
     private func sendHoldings(
-        owner: Owner, _ selection: Selection, _ holdings: (positions: Bool, balances: Bool), fills: AsyncStream<Void>,
+        owner: Owner,
+        _ selection: Selection,
+        _ holdings: (positions: Bool, balances: Bool),
+        fills: AsyncStream<Void>,
         send: @escaping @Sendable (StreamEvent) -> Bool
     ) async {
         let interval = streams.settings.holdingsInterval
@@ -318,15 +372,24 @@ extension Gateway {
                     let now = Dictionary(answer.data.map { (Self.holdingKey($0), $0) }, uniquingKeysWith: { a, _ in a })
                     let failed = Set(answer.sources.filter { $0.status == .error }.map(\.connection))
                     for change in Self.changes(from: positions, to: now, failed: failed, connectionOf: \.connectionId, same: Self.sameHolding) {
-                        if !send(.position(PositionChange(change: change.kind, position: change.item))) { group.cancelAll(); return }
+                        if !send(.position(PositionChange(change: change.kind, position: change.item))) {
+                            group.cancelAll()
+                            return
+                        }
                     }
                     positions = Self.merged(positions, now, failed: failed, connectionOf: \.connectionId)
                 }
                 if holdings.balances, let answer = try? await self.balances(owner: owner, read) {
-                    let now = Dictionary(answer.data.map { ("\($0.connectionId)|\($0.accountId)|\($0.currency)", $0) }, uniquingKeysWith: { a, _ in a })
+                    let now = Dictionary(
+                        answer.data.map { ("\($0.connectionId)|\($0.accountId)|\($0.currency)", $0) },
+                        uniquingKeysWith: { a, _ in a }
+                    )
                     let failed = Set(answer.sources.filter { $0.status == .error }.map(\.connection))
                     for change in Self.changes(from: balances, to: now, failed: failed, connectionOf: \.connectionId, same: Self.sameBalance) {
-                        if !send(.balance(BalanceChange(change: change.kind, balance: change.item))) { group.cancelAll(); return }
+                        if !send(.balance(BalanceChange(change: change.kind, balance: change.item))) {
+                            group.cancelAll()
+                            return
+                        }
                     }
                     balances = Self.merged(balances, now, failed: failed, connectionOf: \.connectionId)
                 }
@@ -352,7 +415,10 @@ extension Gateway {
     /// What changed between two reads. The first read is the snapshot; a connection that failed this time closes
     /// nothing (its holdings are unknown, not gone).
     static func changes<Item>(
-        from before: [String: Item]?, to now: [String: Item], failed: Set<String>, connectionOf: KeyPath<Item, String>,
+        from before: [String: Item]?,
+        to now: [String: Item],
+        failed: Set<String>,
+        connectionOf: KeyPath<Item, String>,
         same: (Item, Item) -> Bool
     ) -> [(kind: HoldingChangeKind, item: Item)] {
         guard let before else { return now.keys.sorted().map { (.snapshot, now[$0]!) } }
@@ -374,7 +440,10 @@ extension Gateway {
 
     /// The holdings known after a read: the new ones, and the last known of connections that failed this time.
     static func merged<Item>(
-        _ before: [String: Item]?, _ now: [String: Item], failed: Set<String>, connectionOf: KeyPath<Item, String>
+        _ before: [String: Item]?,
+        _ now: [String: Item],
+        failed: Set<String>,
+        connectionOf: KeyPath<Item, String>
     ) -> [String: Item] {
         var result = now
         for (key, item) in before ?? [:] where result[key] == nil && failed.contains(item[keyPath: connectionOf]) {

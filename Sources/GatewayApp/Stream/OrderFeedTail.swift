@@ -47,7 +47,9 @@ actor OrderFeedTail {
             if cursor == nil { cursor = from }
         }
         let (events, continuation) = AsyncStream.makeStream(
-            of: OrderFeedEvent.self, bufferingPolicy: .bufferingOldest(max(1, capacity)))
+            of: OrderFeedEvent.self,
+            bufferingPolicy: .bufferingOldest(max(1, capacity))
+        )
         nextId += 1
         let id = nextId
         listeners[id] = Listener(user: user, continuation: continuation)
@@ -140,7 +142,14 @@ extension OrderUpdate {
         order?.connectionId = feed.connectionId
         if let broker = feed.broker { order?.broker = broker }
         self.init(
-            kind: kind, orderId: feed.orderId, connectionId: feed.connectionId, broker: feed.broker ?? order?.broker,
-            status: event.status, order: order, detail: event.detail, at: event.at)
+            kind: kind,
+            orderId: feed.orderId,
+            connectionId: feed.connectionId,
+            broker: feed.broker ?? order?.broker,
+            status: event.status,
+            order: order,
+            detail: event.detail,
+            at: event.at
+        )
     }
 }

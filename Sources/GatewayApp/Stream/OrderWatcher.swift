@@ -95,8 +95,10 @@ extension Gateway {
         await withTaskGroup(of: Void.self) { group in
             for (connection, references) in byConnection {
                 let chosen = turns.take(
-                    references.sorted { $0.id < $1.id }, connectionId: "\(connection.tenantId)\n\(connection.connectionId)",
-                    count: perConnection)
+                    references.sorted { $0.id < $1.id },
+                    connectionId: "\(connection.tenantId)\n\(connection.connectionId)",
+                    count: perConnection
+                )
                 group.addTask {
                     for reference in chosen { await self.watch(reference) }
                 }
@@ -124,7 +126,8 @@ extension Gateway {
                 if Task.isCancelled { return }
                 logger.notice(
                     "a broker's order update stream failed; the order watcher's passes go on, and it reconnects",
-                    metadata: ["connection": .string(watched.connectionId), "error": .string("\(error)")])
+                    metadata: ["connection": .string(watched.connectionId), "error": .string("\(error)")]
+                )
             }
             do { try await Task.sleep(for: .seconds(5)) } catch { return }
         }
@@ -135,7 +138,10 @@ extension Gateway {
         do {
             guard
                 let journaled = try await journal.journaledOrder(
-                    tenantId: connection.tenantId, connectionId: connection.id, brokerOrderId: brokerOrderId),
+                    tenantId: connection.tenantId,
+                    connectionId: connection.id,
+                    brokerOrderId: brokerOrderId
+                ),
                 journaled.state == .accepted, !inFlight.isRunning(journaled.id)
             else { return }
             try await streams.refreshingOnce(journaled.id) {
@@ -147,7 +153,8 @@ extension Gateway {
         } catch {
             logger.debug(
                 "a pushed order change could not be recorded; the next pass will",
-                metadata: ["connection": .string(connection.id), "error": .string("\(error)")])
+                metadata: ["connection": .string(connection.id), "error": .string("\(error)")]
+            )
         }
     }
 
@@ -171,7 +178,8 @@ extension Gateway {
                 metadata: [
                     "order": .string(reference.id), "connection": .string(reference.connectionId),
                     "error": .string("\(error)"),
-                ])
+                ]
+            )
         }
     }
 }

@@ -15,9 +15,10 @@ actor QuoteFeeds {
         var poll: @Sendable ([InstrumentReference]) async throws -> [Quote]
         /// Streams quotes until cancelled, calling the first closure once the broker confirmed the subscription;
         /// `false` at once when the connection has no stream (then it is polled).
-        var stream: @Sendable (
-            [InstrumentReference], @escaping @Sendable () async -> Void, @escaping @Sendable (Quote) async -> Void
-        ) async throws -> Bool
+        var stream:
+            @Sendable (
+                [InstrumentReference], @escaping @Sendable () async -> Void, @escaping @Sendable (Quote) async -> Void
+            ) async throws -> Bool
     }
 
     enum Message: Sendable {
@@ -66,10 +67,15 @@ actor QuoteFeeds {
 
     /// Watches `instruments` at the connection; the last quote known of each comes at once.
     func watch(
-        _ connection: ConnectionDescriptor, _ instruments: [InstrumentReference], capacity: Int, source: Source
+        _ connection: ConnectionDescriptor,
+        _ instruments: [InstrumentReference],
+        capacity: Int,
+        source: Source
     ) -> (id: UInt64, messages: AsyncStream<Message>) {
         let (messages, continuation) = AsyncStream.makeStream(
-            of: Message.self, bufferingPolicy: .bufferingNewest(max(1, capacity)))
+            of: Message.self,
+            bufferingPolicy: .bufferingNewest(max(1, capacity))
+        )
         nextId += 1
         let id = nextId
         var feed = feeds[connection.id] ?? Feed(connection: connection)
@@ -169,7 +175,8 @@ actor QuoteFeeds {
                                 { quote in
                                     await self.received([quote], connectionId: connectionId)
                                     await self.recovered(connectionId, latency: .zero)
-                                }) ? .closedByBroker : .noStream
+                                }
+                            ) ? .closedByBroker : .noStream
                         }
                         group.addTask {
                             await self.changed(connectionId, since: version)
@@ -197,7 +204,8 @@ actor QuoteFeeds {
                     let failure = error as? GatewayError ?? GatewayError(.upstreamUnavailable, "the quote stream failed")
                     logger.notice(
                         "a broker's quote stream failed; its quotes are polled for a while",
-                        metadata: ["connection": .string(connectionId), "error": .string(failure.message)])
+                        metadata: ["connection": .string(connectionId), "error": .string(failure.message)]
+                    )
                     failed(connectionId, failure, latency: ContinuousClock.now - started)
                     feeds[connectionId]?.pollUntil = .now + streamRetry
                 }
@@ -247,9 +255,13 @@ actor QuoteFeeds {
     private func failed(_ connectionId: String, _ error: GatewayError, latency: Duration) {
         guard var feed = feeds[connectionId] else { return }
         let report = SourceReport(
-            connection: connectionId, broker: feed.connection.broker, status: .error,
+            connection: connectionId,
+            broker: feed.connection.broker,
+            status: .error,
             latencyMs: Int(latency.components.seconds * 1000 + latency.components.attoseconds / 1_000_000_000_000_000),
-            asOf: Date(), error: SourceReport.Failure(error))
+            asOf: Date(),
+            error: SourceReport.Failure(error)
+        )
         if feed.failing?.error != report.error {
             for watcher in feed.watchers.values { watcher.continuation.yield(.source(report)) }
         }
@@ -261,9 +273,13 @@ actor QuoteFeeds {
         guard var feed = feeds[connectionId], feed.failing != nil else { return }
         feed.failing = nil
         let report = SourceReport(
-            connection: connectionId, broker: feed.connection.broker, status: .ok,
+            connection: connectionId,
+            broker: feed.connection.broker,
+            status: .ok,
             latencyMs: Int(latency.components.seconds * 1000 + latency.components.attoseconds / 1_000_000_000_000_000),
-            asOf: Date(), served: .fresh)
+            asOf: Date(),
+            served: .fresh
+        )
         for watcher in feed.watchers.values { watcher.continuation.yield(.source(report)) }
         feeds[connectionId] = feed
     }

@@ -81,7 +81,12 @@ public struct StreamReady: Codable, Sendable, Hashable {
     public var connections: [String]
 
     public init(
-        cursor: String, resumed: Bool, quotes: [String], orders: Bool, positions: Bool, balances: Bool,
+        cursor: String,
+        resumed: Bool,
+        quotes: [String],
+        orders: Bool,
+        positions: Bool,
+        balances: Bool,
         connections: [String]
     ) {
         self.cursor = cursor
@@ -136,8 +141,12 @@ public struct StreamSubscription: Sendable, Hashable {
     public var balances: Bool
 
     public init(
-        symbols: [String] = [], assetClass: AssetClass? = nil, watchlistId: String? = nil, orders: Bool = true,
-        positions: Bool = false, balances: Bool = false
+        symbols: [String] = [],
+        assetClass: AssetClass? = nil,
+        watchlistId: String? = nil,
+        orders: Bool = true,
+        positions: Bool = false,
+        balances: Bool = false
     ) {
         self.symbols = symbols
         self.assetClass = assetClass
@@ -166,9 +175,13 @@ public struct StreamSettings: Sendable {
     public var bufferedMessages: Int
 
     public init(
-        quoteInterval: Duration = .seconds(1), holdingsInterval: Duration = .seconds(5),
-        feedInterval: Duration = .milliseconds(250), orderWatchInterval: Duration = .seconds(1),
-        heartbeatInterval: Duration = .seconds(15), streamsPerUser: Int = 5, bufferedMessages: Int = 1000
+        quoteInterval: Duration = .seconds(1),
+        holdingsInterval: Duration = .seconds(5),
+        feedInterval: Duration = .milliseconds(250),
+        orderWatchInterval: Duration = .seconds(1),
+        heartbeatInterval: Duration = .seconds(15),
+        streamsPerUser: Int = 5,
+        bufferedMessages: Int = 1000
     ) {
         self.quoteInterval = quoteInterval
         self.holdingsInterval = holdingsInterval

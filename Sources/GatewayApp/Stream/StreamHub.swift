@@ -42,8 +42,11 @@ final class StreamHub: Sendable {
         }
         guard admitted else {
             throw GatewayError(
-                .rateLimited, "the user has \(limit) streams open, the most allowed; close one first", retryable: true,
-                retryAfter: 1)
+                .rateLimited,
+                "the user has \(limit) streams open, the most allowed; close one first",
+                retryable: true,
+                retryAfter: 1
+            )
         }
     }
 
@@ -94,7 +97,9 @@ final class StreamHub: Sendable {
     /// The user's alert firings, from now until `stopListeningForAlerts`.
     func listenForAlerts(_ user: OrderFeedTail.UserKey) -> (id: UInt64, alerts: AsyncStream<AlertNotification>) {
         let (alerts, continuation) = AsyncStream.makeStream(
-            of: AlertNotification.self, bufferingPolicy: .bufferingNewest(max(1, settings.bufferedMessages)))
+            of: AlertNotification.self,
+            bufferingPolicy: .bufferingNewest(max(1, settings.bufferedMessages))
+        )
         let id = nextProducer.add(1, ordering: .relaxed).newValue
         alertListeners.withLock { $0[user, default: [:]][id] = continuation }
         return (id, alerts)

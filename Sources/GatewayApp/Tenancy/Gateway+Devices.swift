@@ -24,9 +24,14 @@ extension Gateway {
                 throw GatewayError.unprocessable([FieldProblem(field: "name", problem: "must be 1 to 100 characters on one line")])
             }
         }
-        guard let device = try await store.updateDevice(
-            tenantId: owner.tenant.id, userId: owner.userId, id: id,
-            name: name?.trimmingCharacters(in: .whitespaces), trusted: trusted)
+        guard
+            let device = try await store.updateDevice(
+                tenantId: owner.tenant.id,
+                userId: owner.userId,
+                id: id,
+                name: name?.trimmingCharacters(in: .whitespaces),
+                trusted: trusted
+            )
         else {
             throw GatewayError(.notFound, "no device '\(id)'")
         }
@@ -38,9 +43,19 @@ extension Gateway {
 
     /// Removes a device; its sessions end with it, so its tokens are refused from the next request on.
     public func deleteDevice(owner: Owner, id: String) async throws {
-        guard try await store.deleteDevice(
-            tenantId: owner.tenant.id, userId: owner.userId, id: id,
-            audit: AuditRecord(tenantId: owner.tenant.id, actor: owner.actor, action: "device.removed", target: id, detail: ["userId": owner.userId]))
+        guard
+            try await store.deleteDevice(
+                tenantId: owner.tenant.id,
+                userId: owner.userId,
+                id: id,
+                audit: AuditRecord(
+                    tenantId: owner.tenant.id,
+                    actor: owner.actor,
+                    action: "device.removed",
+                    target: id,
+                    detail: ["userId": owner.userId]
+                )
+            )
         else {
             throw GatewayError(.notFound, "no device '\(id)'")
         }
@@ -56,10 +71,19 @@ extension Gateway {
     public func revokeDeviceSessions(owner: Owner, id: String) async throws -> Int {
         _ = try await device(owner: owner, id: id)
         return try await store.revokeSessions(
-            tenantId: owner.tenant.id, userId: owner.userId, sessionId: nil, deviceId: id, reason: "device_logout",
+            tenantId: owner.tenant.id,
+            userId: owner.userId,
+            sessionId: nil,
+            deviceId: id,
+            reason: "device_logout",
             audit: AuditRecord(
-                tenantId: owner.tenant.id, actor: owner.actor, action: "session.revoked", target: id,
-                detail: ["reason": "device_logout", "userId": owner.userId]))
+                tenantId: owner.tenant.id,
+                actor: owner.actor,
+                action: "session.revoked",
+                target: id,
+                detail: ["reason": "device_logout", "userId": owner.userId]
+            )
+        )
     }
 }
 
@@ -84,14 +108,18 @@ extension Gateway {
                     .unprocessable,
                     "this operation is about the caller's current device: with an API key, name it in the X-Device-ID header (dev_…)",
                     retryable: false,
-                    details: [FieldProblem(field: "X-Device-ID", problem: "is required with an API key")])
+                    details: [FieldProblem(field: "X-Device-ID", problem: "is required with an API key")]
+                )
             }
             id = deviceHeader
         }
         guard let device = try await store.device(tenantId: owner.tenant.id, userId: owner.userId, id: id) else {
             throw GatewayError(
-                .notFound, "no device '\(id)' of this user", retryable: false,
-                details: [FieldProblem(field: "X-Device-ID", problem: "names no device of the user")])
+                .notFound,
+                "no device '\(id)' of this user",
+                retryable: false,
+                details: [FieldProblem(field: "X-Device-ID", problem: "names no device of the user")]
+            )
         }
         return (owner, device)
     }
@@ -120,11 +148,19 @@ extension Gateway {
         let (owner, device) = try await currentDevice(principal, deviceHeader: deviceHeader)
         guard
             let updated = try await store.setPushToken(
-                tenantId: owner.tenant.id, userId: owner.userId, deviceId: device.id, token: checked.token,
+                tenantId: owner.tenant.id,
+                userId: owner.userId,
+                deviceId: device.id,
+                token: checked.token,
                 platform: checked.platform,
                 audit: AuditRecord(
-                    tenantId: owner.tenant.id, actor: owner.actor, action: "device.push_token_registered", target: device.id,
-                    detail: ["userId": owner.userId, "platform": checked.platform.rawValue]))
+                    tenantId: owner.tenant.id,
+                    actor: owner.actor,
+                    action: "device.push_token_registered",
+                    target: device.id,
+                    detail: ["userId": owner.userId, "platform": checked.platform.rawValue]
+                )
+            )
         else {
             throw GatewayError(.notFound, "no device '\(device.id)' of this user")
         }
@@ -137,10 +173,17 @@ extension Gateway {
         let (owner, device) = try await currentDevice(principal, deviceHeader: deviceHeader)
         guard
             try await store.removePushToken(
-                tenantId: owner.tenant.id, userId: owner.userId, deviceId: device.id,
+                tenantId: owner.tenant.id,
+                userId: owner.userId,
+                deviceId: device.id,
                 audit: AuditRecord(
-                    tenantId: owner.tenant.id, actor: owner.actor, action: "device.push_token_removed", target: device.id,
-                    detail: ["userId": owner.userId]))
+                    tenantId: owner.tenant.id,
+                    actor: owner.actor,
+                    action: "device.push_token_removed",
+                    target: device.id,
+                    detail: ["userId": owner.userId]
+                )
+            )
         else {
             throw GatewayError(.notFound, "the device '\(device.id)' has no push token")
         }

@@ -14,8 +14,14 @@ extension Gateway {
     /// and its user (``createKey(tenant:actor:creatorScopes:creatorUserId:label:scopes:userId:)``).
     public func createKey(principal: Principal, label: String, scopes: [String], userId: String?) async throws -> IssuedAPIKey {
         try await createKey(
-            tenant: principal.tenant, actor: principal.actor, creatorScopes: principal.scopes,
-            creatorUserId: try await boundUser(of: principal), label: label, scopes: scopes, userId: userId)
+            tenant: principal.tenant,
+            actor: principal.actor,
+            creatorScopes: principal.scopes,
+            creatorUserId: try await boundUser(of: principal),
+            label: label,
+            scopes: scopes,
+            userId: userId
+        )
     }
 
     /// Issues a key with the scopes asked for, optionally bound to one of the tenant's users. A key never grants
@@ -25,8 +31,13 @@ extension Gateway {
     /// - Throws: 422 naming `label`, `scopes` or `userId` for what is not right; 403 `forbidden` naming `scopes` or
     ///   `userId` for what the creating key may not grant.
     public func createKey(
-        tenant: Tenant, actor: String, creatorScopes: Set<Scope>, creatorUserId: String? = nil, label: String,
-        scopes names: [String], userId: String?
+        tenant: Tenant,
+        actor: String,
+        creatorScopes: Set<Scope>,
+        creatorUserId: String? = nil,
+        label: String,
+        scopes names: [String],
+        userId: String?
     ) async throws -> IssuedAPIKey {
         var problems: [FieldProblem] = []
         let label = label.trimmingCharacters(in: .whitespaces)
@@ -38,8 +49,13 @@ extension Gateway {
         if names.isEmpty {
             problems.append(FieldProblem(field: "scopes", problem: "must name at least one of: read, trade, admin"))
         } else if !unknown.isEmpty {
-            problems.append(FieldProblem(
-                field: "scopes", problem: "has unknown scopes (\(unknown.prefix(5).map { BrokerText.sanitized($0, limit: 20) }.joined(separator: ", "))); known: read, trade, admin"))
+            problems.append(
+                FieldProblem(
+                    field: "scopes",
+                    problem:
+                        "has unknown scopes (\(unknown.prefix(5).map { BrokerText.sanitized($0, limit: 20) }.joined(separator: ", "))); known: read, trade, admin"
+                )
+            )
         }
         if let userId, try await store.user(tenantId: tenant.id, id: userId) == nil {
             problems.append(FieldProblem(field: "userId", problem: "names no user of this tenant"))
@@ -48,8 +64,11 @@ extension Gateway {
         if !scopes.isSubset(of: creatorScopes) {
             let missing = Scope.text(scopes.subtracting(creatorScopes))
             throw GatewayError(
-                .forbidden, "the creating key lacks the '\(missing)' scope, so it cannot grant it", retryable: false,
-                details: [FieldProblem(field: "scopes", problem: "cannot grant \(missing), which the creating key lacks")])
+                .forbidden,
+                "the creating key lacks the '\(missing)' scope, so it cannot grant it",
+                retryable: false,
+                details: [FieldProblem(field: "scopes", problem: "cannot grant \(missing), which the creating key lacks")]
+            )
         }
         if let creatorUserId, userId != creatorUserId {
             throw GatewayError(
@@ -58,13 +77,18 @@ extension Gateway {
                     ? "a key bound to one user cannot create an unbound key (it would act for every user)"
                     : "a key bound to one user creates keys for that user only",
                 retryable: false,
-                details: [FieldProblem(field: "userId", problem: "must be \(creatorUserId), the creating key's user")])
+                details: [FieldProblem(field: "userId", problem: "must be \(creatorUserId), the creating key's user")]
+            )
         }
         var detail = ["label": label, "scopes": Scope.text(scopes)]
         if let userId { detail["userId"] = userId }
         return try await store.issueAPIKey(
-            tenantId: tenant.id, label: label, scopes: scopes.sorted().map(\.rawValue), userId: userId,
-            audit: AuditRecord(tenantId: tenant.id, actor: actor, action: "key.created", detail: detail))
+            tenantId: tenant.id,
+            label: label,
+            scopes: scopes.sorted().map(\.rawValue),
+            userId: userId,
+            audit: AuditRecord(tenantId: tenant.id, actor: actor, action: "key.created", detail: detail)
+        )
     }
 
     /// The user an API key acting as `principal` is bound to (read from the store, not from a header the request
@@ -92,12 +116,16 @@ extension Gateway {
                 .forbidden,
                 "\(act) gives a session that reads and trades; this key lacks the '\(Scope.text(missing))' scope",
                 retryable: false,
-                details: [FieldProblem(field: "scope", problem: "'\(Scope.text(Scope.session))' are required; the key lacks \(Scope.text(missing))")])
+                details: [FieldProblem(field: "scope", problem: "'\(Scope.text(Scope.session))' are required; the key lacks \(Scope.text(missing))")]
+            )
         }
         if let bound = try await boundUser(of: principal), bound != userId {
             throw GatewayError(
-                .forbidden, "this API key is bound to one user and acts for no other", retryable: false,
-                details: [FieldProblem(field: "id", problem: "names another user than the key's")])
+                .forbidden,
+                "this API key is bound to one user and acts for no other",
+                retryable: false,
+                details: [FieldProblem(field: "id", problem: "names another user than the key's")]
+            )
         }
     }
 
@@ -109,8 +137,10 @@ extension Gateway {
     /// Revokes a key: refused from the next request on, whatever is cached.
     public func revokeKey(tenant: Tenant, actor: String, id: String) async throws -> APIKeyInfo {
         let revoked = try await store.revokeAPIKey(
-            tenantId: tenant.id, keyId: id,
-            audit: AuditRecord(tenantId: tenant.id, actor: actor, action: "key.revoked", target: id))
+            tenantId: tenant.id,
+            keyId: id,
+            audit: AuditRecord(tenantId: tenant.id, actor: actor, action: "key.revoked", target: id)
+        )
         guard let key = try await store.apiKey(tenantId: tenant.id, id: id) else {
             throw GatewayError(.notFound, "no key '\(id)'")
         }
@@ -128,15 +158,25 @@ extension Gateway {
 
     /// Records what a user's request did, in the tenant's audit log. The detail holds safe fields only.
     func audit(_ owner: Owner, _ action: String, target: String?, outcome: AuditRecord.Outcome = .ok, detail: [String: String] = [:]) async throws {
-        try await store.recordAudit(AuditRecord(
-            tenantId: owner.tenant.id, actor: owner.actor, action: action, target: target, outcome: outcome,
-            detail: detail.merging(["userId": owner.userId]) { current, _ in current }))
+        try await store.recordAudit(
+            AuditRecord(
+                tenantId: owner.tenant.id,
+                actor: owner.actor,
+                action: action,
+                target: target,
+                outcome: outcome,
+                detail: detail.merging(["userId": owner.userId]) { current, _ in current }
+            )
+        )
     }
 
     /// Disables a tenant: its keys are refused from the next request on. The operator's command.
     public func disableTenant(id: String) async throws -> Tenant {
-        guard let tenant = try await store.disableTenant(
-            id: id, audit: AuditRecord(tenantId: id, actor: AuditRecord.operatorActor, action: "tenant.disabled", target: id))
+        guard
+            let tenant = try await store.disableTenant(
+                id: id,
+                audit: AuditRecord(tenantId: id, actor: AuditRecord.operatorActor, action: "tenant.disabled", target: id)
+            )
         else {
             throw GatewayError(.notFound, "no tenant '\(id)'")
         }

@@ -21,12 +21,21 @@ extension Gateway {
     ///   scope, or a bound key naming another user; 400 for a malformed user id; 404 for a user the tenant does not
     ///   have.
     public func principal(
-        apiKey: String, requiredScope: Scope, actingFor header: String?, userScoped: Bool
+        apiKey: String,
+        requiredScope: Scope,
+        actingFor header: String?,
+        userScoped: Bool
     ) async throws -> Principal {
         let store = self.store
-        guard let found = try await hotReads.read(hotReads.keys, HotReads.digest(ofKey: apiKey), load: {
-            try await store.authenticateAPIKey(apiKey)
-        }) else {
+        guard
+            let found = try await hotReads.read(
+                hotReads.keys,
+                HotReads.digest(ofKey: apiKey),
+                load: {
+                    try await store.authenticateAPIKey(apiKey)
+                }
+            )
+        else {
             throw GatewayError(.unauthorized, "the API key is not valid (unknown or revoked)", retryable: false)
         }
         guard found.tenant.disabledAt == nil else {
@@ -35,17 +44,27 @@ extension Gateway {
         let scopes = Scope.parse(found.key.scopes)
         guard scopes.contains(requiredScope) else {
             throw GatewayError(
-                .forbidden, "this API key lacks the '\(requiredScope.rawValue)' scope this operation needs",
+                .forbidden,
+                "this API key lacks the '\(requiredScope.rawValue)' scope this operation needs",
                 retryable: false,
-                details: [FieldProblem(field: "scope", problem: "'\(requiredScope.rawValue)' is required; the key has \(Scope.text(scopes).isEmpty ? "none" : Scope.text(scopes))")])
+                details: [
+                    FieldProblem(
+                        field: "scope",
+                        problem: "'\(requiredScope.rawValue)' is required; the key has \(Scope.text(scopes).isEmpty ? "none" : Scope.text(scopes))"
+                    )
+                ]
+            )
         }
         var userId = found.key.userId
         if let header, userScoped {
             if let bound = found.key.userId {
                 guard header == bound else {
                     throw GatewayError(
-                        .forbidden, "this API key is bound to one user and acts for no other", retryable: false,
-                        details: [FieldProblem(field: "X-User-ID", problem: "names another user than the key's")])
+                        .forbidden,
+                        "this API key is bound to one user and acts for no other",
+                        retryable: false,
+                        details: [FieldProblem(field: "X-User-ID", problem: "names another user than the key's")]
+                    )
                 }
             } else {
                 userId = try await requireUser(tenant: found.tenant, header)
@@ -59,8 +78,11 @@ extension Gateway {
         guard id.hasPrefix("usr_"), id.count <= Self.userIdMaxLength, id.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_") })
         else {
             throw GatewayError(
-                .invalidRequest, "X-User-ID must be a user id (usr_…)", retryable: false,
-                details: [FieldProblem(field: "X-User-ID", problem: "must be a user id (usr_…)")])
+                .invalidRequest,
+                "X-User-ID must be a user id (usr_…)",
+                retryable: false,
+                details: [FieldProblem(field: "X-User-ID", problem: "must be a user id (usr_…)")]
+            )
         }
         let store = self.store
         let exists = try await hotReads.read(hotReads.users, HotReads.UserKey(tenantId: tenant.id, userId: id)) {

@@ -23,9 +23,11 @@ extension NewDevice {
         let device = NewDevice(
             name: text(name, "device.name", required: true, max: 100) ?? "",
             type: text(type, "device.type", required: true, max: 32) ?? "",
-            model: text(model, "device.model", required: false, max: 100), os: text(os, "device.os", required: false, max: 100),
+            model: text(model, "device.model", required: false, max: 100),
+            os: text(os, "device.os", required: false, max: 100),
             appVersion: text(appVersion, "device.appVersion", required: false, max: 64),
-            fingerprint: text(fingerprint, "device.fingerprint", required: false, max: 256))
+            fingerprint: text(fingerprint, "device.fingerprint", required: false, max: 256)
+        )
         if !problems.isEmpty { throw GatewayError.unprocessable(problems) }
         return device
     }
@@ -42,7 +44,11 @@ public struct LoginRequest: Sendable {
     public var clientAddress: String?
 
     public init(
-        tenantId: String, email: String? = nil, password: String? = nil, code: String? = nil, device: NewDevice,
+        tenantId: String,
+        email: String? = nil,
+        password: String? = nil,
+        code: String? = nil,
+        device: NewDevice,
         clientAddress: String? = nil
     ) {
         self.tenantId = tenantId
@@ -98,12 +104,19 @@ extension Gateway {
         switch (request.email, request.password, request.code) {
         case (let email?, let password?, nil):
             userId = try await passwordLogin(
-                tenant: tenant, email: String(email.lowercased().prefix(320)), password: password, address: request.clientAddress, now: now)
+                tenant: tenant,
+                email: String(email.lowercased().prefix(320)),
+                password: password,
+                address: request.clientAddress,
+                now: now
+            )
         case (nil, nil, let code?):
             guard code.hasPrefix(Self.loginCodePrefix), code.count <= 128,
                 let found = try await store.consumeLoginCode(tenantId: tenant.id, hash: Self.sha256(code), now: now)
             else {
-                try await store.recordAudit(AuditRecord(tenantId: tenant.id, actor: "anonymous", action: "login", outcome: .failed, detail: ["method": "code"]))
+                try await store.recordAudit(
+                    AuditRecord(tenantId: tenant.id, actor: "anonymous", action: "login", outcome: .failed, detail: ["method": "code"])
+                )
                 throw Self.invalidLogin
             }
             userId = found
@@ -113,11 +126,18 @@ extension Gateway {
         let registered = try await store.registerDevice(tenantId: tenant.id, userId: userId, device, limit: sessions.maxDevicesPerUser)
         let refresh = Self.newSecret(prefix: Self.refreshTokenPrefix)
         let session = try await store.createSession(
-            tenantId: tenant.id, userId: userId, deviceId: registered.id, refreshHash: Self.sha256(refresh),
+            tenantId: tenant.id,
+            userId: userId,
+            deviceId: registered.id,
+            refreshHash: Self.sha256(refresh),
             expiresAt: now.addingTimeInterval(sessions.sessionLifetime.seconds),
             audit: AuditRecord(
-                tenantId: tenant.id, actor: userId, action: "login",
-                detail: ["method": request.code == nil ? "password" : "code", "deviceId": registered.id]))
+                tenantId: tenant.id,
+                actor: userId,
+                action: "login",
+                detail: ["method": request.code == nil ? "password" : "code", "deviceId": registered.id]
+            )
+        )
         return try await issue(session: session, device: registered, refreshToken: refresh, tenant: tenant)
     }
 
@@ -127,19 +147,32 @@ extension Gateway {
         guard password.count <= PasswordHasher.maximumLength, let candidate = try await store.loginCandidate(tenantId: tenant.id, email: email) else {
             try await passwords.verifyNothing(String(password.prefix(PasswordHasher.maximumLength)), tenant: tenant.id)
             logins.recordFailure(address: address, tenantId: tenant.id, email: email, now: now)
-            try await store.recordAudit(AuditRecord(tenantId: tenant.id, actor: "anonymous", action: "login", outcome: .failed, detail: ["method": "password"]))
+            try await store.recordAudit(
+                AuditRecord(tenantId: tenant.id, actor: "anonymous", action: "login", outcome: .failed, detail: ["method": "password"])
+            )
             throw Self.invalidLogin
         }
-        let matches = if let stored = candidate.passwordHash {
-            try await passwords.verify(password, against: stored, tenant: tenant.id)
-        } else {
-            try await { try await passwords.verifyNothing(password, tenant: tenant.id); return false }()
-        }
+        let matches =
+            if let stored = candidate.passwordHash {
+                try await passwords.verify(password, against: stored, tenant: tenant.id)
+            } else {
+                try await {
+                    try await passwords.verifyNothing(password, tenant: tenant.id)
+                    return false
+                }()
+            }
         guard matches else {
             logins.recordFailure(address: address, tenantId: tenant.id, email: email, now: now)
-            try await store.recordAudit(AuditRecord(
-                tenantId: tenant.id, actor: candidate.user.id, action: "login", target: candidate.user.id, outcome: .failed,
-                detail: ["method": "password"]))
+            try await store.recordAudit(
+                AuditRecord(
+                    tenantId: tenant.id,
+                    actor: candidate.user.id,
+                    action: "login",
+                    target: candidate.user.id,
+                    outcome: .failed,
+                    detail: ["method": "password"]
+                )
+            )
             throw Self.invalidLogin
         }
         logins.recordSuccess(address: address, tenantId: tenant.id, email: email)
@@ -159,11 +192,19 @@ extension Gateway {
         }
         let fresh = Self.rotatedRefreshToken(from: token)
         let outcome = try await store.rotateRefreshToken(
-            presented: Self.sha256(token), newHash: Self.sha256(fresh), now: sessions.now(), grace: sessions.refreshGrace.seconds
+            presented: Self.sha256(token),
+            newHash: Self.sha256(fresh),
+            now: sessions.now(),
+            grace: sessions.refreshGrace.seconds
         ) { session in
             AuditRecord(
-                tenantId: session.tenantId, actor: session.userId, action: "session.refresh_reuse", target: session.id,
-                outcome: .failed, detail: ["deviceId": session.deviceId])
+                tenantId: session.tenantId,
+                actor: session.userId,
+                action: "session.refresh_reuse",
+                target: session.id,
+                outcome: .failed,
+                detail: ["deviceId": session.deviceId]
+            )
         }
         switch outcome {
         case .rotated(let session), .replayed(let session):
@@ -175,8 +216,10 @@ extension Gateway {
             return try await issue(session: session, device: device, refreshToken: fresh, tenant: tenant)
         case .reused:
             throw GatewayError(
-                .unauthorized, "this refresh token was already used: the session is revoked for safety; log in again",
-                retryable: false)
+                .unauthorized,
+                "this refresh token was already used: the session is revoked for safety; log in again",
+                retryable: false
+            )
         case .ended:
             throw GatewayError(.unauthorized, "the session has ended; log in again", retryable: false)
         case .unknown:
@@ -188,9 +231,15 @@ extension Gateway {
         let now = sessions.now()
         let lifetime = min(sessions.accessTokenLifetime.seconds, max(1, session.expiresAt.timeIntervalSince(now)))
         let claims = AccessTokenClaims(
-            iss: IssuerClaim(value: sessions.issuer), sub: SubjectClaim(value: session.userId), tid: tenant.id,
-            sid: session.id, did: device.id, scope: "read trade", iat: IssuedAtClaim(value: now),
-            exp: ExpirationClaim(value: now.addingTimeInterval(lifetime)))
+            iss: IssuerClaim(value: sessions.issuer),
+            sub: SubjectClaim(value: session.userId),
+            tid: tenant.id,
+            sid: session.id,
+            did: device.id,
+            scope: "read trade",
+            iat: IssuedAtClaim(value: now),
+            exp: ExpirationClaim(value: now.addingTimeInterval(lifetime))
+        )
         let token = try await sessionKeys.collection().sign(claims, kid: sessions.signingKid.map { JWKIdentifier(string: $0) })
         return IssuedSession(accessToken: token, refreshToken: refreshToken, expiresIn: Int(lifetime), session: session, device: device)
     }
@@ -221,18 +270,27 @@ extension Gateway {
         let scopes: Set<Scope> = [.read, .trade]
         guard scopes.contains(requiredScope) else {
             throw GatewayError(
-                .forbidden, "an end user's session cannot do this; it needs a tenant API key with the '\(requiredScope.rawValue)' scope",
-                retryable: false, details: [FieldProblem(field: "scope", problem: "'\(requiredScope.rawValue)' is not a session's")])
+                .forbidden,
+                "an end user's session cannot do this; it needs a tenant API key with the '\(requiredScope.rawValue)' scope",
+                retryable: false,
+                details: [FieldProblem(field: "scope", problem: "'\(requiredScope.rawValue)' is not a session's")]
+            )
         }
         if let header, header != session.userId {
             throw GatewayError(
-                .forbidden, "a session acts for its own user only", retryable: false,
-                details: [FieldProblem(field: "X-User-ID", problem: "names another user than the session's")])
+                .forbidden,
+                "a session acts for its own user only",
+                retryable: false,
+                details: [FieldProblem(field: "X-User-ID", problem: "names another user than the session's")]
+            )
         }
         if let deviceHeader, deviceHeader != session.deviceId {
             throw GatewayError(
-                .forbidden, "the access token belongs to another device", retryable: false,
-                details: [FieldProblem(field: "X-Device-ID", problem: "is not the device of this session")])
+                .forbidden,
+                "the access token belongs to another device",
+                retryable: false,
+                details: [FieldProblem(field: "X-Device-ID", problem: "is not the device of this session")]
+            )
         }
         if deviceSeen.due(session.deviceId, now: now) { try await store.touchDevice(id: session.deviceId, now: now) }
         return Principal(tenant: tenant, userId: session.userId, scopes: scopes, credential: .session(id: session.id, deviceId: session.deviceId))
@@ -250,7 +308,11 @@ extension Gateway {
 
     /// Logs out: this session (`.session`), every session of one device (`.device`, the current one by default), or
     /// every session of the user (`.allDevices`). How many were revoked.
-    public enum LogoutScope: Sendable { case session, device(String?), allDevices }
+    public enum LogoutScope: Sendable {
+        case session
+        case device(String?)
+        case allDevices
+    }
 
     public func logout(_ principal: Principal, _ scope: LogoutScope) async throws -> Int {
         let current = try currentSession(principal)
@@ -264,10 +326,19 @@ extension Gateway {
             throw GatewayError(.notFound, "no device '\(deviceId)'")
         }
         return try await store.revokeSessions(
-            tenantId: principal.tenant.id, userId: current.userId, sessionId: sessionId, deviceId: deviceId, reason: reason,
+            tenantId: principal.tenant.id,
+            userId: current.userId,
+            sessionId: sessionId,
+            deviceId: deviceId,
+            reason: reason,
             audit: AuditRecord(
-                tenantId: principal.tenant.id, actor: current.userId, action: "session.revoked", target: sessionId ?? deviceId,
-                detail: ["reason": reason]))
+                tenantId: principal.tenant.id,
+                actor: current.userId,
+                action: "session.revoked",
+                target: sessionId ?? deviceId,
+                detail: ["reason": reason]
+            )
+        )
     }
 
     /// This session and every live session of the user.
@@ -288,8 +359,12 @@ extension Gateway {
             throw GatewayError.unprocessable([FieldProblem(field: "seconds", problem: "must be from 60 to \(Int(maximum)) on this device")])
         }
         let now = sessions.now()
-        guard let extended = try await store.extendSession(
-            id: current.id, expiresAt: now.addingTimeInterval(seconds.map(TimeInterval.init) ?? maximum), now: now)
+        guard
+            let extended = try await store.extendSession(
+                id: current.id,
+                expiresAt: now.addingTimeInterval(seconds.map(TimeInterval.init) ?? maximum),
+                now: now
+            )
         else {
             throw GatewayError(.unauthorized, "the session has ended", retryable: false)
         }
@@ -315,14 +390,27 @@ extension Gateway {
         var hash: String?
         if let password {
             guard (PasswordHasher.minimumLength...PasswordHasher.maximumLength).contains(password.count) else {
-                throw GatewayError.unprocessable([FieldProblem(
-                    field: "password", problem: "must be \(PasswordHasher.minimumLength) to \(PasswordHasher.maximumLength) characters")])
+                throw GatewayError.unprocessable([
+                    FieldProblem(
+                        field: "password",
+                        problem: "must be \(PasswordHasher.minimumLength) to \(PasswordHasher.maximumLength) characters"
+                    )
+                ])
             }
             hash = try await passwords.hash(password, tenant: tenant.id)
         }
-        guard try await store.setPasswordHash(
-            tenantId: tenant.id, userId: userId, hash: hash,
-            audit: AuditRecord(tenantId: tenant.id, actor: actor, action: password == nil ? "user.password_removed" : "user.password_set", target: userId))
+        guard
+            try await store.setPasswordHash(
+                tenantId: tenant.id,
+                userId: userId,
+                hash: hash,
+                audit: AuditRecord(
+                    tenantId: tenant.id,
+                    actor: actor,
+                    action: password == nil ? "user.password_removed" : "user.password_set",
+                    target: userId
+                )
+            )
         else {
             throw GatewayError(.notFound, "no user '\(userId)'")
         }
@@ -339,8 +427,12 @@ extension Gateway {
         let code = Self.newSecret(prefix: Self.loginCodePrefix)
         let expiresAt = sessions.now().addingTimeInterval(sessions.loginCodeLifetime.seconds)
         try await store.createLoginCode(
-            tenantId: principal.tenant.id, userId: userId, hash: Self.sha256(code), expiresAt: expiresAt,
-            audit: AuditRecord(tenantId: principal.tenant.id, actor: principal.actor, action: "user.login_code_issued", target: userId))
+            tenantId: principal.tenant.id,
+            userId: userId,
+            hash: Self.sha256(code),
+            expiresAt: expiresAt,
+            audit: AuditRecord(tenantId: principal.tenant.id, actor: principal.actor, action: "user.login_code_issued", target: userId)
+        )
         return (code, expiresAt)
     }
 

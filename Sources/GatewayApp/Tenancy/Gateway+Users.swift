@@ -78,7 +78,8 @@ public struct UserInput: Sendable, Hashable, Codable {
             },
             email: change(email, "email") { text in
                 let parts = text.split(separator: "@", omittingEmptySubsequences: false)
-                let valid = text.count <= Self.emailMaxLength && parts.count == 2 && !parts[0].isEmpty
+                let valid =
+                    text.count <= Self.emailMaxLength && parts.count == 2 && !parts[0].isEmpty
                     && parts[1].contains(".") && !parts[1].hasPrefix(".") && !parts[1].hasSuffix(".")
                     && text.allSatisfy({ !$0.isWhitespace && !$0.isNewline })
                 return valid ? nil : "must be an email address (name@domain), at most \(Self.emailMaxLength) characters"
@@ -86,7 +87,8 @@ public struct UserInput: Sendable, Hashable, Codable {
             displayName: change(displayName, "displayName") { text in
                 (1...Self.displayNameMaxLength).contains(text.count) && !text.contains(where: \.isNewline)
                     ? nil : "must be 1 to \(Self.displayNameMaxLength) characters on one line"
-            })
+            }
+        )
         if !problems.isEmpty { throw GatewayError.unprocessable(problems) }
         return update
     }
@@ -101,10 +103,15 @@ extension Gateway {
         let checked = try input.checked()
         let user = NewUser(externalId: checked.externalId.value, email: checked.email.value, displayName: checked.displayName.value)
         return try await store.createUser(
-            tenantId: tenant.id, user,
+            tenantId: tenant.id,
+            user,
             audit: AuditRecord(
-                tenantId: tenant.id, actor: actor, action: "user.created",
-                detail: user.externalId.map { ["externalId": $0] } ?? [:]))
+                tenantId: tenant.id,
+                actor: actor,
+                action: "user.created",
+                detail: user.externalId.map { ["externalId": $0] } ?? [:]
+            )
+        )
     }
 
     public func users(tenant: Tenant, after: String?, limit: Int, externalId: String?, email: String?) async throws -> [User] {
@@ -112,7 +119,12 @@ extension Gateway {
             throw GatewayError.invalid("limit", "must be between 1 and \(Self.userPageLimit)")
         }
         return try await store.users(
-            tenantId: tenant.id, after: after, limit: limit, externalId: externalId, email: email?.lowercased())
+            tenantId: tenant.id,
+            after: after,
+            limit: limit,
+            externalId: externalId,
+            email: email?.lowercased()
+        )
     }
 
     public func user(tenant: Tenant, id: String) async throws -> User {
@@ -142,14 +154,21 @@ extension Gateway {
             } catch {
                 logger.warning(
                     "a deleted user's sandbox account is not released",
-                    metadata: ["connection": .string(connection.id), "error": .string("\(error)")])
+                    metadata: ["connection": .string(connection.id), "error": .string("\(error)")]
+                )
             }
         }
         let deleted = try await store.deleteUser(
-            tenantId: tenant.id, id: id,
+            tenantId: tenant.id,
+            id: id,
             audit: AuditRecord(
-                tenantId: tenant.id, actor: actor, action: "user.deleted", target: id,
-                detail: ["connectionsRemoved": String(connections.count)]))
+                tenantId: tenant.id,
+                actor: actor,
+                action: "user.deleted",
+                target: id,
+                detail: ["connectionsRemoved": String(connections.count)]
+            )
+        )
         guard deleted else { throw GatewayError(.notFound, "no user '\(id)'") }
         for connection in connections {
             registry.forget(connectionId: connection.id)

@@ -30,7 +30,9 @@ struct HotReads: Sendable {
 
     /// `load`'s answer, from `cache` when it holds one under the store's current stamp.
     func read<Key, Value>(
-        _ cache: StampedCache<Key, Value>, _ key: Key, load: () async throws -> Value?
+        _ cache: StampedCache<Key, Value>,
+        _ key: Key,
+        load: () async throws -> Value?
     ) async throws -> Value? {
         guard let stamps else { return try await load() }
         let stamp = try await stamps.changeStamp()

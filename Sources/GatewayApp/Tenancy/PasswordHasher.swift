@@ -56,12 +56,20 @@ struct PasswordHasher: Sendable {
         try await gate.run(tenant: tenant) {
             try await withCheckedThrowingContinuation { continuation in
                 DispatchQueue.global(qos: .userInitiated).async {
-                    continuation.resume(with: Result {
-                        let key = try KDF.Scrypt.deriveKey(
-                            from: Array(password.utf8), salt: salt, outputByteCount: 32, rounds: 1 << cost,
-                            blockSize: Self.blockSize, parallelism: Self.parallelism, maxMemory: 256 << 20)
-                        return key.withUnsafeBytes { Array($0) }
-                    })
+                    continuation.resume(
+                        with: Result {
+                            let key = try KDF.Scrypt.deriveKey(
+                                from: Array(password.utf8),
+                                salt: salt,
+                                outputByteCount: 32,
+                                rounds: 1 << cost,
+                                blockSize: Self.blockSize,
+                                parallelism: Self.parallelism,
+                                maxMemory: 256 << 20
+                            )
+                            return key.withUnsafeBytes { Array($0) }
+                        }
+                    )
                 }
             }
         }

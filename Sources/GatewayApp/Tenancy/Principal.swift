@@ -93,7 +93,8 @@ public struct Principal: Sendable, Hashable {
         .invalidRequest,
         "this operation acts for one of the tenant's users: name the user in the X-User-ID header (usr_…), or use a key "
             + "bound to a user",
-        details: [FieldProblem(field: "X-User-ID", problem: "is required with a key that is not bound to a user")])
+        details: [FieldProblem(field: "X-User-ID", problem: "is required with a key that is not bound to a user")]
+    )
 }
 
 /// Whose data a user-scoped operation reaches: a user of a tenant. Every store query of user-scoped data is scoped by

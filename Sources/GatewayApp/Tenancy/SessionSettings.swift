@@ -29,10 +29,15 @@ public struct SessionSettings: Sendable {
 
     public init(
         signingKeys: [(kid: String, key: P256.Signing.PrivateKey)] = [("memory", P256.Signing.PrivateKey())],
-        accessTokenLifetime: Duration = .seconds(15 * 60), sessionLifetime: Duration = .seconds(30 * 86_400),
-        trustedSessionLifetime: Duration = .seconds(90 * 86_400), maxDevicesPerUser: Int = 10,
-        loginCodeLifetime: Duration = .seconds(300), passwordCost: Int = 15, issuer: String = "brokergateway",
-        logins: LoginLimits = LoginLimits(), refreshGrace: Duration = .seconds(10),
+        accessTokenLifetime: Duration = .seconds(15 * 60),
+        sessionLifetime: Duration = .seconds(30 * 86_400),
+        trustedSessionLifetime: Duration = .seconds(90 * 86_400),
+        maxDevicesPerUser: Int = 10,
+        loginCodeLifetime: Duration = .seconds(300),
+        passwordCost: Int = 15,
+        issuer: String = "brokergateway",
+        logins: LoginLimits = LoginLimits(),
+        refreshGrace: Duration = .seconds(10),
         now: @escaping @Sendable () -> Date = { Date() }
     ) {
         self.signingKeys = signingKeys

@@ -78,7 +78,8 @@ public struct EgressPolicy: Sendable, Hashable {
         GatewayError(
             .egressRefused,
             "the egress policy refuses \(BrokerText.sanitized(host, limit: 100)): \(kind.withArticle) address (an operator allows ranges with --egress-allow)",
-            retryable: false)
+            retryable: false
+        )
     }
 }
 

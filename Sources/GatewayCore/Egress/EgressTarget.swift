@@ -24,8 +24,10 @@ public struct EgressTarget: Sendable, Hashable {
         let scheme = rawScheme.lowercased()
         guard scheme == "http" || scheme == "https" else {
             throw GatewayError(
-                .egressRefused, "the egress policy refuses the URL scheme '\(BrokerText.sanitized(rawScheme, limit: 20))': only http and https",
-                retryable: false)
+                .egressRefused,
+                "the egress policy refuses the URL scheme '\(BrokerText.sanitized(rawScheme, limit: 20))': only http and https",
+                retryable: false
+            )
         }
         guard var host = url.host, !host.isEmpty else {
             throw GatewayError(.invalidRequest, "the broker URL has no host", retryable: false)
@@ -33,8 +35,10 @@ public struct EgressTarget: Sendable, Hashable {
         if host.hasPrefix("["), host.hasSuffix("]") { host = String(host.dropFirst().dropLast()) }
         guard url.user == nil, url.password == nil else {
             throw GatewayError(
-                .egressRefused, "the egress policy refuses URLs with user information (user:password@): \(BrokerText.sanitized(host, limit: 100))",
-                retryable: false)
+                .egressRefused,
+                "the egress policy refuses URLs with user information (user:password@): \(BrokerText.sanitized(host, limit: 100))",
+                retryable: false
+            )
         }
         self.scheme = scheme
         self.host = host

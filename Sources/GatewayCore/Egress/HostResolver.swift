@@ -1,3 +1,6 @@
+import NIOPosix
+import Synchronization
+
 #if canImport(Glibc)
 import Glibc
 #elseif canImport(Musl)
@@ -5,8 +8,6 @@ import Musl
 #elseif canImport(Darwin)
 import Darwin
 #endif
-import NIOPosix
-import Synchronization
 
 /// Resolves broker host names for the egress check, with `getaddrinfo` on NIO's blocking-I/O thread pool (never on
 /// the cooperative pool), cancellable (a caller whose deadline passes returns at once; the lookup's late answer is
@@ -24,7 +25,8 @@ final class HostResolver: Sendable {
     private let cache = Mutex<[String: (addresses: [IPAddress], expires: ContinuousClock.Instant)]>([:])
 
     init(
-        timeToLive: Duration = .seconds(30), capacity: Int = 512,
+        timeToLive: Duration = .seconds(30),
+        capacity: Int = 512,
         blockingLookUp: @escaping @Sendable (String) throws -> [IPAddress] = HostResolver.lookUpBlocking
     ) {
         self.timeToLive = timeToLive
@@ -80,8 +82,10 @@ final class HostResolver: Sendable {
         defer { if let list { freeaddrinfo(list) } }
         guard status == 0 else {
             throw GatewayError(
-                .upstreamUnavailable, "\(BrokerText.sanitized(host, limit: 100)) could not be resolved",
-                retryable: status == EAI_AGAIN)
+                .upstreamUnavailable,
+                "\(BrokerText.sanitized(host, limit: 100)) could not be resolved",
+                retryable: status == EAI_AGAIN
+            )
         }
         var addresses: [IPAddress] = []
         var cursor = list

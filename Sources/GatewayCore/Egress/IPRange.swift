@@ -46,8 +46,11 @@ public struct IPRange: Sendable, Hashable, CustomStringConvertible {
 extension IPRange {
     /// Why an address is not a public unicast one, for the refusal message.
     public enum Kind: String, Sendable {
-        case unspecified, loopback, `private`, linkLocal = "link-local", sharedAddressSpace = "carrier-grade NAT"
-        case multicast, broadcast, reserved, documentation, metadata = "cloud metadata"
+        case unspecified, loopback, `private`
+        case linkLocal = "link-local"
+        case sharedAddressSpace = "carrier-grade NAT"
+        case multicast, broadcast, reserved, documentation
+        case metadata = "cloud metadata"
 
         /// `a loopback`, `an unspecified`.
         public var withArticle: String {

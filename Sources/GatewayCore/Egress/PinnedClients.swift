@@ -130,9 +130,13 @@ final class PinnedClients: Sendable {
 
     static func makeClient(_ key: Key) -> HTTPClient {
         var configuration = HTTPClient.Configuration(
-            redirectConfiguration: .disallow, timeout: HTTPClient.Configuration.Timeout(connect: .seconds(10)))
+            redirectConfiguration: .disallow,
+            timeout: HTTPClient.Configuration.Timeout(connect: .seconds(10))
+        )
         configuration.connectionPool = HTTPClient.Configuration.ConnectionPool(
-            idleTimeout: .seconds(60), concurrentHTTP1ConnectionsPerHostSoftLimit: connectionsPerHost)
+            idleTimeout: .seconds(60),
+            concurrentHTTP1ConnectionsPerHostSoftLimit: connectionsPerHost
+        )
         if !key.host.isEmpty { configuration.dnsOverride = [key.host: key.address] }
         return HTTPClient(eventLoopGroupProvider: .singleton, configuration: configuration)
     }

@@ -6,7 +6,8 @@ public import GatewayModel
 /// Middlewares are values shared by every call of one connection; per-connection state lives in objects they hold.
 public protocol BrokerMiddleware: Sendable {
     func intercept(
-        _ request: BrokerRequest, context: BrokerCallContext,
+        _ request: BrokerRequest,
+        context: BrokerCallContext,
         next: @Sendable (BrokerRequest, BrokerCallContext) async throws -> BrokerResponse
     ) async throws -> BrokerResponse
 }
@@ -45,7 +46,9 @@ public enum BrokerOperationScope {
 
     /// Runs `body` with broker calls labelled `operation`.
     public static func with<T>(
-        _ operation: BrokerOperation, isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> T
+        _ operation: BrokerOperation,
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: () async throws -> T
     ) async rethrows -> T {
         try await $current.withValue(operation.rawValue, operation: body, isolation: isolation)
     }

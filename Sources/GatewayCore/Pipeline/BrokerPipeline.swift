@@ -1,7 +1,7 @@
 public import CoreMetrics
 import Foundation
-import HTTPTypes
 public import GatewayModel
+import HTTPTypes
 public import Logging
 import Synchronization
 import Tracing
@@ -51,7 +51,8 @@ public final class BrokerPipeline: Sendable {
     private let connections = Mutex<[String: ConnectionPipelineState]>([:])
 
     public init(
-        metrics: any MetricsFactory = NOOPMetricsHandler.instance, settings: PipelineSettings = PipelineSettings(),
+        metrics: any MetricsFactory = NOOPMetricsHandler.instance,
+        settings: PipelineSettings = PipelineSettings(),
         share: InstanceShare = InstanceShare()
     ) {
         self.metrics = metrics
@@ -62,14 +63,21 @@ public final class BrokerPipeline: Sendable {
     /// `transport` wrapped in the chain for one stored connection. Calls of every adapter made for the connection
     /// share its breaker, buckets and health window, across re-made adapters.
     public func transport(
-        wrapping transport: any BrokerTransport, connection: ConnectionDescriptor, limits: [RateLimitRule],
+        wrapping transport: any BrokerTransport,
+        connection: ConnectionDescriptor,
+        limits: [RateLimitRule],
         logger: Logger
     ) -> any BrokerTransport {
         let (state, isNew) = connections.withLock { connections in
             if let existing = connections[connection.id], existing.broker == connection.broker { return (existing, false) }
             let fresh = ConnectionPipelineState(
-                connectionId: connection.id, broker: connection.broker, limits: limits, settings: settings,
-                share: share, tracksBreaker: true)
+                connectionId: connection.id,
+                broker: connection.broker,
+                limits: limits,
+                settings: settings,
+                share: share,
+                tracksBreaker: true
+            )
             connections[connection.id] = fresh
             return (fresh, true)
         }
@@ -82,11 +90,19 @@ public final class BrokerPipeline: Sendable {
     /// connection exists. It is paced and measured, but has no breaker (one failed validation must not fail the
     /// next attempt at once) and no health record.
     public func ephemeralTransport(
-        wrapping transport: any BrokerTransport, broker: BrokerKind, limits: [RateLimitRule], logger: Logger
+        wrapping transport: any BrokerTransport,
+        broker: BrokerKind,
+        limits: [RateLimitRule],
+        logger: Logger
     ) -> any BrokerTransport {
         let state = ConnectionPipelineState(
-            connectionId: "unsaved-" + UUID().uuidString, broker: broker, limits: limits, settings: settings,
-            share: share, tracksBreaker: false)
+            connectionId: "unsaved-" + UUID().uuidString,
+            broker: broker,
+            limits: limits,
+            settings: settings,
+            share: share,
+            tracksBreaker: false
+        )
         return chain(transport, state: state, logger: logger)
     }
 
@@ -101,7 +117,8 @@ public final class BrokerPipeline: Sendable {
                 DeadlineMiddleware(),
             ],
             upstream: UpstreamRecorder(base: transport, connection: state, metrics: metrics, logger: logger),
-            connection: state)
+            connection: state
+        )
     }
 
     /// One connection's health over the last five minutes (an empty record for a connection never called).
@@ -122,7 +139,10 @@ public final class BrokerPipeline: Sendable {
         return GatewayError(
             .upstreamUnavailable,
             "\(broker) is failing: this connection's circuit breaker is open after repeated failures, so nothing was sent",
-            broker: broker, retryable: true, retryAfter: wait.seconds)
+            broker: broker,
+            retryable: true,
+            retryAfter: wait.seconds
+        )
     }
 
     /// Counts a refusal the broker made inside a successful HTTP answer (a login refused in the body) as a failed
@@ -182,8 +202,12 @@ final class ConnectionPipelineState: Sendable {
     let record: Mutex<HealthRecord>
 
     init(
-        connectionId: String, broker: BrokerKind, limits: [RateLimitRule], settings: PipelineSettings,
-        share: InstanceShare = InstanceShare(), tracksBreaker: Bool
+        connectionId: String,
+        broker: BrokerKind,
+        limits: [RateLimitRule],
+        settings: PipelineSettings,
+        share: InstanceShare = InstanceShare(),
+        tracksBreaker: Bool
     ) {
         self.connectionId = connectionId
         self.broker = broker
@@ -200,8 +224,13 @@ final class ConnectionPipelineState: Sendable {
         let headroom = limiter.headroom
         return record.withLock { record in
             record.snapshot(
-                connectionId: connectionId, broker: broker, now: now, breaker: state, breakerSince: since,
-                headroom: headroom)
+                connectionId: connectionId,
+                broker: broker,
+                now: now,
+                breaker: state,
+                breakerSince: since,
+                headroom: headroom
+            )
         }
     }
 }
@@ -215,9 +244,11 @@ struct PipelinedTransport: BrokerTransport {
     func send(_ request: BrokerRequest) async throws -> BrokerResponse {
         BrokerSendLedger.current?.callEntered()
         let context = BrokerCallContext(
-            broker: connection.broker, connectionId: connection.connectionId,
+            broker: connection.broker,
+            connectionId: connection.connectionId,
             operation: BrokerOperationScope.current ?? BrokerOperationScope.fallback,
-            deadline: min(.now + request.timeout, DeadlineScope.current ?? .now + request.timeout))
+            deadline: min(.now + request.timeout, DeadlineScope.current ?? .now + request.timeout)
+        )
         return try await run(0, request, context)
     }
 
@@ -275,8 +306,11 @@ struct UpstreamRecorder: Sendable {
                 // is not healthy, however fast the refusals come.
                 response.status >= 500 || response.status == 429 || response.status == 401 || response.status == 403
                 ? ConnectionHealth.Failure(
-                    at: Date(), code: GatewayError.Code(ObservationMiddleware.outcome(status: response.status)),
-                    message: "\(context.broker) answered HTTP \(response.status)", call: call)
+                    at: Date(),
+                    code: GatewayError.Code(ObservationMiddleware.outcome(status: response.status)),
+                    message: "\(context.broker) answered HTTP \(response.status)",
+                    call: call
+                )
                 : nil
             connection.record.withLock { $0.record(at: Date(), latencyMs: ms, failure: failure) }
             return response
@@ -290,8 +324,11 @@ struct UpstreamRecorder: Sendable {
             if !(error is CancellationError) {
                 let gatewayError = error as? GatewayError
                 let failure = ConnectionHealth.Failure(
-                    at: Date(), code: gatewayError?.code ?? .internalError,
-                    message: gatewayError?.message ?? "the call failed (\(type(of: error)))", call: call)
+                    at: Date(),
+                    code: gatewayError?.code ?? .internalError,
+                    message: gatewayError?.message ?? "the call failed (\(type(of: error)))",
+                    call: call
+                )
                 connection.record.withLock { $0.record(at: Date(), latencyMs: ms, failure: failure) }
             }
             throw error

@@ -23,7 +23,9 @@ public final class CallBudget: Sendable {
 
     /// Runs `body` with a fresh budget of `limit` calls (no budget when `limit` is `nil`).
     public static func with<T>(
-        limit: Int?, isolation: isolated (any Actor)? = #isolation, _ body: () async throws -> T
+        limit: Int?,
+        isolation: isolated (any Actor)? = #isolation,
+        _ body: () async throws -> T
     ) async rethrows -> T {
         guard let limit else { return try await body() }
         return try await $current.withValue(CallBudget(limit: limit), operation: body, isolation: isolation)
@@ -42,7 +44,9 @@ public final class CallBudget: Sendable {
             throw GatewayError(
                 .rateLimited,
                 "this request reached its limit of \(limit) calls to \(broker) on this connection; ask for less at once",
-                broker: broker, retryable: false)
+                broker: broker,
+                retryable: false
+            )
         }
     }
 

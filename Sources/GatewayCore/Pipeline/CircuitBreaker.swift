@@ -121,7 +121,8 @@ struct CircuitBreaker: Sendable {
         case .failure: consecutiveFailures += 1
         }
         count(failed: outcome == .failure, at: now)
-        let ratioTripped = windowCalls >= settings.breakerMinimumCalls
+        let ratioTripped =
+            windowCalls >= settings.breakerMinimumCalls
             && Double(windowFailures) >= settings.breakerFailureRatio * Double(windowCalls)
         if consecutiveFailures >= settings.breakerConsecutiveFailures || ratioTripped {
             move(to: .open(until: now + settings.breakerCoolDown), at: wallClock)

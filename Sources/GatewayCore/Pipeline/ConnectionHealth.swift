@@ -69,9 +69,19 @@ public struct ConnectionHealth: Codable, Sendable, Hashable {
     public var recentErrors: [Failure]
 
     public init(
-        connectionId: String, broker: BrokerKind, breaker: BreakerState = .closed, breakerSince: Date? = nil,
-        lastSuccessAt: Date? = nil, lastError: Failure? = nil, calls: Int = 0, errors: Int = 0, errorRate: Double = 0,
-        p50Ms: Int? = nil, p99Ms: Int? = nil, rateLimitHeadroom: Double? = nil, slices: [Slice] = [],
+        connectionId: String,
+        broker: BrokerKind,
+        breaker: BreakerState = .closed,
+        breakerSince: Date? = nil,
+        lastSuccessAt: Date? = nil,
+        lastError: Failure? = nil,
+        calls: Int = 0,
+        errors: Int = 0,
+        errorRate: Double = 0,
+        p50Ms: Int? = nil,
+        p99Ms: Int? = nil,
+        rateLimitHeadroom: Double? = nil,
+        slices: [Slice] = [],
         recentErrors: [Failure] = []
     ) {
         self.connectionId = connectionId

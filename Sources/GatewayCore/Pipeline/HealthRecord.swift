@@ -78,7 +78,11 @@ struct HealthRecord: Sendable {
 
     /// The window as of `now`, oldest slice first (slices without calls included, so the sparkline has no gaps).
     func snapshot(
-        connectionId: String, broker: BrokerKind, now: Date, breaker: BreakerState, breakerSince: Date?,
+        connectionId: String,
+        broker: BrokerKind,
+        now: Date,
+        breaker: BreakerState,
+        breakerSince: Date?,
         headroom: Double?
     ) -> ConnectionHealth {
         let current = sliceIndex(now)
@@ -93,16 +97,32 @@ struct HealthRecord: Sendable {
             all += latencies
             calls += slice?.calls ?? 0
             errors += slice?.errors ?? 0
-            out.append(ConnectionHealth.Slice(
-                start: Date(timeIntervalSince1970: Double(index) * sliceSeconds), calls: slice?.calls ?? 0,
-                errors: slice?.errors ?? 0, p50Ms: Self.percentile(latencies, 0.5)))
+            out.append(
+                ConnectionHealth.Slice(
+                    start: Date(timeIntervalSince1970: Double(index) * sliceSeconds),
+                    calls: slice?.calls ?? 0,
+                    errors: slice?.errors ?? 0,
+                    p50Ms: Self.percentile(latencies, 0.5)
+                )
+            )
         }
         all.sort()
         return ConnectionHealth(
-            connectionId: connectionId, broker: broker, breaker: breaker, breakerSince: breakerSince,
-            lastSuccessAt: lastSuccessAt, lastError: lastError, calls: calls, errors: errors,
-            errorRate: calls == 0 ? 0 : Double(errors) / Double(calls), p50Ms: Self.percentile(all, 0.5),
-            p99Ms: Self.percentile(all, 0.99), rateLimitHeadroom: headroom, slices: out, recentErrors: recentErrors)
+            connectionId: connectionId,
+            broker: broker,
+            breaker: breaker,
+            breakerSince: breakerSince,
+            lastSuccessAt: lastSuccessAt,
+            lastError: lastError,
+            calls: calls,
+            errors: errors,
+            errorRate: calls == 0 ? 0 : Double(errors) / Double(calls),
+            p50Ms: Self.percentile(all, 0.5),
+            p99Ms: Self.percentile(all, 0.99),
+            rateLimitHeadroom: headroom,
+            slices: out,
+            recentErrors: recentErrors
+        )
     }
 
     /// Nearest-rank percentile of sorted samples, in whole milliseconds (rounded, clamped: never trapping).

@@ -13,7 +13,8 @@ struct ObservationMiddleware: BrokerMiddleware {
     let metrics: any MetricsFactory
 
     func intercept(
-        _ request: BrokerRequest, context: BrokerCallContext,
+        _ request: BrokerRequest,
+        context: BrokerCallContext,
         next: @Sendable (BrokerRequest, BrokerCallContext) async throws -> BrokerResponse
     ) async throws -> BrokerResponse {
         let start = ContinuousClock.now
@@ -21,7 +22,8 @@ struct ObservationMiddleware: BrokerMiddleware {
             let elapsed = start.duration(to: .now)
             Timer(
                 label: BrokerPipeline.MetricName.requestDuration,
-                dimensions: [("broker", context.broker.rawValue), ("operation", context.operation)], factory: metrics
+                dimensions: [("broker", context.broker.rawValue), ("operation", context.operation)],
+                factory: metrics
             ).recordNanoseconds(elapsed.nanoseconds)
         }
         do {
@@ -76,7 +78,8 @@ struct CircuitBreakerMiddleware: BrokerMiddleware {
     let pipeline: BrokerPipeline
 
     func intercept(
-        _ request: BrokerRequest, context: BrokerCallContext,
+        _ request: BrokerRequest,
+        context: BrokerCallContext,
         next: @Sendable (BrokerRequest, BrokerCallContext) async throws -> BrokerResponse
     ) async throws -> BrokerResponse {
         guard connection.tracksBreaker else { return try await next(request, context) }
@@ -92,7 +95,10 @@ struct CircuitBreakerMiddleware: BrokerMiddleware {
             throw GatewayError(
                 .upstreamUnavailable,
                 "\(context.broker) is failing: this connection's circuit breaker is open after repeated failures, so the call was not sent",
-                broker: context.broker, retryable: true, retryAfter: retryAfter.seconds)
+                broker: context.broker,
+                retryable: true,
+                retryAfter: retryAfter.seconds
+            )
         case .allowed(let isProbe):
             probe = isProbe
         }
@@ -131,7 +137,8 @@ struct RetryMiddleware: BrokerMiddleware {
     let metrics: any MetricsFactory
 
     func intercept(
-        _ request: BrokerRequest, context: BrokerCallContext,
+        _ request: BrokerRequest,
+        context: BrokerCallContext,
         next: @Sendable (BrokerRequest, BrokerCallContext) async throws -> BrokerResponse
     ) async throws -> BrokerResponse {
         guard request.idempotent, settings.maxRetries > 0 else { return try await next(request, context) }
@@ -147,7 +154,7 @@ struct RetryMiddleware: BrokerMiddleware {
                 delay = wait
             } catch let error as GatewayError
                 where [.upstreamUnavailable, .upstreamTimeout].contains(error.code) && attempt < settings.maxRetries
-                    && !ResponseBudget.isRefusal(error)
+                && !ResponseBudget.isRefusal(error)
             {
                 let wait = backoff(attempt)
                 guard fits(wait, context) else { throw error }
@@ -155,7 +162,8 @@ struct RetryMiddleware: BrokerMiddleware {
             }
             attempt += 1
             Counter(
-                label: BrokerPipeline.MetricName.retries, dimensions: [("broker", context.broker.rawValue)],
+                label: BrokerPipeline.MetricName.retries,
+                dimensions: [("broker", context.broker.rawValue)],
                 factory: metrics
             ).increment()
             try await Task.sleep(for: delay)
@@ -198,7 +206,8 @@ struct RateLimitMiddleware: BrokerMiddleware {
     let pipeline: BrokerPipeline
 
     func intercept(
-        _ request: BrokerRequest, context: BrokerCallContext,
+        _ request: BrokerRequest,
+        context: BrokerCallContext,
         next: @Sendable (BrokerRequest, BrokerCallContext) async throws -> BrokerResponse
     ) async throws -> BrokerResponse {
         let limiter = connection.limiter
@@ -208,11 +217,15 @@ struct RateLimitMiddleware: BrokerMiddleware {
             throw GatewayError(
                 .rateLimited,
                 "\(context.broker)'s rate limit for this connection has no slot before the call's deadline (next in \(Int(retryAfter.milliseconds.rounded(.up))) ms)",
-                broker: context.broker, retryable: true, retryAfter: retryAfter.seconds)
+                broker: context.broker,
+                retryable: true,
+                retryAfter: retryAfter.seconds
+            )
         case .go(let at):
             if at > now {
                 Counter(
-                    label: BrokerPipeline.MetricName.rateLimitWaits, dimensions: [("broker", context.broker.rawValue)],
+                    label: BrokerPipeline.MetricName.rateLimitWaits,
+                    dimensions: [("broker", context.broker.rawValue)],
                     factory: pipeline.metrics
                 ).increment()
                 do {
@@ -234,7 +247,8 @@ struct RateLimitMiddleware: BrokerMiddleware {
 /// and the attempt is cancelled when the deadline passes even if the transport ignores its timeout.
 struct DeadlineMiddleware: BrokerMiddleware {
     func intercept(
-        _ request: BrokerRequest, context: BrokerCallContext,
+        _ request: BrokerRequest,
+        context: BrokerCallContext,
         next: @Sendable (BrokerRequest, BrokerCallContext) async throws -> BrokerResponse
     ) async throws -> BrokerResponse {
         try Task.checkCancellation()
@@ -255,7 +269,8 @@ struct DeadlineMiddleware: BrokerMiddleware {
 /// anything is sent once the budget is spent.
 struct CallBudgetMiddleware: BrokerMiddleware {
     func intercept(
-        _ request: BrokerRequest, context: BrokerCallContext,
+        _ request: BrokerRequest,
+        context: BrokerCallContext,
         next: @Sendable (BrokerRequest, BrokerCallContext) async throws -> BrokerResponse
     ) async throws -> BrokerResponse {
         try CallBudget.current?.spend(broker: context.broker)

@@ -32,11 +32,20 @@ public struct PipelineSettings: Sendable {
     public var latencySamplesPerSlice: Int
 
     public init(
-        breakerConsecutiveFailures: Int = 5, breakerFailureRatio: Double = 0.5, breakerMinimumCalls: Int = 20,
-        breakerWindow: Duration = .seconds(60), breakerCoolDown: Duration = .seconds(30), maxRetries: Int = 2,
-        retryBaseDelay: Duration = .milliseconds(200), retryMaxDelay: Duration = .seconds(2),
-        retryAfterLimit: Duration = .seconds(10), rateLimitReserve: Double = 0.05, rateLimitBurst: Int = 5,
-        minimumCallTime: Duration = .milliseconds(50), healthSlice: Duration = .seconds(10), healthSlices: Int = 30,
+        breakerConsecutiveFailures: Int = 5,
+        breakerFailureRatio: Double = 0.5,
+        breakerMinimumCalls: Int = 20,
+        breakerWindow: Duration = .seconds(60),
+        breakerCoolDown: Duration = .seconds(30),
+        maxRetries: Int = 2,
+        retryBaseDelay: Duration = .milliseconds(200),
+        retryMaxDelay: Duration = .seconds(2),
+        retryAfterLimit: Duration = .seconds(10),
+        rateLimitReserve: Double = 0.05,
+        rateLimitBurst: Int = 5,
+        minimumCallTime: Duration = .milliseconds(50),
+        healthSlice: Duration = .seconds(10),
+        healthSlices: Int = 30,
         latencySamplesPerSlice: Int = 128
     ) {
         self.breakerConsecutiveFailures = max(1, breakerConsecutiveFailures)

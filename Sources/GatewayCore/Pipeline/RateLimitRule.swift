@@ -27,15 +27,21 @@ public struct RateLimitRule: Sendable {
 
         /// `X-RateLimit-Limit`, `-Remaining`, `-Reset` (unix seconds): Alpaca's.
         public static let alpaca = Headers(
-            limit: "X-RateLimit-Limit", remaining: "X-RateLimit-Remaining", reset: "X-RateLimit-Reset",
-            resetKind: .unixSeconds)
+            limit: "X-RateLimit-Limit",
+            remaining: "X-RateLimit-Remaining",
+            reset: "X-RateLimit-Reset",
+            resetKind: .unixSeconds
+        )
 
         /// `X-RateLimit-<dimension>-Limit`, `-Remaining`, `-Reset` (seconds from now): Saxo's `Session`,
         /// `SessionOrders`, `AppDay`.
         public static func saxo(_ dimension: String) -> Headers {
             Headers(
-                limit: "X-RateLimit-\(dimension)-Limit", remaining: "X-RateLimit-\(dimension)-Remaining",
-                reset: "X-RateLimit-\(dimension)-Reset", resetKind: .secondsFromNow)
+                limit: "X-RateLimit-\(dimension)-Limit",
+                remaining: "X-RateLimit-\(dimension)-Remaining",
+                reset: "X-RateLimit-\(dimension)-Reset",
+                resetKind: .secondsFromNow
+            )
         }
     }
 
@@ -49,7 +55,10 @@ public struct RateLimitRule: Sendable {
     public var headers: Headers?
 
     public init(
-        name: String, limit: Int, per window: Duration, headers: Headers? = nil,
+        name: String,
+        limit: Int,
+        per window: Duration,
+        headers: Headers? = nil,
         scope: @escaping @Sendable (BrokerRequest) -> String? = { _ in "" }
     ) {
         self.name = name

@@ -95,7 +95,9 @@ struct RateBucket: Sendable {
     /// too: slots taken at the documented prior's spacing (Alpaca's 200 a minute is one every 0.3 s) must not keep
     /// calls waiting once the broker says its budget is larger.
     mutating func observe(
-        limit: Int?, remaining reported: Int?, windowEnd reportedEnd: ContinuousClock.Instant?,
+        limit: Int?,
+        remaining reported: Int?,
+        windowEnd reportedEnd: ContinuousClock.Instant?,
         now: ContinuousClock.Instant? = nil
     ) {
         var replaced = false
@@ -189,13 +191,20 @@ final class ConnectionRateLimiter: Sendable {
 
     /// The bucket for `key`, made from the rule's prior when new, in this instance's share.
     func bucket(
-        _ key: String, _ rule: RateLimitRule, in state: inout State, now: ContinuousClock.Instant
+        _ key: String,
+        _ rule: RateLimitRule,
+        in state: inout State,
+        now: ContinuousClock.Instant
     ) -> RateBucket {
         if let bucket = state.buckets[key] { return bucket }
         state.wholeLimits[key] = rule.limit
         return RateBucket(
-            limit: Self.part(of: rule.limit, among: state.instances, isLimit: true), window: rule.window,
-            reserveShare: reserveShare, burstLimit: burstLimit, now: now)
+            limit: Self.part(of: rule.limit, among: state.instances, isLimit: true),
+            window: rule.window,
+            reserveShare: reserveShare,
+            burstLimit: burstLimit,
+            now: now
+        )
     }
 
     /// Re-scales every bucket when the number of instances changed since the last call: the limit from the whole
@@ -220,7 +229,9 @@ final class ConnectionRateLimiter: Sendable {
     /// Takes a slot in every bucket the request counts against, unless the latest of them leaves less than the
     /// minimum call time before `deadline`; then takes nothing.
     func reserve(
-        _ request: BrokerRequest, now: ContinuousClock.Instant, deadline: ContinuousClock.Instant
+        _ request: BrokerRequest,
+        now: ContinuousClock.Instant,
+        deadline: ContinuousClock.Instant
     ) -> Decision {
         let keys = keys(for: request)
         return state.withLock { state in
@@ -281,8 +292,10 @@ final class ConnectionRateLimiter: Sendable {
                     reportedRemaining = BrokerNumber.count(response.headers.value(headers.remaining))
                     let remaining = reportedRemaining.map { Self.part(of: $0, among: state.instances, isLimit: false) }
                     if let seconds = BrokerNumber.resetSeconds(
-                        response.headers.value(headers.reset), kind: headers.resetKind, now: wallClock)
-                    {
+                        response.headers.value(headers.reset),
+                        kind: headers.resetKind,
+                        now: wallClock
+                    ) {
                         // A reset outside (0, two windows] is a clock we cannot trust (a sandbox's simulated
                         // market time): keep our own window.
                         if seconds > 0, seconds <= 2 * rule.window.seconds {

@@ -49,7 +49,11 @@ public struct FaultRule: Sendable, Hashable, Identifiable {
     public var fired: Int
 
     public init(
-        _ fault: Fault, method: String? = nil, pathPrefix: String? = nil, count: Int? = nil, probability: Double? = nil,
+        _ fault: Fault,
+        method: String? = nil,
+        pathPrefix: String? = nil,
+        count: Int? = nil,
+        probability: Double? = nil,
         id: String? = nil
     ) {
         self.id = id ?? Self.makeID()

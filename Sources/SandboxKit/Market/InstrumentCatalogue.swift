@@ -15,27 +15,83 @@ public enum InstrumentCatalogue {
 
     public static let crypto: [MarketInstrument] = [
         pair(
-            "BTC/USD", "Bitcoin / US Dollar", reference: "65000", tick: "1", lot: "0.000000001", min: "0.0001",
-            volatility: "0.0003", spread: "0.0004", sizeUnit: "0.01"),
+            "BTC/USD",
+            "Bitcoin / US Dollar",
+            reference: "65000",
+            tick: "1",
+            lot: "0.000000001",
+            min: "0.0001",
+            volatility: "0.0003",
+            spread: "0.0004",
+            sizeUnit: "0.01"
+        ),
         pair(
-            "ETH/USD", "Ethereum / US Dollar", reference: "3000", tick: "0.1", lot: "0.000000001", min: "0.001",
-            volatility: "0.0003", spread: "0.0005", sizeUnit: "0.1"),
+            "ETH/USD",
+            "Ethereum / US Dollar",
+            reference: "3000",
+            tick: "0.1",
+            lot: "0.000000001",
+            min: "0.001",
+            volatility: "0.0003",
+            spread: "0.0005",
+            sizeUnit: "0.1"
+        ),
         pair(
-            "XMR/BTC", "Monero / Bitcoin", reference: "0.0025", tick: "0.00000001", lot: "0.00000001", min: "0.001",
-            volatility: "0.0003", spread: "0.002", sizeUnit: "1"),
+            "XMR/BTC",
+            "Monero / Bitcoin",
+            reference: "0.0025",
+            tick: "0.00000001",
+            lot: "0.00000001",
+            min: "0.001",
+            volatility: "0.0003",
+            spread: "0.002",
+            sizeUnit: "1"
+        ),
         pair(
-            "LTC/BTC", "Litecoin / Bitcoin", reference: "0.0013", tick: "0.00000001", lot: "0.00000001", min: "0.01",
-            volatility: "0.0003", spread: "0.002", sizeUnit: "1"),
+            "LTC/BTC",
+            "Litecoin / Bitcoin",
+            reference: "0.0013",
+            tick: "0.00000001",
+            lot: "0.00000001",
+            min: "0.01",
+            volatility: "0.0003",
+            spread: "0.002",
+            sizeUnit: "1"
+        ),
         // Added for the TradeOgre sandbox: Tether-quoted pairs, priced like TradeOgre (8 decimals everywhere).
         pair(
-            "BTC/USDT", "Bitcoin / Tether", reference: "65000", tick: "0.00000001", lot: "0.00000001", min: "0.0001",
-            volatility: "0.0003", spread: "0.001", sizeUnit: "0.01"),
+            "BTC/USDT",
+            "Bitcoin / Tether",
+            reference: "65000",
+            tick: "0.00000001",
+            lot: "0.00000001",
+            min: "0.0001",
+            volatility: "0.0003",
+            spread: "0.001",
+            sizeUnit: "0.01"
+        ),
         pair(
-            "LTC/USDT", "Litecoin / Tether", reference: "84", tick: "0.00000001", lot: "0.00000001", min: "0.01",
-            volatility: "0.0003", spread: "0.002", sizeUnit: "1"),
+            "LTC/USDT",
+            "Litecoin / Tether",
+            reference: "84",
+            tick: "0.00000001",
+            lot: "0.00000001",
+            min: "0.01",
+            volatility: "0.0003",
+            spread: "0.002",
+            sizeUnit: "1"
+        ),
         pair(
-            "XMR/USDT", "Monero / Tether", reference: "160", tick: "0.00000001", lot: "0.00000001", min: "0.001",
-            volatility: "0.0003", spread: "0.002", sizeUnit: "1"),
+            "XMR/USDT",
+            "Monero / Tether",
+            reference: "160",
+            tick: "0.00000001",
+            lot: "0.00000001",
+            min: "0.001",
+            volatility: "0.0003",
+            spread: "0.002",
+            sizeUnit: "1"
+        ),
     ]
 
     public static let fx: [MarketInstrument] = [
@@ -52,33 +108,83 @@ public enum InstrumentCatalogue {
     private static func d(_ text: String) -> Decimal { DecimalText.parse(text)! }
 
     private static func equity(
-        _ symbol: String, _ name: String, _ exchange: String, reference: String, volatility: String = "0.0001",
+        _ symbol: String,
+        _ name: String,
+        _ exchange: String,
+        reference: String,
+        volatility: String = "0.0001",
         spread: String = "0.0002"
     ) -> MarketInstrument {
         MarketInstrument(
-            symbol: symbol, assetClass: .equity, name: name, exchange: exchange, currency: "USD",
-            tickSize: d("0.01"), lotSize: 1, minQuantity: d("0.000000001"), fractionable: true,
-            referencePrice: d(reference), volatility: d(volatility), spread: d(spread), sizeUnit: 100)
+            symbol: symbol,
+            assetClass: .equity,
+            name: name,
+            exchange: exchange,
+            currency: "USD",
+            tickSize: d("0.01"),
+            lotSize: 1,
+            minQuantity: d("0.000000001"),
+            fractionable: true,
+            referencePrice: d(reference),
+            volatility: d(volatility),
+            spread: d(spread),
+            sizeUnit: 100
+        )
     }
 
     private static func pair(
-        _ symbol: String, _ name: String, reference: String, tick: String, lot: String, min: String, volatility: String,
-        spread: String, sizeUnit: String
+        _ symbol: String,
+        _ name: String,
+        reference: String,
+        tick: String,
+        lot: String,
+        min: String,
+        volatility: String,
+        spread: String,
+        sizeUnit: String
     ) -> MarketInstrument {
         let parts = symbol.split(separator: "/").map(String.init)
         return MarketInstrument(
-            symbol: symbol, assetClass: .crypto, name: name, exchange: "CRYPTO", baseCurrency: parts[0], currency: parts[1],
-            tickSize: d(tick), lotSize: d(lot), minQuantity: d(min), fractionable: true,
-            referencePrice: d(reference), volatility: d(volatility), spread: d(spread), sizeUnit: d(sizeUnit))
+            symbol: symbol,
+            assetClass: .crypto,
+            name: name,
+            exchange: "CRYPTO",
+            baseCurrency: parts[0],
+            currency: parts[1],
+            tickSize: d(tick),
+            lotSize: d(lot),
+            minQuantity: d(min),
+            fractionable: true,
+            referencePrice: d(reference),
+            volatility: d(volatility),
+            spread: d(spread),
+            sizeUnit: d(sizeUnit)
+        )
     }
 
     private static func currencyPair(
-        _ symbol: String, _ name: String, reference: String, tick: String, volatility: String = "0.00003"
+        _ symbol: String,
+        _ name: String,
+        reference: String,
+        tick: String,
+        volatility: String = "0.00003"
     ) -> MarketInstrument {
         let parts = symbol.split(separator: "/").map(String.init)
         return MarketInstrument(
-            symbol: symbol, assetClass: .fx, name: name, exchange: "FX", baseCurrency: parts[0], currency: parts[1],
-            tickSize: d(tick), lotSize: 1, minQuantity: 1, fractionable: false,
-            referencePrice: d(reference), volatility: d(volatility), spread: d("0.00006"), sizeUnit: 100_000)
+            symbol: symbol,
+            assetClass: .fx,
+            name: name,
+            exchange: "FX",
+            baseCurrency: parts[0],
+            currency: parts[1],
+            tickSize: d(tick),
+            lotSize: 1,
+            minQuantity: 1,
+            fractionable: false,
+            referencePrice: d(reference),
+            volatility: d(volatility),
+            spread: d("0.00006"),
+            sizeUnit: 100_000
+        )
     }
 }

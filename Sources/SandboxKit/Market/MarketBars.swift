@@ -81,11 +81,23 @@ package struct MarketBars: Sendable {
         }
         let vwap = volume.isZero ? closeMid : DecimalText.round(notional / volume, scale: 6)
         return Bar(
-            time: Date(timeIntervalSince1970: Double(start)), openBid: openBid, openAsk: openAsk,
-            highBid: max(highBid, closeBid), highAsk: max(highAsk, closeAsk), lowBid: min(lowBid, closeBid),
-            lowAsk: min(lowAsk, closeAsk), closeBid: closeBid, closeAsk: closeAsk,
-            open: open, high: max(high, closeMid), low: min(low, closeMid), close: closeMid,
-            volume: volume, trades: Int(span / step) + 1, vwap: vwap)
+            time: Date(timeIntervalSince1970: Double(start)),
+            openBid: openBid,
+            openAsk: openAsk,
+            highBid: max(highBid, closeBid),
+            highAsk: max(highAsk, closeAsk),
+            lowBid: min(lowBid, closeBid),
+            lowAsk: min(lowAsk, closeAsk),
+            closeBid: closeBid,
+            closeAsk: closeAsk,
+            open: open,
+            high: max(high, closeMid),
+            low: min(low, closeMid),
+            close: closeMid,
+            volume: volume,
+            trades: Int(span / step) + 1,
+            vwap: vwap
+        )
     }
 
     /// Bid and ask around a mid, as ``MarketEngine`` quotes them.

@@ -278,7 +278,11 @@ public final class MarketEngine: Sendable {
     /// Extends a symbol's known day range with the one-minute grid up to `bucket` (`folded`, what may be cached), and
     /// that with the current offset (`withCurrent`, what this quote shows). Pure: the caller holds no lock.
     private func foldedRange(
-        _ existing: DayRange?, path: PricePath, day: Int64, through bucket: Int64, currentOffset: Int64
+        _ existing: DayRange?,
+        path: PricePath,
+        day: Int64,
+        through bucket: Int64,
+        currentOffset: Int64
     ) -> (folded: DayRange, withCurrent: DayRange) {
         let dayStart = firstBucket(ofDay: day)
         let step = max(1, 60 / Int64(configuration.bucketSeconds))

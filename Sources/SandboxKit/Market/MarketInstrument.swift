@@ -1,5 +1,5 @@
-public import Foundation
 import Crypto
+public import Foundation
 
 /// One tradable instrument of the sandbox market, described in broker-neutral terms.
 ///

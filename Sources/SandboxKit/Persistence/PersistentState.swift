@@ -49,14 +49,20 @@ package final class PersistentState<Value: Sendable, Snapshot: Codable & Sendabl
     ///   - queue: where writes run (serial); tests pass a suspended one to observe coalescing.
     ///   - coalescing: how long a first change waits for others before the write.
     package init(
-        _ initial: Value, file: SandboxStateFile<Snapshot>?, queue: DispatchQueue? = nil,
-        coalescing: DispatchTimeInterval = .milliseconds(100), snapshot: @escaping @Sendable (Value) -> Snapshot
+        _ initial: Value,
+        file: SandboxStateFile<Snapshot>?,
+        queue: DispatchQueue? = nil,
+        coalescing: DispatchTimeInterval = .milliseconds(100),
+        snapshot: @escaping @Sendable (Value) -> Snapshot
     ) {
         self.value = Mutex(initial)
         self.persistence = file.map { file in
             Persistence(
-                file: file, snapshot: snapshot,
-                queue: queue ?? DispatchQueue(label: "sandbox-state.\(file.sandbox)", qos: .utility), coalescing: coalescing)
+                file: file,
+                snapshot: snapshot,
+                queue: queue ?? DispatchQueue(label: "sandbox-state.\(file.sandbox)", qos: .utility),
+                coalescing: coalescing
+            )
         }
     }
 

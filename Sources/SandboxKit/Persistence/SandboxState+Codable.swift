@@ -16,8 +16,12 @@ extension MarketInstrument: Codable {
             throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "no market to read instruments against"))
         }
         guard let instrument = market.instrument(symbol: symbol) else {
-            throw DecodingError.dataCorrupted(.init(
-                codingPath: decoder.codingPath, debugDescription: "the instrument \(symbol) is not in this sandbox's market"))
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: decoder.codingPath,
+                    debugDescription: "the instrument \(symbol) is not in this sandbox's market"
+                )
+            )
         }
         self = instrument
     }

@@ -84,7 +84,8 @@ public struct SandboxStateFile<Snapshot: Codable & Sendable>: Sendable {
         guard header.version <= version else {
             throw SandboxStateError(
                 path: url.path,
-                reason: "was written by a newer build (state version \(header.version); this build reads up to \(version))")
+                reason: "was written by a newer build (state version \(header.version); this build reads up to \(version))"
+            )
         }
         guard header.version >= 1 else {
             throw SandboxStateError(path: url.path, reason: "has an invalid state version \(header.version)")
@@ -112,7 +113,10 @@ public struct SandboxStateFile<Snapshot: Codable & Sendable>: Sendable {
         let temporary = folder.appendingPathComponent(".\(url.lastPathComponent).\(UUID().uuidString).tmp")
         do {
             try FileManager.default.createDirectory(
-                at: folder, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o700])
+                at: folder,
+                withIntermediateDirectories: true,
+                attributes: [.posixPermissions: 0o700]
+            )
         } catch {
             throw SandboxStateError(path: url.path, reason: "its folder cannot be made (\(error.localizedDescription))")
         }

@@ -30,7 +30,11 @@ extension BrokerSimulator {
         router.add(middleware: ErrorRenderingMiddleware(render: render))
         router.add(
             middleware: FaultInjectionMiddleware(
-                injector: faults, errorResponse: { status in self.faultResponse(status: status) }, renderError: render))
+                injector: faults,
+                errorResponse: { status in self.faultResponse(status: status) },
+                renderError: render
+            )
+        )
         SandboxAdmin(market: market, faults: faults).register(on: router)
         registerRoutes(on: router)
         return router

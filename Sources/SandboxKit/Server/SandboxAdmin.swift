@@ -144,7 +144,8 @@ package struct SandboxAdmin: Sendable {
         case "truncatedBody": fault = .truncatedBody
         default:
             throw AdminError.invalid(
-                "unknown kind \(kind); expected latency, error, tooManyRequests, timeout, dropResponse, malformedBody or truncatedBody")
+                "unknown kind \(kind); expected latency, error, tooManyRequests, timeout, dropResponse, malformedBody or truncatedBody"
+            )
         }
         var probability: Double?
         if let value = json["probability"], !value.isNull {
@@ -152,8 +153,13 @@ package struct SandboxAdmin: Sendable {
             probability = parsed
         }
         let rule = FaultRule(
-            fault, method: try string("method"), pathPrefix: try string("pathPrefix"), count: try int("count"),
-            probability: probability, id: try string("id"))
+            fault,
+            method: try string("method"),
+            pathPrefix: try string("pathPrefix"),
+            count: try int("count"),
+            probability: probability,
+            id: try string("id")
+        )
         if let problem = rule.validationProblem { throw AdminError.invalid(problem) }
         return rule
     }
@@ -260,7 +266,11 @@ package struct SandboxAdmin: Sendable {
 
     private func advanceClock(_ request: Request) async throws -> Response {
         guard let clock = market.clock as? ManualClock else {
-            throw AdminError(status: .conflict, code: "conflict", message: "this sandbox runs on the wall clock; configure a ManualClock to advance time")
+            throw AdminError(
+                status: .conflict,
+                code: "conflict",
+                message: "this sandbox runs on the wall clock; configure a ManualClock to advance time"
+            )
         }
         let body = try await Self.body(request)
         guard case .number(let text)? = body["seconds"], let seconds = Double(text), seconds >= 0, seconds <= 100 * 366 * 86_400 else {
@@ -291,7 +301,9 @@ package struct AdminError: Error, HTTPResponseError {
     package var message: String
 
     package static func invalid(_ message: String) -> AdminError { .init(status: .badRequest, code: "invalid_request", message: message) }
-    package static func unknownSymbol(_ symbol: String) -> AdminError { .init(status: .notFound, code: "not_found", message: "unknown symbol \(symbol)") }
+    package static func unknownSymbol(_ symbol: String) -> AdminError {
+        .init(status: .notFound, code: "not_found", message: "unknown symbol \(symbol)")
+    }
 
     package func response(from request: Request, context: some RequestContext) throws -> Response {
         .json(["error": ["code": .string(code), "message": .string(message)]], status: status)

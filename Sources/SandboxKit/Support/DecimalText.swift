@@ -99,7 +99,11 @@ package enum DecimalText {
     }
 
     /// Rounds to a multiple of `increment` (a tick size or lot size).
-    package static func round(_ value: Decimal, toMultipleOf increment: Decimal, _ mode: NSDecimalNumber.RoundingMode = .plain)
+    package static func round(
+        _ value: Decimal,
+        toMultipleOf increment: Decimal,
+        _ mode: NSDecimalNumber.RoundingMode = .plain
+    )
         -> Decimal
     {
         guard increment > 0 else { return value }

@@ -37,14 +37,16 @@ extension MessagePack {
         case .binary(let bytes): .string(Data(bytes).base64EncodedString())
         case .array(let items): .array(items.map(\.json))
         case .map(let entries):
-            .object(entries.map { entry in
-                let key: String =
-                    switch entry.key {
-                    case .string(let text): text
-                    default: entry.key.json.serialized
-                    }
-                return JSON.Member(key: key, value: entry.value.json)
-            })
+            .object(
+                entries.map { entry in
+                    let key: String =
+                        switch entry.key {
+                        case .string(let text): text
+                        default: entry.key.json.serialized
+                        }
+                    return JSON.Member(key: key, value: entry.value.json)
+                }
+            )
         case .timestamp(let seconds, let nanoseconds):
             .string(Self.rfc3339(seconds: seconds, nanoseconds: nanoseconds))
         case .ext: .null

@@ -171,7 +171,13 @@ extension MessagePack {
 
     /// A length header: the fix form when it fits, else the 8-, 16- or 32-bit form the type has.
     private static func header(
-        count: Int, fix: UInt8?, fixLimit: Int, one: UInt8?, two: UInt8, four: UInt8, into out: inout [UInt8]
+        count: Int,
+        fix: UInt8?,
+        fixLimit: Int,
+        one: UInt8?,
+        two: UInt8,
+        four: UInt8,
+        into out: inout [UInt8]
     ) {
         if let fix, count < fixLimit {
             out.append(fix | UInt8(count))

@@ -33,14 +33,25 @@ extension AlpacaAccountBook {
         for order in orders where order.status.isOpen && order.side == .buy && order.id != excluded {
             // What is still to buy: a partly filled order has paid for its fills already.
             total += estimatedCost(
-                of: order.remainingQty, notional: order.notional.map { max(0, $0 - order.filledValue) }, type: order.type,
-                limit: order.limitPrice, stop: order.stopPrice, instrument: order.instrument, env: env)
+                of: order.remainingQty,
+                notional: order.notional.map { max(0, $0 - order.filledValue) },
+                type: order.type,
+                limit: order.limitPrice,
+                stop: order.stopPrice,
+                instrument: order.instrument,
+                env: env
+            )
         }
         return total
     }
 
     func estimatedCost(
-        of qty: Decimal?, notional: Decimal?, type: AlpacaOrderType, limit: Decimal?, stop: Decimal?, instrument: MarketInstrument,
+        of qty: Decimal?,
+        notional: Decimal?,
+        type: AlpacaOrderType,
+        limit: Decimal?,
+        stop: Decimal?,
+        instrument: MarketInstrument,
         env: AlpacaTradingEnvironment
     ) -> Decimal {
         if let notional { return notional }
@@ -71,8 +82,16 @@ extension AlpacaAccountBook {
         let clientOrderID = request.clientOrderID ?? RandomID.uuid()
         guard clientOrderIDs[clientOrderID] == nil else { throw .invalid("client_order_id must be unique") }
         try checkFunds(
-            side: request.side, qty: request.qty, notional: request.notional, type: request.type, limit: request.limitPrice,
-            stop: request.stopPrice, instrument: request.instrument, excluding: nil, env: env)
+            side: request.side,
+            qty: request.qty,
+            notional: request.notional,
+            type: request.type,
+            limit: request.limitPrice,
+            stop: request.stopPrice,
+            instrument: request.instrument,
+            excluding: nil,
+            env: env
+        )
 
         let now = env.now
         let intent = request.positionIntent ?? (request.side == .buy ? .buy_to_open : .sell_to_close)
@@ -106,8 +125,15 @@ extension AlpacaAccountBook {
 
     /// 403s for orders the account cannot pay for or deliver.
     func checkFunds(
-        side: TradeSide, qty: Decimal?, notional: Decimal?, type: AlpacaOrderType, limit: Decimal?, stop: Decimal?,
-        instrument: MarketInstrument, excluding: UUID?, env: AlpacaTradingEnvironment
+        side: TradeSide,
+        qty: Decimal?,
+        notional: Decimal?,
+        type: AlpacaOrderType,
+        limit: Decimal?,
+        stop: Decimal?,
+        instrument: MarketInstrument,
+        excluding: UUID?,
+        env: AlpacaTradingEnvironment
     ) throws(AlpacaAPIError) {
         switch side {
         case .buy:
@@ -122,24 +148,28 @@ extension AlpacaAccountBook {
                             .init(key: "available", value: .string(availableText)),
                             .init(key: "balance", value: .string(DecimalText.format(DecimalText.round(cash, scale: 2, .down)))),
                             .init(key: "symbol", value: .string(instrument.currency)),
-                        ])
+                        ]
+                    )
                 }
                 throw .forbidden(
                     "insufficient buying power",
                     [
                         .init(key: "buying_power", value: .string(DecimalText.format(DecimalText.round(available, scale: 2, .down)))),
                         .init(key: "cost_basis", value: .string(DecimalText.format(DecimalText.round(cost, scale: 2, .up)))),
-                    ])
+                    ]
+                )
             }
         case .sell:
             let existing = positions[instrument.symbol]?.qty ?? 0
             let held = heldForOrders(instrument, excluding: excluding)
             let available = max(0, existing - held)
-            let requested = qty ?? {
-                // A notional sell asks for the quantity worth that much at the bid.
-                let bid = env.quote(instrument)?.bid ?? instrument.referencePrice
-                return DecimalText.round((notional ?? 0) / bid, scale: 9, .up)
-            }()
+            let requested =
+                qty
+                ?? {
+                    // A notional sell asks for the quantity worth that much at the bid.
+                    let bid = env.quote(instrument)?.bid ?? instrument.referencePrice
+                    return DecimalText.round((notional ?? 0) / bid, scale: 9, .up)
+                }()
             guard requested <= available else {
                 if instrument.assetClass == .crypto {
                     throw .forbidden(
@@ -148,7 +178,8 @@ extension AlpacaAccountBook {
                             .init(key: "available", value: .string(DecimalText.format(available))),
                             .init(key: "balance", value: .string(DecimalText.format(existing))),
                             .init(key: "symbol", value: .string(instrument.baseCurrency ?? instrument.symbol)),
-                        ])
+                        ]
+                    )
                 }
                 throw .forbidden(
                     "insufficient qty available for order (requested: \(DecimalText.format(requested)), available: \(DecimalText.format(available)))",
@@ -157,7 +188,8 @@ extension AlpacaAccountBook {
                         .init(key: "existing_qty", value: .string(DecimalText.format(existing))),
                         .init(key: "held_for_orders", value: .string(DecimalText.format(held))),
                         .init(key: "symbol", value: .string(instrument.symbol)),
-                    ])
+                    ]
+                )
             }
         }
     }
@@ -303,7 +335,11 @@ extension AlpacaAccountBook {
 
     // MARK: Replacing and cancelling
 
-    mutating func replace(orderID: UUID, with request: AlpacaReplaceRequest, env: AlpacaTradingEnvironment) throws(AlpacaAPIError)
+    mutating func replace(
+        orderID: UUID,
+        with request: AlpacaReplaceRequest,
+        env: AlpacaTradingEnvironment
+    ) throws(AlpacaAPIError)
         -> AlpacaOrder
     {
         guard var old = order(orderID) else { throw .notFound("order not found") }
@@ -322,11 +358,15 @@ extension AlpacaAccountBook {
             new.timeInForce = tif
         }
         if let limit = request.limitPrice {
-            guard old.type == .limit || old.type == .stop_limit else { throw .unprocessable("cannot replace limit_price of a \(old.type.rawValue) order") }
+            guard old.type == .limit || old.type == .stop_limit else {
+                throw .unprocessable("cannot replace limit_price of a \(old.type.rawValue) order")
+            }
             new.limitPrice = limit
         }
         if let stop = request.stopPrice {
-            guard old.type == .stop || old.type == .stop_limit else { throw .unprocessable("cannot replace stop_price of a \(old.type.rawValue) order") }
+            guard old.type == .stop || old.type == .stop_limit else {
+                throw .unprocessable("cannot replace stop_price of a \(old.type.rawValue) order")
+            }
             new.stopPrice = stop
         }
         if let trail = request.trail {
@@ -336,8 +376,16 @@ extension AlpacaAccountBook {
         let clientOrderID = request.clientOrderID ?? RandomID.uuid()
         guard clientOrderIDs[clientOrderID] == nil else { throw .invalid("client_order_id must be unique") }
         try checkFunds(
-            side: new.side, qty: new.qty, notional: new.notional, type: new.type, limit: new.limitPrice, stop: new.stopPrice,
-            instrument: new.instrument, excluding: old.id, env: env)
+            side: new.side,
+            qty: new.qty,
+            notional: new.notional,
+            type: new.type,
+            limit: new.limitPrice,
+            stop: new.stopPrice,
+            instrument: new.instrument,
+            excluding: old.id,
+            env: env
+        )
 
         let now = env.now
         new.id = UUID()
@@ -388,7 +436,10 @@ extension AlpacaAccountBook {
 
     /// Sells `qty` or `percentage` (0–100) of a position, or all of it, with a market order.
     mutating func closePosition(
-        _ instrument: MarketInstrument, qty: Decimal?, percentage: Decimal?, env: AlpacaTradingEnvironment
+        _ instrument: MarketInstrument,
+        qty: Decimal?,
+        percentage: Decimal?,
+        env: AlpacaTradingEnvironment
     ) throws(AlpacaAPIError) -> AlpacaOrder {
         guard let position = positions[instrument.symbol] else {
             throw .notFound("position not found: \(AlpacaAssets.positionSymbol(instrument))")

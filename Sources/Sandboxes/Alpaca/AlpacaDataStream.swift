@@ -68,13 +68,18 @@ final class AlpacaDataStream: Sendable {
         }
         let authTimeout = sandbox.configuration.streamAuthTimeout
         try await runStreamConnection(
-            inbound: inbound, outbound: outbound, codec: codec, greeting: greeting,
+            inbound: inbound,
+            outbound: outbound,
+            codec: codec,
+            greeting: greeting,
             start: { send in
-                [{
-                    guard (try? await Task.sleep(for: authTimeout)) != nil, self.state.withLock({ $0.account == nil }) else { return }
-                    send(Self.error(404, "auth timeout"))
-                    send.close()
-                }]
+                [
+                    {
+                        guard (try? await Task.sleep(for: authTimeout)) != nil, self.state.withLock({ $0.account == nil }) else { return }
+                        send(Self.error(404, "auth timeout"))
+                        send.close()
+                    }
+                ]
             }
         ) { message, send in
             self.handle(message, send: send)

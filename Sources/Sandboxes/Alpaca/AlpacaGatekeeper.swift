@@ -27,7 +27,8 @@ struct AlpacaGatekeeper: RouterMiddleware {
         headers[HeaderName.requestID] = RandomID.hex()
         let unauthorized = api == .trading ? AlpacaAPIError.unauthorized : .data(.unauthorized, "unauthorized.")
         let account = sandbox.authenticate(request.headers)
-        let sentCredentials = request.headers[.authorization] != nil || request.headers[HeaderName.apiKeyID] != nil
+        let sentCredentials =
+            request.headers[.authorization] != nil || request.headers[HeaderName.apiKeyID] != nil
             || request.headers[HeaderName.apiSecretKey] != nil
         if account == nil, api != .cryptoData || sentCredentials {
             return .json(unauthorized.body, status: .unauthorized, headers: headers)

@@ -183,7 +183,8 @@ struct AlpacaOrderRequest: Sendable {
                 let places = price >= 1 ? 2 : 4
                 guard DecimalText.fractionDigits(price) <= places else {
                     throw .unprocessable(
-                        "invalid \(name) \(DecimalText.format(price)). sub-penny increment does not fulfill minimum pricing criteria")
+                        "invalid \(name) \(DecimalText.format(price)). sub-penny increment does not fulfill minimum pricing criteria"
+                    )
                 }
             }
             if extendedHours {

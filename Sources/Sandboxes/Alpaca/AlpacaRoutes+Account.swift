@@ -33,7 +33,9 @@ extension AlpacaRoutes {
                         }
                     }
                     return book.configurations
-                }))
+                }
+            )
+        )
     }
 
     // MARK: Assets

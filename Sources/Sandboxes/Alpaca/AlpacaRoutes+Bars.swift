@@ -122,7 +122,9 @@ extension AlpacaRoutes {
 
     /// One page of bars: symbols in alphabetical order, each one's bars in the query's order, `limit` in all.
     func bars(
-        of instruments: [MarketInstrument], _ query: BarQuery, zone: AlpacaBarCalendar.Zone
+        of instruments: [MarketInstrument],
+        _ query: BarQuery,
+        zone: AlpacaBarCalendar.Zone
     ) -> (bars: [(symbol: String, bars: [JSON])], next: String?) {
         let market = sandbox.market
         let now = market.now

@@ -13,10 +13,15 @@ extension AlpacaRoutes {
                 .array(
                     book.positions.values.sorted { $0.instrument.symbol < $1.instrument.symbol }.map { position in
                         AlpacaWire.position(
-                            position, valuation: env.valuation(position.instrument),
-                            qtyAvailable: max(0, position.qty - book.heldForOrders(position.instrument)), now: env.now)
-                    })
-            })
+                            position,
+                            valuation: env.valuation(position.instrument),
+                            qtyAvailable: max(0, position.qty - book.heldForOrders(position.instrument)),
+                            now: env.now
+                        )
+                    }
+                )
+            }
+        )
     }
 
     func position(_ context: SandboxRequestContext) throws -> Response {
@@ -28,9 +33,13 @@ extension AlpacaRoutes {
                     throw AlpacaAPIError.notFound("position does not exist")
                 }
                 return AlpacaWire.position(
-                    position, valuation: env.valuation(instrument), qtyAvailable: max(0, position.qty - book.heldForOrders(instrument)),
-                    now: env.now)
-            })
+                    position,
+                    valuation: env.valuation(instrument),
+                    qtyAvailable: max(0, position.qty - book.heldForOrders(instrument)),
+                    now: env.now
+                )
+            }
+        )
     }
 
     func closePosition(_ request: Request, _ context: SandboxRequestContext) throws -> Response {
@@ -52,7 +61,8 @@ extension AlpacaRoutes {
             try sandbox.withBook(id) { book, env in
                 guard let instrument = sandbox.assets.resolve(symbol) else { throw AlpacaAPIError.notFound("position not found: \(symbol)") }
                 return AlpacaWire.order(try book.closePosition(instrument, qty: qty, percentage: percentage, env: env))
-            })
+            }
+        )
     }
 
     func closeAllPositions(_ request: Request, _ context: SandboxRequestContext) throws -> Response {
@@ -70,7 +80,8 @@ extension AlpacaRoutes {
                     } catch {
                         return ["symbol": symbol, "status": .int(Int(error.status.code)), "body": error.body]
                     }
-                })
+                }
+            )
         }
         return .json(results, status: .init(code: 207))
     }
@@ -111,7 +122,8 @@ extension AlpacaRoutes {
         var symbols: Set<String>?
         if let text = query["symbols"], !text.isEmpty {
             symbols = Set(
-                text.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }.map { sandbox.assets.resolve($0)?.symbol ?? $0 })
+                text.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }.map { sandbox.assets.resolve($0)?.symbol ?? $0 }
+            )
         }
 
         return .json(
@@ -131,7 +143,8 @@ extension AlpacaRoutes {
                 // `orders` is in submission order already; newest first unless asked otherwise.
                 if direction == "desc" { selected.reverse() }
                 return .array(selected.prefix(limit).map(AlpacaWire.order))
-            })
+            }
+        )
     }
 
     func orderID(_ context: SandboxRequestContext) throws(AlpacaAPIError) -> UUID {
@@ -146,7 +159,8 @@ extension AlpacaRoutes {
             try sandbox.withBook(id) { book, _ in
                 guard let order = book.order(orderID) else { throw AlpacaAPIError.notFound("order not found") }
                 return AlpacaWire.order(order)
-            })
+            }
+        )
     }
 
     func orderByClientID(_ request: Request, _ context: SandboxRequestContext) throws -> Response {
@@ -160,7 +174,8 @@ extension AlpacaRoutes {
                     throw AlpacaAPIError.notFound("order not found")
                 }
                 return AlpacaWire.order(order)
-            })
+            }
+        )
     }
 
     func replace(_ request: Request, _ context: SandboxRequestContext) async throws -> Response {

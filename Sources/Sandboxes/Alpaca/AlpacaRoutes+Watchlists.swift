@@ -44,7 +44,9 @@ extension AlpacaRoutes {
 
     func watchlists(_ context: SandboxRequestContext) throws -> Response {
         let id = try accountID(context)
-        return .json(try sandbox.withBook(id) { book, _ in .array(book.watchlists.map { AlpacaWire.watchlist($0, accountID: book.id, assets: nil) }) })
+        return .json(
+            try sandbox.withBook(id) { book, _ in .array(book.watchlists.map { AlpacaWire.watchlist($0, accountID: book.id, assets: nil) }) }
+        )
     }
 
     func watchlist(_ key: WatchlistKey, _ context: SandboxRequestContext) throws -> Response {
@@ -52,7 +54,8 @@ extension AlpacaRoutes {
         return .json(
             try sandbox.withBook(id) { book, _ in
                 AlpacaWire.watchlist(try find(key, in: book), accountID: book.id, assets: sandbox.assets)
-            })
+            }
+        )
     }
 
     func createWatchlist(_ request: Request, _ context: SandboxRequestContext) async throws -> Response {
@@ -67,7 +70,8 @@ extension AlpacaRoutes {
                 let watchlist = AlpacaWatchlist(id: UUID(), name: name, createdAt: env.now, updatedAt: env.now, symbols: symbols)
                 book.store(watchlist)
                 return AlpacaWire.watchlist(watchlist, accountID: book.id, assets: sandbox.assets)
-            })
+            }
+        )
     }
 
     func updateWatchlist(_ key: WatchlistKey, _ request: Request, _ context: SandboxRequestContext) async throws -> Response {
@@ -87,7 +91,8 @@ extension AlpacaRoutes {
                 watchlist.updatedAt = env.now
                 book.store(watchlist)
                 return AlpacaWire.watchlist(watchlist, accountID: book.id, assets: sandbox.assets)
-            })
+            }
+        )
     }
 
     func addToWatchlist(_ key: WatchlistKey, _ request: Request, _ context: SandboxRequestContext) async throws -> Response {
@@ -105,7 +110,8 @@ extension AlpacaRoutes {
                 watchlist.updatedAt = env.now
                 book.store(watchlist)
                 return AlpacaWire.watchlist(watchlist, accountID: book.id, assets: sandbox.assets)
-            })
+            }
+        )
     }
 
     func deleteWatchlist(_ key: WatchlistKey, _ context: SandboxRequestContext) throws -> Response {
@@ -130,6 +136,7 @@ extension AlpacaRoutes {
                 watchlist.updatedAt = env.now
                 book.store(watchlist)
                 return AlpacaWire.watchlist(watchlist, accountID: book.id, assets: sandbox.assets)
-            })
+            }
+        )
     }
 }

@@ -1,7 +1,7 @@
 public import Foundation
 public import Hummingbird
-import Synchronization
 public import SandboxKit
+import Synchronization
 
 /// A stateful simulator of Alpaca's Trading API v2 and its Market Data API (latest quotes, trades and crypto order
 /// books; stock and crypto bars and snapshots, sampled from the shared market), faithful enough that alpaca-py and
@@ -46,8 +46,11 @@ public final class AlpacaSandbox: BrokerSimulator {
 
         var saved: AlpacaSandboxState {
             AlpacaSandboxState(
-                books: books, keys: keys.mapValues { AlpacaSandboxState.Key(secret: $0.secret, account: $0.account) },
-                tokens: tokens, provisioned: provisioned)
+                books: books,
+                keys: keys.mapValues { AlpacaSandboxState.Key(secret: $0.secret, account: $0.account) },
+                tokens: tokens,
+                provisioned: provisioned
+            )
         }
     }
 
@@ -75,8 +78,11 @@ public final class AlpacaSandbox: BrokerSimulator {
     }
 
     private init(
-        configuration: AlpacaSandboxConfiguration, market: MarketEngine, faults: FaultInjector,
-        file: SandboxStateFile<AlpacaSandboxState>?, restored: AlpacaSandboxState?
+        configuration: AlpacaSandboxConfiguration,
+        market: MarketEngine,
+        faults: FaultInjector,
+        file: SandboxStateFile<AlpacaSandboxState>?,
+        restored: AlpacaSandboxState?
     ) {
         self.configuration = configuration
         self.market = market
@@ -108,18 +114,30 @@ public final class AlpacaSandbox: BrokerSimulator {
         state.keys[account.keyID] = (account.secretKey, account.id)
         for token in account.oauthTokens { state.tokens[token] = account.id }
         var book = AlpacaAccountBook(
-            id: account.id, accountNumber: account.accountNumber, createdAt: account.createdAt, cash: account.startingCash)
+            id: account.id,
+            accountNumber: account.accountNumber,
+            createdAt: account.createdAt,
+            cash: account.startingCash
+        )
         for holding in account.positions where holding.quantity > 0 {
             guard let instrument = assets.resolve(holding.symbol) else { continue }
             book.positions[instrument.symbol] = AlpacaPosition(
-                instrument: instrument, qty: holding.quantity, costBasis: holding.quantity * holding.averageEntryPrice,
-                openedAt: account.createdAt)
+                instrument: instrument,
+                qty: holding.quantity,
+                costBasis: holding.quantity * holding.averageEntryPrice,
+                openedAt: account.createdAt
+            )
         }
         for seed in account.watchlists {
             book.watchlists.append(
                 AlpacaWatchlist(
-                    id: UUID(), name: seed.name, createdAt: account.createdAt, updatedAt: account.createdAt,
-                    symbols: seed.symbols.compactMap { assets.resolve($0)?.symbol }))
+                    id: UUID(),
+                    name: seed.name,
+                    createdAt: account.createdAt,
+                    updatedAt: account.createdAt,
+                    symbols: seed.symbols.compactMap { assets.resolve($0)?.symbol }
+                )
+            )
         }
         state.books[account.id] = book
     }
@@ -131,9 +149,15 @@ public final class AlpacaSandbox: BrokerSimulator {
     public func provisionAccount() throws -> AlpacaSandboxAccount {
         let template = configuration.provisionedTemplate
         let account = AlpacaSandboxAccount(
-            id: UUID(), accountNumber: "PA3" + SandboxSecret.upper(9), keyID: "PK" + SandboxSecret.upper(18),
-            secretKey: SandboxSecret.mixed(40), startingCash: template.startingCash, positions: template.positions,
-            watchlists: template.watchlists, createdAt: market.now)
+            id: UUID(),
+            accountNumber: "PA3" + SandboxSecret.upper(9),
+            keyID: "PK" + SandboxSecret.upper(18),
+            secretKey: SandboxSecret.mixed(40),
+            startingCash: template.startingCash,
+            positions: template.positions,
+            watchlists: template.watchlists,
+            createdAt: market.now
+        )
         let assets = self.assets
         let limit = configuration.maximumProvisionedAccounts
         try state.withLock { state in
@@ -240,7 +264,8 @@ public final class AlpacaSandbox: BrokerSimulator {
 
     /// Runs `body` on the account's book after the lazy tick.
     func withBook<Result: Sendable>(
-        _ account: UUID, _ body: (inout AlpacaAccountBook, AlpacaTradingEnvironment) throws -> Result
+        _ account: UUID,
+        _ body: (inout AlpacaAccountBook, AlpacaTradingEnvironment) throws -> Result
     ) throws -> Result {
         let env = environment()
         let tradeUpdates = self.tradeUpdates

@@ -31,9 +31,15 @@ struct AlpacaStreams: Sendable {
         }
         for feed in Self.stockFeeds {
             router.ws(RouterPath(stringLiteral: "v2/\(feed)"), shouldUpgrade: { request, _ in try Self.upgradeOnly(request) }) {
-                inbound, outbound, context in
+                inbound,
+                outbound,
+                context in
                 let session = AlpacaDataStream(
-                    sandbox: sandbox, kind: .stocks, endpoint: "v2/\(feed)", codec: StreamCodec(context.request, jsonFrames: .text))
+                    sandbox: sandbox,
+                    kind: .stocks,
+                    endpoint: "v2/\(feed)",
+                    codec: StreamCodec(context.request, jsonFrames: .text)
+                )
                 try await session.run(inbound: inbound, outbound: outbound)
             }
         }
@@ -45,7 +51,11 @@ struct AlpacaStreams: Sendable {
             }
         ) { inbound, outbound, context in
             let session = AlpacaDataStream(
-                sandbox: sandbox, kind: .crypto, endpoint: "v1beta3/crypto/us", codec: StreamCodec(context.request, jsonFrames: .text))
+                sandbox: sandbox,
+                kind: .crypto,
+                endpoint: "v1beta3/crypto/us",
+                codec: StreamCodec(context.request, jsonFrames: .text)
+            )
             try await session.run(inbound: inbound, outbound: outbound)
         }
     }

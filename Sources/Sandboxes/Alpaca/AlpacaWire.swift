@@ -59,7 +59,10 @@ enum AlpacaWire {
     // MARK: Positions
 
     static func position(
-        _ position: AlpacaPosition, valuation: (last: Decimal, previousClose: Decimal)?, qtyAvailable: Decimal, now: Date
+        _ position: AlpacaPosition,
+        valuation: (last: Decimal, previousClose: Decimal)?,
+        qtyAvailable: Decimal,
+        now: Date
     ) -> JSON {
         let instrument = position.instrument
         let current = valuation?.last ?? instrument.referencePrice
@@ -269,9 +272,11 @@ enum AlpacaWire {
     static func cryptoOrderbook(_ quote: MarketQuote, instrument: MarketInstrument) -> JSON {
         let tick = instrument.tickSize
         func levels(_ start: Decimal, _ step: Decimal, _ size: Decimal) -> JSON {
-            .array((0..<5).map { level in
-                ["p": number(start + Decimal(level) * step), "s": number(size * Decimal(level + 1))]
-            })
+            .array(
+                (0..<5).map { level in
+                    ["p": number(start + Decimal(level) * step), "s": number(size * Decimal(level + 1))]
+                }
+            )
         }
         return [
             "t": .string(Timestamp.format(quote.timestamp, fractionDigits: 9)),

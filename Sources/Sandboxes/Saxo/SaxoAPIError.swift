@@ -26,7 +26,8 @@ struct SaxoAPIError: Error, HTTPResponseError, Sendable {
         ]
         if !modelState.isEmpty {
             members.append(
-                .init(key: "ModelState", value: .object(modelState.map { .init(key: $0.field, value: .array($0.problems.map(JSON.string))) })))
+                .init(key: "ModelState", value: .object(modelState.map { .init(key: $0.field, value: .array($0.problems.map(JSON.string))) }))
+            )
         }
         return .object(members)
     }
@@ -84,20 +85,29 @@ struct SaxoAPIError: Error, HTTPResponseError, Sendable {
     static let unauthorized = SaxoAPIError(status: .unauthorized, code: "Unauthorized", message: "Unauthorized")
 
     static let rateLimited = SaxoAPIError(
-        status: .tooManyRequests, code: "RateLimitExceeded", message: "Request rate limit exceeded. Wait for the time given in X-RateLimit-*-Reset.")
+        status: .tooManyRequests,
+        code: "RateLimitExceeded",
+        message: "Request rate limit exceeded. Wait for the time given in X-RateLimit-*-Reset."
+    )
 
     static func notFound(_ message: String, code: String = "NotFound") -> SaxoAPIError {
         SaxoAPIError(status: .notFound, code: code, message: message)
     }
 
     static func orderNotFound(_ orderID: String) -> SaxoAPIError {
-        SaxoAPIError(status: .notFound, code: "OrderNotFound", message: "Order \(orderID) was not found: it may have been filled, cancelled or never existed.")
+        SaxoAPIError(
+            status: .notFound,
+            code: "OrderNotFound",
+            message: "Order \(orderID) was not found: it may have been filled, cancelled or never existed."
+        )
     }
 
     /// 409 for an identical order request inside the duplicate window (the body is not documented by Saxo).
     static let duplicateOrder = SaxoAPIError(
-        status: .conflict, code: "DuplicateOperation",
-        message: "An identical request was received within the last 15 seconds. Send a unique X-Request-ID header to place it anyway.")
+        status: .conflict,
+        code: "DuplicateOperation",
+        message: "An identical request was received within the last 15 seconds. Send a unique X-Request-ID header to place it anyway."
+    )
 
     /// The body for a bare status (fault injection, unmatched routes, framework errors).
     static func forStatus(_ status: Int) -> SaxoAPIError {

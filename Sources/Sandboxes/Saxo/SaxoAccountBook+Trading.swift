@@ -55,10 +55,12 @@ extension SaxoAccountBook {
         if required > 0 {
             let valuation = accountValuation(env: env)
             let reserved = orders.filter { $0.id != excluded }.reduce(Decimal(0)) { total, order in
-                total + cashRequired(
-                    // What a working order still ties up is what it has yet to fill.
-                    SaxoOrderTerms(instrument: order.instrument, side: order.side, amount: order.remaining, type: order.type, price: order.price),
-                    env: env)
+                total
+                    + cashRequired(
+                        // What a working order still ties up is what it has yet to fill.
+                        SaxoOrderTerms(instrument: order.instrument, side: order.side, amount: order.remaining, type: order.type, price: order.price),
+                        env: env
+                    )
             }
             let available = instrument.isFX ? valuation.marginAvailable : min(valuation.cashBalance, valuation.marginAvailable)
             guard required + reserved <= available else {
@@ -93,16 +95,33 @@ extension SaxoAccountBook {
 
     mutating func place(_ request: SaxoPlaceOrderRequest, env: SaxoTradingEnvironment) throws(SaxoAPIError) -> String {
         let terms = SaxoOrderTerms(
-            instrument: request.instrument, side: request.side, amount: request.amount, type: request.type, price: request.price,
-            stopLimitPrice: request.stopLimitPrice, trailingStopDistance: request.trailingStopDistance)
+            instrument: request.instrument,
+            side: request.side,
+            amount: request.amount,
+            type: request.type,
+            price: request.price,
+            stopLimitPrice: request.stopLimitPrice,
+            trailingStopDistance: request.trailingStopDistance
+        )
         let now = env.now
         var order = SaxoOrder(
-            id: "", instrument: request.instrument, side: request.side, amount: request.amount, type: request.type,
-            price: request.price, stopLimitPrice: request.stopLimitPrice, trailingStopDistance: request.trailingStopDistance,
-            trailingStopStep: request.trailingStopStep, duration: request.duration, externalReference: request.externalReference,
-            manualOrder: request.manualOrder, orderTime: now, eligibleAt: now.addingTimeInterval(env.configuration.executionLatency),
+            id: "",
+            instrument: request.instrument,
+            side: request.side,
+            amount: request.amount,
+            type: request.type,
+            price: request.price,
+            stopLimitPrice: request.stopLimitPrice,
+            trailingStopDistance: request.trailingStopDistance,
+            trailingStopStep: request.trailingStopStep,
+            duration: request.duration,
+            externalReference: request.externalReference,
+            manualOrder: request.manualOrder,
+            orderTime: now,
+            eligibleAt: now.addingTimeInterval(env.configuration.executionLatency),
             expiresAt: expiry(request.duration, instrument: request.instrument, env: env),
-            correlationKey: RandomID.uuid())
+            correlationKey: RandomID.uuid()
+        )
         do {
             try validate(terms, excluding: nil, env: env)
         } catch {
@@ -133,7 +152,9 @@ extension SaxoAccountBook {
         if let step = request.trailingStopStep { order.trailingStopStep = step }
         if let duration = request.duration { order.duration = duration }
         var problems: [(field: String, problems: [String])] = []
-        if order.type.needsPrice, order.price == nil { problems.append(("OrderPrice", ["OrderPrice is required for \(order.type.rawValue) orders."])) }
+        if order.type.needsPrice, order.price == nil {
+            problems.append(("OrderPrice", ["OrderPrice is required for \(order.type.rawValue) orders."]))
+        }
         if order.type == .StopLimit, order.stopLimitPrice == nil {
             problems.append(("StopLimitPrice", ["StopLimitPrice is required for StopLimit orders."]))
         }
@@ -144,8 +165,14 @@ extension SaxoAccountBook {
         // A partly filled order's `Amount` is still the whole order's: it cannot shrink to what has already filled.
         guard order.amount > order.filled else { throw .trading("IllegalAmount", "Amount must exceed the amount already filled") }
         let terms = SaxoOrderTerms(
-            instrument: order.instrument, side: order.side, amount: order.remaining, type: order.type, price: order.price,
-            stopLimitPrice: order.stopLimitPrice, trailingStopDistance: order.trailingStopDistance)
+            instrument: order.instrument,
+            side: order.side,
+            amount: order.remaining,
+            type: order.type,
+            price: order.price,
+            stopLimitPrice: order.stopLimitPrice,
+            trailingStopDistance: order.trailingStopDistance
+        )
         do {
             try validate(terms, excluding: order.id, env: env)
         } catch {
@@ -231,8 +258,13 @@ extension SaxoAccountBook {
             order.filledAmount = order.filled + amount
             let positionID = book(order, amount: amount, at: price, env: env)
             logActivity(
-                order, order.remaining.isZero ? .FinalFill : .Fill, by: .system, at: env.now, fill: (amount, price),
-                positionId: positionID)
+                order,
+                order.remaining.isZero ? .FinalFill : .Fill,
+                by: .system,
+                at: env.now,
+                fill: (amount, price),
+                positionId: positionID
+            )
         }
         if order.remaining.isZero {
             orders.remove(at: index)
@@ -279,9 +311,17 @@ extension SaxoAccountBook {
         let positionID = makePositionID()
         positions.append(
             SaxoPosition(
-                id: positionID, instrument: instrument, amount: remaining, openPrice: price, openedAt: env.now,
-                sourceOrderID: order.id, conversionRateOpen: quoteRate, valueDate: env.valueDate(for: instrument),
-                correlationKey: order.correlationKey))
+                id: positionID,
+                instrument: instrument,
+                amount: remaining,
+                openPrice: price,
+                openedAt: env.now,
+                sourceOrderID: order.id,
+                conversionRateOpen: quoteRate,
+                valueDate: env.valueDate(for: instrument),
+                correlationKey: order.correlationKey
+            )
+        )
         return positionID
     }
 }

@@ -67,9 +67,16 @@ extension SaxoAccountBook {
         let exposure = instrument.isFX ? position.amount : position.amount * current
         let exposureRate = env.rate(from: instrument.exposureCurrency, to: env.accountCurrency) ?? 1
         return SaxoPositionValuation(
-            position: position, currentPrice: current, currentPriceType: long ? "Bid" : "Ask", profitLoss: profitLoss,
-            profitLossInBase: profitLoss * quoteRate, exposure: exposure, exposureInBase: exposure * exposureRate,
-            conversionRateCurrent: quoteRate, dayPercentChange: quote.map { $0.changeFraction * 100 } ?? 0)
+            position: position,
+            currentPrice: current,
+            currentPriceType: long ? "Bid" : "Ask",
+            profitLoss: profitLoss,
+            profitLossInBase: profitLoss * quoteRate,
+            exposure: exposure,
+            exposureInBase: exposure * exposureRate,
+            conversionRateCurrent: quoteRate,
+            dayPercentChange: quote.map { $0.changeFraction * 100 } ?? 0
+        )
     }
 
     func netPositionValuations(env: SaxoTradingEnvironment) -> [SaxoNetPositionValuation] {
@@ -80,14 +87,18 @@ extension SaxoAccountBook {
             let quote = env.quote(instrument)
             let current = quote.map { amount >= 0 ? $0.bid : $0.ask } ?? members.first?.currentPrice ?? 0
             return SaxoNetPositionValuation(
-                instrument: instrument, positions: members, amount: amount,
+                instrument: instrument,
+                positions: members,
+                amount: amount,
                 averageOpenPrice: amount.isZero ? 0 : weighted / amount,
-                currentPrice: current, currentPriceType: amount >= 0 ? "Bid" : "Ask",
+                currentPrice: current,
+                currentPriceType: amount >= 0 ? "Bid" : "Ask",
                 profitLoss: members.reduce(Decimal(0)) { $0 + $1.profitLoss },
                 profitLossInBase: members.reduce(Decimal(0)) { $0 + $1.profitLossInBase },
                 exposure: members.reduce(Decimal(0)) { $0 + $1.exposure },
                 exposureInBase: members.reduce(Decimal(0)) { $0 + $1.exposureInBase },
-                dayPercentChange: quote.map { $0.changeFraction * 100 } ?? 0)
+                dayPercentChange: quote.map { $0.changeFraction * 100 } ?? 0
+            )
         }
     }
 
@@ -109,9 +120,19 @@ extension SaxoAccountBook {
         let total = cash + unrealized + nonMargin
         let utilization = total > 0 ? marginUsed / total * 100 : (marginUsed > 0 ? 100 : 0)
         return SaxoAccountValuation(
-            cashBalance: cash, unrealizedMarginProfitLoss: unrealized, nonMarginPositionsValue: nonMargin, marginUsed: marginUsed,
-            marginNetExposure: exposure, totalValue: total, marginAvailable: total - marginUsed, marginUtilizationPct: utilization,
-            reliable: reliable, openPositionsCount: positions.count, netPositionsCount: nets.count, ordersCount: orders.count,
-            netPositions: nets)
+            cashBalance: cash,
+            unrealizedMarginProfitLoss: unrealized,
+            nonMarginPositionsValue: nonMargin,
+            marginUsed: marginUsed,
+            marginNetExposure: exposure,
+            totalValue: total,
+            marginAvailable: total - marginUsed,
+            marginUtilizationPct: utilization,
+            reliable: reliable,
+            openPositionsCount: positions.count,
+            netPositionsCount: nets.count,
+            ordersCount: orders.count,
+            netPositions: nets
+        )
     }
 }

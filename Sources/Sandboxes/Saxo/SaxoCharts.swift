@@ -68,7 +68,9 @@ extension SaxoWire {
                 ("Time", time(bar.time)),
             ])
         }
-        func mid(_ bid: Decimal, _ ask: Decimal) -> JSON { price(DecimalText.round((bid + ask) / 2, toMultipleOf: instrument.market.tickSize), instrument) }
+        func mid(_ bid: Decimal, _ ask: Decimal) -> JSON {
+            price(DecimalText.round((bid + ask) / 2, toMultipleOf: instrument.market.tickSize), instrument)
+        }
         return object([
             ("Close", mid(bar.closeBid, bar.closeAsk)),
             ("High", mid(bar.highBid, bar.highAsk)),

@@ -25,7 +25,10 @@ struct SaxoGatekeeper: RouterMiddleware {
     }
 
     private func gate(
-        _ request: Request, context: Context, headers: inout HTTPFields, next: (Request, Context) async throws -> Response
+        _ request: Request,
+        context: Context,
+        headers: inout HTTPFields,
+        next: (Request, Context) async throws -> Response
     ) async -> Response {
         guard let session = bearerSession(request) else {
             headers[.wwwAuthenticate] = "Bearer"

@@ -20,7 +20,12 @@ public struct SaxoInstrumentListing: Sendable, Hashable {
     public var groupId: Int
 
     public init(
-        uic: Int, assetType: String, marketSymbol: String, symbol: String, description: String, exchangeId: String,
+        uic: Int,
+        assetType: String,
+        marketSymbol: String,
+        symbol: String,
+        description: String,
+        exchangeId: String,
         groupId: Int = 0
     ) {
         self.uic = uic
@@ -51,14 +56,26 @@ public struct SaxoInstrumentListing: Sendable, Hashable {
 
     private static func fx(_ uic: Int, _ pair: String, _ description: String, group: Int) -> SaxoInstrumentListing {
         SaxoInstrumentListing(
-            uic: uic, assetType: "FxSpot", marketSymbol: pair, symbol: pair.replacingOccurrences(of: "/", with: ""),
-            description: description, exchangeId: "SBFX", groupId: group)
+            uic: uic,
+            assetType: "FxSpot",
+            marketSymbol: pair,
+            symbol: pair.replacingOccurrences(of: "/", with: ""),
+            description: description,
+            exchangeId: "SBFX",
+            groupId: group
+        )
     }
 
     private static func stock(_ uic: Int, _ ticker: String, _ description: String) -> SaxoInstrumentListing {
         SaxoInstrumentListing(
-            uic: uic, assetType: "Stock", marketSymbol: ticker, symbol: ticker + ":xnas", description: description,
-            exchangeId: "NASDAQ", groupId: 0)
+            uic: uic,
+            assetType: "Stock",
+            marketSymbol: ticker,
+            symbol: ticker + ":xnas",
+            description: description,
+            exchangeId: "NASDAQ",
+            groupId: 0
+        )
     }
 }
 

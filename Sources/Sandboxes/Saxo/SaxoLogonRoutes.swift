@@ -40,8 +40,13 @@ struct SaxoLogonRoutes: Sendable {
         case "code":
             let code = sandbox.withTokens { tokens in
                 tokens.issueCode(
-                    redirectURI: redirectURI, challenge: challenge, method: method, owner: owner, now: now,
-                    lifetime: configuration.authorizationCodeLifetime)
+                    redirectURI: redirectURI,
+                    challenge: challenge,
+                    method: method,
+                    owner: owner,
+                    now: now,
+                    lifetime: configuration.authorizationCodeLifetime
+                )
             }
             return redirect(redirectURI, ["code": code, "state": state])
         case "token":
@@ -51,7 +56,8 @@ struct SaxoLogonRoutes: Sendable {
             return redirect(
                 redirectURI,
                 ["access_token": pair.accessToken, "token_type": "Bearer", "expires_in": String(pair.expiresIn), "state": state],
-                fragment: true)
+                fragment: true
+            )
         default:
             return redirect(redirectURI, ["error": "unsupported_response_type", "state": state])
         }
@@ -116,8 +122,14 @@ struct SaxoLogonRoutes: Sendable {
                 }
                 pair = try sandbox.withTokens { (tokens) throws(SaxoTokenStore.OAuthError) in
                     try tokens.exchange(
-                        code: code, appKey: clientID, redirectURI: form["redirect_uri"], verifier: form["code_verifier"],
-                        clientAuthenticated: authenticated, now: now, configuration: configuration)
+                        code: code,
+                        appKey: clientID,
+                        redirectURI: form["redirect_uri"],
+                        verifier: form["code_verifier"],
+                        clientAuthenticated: authenticated,
+                        now: now,
+                        configuration: configuration
+                    )
                 }
                 sandbox.noteLogin(now, clientKey: owner.clientKey)
             case "refresh_token":
@@ -150,7 +162,10 @@ struct SaxoLogonRoutes: Sendable {
                 "refresh_token": .string(pair.refreshToken),
                 "refresh_token_expires_in": .int(pair.refreshTokenExpiresIn),
                 "base_uri": .null,
-            ], status: .created, headers: headers)
+            ],
+            status: .created,
+            headers: headers
+        )
     }
 
     /// The token request's fields: `application/x-www-form-urlencoded` (the usual) or `multipart/form-data`
@@ -185,7 +200,9 @@ struct SaxoLogonRoutes: Sendable {
         headers[.cacheControl] = "no-store"
         if error.status == 401 { headers[.wwwAuthenticate] = "Basic realm=\"token\"" }
         return .json(
-            ["error": .string(error.error), "error_description": .string(error.description)], status: .init(code: error.status),
-            headers: headers)
+            ["error": .string(error.error), "error_description": .string(error.description)],
+            status: .init(code: error.status),
+            headers: headers
+        )
     }
 }

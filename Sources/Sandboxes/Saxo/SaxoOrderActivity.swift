@@ -68,17 +68,34 @@ struct SaxoOrderActivity: Sendable, Codable, Equatable {
 extension SaxoAccountBook {
     /// Appends an entry for `order` as it stands now. `fill` is this fill's amount and price (fills only).
     mutating func logActivity(
-        _ order: SaxoOrder, _ status: SaxoOrderLogStatus, _ subStatus: SaxoOrderSubStatus = .Confirmed,
-        by handler: SaxoOrderActivity.Handler, at time: Date, fill: (amount: Decimal, price: Decimal)? = nil,
+        _ order: SaxoOrder,
+        _ status: SaxoOrderLogStatus,
+        _ subStatus: SaxoOrderSubStatus = .Confirmed,
+        by handler: SaxoOrderActivity.Handler,
+        at time: Date,
+        fill: (amount: Decimal, price: Decimal)? = nil,
         positionId: String? = nil
     ) {
         var entry = SaxoOrderActivity(
-            logId: makeLogID(), orderId: order.id, activityTime: time, status: status, subStatus: subStatus,
-            handledBy: handler, uic: order.instrument.uic, assetType: order.instrument.assetType, side: order.side,
-            amount: order.amount, orderType: order.type.rawValue, price: order.type.needsPrice ? order.price : nil,
-            stopLimitPrice: order.type == .StopLimit ? order.stopLimitPrice : nil, durationType: order.duration.type.rawValue,
-            expirationText: order.duration.expirationText, expirationContainsTime: order.duration.expirationContainsTime,
-            externalReference: order.externalReference, correlationKey: order.correlationKey)
+            logId: makeLogID(),
+            orderId: order.id,
+            activityTime: time,
+            status: status,
+            subStatus: subStatus,
+            handledBy: handler,
+            uic: order.instrument.uic,
+            assetType: order.instrument.assetType,
+            side: order.side,
+            amount: order.amount,
+            orderType: order.type.rawValue,
+            price: order.type.needsPrice ? order.price : nil,
+            stopLimitPrice: order.type == .StopLimit ? order.stopLimitPrice : nil,
+            durationType: order.duration.type.rawValue,
+            expirationText: order.duration.expirationText,
+            expirationContainsTime: order.duration.expirationContainsTime,
+            externalReference: order.externalReference,
+            correlationKey: order.correlationKey
+        )
         let previous = activities.last { $0.orderId == order.id }
         entry.filledAmount = previous?.filledAmount ?? 0
         entry.averagePrice = previous?.averagePrice

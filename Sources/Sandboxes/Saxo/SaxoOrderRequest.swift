@@ -25,7 +25,10 @@ struct SaxoPlaceOrderRequest: Sendable {
     /// - Parameter requireManualOrder: `trade/v2/orders` requires `ManualOrder` (400 without it); the legacy
     ///   `trade/v1/orders` (the seed app's) and precheck do not.
     static func parse(
-        _ json: JSON, instruments: SaxoInstruments, requireManualOrder: Bool, now: Date
+        _ json: JSON,
+        instruments: SaxoInstruments,
+        requireManualOrder: Bool,
+        now: Date
     ) throws(SaxoAPIError) -> SaxoPlaceOrderRequest {
         var fields = try SaxoFields(json)
         let uic = fields.required("Uic") { $0.int($1) }
@@ -73,7 +76,9 @@ struct SaxoPlaceOrderRequest: Sendable {
             fields.problem("StopLimitPrice", "StopLimitPrice is required for StopLimit orders.")
         }
         if type == .TrailingStop || type == .TrailingStopIfTraded {
-            if trailingDistance == nil { fields.problem("TrailingStopDistanceToMarket", "TrailingStopDistanceToMarket is required for trailing stops.") }
+            if trailingDistance == nil {
+                fields.problem("TrailingStopDistanceToMarket", "TrailingStopDistanceToMarket is required for trailing stops.")
+            }
             if trailingStep == nil { fields.problem("TrailingStopStep", "TrailingStopStep is required for trailing stops.") }
         }
         guard fields.problems.isEmpty, let uic, let assetType, let side, let amount, let type, let duration else {
@@ -83,9 +88,19 @@ struct SaxoPlaceOrderRequest: Sendable {
             throw .trading("IllegalInstrumentId", "Instrument ID is invalid")
         }
         return SaxoPlaceOrderRequest(
-            instrument: instrument, side: side.side, amount: amount, type: type, price: price, stopLimitPrice: stopLimitPrice,
-            trailingStopDistance: trailingDistance, trailingStopStep: trailingStep, duration: duration, accountKey: accountKey,
-            externalReference: externalReference, manualOrder: manualOrder ?? false)
+            instrument: instrument,
+            side: side.side,
+            amount: amount,
+            type: type,
+            price: price,
+            stopLimitPrice: stopLimitPrice,
+            trailingStopDistance: trailingDistance,
+            trailingStopStep: trailingStep,
+            duration: duration,
+            accountKey: accountKey,
+            externalReference: externalReference,
+            manualOrder: manualOrder ?? false
+        )
     }
 
     /// `{"DurationType":"GoodTillDate","ExpirationDateTime":"2025-01-10T13:00","ExpirationDateContainsTime":true}`.
@@ -136,7 +151,12 @@ struct SaxoChangeOrderRequest: Sendable {
     var duration: SaxoDuration?
     var accountKey: String?
 
-    static func parse(_ json: JSON, orderID pathOrderID: String?, requireManualOrder: Bool, now: Date) throws(SaxoAPIError)
+    static func parse(
+        _ json: JSON,
+        orderID pathOrderID: String?,
+        requireManualOrder: Bool,
+        now: Date
+    ) throws(SaxoAPIError)
         -> SaxoChangeOrderRequest
     {
         var fields = try SaxoFields(json)
@@ -159,7 +179,15 @@ struct SaxoChangeOrderRequest: Sendable {
         }
         guard fields.problems.isEmpty, let orderID else { throw .invalidModelState(fields.problems) }
         return SaxoChangeOrderRequest(
-            orderID: orderID, amount: amount, type: type, price: price, stopLimitPrice: stopLimitPrice,
-            trailingStopDistance: trailingDistance, trailingStopStep: trailingStep, duration: duration, accountKey: accountKey)
+            orderID: orderID,
+            amount: amount,
+            type: type,
+            price: price,
+            stopLimitPrice: stopLimitPrice,
+            trailingStopDistance: trailingDistance,
+            trailingStopStep: trailingStep,
+            duration: duration,
+            accountKey: accountKey
+        )
     }
 }

@@ -126,7 +126,11 @@ extension SaxoRoutes {
         let client = call.client
         let instruments = sandbox.instruments
         members.append(
-            ("Data", .array(page.map { SaxoWire.orderActivity($0, client: client, instruments: instruments, displayAndFormat: query.displayAndFormat) })))
+            (
+                "Data",
+                .array(page.map { SaxoWire.orderActivity($0, client: client, instruments: instruments, displayAndFormat: query.displayAndFormat) })
+            )
+        )
         let next = start + page.count
         if query.top > 0, next < selected.count {
             members.append(("__next", .string(skipTokenURL(call, top: query.top, token: selected[next].logId))))
@@ -151,7 +155,10 @@ extension SaxoWire {
     /// `{"ActivityTime":"2018-05-15T15:14:44.588000Z","AveragePrice":99.9,"FillAmount":500,"FilledAmount":500,
     /// "LogId":"34139674","OrderId":"1000001","Status":"FinalFill","SubStatus":"Confirmed",…}`.
     static func orderActivity(
-        _ entry: SaxoOrderActivity, client: SaxoSandboxClient, instruments: SaxoInstruments, displayAndFormat: Bool
+        _ entry: SaxoOrderActivity,
+        client: SaxoSandboxClient,
+        instruments: SaxoInstruments,
+        displayAndFormat: Bool
     ) -> JSON {
         let instrument = instruments.find(uic: entry.uic, assetType: entry.assetType)
         func price(_ value: Decimal?) -> JSON? {

@@ -19,28 +19,33 @@ extension SaxoRoutes {
             Route(.get, "port/v1/clients/{ClientKey*}") { call in
                 guard call.parameter("ClientKey") == call.client.clientKey else { throw SaxoAPIError.notFound("Client not found") }
                 return .json(SaxoWire.client(call.client))
-            })
+            }
+        )
         routes.append(Route(.get, "port/v1/users/me") { call in .json(SaxoWire.user(call.client, lastLogin: call.lastLogin)) })
         // The UserKey is the `uid` claim of the access token (a client's UserKey is its ClientKey).
         routes.append(
             Route(.get, "port/v1/users/{UserKey*}") { call in
                 guard call.parameter("UserKey") == call.client.clientKey else { throw SaxoAPIError.notFound("User not found") }
                 return .json(SaxoWire.user(call.client, lastLogin: call.lastLogin))
-            })
+            }
+        )
         routes.append(
             Route(.get, "port/v1/accounts/me") { call in
                 .json(try SaxoRoutes.envelope([SaxoWire.account(call.client)], call, alwaysCount: false))
-            })
+            }
+        )
         routes.append(
             Route(.get, "port/v1/accounts") { call in
                 try SaxoRoutes.checkClientKey(call, call.client, required: true)
                 return .json(try SaxoRoutes.envelope([SaxoWire.account(call.client)], call, alwaysCount: false))
-            })
+            }
+        )
         routes.append(
             Route(.get, "port/v1/accounts/{AccountKey*}") { call in
                 guard call.parameter("AccountKey") == call.client.accountKey else { throw SaxoAPIError.notFound("Account not found") }
                 return .json(SaxoWire.account(call.client))
-            })
+            }
+        )
 
         routes.append(Route(.get, "port/v1/balances/me") { call in try me.balance(call, mine: true) })
         routes.append(Route(.get, "port/v1/balances") { call in try me.balance(call, mine: false) })
@@ -73,7 +78,8 @@ extension SaxoRoutes {
             return .json(
                 try sandbox.withBook(call.client.clientKey) { book, env in
                     SaxoWire.balance(book.accountValuation(env: env), currency: currency, marginRate: rate, fieldGroups: groups)
-                })
+                }
+            )
         }
 
         func netPositions(_ call: SaxoCall, mine: Bool) throws -> Response {
@@ -82,7 +88,10 @@ extension SaxoRoutes {
                 try SaxoRoutes.checkAccountKey(call.query["AccountKey"], call.client)
             }
             let groups = try SaxoRoutes.fieldGroups(
-                call, allowed: SaxoRoutes.netPositionFieldGroups, default: ["NetPositionBase", "NetPositionView"])
+                call,
+                allowed: SaxoRoutes.netPositionFieldGroups,
+                default: ["NetPositionBase", "NetPositionView"]
+            )
             let client = call.client
             let items = try sandbox.withBook(call.client.clientKey) { book, env in
                 book.netPositionValuations(env: env).map { SaxoWire.netPosition($0, client: client, fieldGroups: groups) }
@@ -94,7 +103,10 @@ extension SaxoRoutes {
             try SaxoRoutes.checkClientKey(call, call.client, required: true)
             let id = call.parameter("NetPositionId")
             let groups = try SaxoRoutes.fieldGroups(
-                call, allowed: SaxoRoutes.netPositionFieldGroups, default: ["NetPositionBase", "NetPositionView"])
+                call,
+                allowed: SaxoRoutes.netPositionFieldGroups,
+                default: ["NetPositionBase", "NetPositionView"]
+            )
             let client = call.client
             let item = try sandbox.withBook(call.client.clientKey) { book, env in
                 book.netPositionValuations(env: env).first { $0.instrument.netPositionID.caseInsensitiveCompare(id) == .orderedSame }
@@ -138,7 +150,9 @@ extension SaxoRoutes {
                 try SaxoRoutes.checkAccountKey(call.query["AccountKey"], call.client)
             }
             let groups = try SaxoRoutes.fieldGroups(call, allowed: SaxoRoutes.orderFieldGroups, default: [])
-            if let status = call.query["Status"], !status.isEmpty, !["All", "Working"].contains(where: { $0.caseInsensitiveCompare(status) == .orderedSame }) {
+            if let status = call.query["Status"], !status.isEmpty,
+                !["All", "Working"].contains(where: { $0.caseInsensitiveCompare(status) == .orderedSame })
+            {
                 throw SaxoAPIError.invalidModelState("Status", "The value '\(status)' is not valid for Status.")
             }
             let client = call.client

@@ -19,7 +19,8 @@ extension SaxoRoutes {
                 let key = "\(call.session)|\(call.parameter("ContextId"))|\(call.parameter("ReferenceId"))"
                 sandbox.withSubscriptions { _ = $0.removeValue(forKey: key) }
                 return Response(status: .accepted)
-            })
+            }
+        )
         routes.append(
             Route(.delete, "trade/v1/prices/subscriptions/{ContextId}") { call in
                 let prefix = "\(call.session)|\(call.parameter("ContextId"))|"
@@ -27,7 +28,8 @@ extension SaxoRoutes {
                     for key in subscriptions.keys where key.hasPrefix(prefix) { subscriptions.removeValue(forKey: key) }
                 }
                 return Response(status: .accepted)
-            })
+            }
+        )
         routes.append(Route(.get, "chart/v1/charts") { call in try prices.chart(call, version: 1) })
         routes.append(Route(.get, "chart/v3/charts") { call in try prices.chart(call, version: 3) })
     }
@@ -44,7 +46,9 @@ extension SaxoRoutes {
 
         private func amount(_ call: SaxoCall) throws(SaxoAPIError) -> Decimal? {
             guard let text = call.query["Amount"], !text.isEmpty else { return nil }
-            guard let value = DecimalText.parse(text), value > 0 else { throw .invalidModelState("Amount", "The value '\(text)' is not valid for Amount.") }
+            guard let value = DecimalText.parse(text), value > 0 else {
+                throw .invalidModelState("Amount", "The value '\(text)' is not valid for Amount.")
+            }
             return value
         }
 
@@ -97,8 +101,10 @@ extension SaxoRoutes {
                 return path.price(bucket: Timestamp.floorDiv(seconds, bucketSeconds))
             }
             let current = env.quote(instrument)?.mid ?? mid(daysAgo: 0)
-            return [("PercentChange1Month", 30), ("PercentChange2Months", 61), ("PercentChange3Months", 91), ("PercentChange6Months", 182),
-                ("PercentChangeWeekly", 7)].map { name, days in
+            return [
+                ("PercentChange1Month", 30), ("PercentChange2Months", 61), ("PercentChange3Months", 91), ("PercentChange6Months", 182),
+                ("PercentChangeWeekly", 7),
+            ].map { name, days in
                 let then = mid(daysAgo: Int64(days))
                 return (name, then.isZero ? 0 : (current - then) / then * 100)
             }
@@ -112,7 +118,9 @@ extension SaxoRoutes {
             let contextID = fields.required("ContextId") { $0.string($1) }
             let referenceID = fields.required("ReferenceId") { $0.string($1) }
             for (name, value) in [("ContextId", contextID), ("ReferenceId", referenceID)] {
-                if let value, value.isEmpty || value.count > 50 || !value.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") }) {
+                if let value,
+                    value.isEmpty || value.count > 50 || !value.allSatisfy({ $0.isASCII && ($0.isLetter || $0.isNumber || $0 == "_" || $0 == "-") })
+                {
                     fields.problem(name, "\(name) must be 1-50 characters of letters, digits, '_' or '-'.")
                 }
             }
@@ -174,7 +182,9 @@ extension SaxoRoutes {
                     "RefreshRate": .int(max(0, refreshRate ?? 1000)),
                     "Snapshot": snapshot,
                     "State": "Active",
-                ], status: .created)
+                ],
+                status: .created
+            )
         }
 
         /// `GET chart/v1/charts` → `{"Data":[...],"DataVersion":n}`; `GET chart/v3/charts` adds `ChartInfo` (and
@@ -188,7 +198,9 @@ extension SaxoRoutes {
             if uic == nil { problems.append(("Uic", ["The Uic field is required."])) }
             let horizon = query["Horizon"].flatMap { Int($0) }
             if horizon.map({ !SaxoCharts.horizons.contains($0) }) ?? true {
-                problems.append(("Horizon", ["Horizon must be one of \(SaxoCharts.horizons.sorted().map(String.init).joined(separator: ", ")) minutes."]))
+                problems.append(
+                    ("Horizon", ["Horizon must be one of \(SaxoCharts.horizons.sorted().map(String.init).joined(separator: ", ")) minutes."])
+                )
             }
             var count = SaxoCharts.maximumCount
             if let text = query["Count"], !text.isEmpty {
@@ -218,7 +230,8 @@ extension SaxoRoutes {
             let dataVersion = JSON.int64(Int64(now.timeIntervalSince1970.rounded(.down)) % 2_147_483_647)
             guard version >= 3 else { return .json(["Data": data, "DataVersion": dataVersion]) }
             let requested = Set(
-                (query["FieldGroups"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty })
+                (query["FieldGroups"] ?? "").split(separator: ",").map { $0.trimmingCharacters(in: .whitespaces).lowercased() }.filter { !$0.isEmpty }
+            )
             let wants = { (name: String) in requested.isEmpty ? name == "chartinfo" || name == "data" : requested.contains(name) }
             return .json(
                 SaxoWire.object([
@@ -235,7 +248,8 @@ extension SaxoRoutes {
                     ("Data", wants("data") ? data : nil),
                     ("DataVersion", dataVersion),
                     ("DisplayAndFormat", wants("displayandformat") ? SaxoWire.displayAndFormat(instrument) : nil),
-                ]))
+                ])
+            )
         }
     }
 }

@@ -16,7 +16,8 @@ extension SaxoRoutes {
                     (uics.map { $0.contains(instrument.uic) } ?? true) && (assetTypes.map { $0.contains(instrument.assetType) } ?? true)
                 }
                 return .json(try envelope(matches.map { SaxoWire.instrumentDetails($0, env: env) }, call, alwaysCount: true))
-            })
+            }
+        )
         routes.append(
             Route(.get, "ref/v1/instruments/details/{Uic}/{AssetType}") { call in
                 guard let uic = Int(call.parameter("Uic")), let assetType = SaxoAssetType.canonical(call.parameter("AssetType")),
@@ -25,7 +26,8 @@ extension SaxoRoutes {
                     throw SaxoAPIError.notFound("Instrument \(call.parameter("Uic"))/\(call.parameter("AssetType")) was not found.")
                 }
                 return .json(SaxoWire.instrumentDetails(instrument, env: sandbox.environment()))
-            })
+            }
+        )
 
         // Saxo's public OpenAPI has no watchlist resource (WatchlistId only appears as a filter); the seed app calls
         // `ref/v1/watchlists` and `ref/v1/watchlists/{WatchlistId}`, so the sandbox serves a plausible design:
@@ -40,7 +42,8 @@ extension SaxoRoutes {
                     ])
                 }
                 return .json(try envelope(items, call, alwaysCount: true))
-            })
+            }
+        )
         routes.append(
             Route(.get, "ref/v1/watchlists/{WatchlistId}") { call in
                 guard let list = call.client.watchlists.first(where: { $0.id == call.parameter("WatchlistId") }) else {
@@ -55,8 +58,10 @@ extension SaxoRoutes {
                     ])
                 }
                 return .json(
-                    SaxoWire.object([("Instruments", .array(items)), ("Name", .string(list.name)), ("WatchlistId", .string(list.id))]))
-            })
+                    SaxoWire.object([("Instruments", .array(items)), ("Name", .string(list.name)), ("WatchlistId", .string(list.id))])
+                )
+            }
+        )
     }
 
     private static func members(_ list: SaxoSandboxWatchlist, _ instruments: SaxoInstruments) -> [SaxoInstrument] {

@@ -8,7 +8,8 @@ extension SaxoRoutes {
         routes.append(
             Route(.get, "root/v1/sessions/capabilities") { _ in
                 .json(["AuthenticationLevel": "Authenticated", "DataLevel": "Premium", "TradeLevel": "FullTradingAndChat"])
-            })
+            }
+        )
         for method in [HTTPRequest.Method.put, .patch] {
             routes.append(
                 Route(method, "root/v1/sessions/capabilities") { call in
@@ -18,7 +19,8 @@ extension SaxoRoutes {
                         throw SaxoAPIError.invalidModelState("TradeLevel", "TradeLevel must be OrdersOnly or FullTradingAndChat.")
                     }
                     return Response(status: .accepted)
-                })
+                }
+            )
         }
     }
 }

@@ -53,12 +53,17 @@ extension SaxoRoutes {
                 let requestID = call.request.headers[HeaderName.requestID]
                 try sandbox.checkDuplicate(fingerprint, requestID: requestID)
                 let request = try SaxoPlaceOrderRequest.parse(
-                    json, instruments: sandbox.instruments, requireManualOrder: version >= 2, now: sandbox.market.now)
+                    json,
+                    instruments: sandbox.instruments,
+                    requireManualOrder: version >= 2,
+                    now: sandbox.market.now
+                )
                 try SaxoRoutes.checkAccountKey(request.accountKey, call.client)
                 let orderID = try sandbox.withBook(call.client.clientKey) { (book, env) throws(SaxoAPIError) in try book.place(request, env: env) }
                 sandbox.rememberOrderRequest(fingerprint, requestID: requestID)
                 return Response.json(
-                    SaxoWire.object([("ExternalReference", request.externalReference.map(JSON.string)), ("OrderId", .string(orderID))]))
+                    SaxoWire.object([("ExternalReference", request.externalReference.map(JSON.string)), ("OrderId", .string(orderID))])
+                )
             }
         }
 
@@ -69,7 +74,11 @@ extension SaxoRoutes {
                 let requestID = call.request.headers[HeaderName.requestID]
                 try sandbox.checkDuplicate(fingerprint, requestID: requestID)
                 let request = try SaxoChangeOrderRequest.parse(
-                    json, orderID: orderID, requireManualOrder: orderID == nil, now: sandbox.market.now)
+                    json,
+                    orderID: orderID,
+                    requireManualOrder: orderID == nil,
+                    now: sandbox.market.now
+                )
                 try SaxoRoutes.checkAccountKey(request.accountKey, call.client)
                 let changed = try sandbox.withBook(call.client.clientKey) { (book, env) throws(SaxoAPIError) in try book.change(request, env: env) }
                 sandbox.rememberOrderRequest(fingerprint, requestID: requestID)
@@ -96,7 +105,8 @@ extension SaxoRoutes {
                             cancelled
                                 ? ["OrderId": .string(id)]
                                 : ["ErrorInfo": SaxoAPIError.orderNotFound(id).errorInfo, "OrderId": .string(id)]
-                        })
+                        }
+                    )
                 ]
                 return Response.json(body, status: results.contains { $0.1 } ? .ok : .notFound)
             }
@@ -129,11 +139,21 @@ extension SaxoRoutes {
             try await orderErrors {
                 let json = try await call.body()
                 let request = try SaxoPlaceOrderRequest.parse(
-                    json, instruments: sandbox.instruments, requireManualOrder: false, now: sandbox.market.now)
+                    json,
+                    instruments: sandbox.instruments,
+                    requireManualOrder: false,
+                    now: sandbox.market.now
+                )
                 try SaxoRoutes.checkAccountKey(request.accountKey, call.client)
                 let terms = SaxoOrderTerms(
-                    instrument: request.instrument, side: request.side, amount: request.amount, type: request.type, price: request.price,
-                    stopLimitPrice: request.stopLimitPrice, trailingStopDistance: request.trailingStopDistance)
+                    instrument: request.instrument,
+                    side: request.side,
+                    amount: request.amount,
+                    type: request.type,
+                    price: request.price,
+                    stopLimitPrice: request.stopLimitPrice,
+                    trailingStopDistance: request.trailingStopDistance
+                )
                 let body: JSON = try sandbox.withBook(call.client.clientKey) { book, env in
                     let required = book.cashRequired(terms, env: env)
                     let conversion = env.rate(from: request.instrument.market.currency, to: env.accountCurrency) ?? 1

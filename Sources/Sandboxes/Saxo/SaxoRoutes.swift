@@ -104,8 +104,14 @@ struct SaxoRoutes: Sendable {
             guard let (client, lastLogin) = sandbox.client(ofSession: context.principal ?? "") else { throw SaxoAPIError.unauthorized }
             return try await route.handler(
                 SaxoCall(
-                    request: request, context: context, parameters: parameters, query: request.queryParameters, client: client,
-                    lastLogin: lastLogin))
+                    request: request,
+                    context: context,
+                    parameters: parameters,
+                    query: request.queryParameters,
+                    client: client,
+                    lastLogin: lastLogin
+                )
+            )
         }
         throw SaxoAPIError.forStatus(pathMatched ? 405 : 404)
     }

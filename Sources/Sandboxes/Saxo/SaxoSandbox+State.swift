@@ -38,8 +38,12 @@ extension SaxoInstrument: Codable {
             throw DecodingError.dataCorrupted(.init(codingPath: decoder.codingPath, debugDescription: "no instrument list to read against"))
         }
         guard let instrument = instruments.find(uic: uic, assetType: assetType) else {
-            throw DecodingError.dataCorrupted(.init(
-                codingPath: decoder.codingPath, debugDescription: "the instrument Uic \(uic) (\(assetType)) is not listed by this sandbox"))
+            throw DecodingError.dataCorrupted(
+                .init(
+                    codingPath: decoder.codingPath,
+                    debugDescription: "the instrument Uic \(uic) (\(assetType)) is not listed by this sandbox"
+                )
+            )
         }
         self = instrument
     }

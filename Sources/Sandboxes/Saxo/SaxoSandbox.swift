@@ -1,7 +1,7 @@
 public import Foundation
 public import Hummingbird
-import Synchronization
 public import SandboxKit
+import Synchronization
 
 /// A stateful simulator of Saxo Bank's OpenAPI (SIM) and its logon host, faithful enough that the Python
 /// `saxo_openapi` client runs against it unmodified.
@@ -80,7 +80,12 @@ public final class SaxoSandbox: BrokerSimulator {
 
         var saved: SaxoSandboxState {
             SaxoSandboxState(
-                tokens: tokens, clients: clients, apps: apps, provisionedApps: provisionedApps, provisionedCount: provisionedCount)
+                tokens: tokens,
+                clients: clients,
+                apps: apps,
+                provisionedApps: provisionedApps,
+                provisionedCount: provisionedCount
+            )
         }
     }
 
@@ -107,12 +112,22 @@ public final class SaxoSandbox: BrokerSimulator {
         let file = SandboxStateFile<SaxoSandboxState>(folder: stateDirectory, sandbox: "saxo", version: Self.stateVersion)
         let restored = try file.load(userInfo: [.saxoInstruments: instruments])
         self.init(
-            configuration: configuration, market: market, faults: faults, instruments: instruments, file: file, restored: restored)
+            configuration: configuration,
+            market: market,
+            faults: faults,
+            instruments: instruments,
+            file: file,
+            restored: restored
+        )
     }
 
     private init(
-        configuration: SaxoSandboxConfiguration, market: MarketEngine, faults: FaultInjector, instruments: SaxoInstruments,
-        file: SandboxStateFile<SaxoSandboxState>?, restored: SaxoSandboxState?
+        configuration: SaxoSandboxConfiguration,
+        market: MarketEngine,
+        faults: FaultInjector,
+        instruments: SaxoInstruments,
+        file: SandboxStateFile<SaxoSandboxState>?,
+        restored: SaxoSandboxState?
     ) {
         self.configuration = configuration
         self.market = market
@@ -123,7 +138,8 @@ public final class SaxoSandbox: BrokerSimulator {
         var initial = State(
             tokens: SaxoTokenStore(configuration: configuration),
             clients: [client.clientKey: ClientState(client: client, book: SaxoAccountBook(cash: client.startingCash), lastLogin: market.now)],
-            apps: [configuration.appKey: App(secret: configuration.appSecret, clientKey: client.clientKey)])
+            apps: [configuration.appKey: App(secret: configuration.appSecret, clientKey: client.clientKey)]
+        )
         if let restored {
             initial.tokens = restored.tokens
             // The configured app, client and tokens are the configuration's: kept even if the saved state lacks them.
@@ -224,21 +240,36 @@ public final class SaxoSandbox: BrokerSimulator {
             // Base64-looking, with `+`, `/` and `=`, as Saxo's keys are (a client that forgets to encode them fails).
             let clientKey = SandboxSecret.mixed(11) + "+" + SandboxSecret.mixed(5) + "/" + SandboxSecret.mixed(5) + "=="
             let client = SaxoSandboxClient(
-                clientId: clientId, clientKey: clientKey, accountId: clientId,
+                clientId: clientId,
+                clientKey: clientKey,
+                accountId: clientId,
                 accountKey: SandboxSecret.mixed(6) + "/" + SandboxSecret.mixed(6) + "+" + SandboxSecret.mixed(8) + "==",
-                userId: clientId, name: "Sandbox Client \(clientId)", currency: template.currency,
-                startingCash: template.startingCash, createdAt: now, watchlists: template.watchlists)
+                userId: clientId,
+                name: "Sandbox Client \(clientId)",
+                currency: template.currency,
+                startingCash: template.startingCash,
+                createdAt: now,
+                watchlists: template.watchlists
+            )
             state.provisionedCount += 1
             // Order and position ids of each client in a range of its own, as Saxo's are unique across clients.
             let offset = state.provisionedCount * 100_000
             state.clients[clientKey] = ClientState(
                 client: client,
                 book: SaxoAccountBook(
-                    cash: client.startingCash, firstOrderNumber: 76_300_001 + offset, firstPositionNumber: 212_600_001 + offset),
-                lastLogin: now)
+                    cash: client.startingCash,
+                    firstOrderNumber: 76_300_001 + offset,
+                    firstPositionNumber: 212_600_001 + offset
+                ),
+                lastLogin: now
+            )
             let app = SaxoSandboxApp(
-                appKey: SandboxSecret.mixed(32).lowercased(), appSecret: SandboxSecret.mixed(32).lowercased(),
-                refreshToken: RandomID.uuid(), clientKey: clientKey, accountKey: client.accountKey)
+                appKey: SandboxSecret.mixed(32).lowercased(),
+                appSecret: SandboxSecret.mixed(32).lowercased(),
+                refreshToken: RandomID.uuid(),
+                clientKey: clientKey,
+                accountKey: client.accountKey
+            )
             state.apps[app.appKey] = App(secret: app.appSecret, clientKey: clientKey)
             state.provisionedApps.insert(app.appKey)
             state.tokens.addBootstrap(app.refreshToken, owner: SaxoTokenStore.Owner(clientKey: clientKey, appKey: app.appKey))
@@ -264,7 +295,8 @@ public final class SaxoSandbox: BrokerSimulator {
 
     /// Runs `body` on the client's account book after the lazy tick; 401 when the client is gone.
     func withBook<Result: Sendable>(
-        _ clientKey: String, _ body: (inout SaxoAccountBook, SaxoTradingEnvironment) throws(SaxoAPIError) -> Result
+        _ clientKey: String,
+        _ body: (inout SaxoAccountBook, SaxoTradingEnvironment) throws(SaxoAPIError) -> Result
     ) throws(SaxoAPIError) -> Result {
         let env = environment()
         return try state.withLock { (state) throws(SaxoAPIError) -> Result in

@@ -104,13 +104,23 @@ struct SaxoTokenStore: Sendable, Codable {
     // MARK: Authorization codes
 
     mutating func issueCode(
-        redirectURI: String, challenge: String?, method: String?, owner: Owner, now: Date, lifetime: TimeInterval
+        redirectURI: String,
+        challenge: String?,
+        method: String?,
+        owner: Owner,
+        now: Date,
+        lifetime: TimeInterval
     ) -> String {
         purgeIfNeeded(now: now)
         let code = RandomID.uuid()
         codes[code] = PendingCode(
-            redirectURI: redirectURI, issued: now, expires: now.addingTimeInterval(lifetime), codeChallenge: challenge,
-            codeChallengeMethod: method, owner: owner)
+            redirectURI: redirectURI,
+            issued: now,
+            expires: now.addingTimeInterval(lifetime),
+            codeChallenge: challenge,
+            codeChallengeMethod: method,
+            owner: owner
+        )
         return code
     }
 
@@ -118,7 +128,12 @@ struct SaxoTokenStore: Sendable, Codable {
     /// - Parameter verifier: the PKCE `code_verifier`, when the client authenticated that way.
     /// - Parameter appKey: the app (`client_id`) asking; a code issued to another app is `invalid_grant`.
     mutating func exchange(
-        code: String, appKey: String, redirectURI: String?, verifier: String?, clientAuthenticated: Bool, now: Date,
+        code: String,
+        appKey: String,
+        redirectURI: String?,
+        verifier: String?,
+        clientAuthenticated: Bool,
+        now: Date,
         configuration: SaxoSandboxConfiguration
     ) throws(OAuthError) -> TokenPair {
         // A code is spent by any attempt, as OAuth2 servers do, so a leaked code cannot be retried.
@@ -207,8 +222,11 @@ struct SaxoTokenStore: Sendable, Codable {
         access[accessToken] = AccessGrant(session: session, expires: accessExpiry)
         refresh[refreshToken] = RefreshGrant(session: session, expires: refreshExpiry, reusable: false, owner: owner)
         return TokenPair(
-            accessToken: accessToken, expiresIn: Int(accessExpiry.timeIntervalSince(now).rounded()), refreshToken: refreshToken,
-            refreshTokenExpiresIn: Int(refreshExpiry.timeIntervalSince(now).rounded()))
+            accessToken: accessToken,
+            expiresIn: Int(accessExpiry.timeIntervalSince(now).rounded()),
+            refreshToken: refreshToken,
+            refreshTokenExpiresIn: Int(refreshExpiry.timeIntervalSince(now).rounded())
+        )
     }
 
     /// Saxo's access tokens are JWTs; clients read `exp` from them, the UserKey from `uid` and the ClientKey from `cid`

@@ -82,8 +82,12 @@ extension SaxoWire {
 
     /// The body of `GET trade/v1/infoprices` and of a price subscription's `Snapshot`, with the requested field groups.
     static func priceSnapshot(
-        _ instrument: SaxoInstrument, quote marketQuote: MarketQuote, amount: Decimal?, fieldGroups: Set<String>,
-        history: [(String, Decimal)], env: SaxoTradingEnvironment
+        _ instrument: SaxoInstrument,
+        quote marketQuote: MarketQuote,
+        amount: Decimal?,
+        fieldGroups: Set<String>,
+        history: [(String, Decimal)],
+        env: SaxoTradingEnvironment
     ) -> JSON {
         var members: [(String, JSON?)] = [("AssetType", .string(instrument.assetType))]
         if fieldGroups.contains("DisplayAndFormat") { members.append(("DisplayAndFormat", displayAndFormat(instrument, orderDecimals: true))) }
@@ -99,7 +103,8 @@ extension SaxoWire {
                         ("ShortTradeDisabled", .bool(!instrument.isFX)),
                         ("ValueDate", .string(Timestamp.formatDate(env.valueDate(for: instrument)))),
                     ])
-                ))
+                )
+            )
         }
         members.append(("LastUpdated", time(marketQuote.timestamp)))
         if fieldGroups.contains("MarketDepth") {
@@ -117,7 +122,8 @@ extension SaxoWire {
                         ("NoOfOffers", 1),
                         ("UsingOrders", false),
                     ])
-                ))
+                )
+            )
         }
         if fieldGroups.contains("PriceInfo") {
             members.append(
@@ -129,7 +135,8 @@ extension SaxoWire {
                         ("NetChange", price(marketQuote.change, instrument)),
                         ("PercentChange", number(marketQuote.changeFraction * 100, scale: 2)),
                     ])
-                ))
+                )
+            )
         }
         if fieldGroups.contains("PriceInfoDetails") {
             members.append(
@@ -144,7 +151,8 @@ extension SaxoWire {
                         ("Open", price(marketQuote.open, instrument)),
                         ("Volume", number(marketQuote.lastSize * Decimal(max(1, marketQuote.tradeID % 997)))),
                     ])
-                ))
+                )
+            )
         }
         members.append(("PriceSource", instrument.isFX ? "SBFX" : .string(instrument.listing.exchangeId)))
         if fieldGroups.contains("Quote") { members.append(("Quote", quote(marketQuote, instrument: instrument, amount: amount))) }

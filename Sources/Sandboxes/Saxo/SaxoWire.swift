@@ -163,10 +163,16 @@ enum SaxoWire {
                             .array(
                                 contributors.isEmpty
                                     ? []
-                                    : [object([("Contributors", .array(contributors)), ("GroupType", "FX"), ("TotalMargin", money(valuation.marginUsed))])])
+                                    : [
+                                        object([
+                                            ("Contributors", .array(contributors)), ("GroupType", "FX"), ("TotalMargin", money(valuation.marginUsed)),
+                                        ])
+                                    ]
+                            )
                         )
                     ])
-                ))
+                )
+            )
         }
         return object(members)
     }
@@ -219,7 +225,8 @@ enum SaxoWire {
                         ("Uic", .int(instrument.uic)),
                         ("ValueDate", net.positions.first.map { date($0.position.valueDate) }),
                     ])
-                ))
+                )
+            )
         }
         members.append(("NetPositionId", .string(instrument.netPositionID)))
         if fieldGroups.contains("NetPositionView") {
@@ -245,7 +252,8 @@ enum SaxoWire {
                         ("TradeCostsTotal", 0),
                         ("TradeCostsTotalInBaseCurrency", 0),
                     ])
-                ))
+                )
+            )
         }
         return object(members)
     }
@@ -284,7 +292,8 @@ enum SaxoWire {
                         ("Uic", .int(instrument.uic)),
                         ("ValueDate", date(position.valueDate)),
                     ])
-                ))
+                )
+            )
         }
         members.append(("PositionId", .string(position.id)))
         if fieldGroups.contains("PositionView") {
@@ -308,7 +317,8 @@ enum SaxoWire {
                         ("TradeCostsTotal", 0),
                         ("TradeCostsTotalInBaseCurrency", 0),
                     ])
-                ))
+                )
+            )
         }
         return object(members)
     }

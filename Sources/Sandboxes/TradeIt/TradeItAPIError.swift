@@ -36,18 +36,29 @@ struct TradeItAPIError: Error, HTTPResponseError, Sendable {
     }
 
     static let notJSON = TradeItAPIError(
-        code: 500, shortMessage: "Invalid request", longMessages: ["The request body must be a JSON object."],
-        httpStatus: .badRequest)
+        code: 500,
+        shortMessage: "Invalid request",
+        longMessages: ["The request body must be a JSON object."],
+        httpStatus: .badRequest
+    )
 
     static let sessionExpired = TradeItAPIError(
-        code: 600, shortMessage: "Session Expired", longMessages: ["Your session has expired. Please try again."])
+        code: 600,
+        shortMessage: "Session Expired",
+        longMessages: ["Your session has expired. Please try again."]
+    )
 
     static let tokenExpired = TradeItAPIError(
-        code: 700, shortMessage: "Token invalid or expired",
-        longMessages: ["Your broker login has expired. Please relink your account."])
+        code: 700,
+        shortMessage: "Token invalid or expired",
+        longMessages: ["Your broker login has expired. Please relink your account."]
+    )
 
     static let invalidAPIKey = TradeItAPIError(
-        code: 300, shortMessage: "Invalid API key", longMessages: ["The API key is not valid."])
+        code: 300,
+        shortMessage: "Invalid API key",
+        longMessages: ["The API key is not valid."]
+    )
 
     static func brokerAuthentication(_ message: String) -> TradeItAPIError {
         TradeItAPIError(code: 300, shortMessage: "Could Not Login", longMessages: [message])
@@ -66,7 +77,8 @@ extension TradeItAPIError: SandboxWireError {
     func wireResponse() -> Response { .json(body, status: httpStatus) }
 
     static func framework(status: HTTPResponse.Status, request: Request) -> TradeItAPIError {
-        var error = status == .notFound
+        var error =
+            status == .notFound
             ? parameter("No such endpoint: \(request.method) \(request.uri.path)") : system("HTTP \(status.code)")
         error.httpStatus = status
         return error

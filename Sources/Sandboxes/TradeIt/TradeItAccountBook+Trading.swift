@@ -5,7 +5,11 @@ import SandboxKit
 extension TradeItAccountBook {
     /// Keeps a preview under `orderId` after checking the account can afford it.
     mutating func preview(
-        _ order: TradeItOrder, orderId: String, estimatedTotal: Decimal, expiresAt: Date, token: String
+        _ order: TradeItOrder,
+        orderId: String,
+        estimatedTotal: Decimal,
+        expiresAt: Date,
+        token: String
     ) throws(TradeItAPIError) {
         try check(order, estimatedTotal: estimatedTotal)
         previews[orderId] = TradeItPreview(order: order, expiresAt: expiresAt, token: token)
@@ -14,7 +18,12 @@ extension TradeItAccountBook {
     /// Places the preview `orderId` as `orderNumber`, then runs the tick so a marketable order fills at once.
     /// The preview is spent even when the account can no longer afford it.
     mutating func place(
-        orderId: String, isCrypto: Bool, orderNumber: String, market: MarketEngine, commission: Decimal, now: Date
+        orderId: String,
+        isCrypto: Bool,
+        orderNumber: String,
+        market: MarketEngine,
+        commission: Decimal,
+        now: Date
     ) throws(TradeItAPIError) -> TradeItOrder {
         guard let preview = previews.removeValue(forKey: orderId), preview.expiresAt > now, preview.order.isCrypto == isCrypto
         else {
@@ -105,12 +114,15 @@ extension TradeItAccountBook {
         if order.side == .buy {
             guard estimatedTotal <= availableCash else {
                 throw .execution(
-                    "Your buying power of $\(DecimalText.format(availableCash)) is not enough for this order of $\(DecimalText.format(estimatedTotal)).")
+                    "Your buying power of $\(DecimalText.format(availableCash)) is not enough for this order of $\(DecimalText.format(estimatedTotal))."
+                )
             }
         } else {
             let free = (holdings[order.symbol]?.quantity ?? 0) - reservedQuantity(order.symbol)
             guard order.quantity <= free else {
-                throw .execution("You can sell at most \(DecimalText.format(max(free, 0))) \(order.symbol); short sales are not available in this account.")
+                throw .execution(
+                    "You can sell at most \(DecimalText.format(max(free, 0))) \(order.symbol); short sales are not available in this account."
+                )
             }
         }
     }

@@ -1,8 +1,8 @@
 import Foundation
 import Hummingbird
 import NIOCore
-import Synchronization
 import SandboxKit
+import Synchronization
 
 /// The sandbox's OAuth login popup, the page `oAuthURL` points at.
 ///
@@ -47,7 +47,9 @@ struct TradeItLoginPage: Sendable {
         router.get("sandbox/login/complete") { request, _ in
             let verifier = Self.escape(request.queryParameters["oAuthVerifier"] ?? "")
             return Self.html(
-                "<h1>Linked</h1><p>Your oAuthVerifier is <code id=\"oAuthVerifier\">\(verifier)</code>.</p>", status: .ok)
+                "<h1>Linked</h1><p>Your oAuthVerifier is <code id=\"oAuthVerifier\">\(verifier)</code>.</p>",
+                status: .ok
+            )
         }
     }
 
@@ -90,7 +92,9 @@ struct TradeItLoginPage: Sendable {
             </form>
             <p>Sandbox logins (password <code>dummy</code>): <code>dummy</code>, <code>dummySecurity</code> (asks a security
             question; the answer is <code>tradingticket</code>), <code>fail</code>, <code>dummyExpired</code>.</p>
-            """, status: status)
+            """,
+            status: status
+        )
     }
 
     static func html(_ body: String, status: HTTPResponse.Status) -> Response {
@@ -114,10 +118,15 @@ extension TradeItSandbox {
         return state.withLock { state in
             let number = state.next()
             let random = UInt32.random(in: 0...999_999)
-            let verifier = String(format: "%03d-%03d-%03d-%03d", number % 1000, random / 1000, random % 1000, (number / 1000) % 1000)
+            let verifier =
+                String(format: "%03d-%03d-%03d-%03d", number % 1000, random / 1000, random % 1000, (number / 1000) % 1000)
                 + "-\(RandomID.suffix(4))"
             state.verifiers[verifier] = Verifier(
-                apiKey: apiKey, persona: persona, relinkUserId: relinkUserId, expiresAt: now.addingTimeInterval(lifetime))
+                apiKey: apiKey,
+                persona: persona,
+                relinkUserId: relinkUserId,
+                expiresAt: now.addingTimeInterval(lifetime)
+            )
             return verifier
         }
     }

@@ -34,7 +34,11 @@ extension TradeItRoutes {
         let expiresAt = market.now.addingTimeInterval(configuration.verifierLifetime)
         sandbox.state.withLock {
             $0.popups[tempToken] = TradeItSandbox.Popup(
-                apiKey: apiKey, callback: callback, relinkUserId: relinkUserId, expiresAt: expiresAt)
+                apiKey: apiKey,
+                callback: callback,
+                relinkUserId: relinkUserId,
+                expiresAt: expiresAt
+            )
         }
         let host = request.head.authority ?? "127.0.0.1"
         let url = "http://\(host)/sandbox/login?oAuthTempToken=\(tempToken)"
@@ -61,8 +65,13 @@ extension TradeItRoutes {
                 return .failure(.brokerAuthentication("The oAuthVerifier is invalid or has expired; please log in again."))
             }
             let user = TradeItSandbox.createUser(
-                verifier.persona, apiKey: apiKey, relinkUserId: verifier.relinkUserId, configuration: configuration,
-                market: market, state: &state)
+                verifier.persona,
+                apiKey: apiKey,
+                relinkUserId: verifier.relinkUserId,
+                configuration: configuration,
+                market: market,
+                state: &state
+            )
             return .success(user)
         }
         let (userId, userToken) = try result.get()

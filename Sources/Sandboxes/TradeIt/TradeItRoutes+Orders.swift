@@ -20,8 +20,14 @@ extension TradeItRoutes {
         let details: JSON = try sandbox.withBook(token: token, accountNumber: body.string("accountNumber")) { book in
             try book.preview(order, orderId: orderId, estimatedTotal: total, expiresAt: expiresAt, token: token ?? "")
             return TradeItWire.previewDetails(
-                order, quote: quote, availableCash: book.availableCash, held: book.holdings[order.symbol]?.quantity ?? 0,
-                estimatedValue: value, commission: commission, estimatedTotal: total)
+                order,
+                quote: quote,
+                availableCash: book.availableCash,
+                held: book.holdings[order.symbol]?.quantity ?? 0,
+                estimatedValue: value,
+                commission: commission,
+                estimatedTotal: total
+            )
         }
         return TradeItWire.preview(orderId: orderId, details: details, token: token)
     }
@@ -36,7 +42,13 @@ extension TradeItRoutes {
         let commission = configuration.commission
         let placed = try sandbox.withBook(token: token, accountNumber: account) { book in
             try book.place(
-                orderId: orderId, isCrypto: crypto, orderNumber: orderNumber, market: market, commission: commission, now: now)
+                orderId: orderId,
+                isCrypto: crypto,
+                orderNumber: orderNumber,
+                market: market,
+                commission: commission,
+                now: now
+            )
         }
         return TradeItWire.placed(placed, now: now, token: token)
     }
@@ -45,7 +57,10 @@ extension TradeItRoutes {
         let token = body.string("token")
         let orders = try sandbox.withBook(token: token, accountNumber: body.string("accountNumber")) { $0.orders }
         return TradeItWire.statuses(
-            orders.reversed().map(TradeItWire.status), token: token, message: "Order statuses successfully fetched")
+            orders.reversed().map(TradeItWire.status),
+            token: token,
+            message: "Order statuses successfully fetched"
+        )
     }
 
     func singleOrder(_ body: TradeItFields, cancel: Bool) throws -> JSON {
@@ -57,10 +72,15 @@ extension TradeItRoutes {
         guard let order else {
             if cancel { throw TradeItAPIError.parameter("The order \(number) was not found.") }
             return TradeItWire.statuses(
-                [TradeItWire.notFound(orderNumber: number)], token: token, message: "Order status successfully fetched")
+                [TradeItWire.notFound(orderNumber: number)],
+                token: token,
+                message: "Order status successfully fetched"
+            )
         }
         return TradeItWire.statuses(
-            [TradeItWire.status(order)], token: token,
-            message: cancel ? "Order cancellation requested" : "Order status successfully fetched")
+            [TradeItWire.status(order)],
+            token: token,
+            message: cancel ? "Order cancellation requested" : "Order status successfully fetched"
+        )
     }
 }

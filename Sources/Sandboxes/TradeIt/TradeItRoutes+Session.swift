@@ -21,7 +21,10 @@ extension TradeItRoutes {
             }
             let token = "SBX-SESSION-\(state.next())-\(RandomID.suffix(8))"
             state.sessions[token] = TradeItSandbox.Session(
-                userId: userId, expiresAt: now.addingTimeInterval(lifetime), pendingQuestion: user.persona == .dummySecurity)
+                userId: userId,
+                expiresAt: now.addingTimeInterval(lifetime),
+                pendingQuestion: user.persona == .dummySecurity
+            )
             return .success((token, user))
         }
         let (token, user) = try result.get()

@@ -1,7 +1,7 @@
 public import Foundation
 public import Hummingbird
-import Synchronization
 public import SandboxKit
+import Synchronization
 
 /// A stateful simulator of TradeIt's EMS JSON API (v2, and the v1 paths where they differ), its OAuth login popup, and
 /// the QA `Dummy` broker with TradeIt's own personas (see ``TradeItSandboxConfiguration`` and ``TradeItPersona``).
@@ -110,8 +110,11 @@ public final class TradeItSandbox: BrokerSimulator {
     }
 
     private init(
-        configuration: TradeItSandboxConfiguration, market: MarketEngine, faults: FaultInjector,
-        file: SandboxStateFile<State>?, restored: State?
+        configuration: TradeItSandboxConfiguration,
+        market: MarketEngine,
+        faults: FaultInjector,
+        file: SandboxStateFile<State>?,
+        restored: State?
     ) {
         self.configuration = configuration
         self.market = market
@@ -126,7 +129,11 @@ public final class TradeItSandbox: BrokerSimulator {
         // Every persona's account exists (a configuration may have added personas since the state was saved).
         for persona in TradeItPersona.allCases where initial.books[persona.accountNumber] == nil {
             initial.books[persona.accountNumber] = Self.newBook(
-                accountNumber: persona.accountNumber, persona: persona, configuration: configuration, market: market)
+                accountNumber: persona.accountNumber,
+                persona: persona,
+                configuration: configuration,
+                market: market
+            )
         }
         self.state = PersistentState(initial, file: file) { $0 }
     }
@@ -141,10 +148,16 @@ public final class TradeItSandbox: BrokerSimulator {
 
     /// An account as every persona's starts: the configured cash and holdings.
     static func newBook(
-        accountNumber: String, persona: TradeItPersona, configuration: TradeItSandboxConfiguration, market: MarketEngine
+        accountNumber: String,
+        persona: TradeItPersona,
+        configuration: TradeItSandboxConfiguration,
+        market: MarketEngine
     ) -> TradeItAccountBook {
         var book = TradeItAccountBook(
-            accountNumber: accountNumber, name: "Individual Brokerage (\(persona.rawValue))", cash: configuration.startingCash)
+            accountNumber: accountNumber,
+            name: "Individual Brokerage (\(persona.rawValue))",
+            cash: configuration.startingCash
+        )
         for holding in configuration.holdings where holding.quantity > 0 && market.instrument(symbol: holding.symbol) != nil {
             book.holdings[holding.symbol] = TradeItHolding(quantity: holding.quantity, cost: holding.quantity * holding.averagePrice)
         }
@@ -208,7 +221,10 @@ public final class TradeItSandbox: BrokerSimulator {
     // MARK: Test hooks
 
     /// Links `persona` as if its user had logged in on the popup: the user id and token to authenticate with.
-    public func link(_ persona: TradeItPersona, apiKey: String = TradeItSandboxConfiguration.demoAPIKey)
+    public func link(
+        _ persona: TradeItPersona,
+        apiKey: String = TradeItSandboxConfiguration.demoAPIKey
+    )
         -> (userId: String, userToken: String)
     {
         let (configuration, market) = (self.configuration, self.market)
@@ -250,8 +266,12 @@ public final class TradeItSandbox: BrokerSimulator {
     // MARK: Internals
 
     static func createUser(
-        _ persona: TradeItPersona, apiKey: String, relinkUserId: String?, configuration: TradeItSandboxConfiguration,
-        market: MarketEngine, state: inout State
+        _ persona: TradeItPersona,
+        apiKey: String,
+        relinkUserId: String?,
+        configuration: TradeItSandboxConfiguration,
+        market: MarketEngine,
+        state: inout State
     ) -> (userId: String, userToken: String) {
         let number = state.next()
         let userToken = "SBX-UTOKEN-\(number)-\(RandomID.suffix(8))"
@@ -270,8 +290,12 @@ public final class TradeItSandbox: BrokerSimulator {
         }
         let userId = "SBX-USER-\(number)"
         state.users[userId] = User(
-            persona: persona, userToken: userToken, apiKey: apiKey, tokenExpired: persona == .dummyExpired,
-            accountNumber: account)
+            persona: persona,
+            userToken: userToken,
+            apiKey: apiKey,
+            tokenExpired: persona == .dummyExpired,
+            accountNumber: account
+        )
         return (userId, userToken)
     }
 
@@ -303,7 +327,9 @@ public final class TradeItSandbox: BrokerSimulator {
 
     /// Runs `body` on an account of the session's user after the lazy tick; code 500 for another account number.
     func withBook<T: Sendable>(
-        token: String?, accountNumber: String?, _ body: (inout TradeItAccountBook) throws -> T
+        token: String?,
+        accountNumber: String?,
+        _ body: (inout TradeItAccountBook) throws -> T
     ) throws -> T {
         let (_, account) = try session(token)
         guard let accountNumber, !accountNumber.isEmpty else { throw TradeItAPIError.parameter("accountNumber is required.") }

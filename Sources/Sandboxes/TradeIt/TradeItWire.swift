@@ -14,7 +14,8 @@ enum TradeItWire {
                 .init(key: "token", value: .string(token)),
                 .init(key: "shortMessage", value: .string(message)),
                 .init(key: "longMessages", value: nil),
-            ] + members)
+            ] + members
+        )
     }
 
     static func number(_ value: Decimal) -> JSON { .number(DecimalText.format(value)) }
@@ -50,7 +51,9 @@ enum TradeItWire {
                 .init(key: "userId", value: .string(userId)), .init(key: "userToken", value: .string(userToken)),
                 .init(key: "broker", value: .string(TradeItSandboxConfiguration.dummyBroker)),
                 .init(key: "activationTime", value: "IMMEDIATE"),
-            ], message: "Success")
+            ],
+            message: "Success"
+        )
     }
 
     /// `INFORMATION_NEEDED`: the security question a session must answer before it opens.
@@ -61,8 +64,13 @@ enum TradeItWire {
                 .init(key: "securityQuestion", value: .string(TradeItSandboxConfiguration.securityQuestion)),
                 .init(
                     key: "securityQuestionOptions",
-                    value: .array(TradeItSandboxConfiguration.securityQuestionOptions.map(JSON.string))),
-            ], status: "INFORMATION_NEEDED", token: token, message: message)
+                    value: .array(TradeItSandboxConfiguration.securityQuestionOptions.map(JSON.string))
+                ),
+            ],
+            status: "INFORMATION_NEEDED",
+            token: token,
+            message: message
+        )
     }
 
     /// An open session: its one account and what may be ordered in it.
@@ -74,14 +82,16 @@ enum TradeItWire {
                         "value": .string($0.0), "displayLabel": .string($0.1),
                         "supportedOrderQuantityTypes": .array(quantityTypes.map(JSON.string)),
                     ]
-                })
+                }
+            )
         }
         let equities: JSON = [
             "instrument": "equities",
             "actions": values([("buy", "Buy"), ("sell", "Sell")], quantityTypes: ["SHARES"]),
             "priceTypes": values(
                 [("market", "Market"), ("limit", "Limit"), ("stopMarket", "Stop Market"), ("stopLimit", "Stop Limit")],
-                quantityTypes: ["SHARES"]),
+                quantityTypes: ["SHARES"]
+            ),
             "expirationTypes": values([("day", "Good for day"), ("gtc", "Good until canceled")], quantityTypes: ["SHARES"]),
         ]
         let crypto: JSON = [
@@ -111,11 +121,13 @@ enum TradeItWire {
             .init(key: "dayAbsoluteReturn", value: money(valuation.dayReturn)),
             .init(
                 key: "dayPercentReturn",
-                value: number(previous.isZero ? 0 : DecimalText.round(valuation.dayReturn / previous * 100, scale: 2))),
+                value: number(previous.isZero ? 0 : DecimalText.round(valuation.dayReturn / previous * 100, scale: 2))
+            ),
             .init(key: "totalAbsoluteReturn", value: money(valuation.totalReturn)),
             .init(
                 key: "totalPercentReturn",
-                value: number(valuation.cost.isZero ? 0 : DecimalText.round(valuation.totalReturn / valuation.cost * 100, scale: 2))),
+                value: number(valuation.cost.isZero ? 0 : DecimalText.round(valuation.totalReturn / valuation.cost * 100, scale: 2))
+            ),
             .init(key: "marginCash", value: nil),
             .init(key: "accountBaseCurrency", value: "USD"),
         ]
@@ -123,7 +135,9 @@ enum TradeItWire {
         if v1 { return success(members, token: token, message: message) }
         return success(
             [.init(key: "accountOverview", value: .object(members)), .init(key: "fxAccountOverview", value: nil)],
-            token: token, message: message)
+            token: token,
+            message: message
+        )
     }
 
     /// One entry of `position/getPositions`.
@@ -140,7 +154,8 @@ enum TradeItWire {
             "lastPrice": number(quote.last),
             "todayGainLossAbsolute": money(today),
             "todayGainLossPercentage": number(
-                quote.previousClose.isZero ? 0 : DecimalText.round(quote.change / quote.previousClose * 100, scale: 2)),
+                quote.previousClose.isZero ? 0 : DecimalText.round(quote.change / quote.previousClose * 100, scale: 2)
+            ),
             "totalGainLossAbsolute": money(total),
             "totalGainLossPercentage": number(holding.cost.isZero ? 0 : DecimalText.round(total / holding.cost * 100, scale: 2)),
             "exchange": .string(instrument.exchange),
@@ -154,15 +169,23 @@ enum TradeItWire {
             [
                 .init(key: "positions", value: .array(positions)), .init(key: "currentPage", value: .int(page)),
                 .init(key: "totalPages", value: .int(totalPages)),
-            ], token: token, message: "Position successfully fetched")
+            ],
+            token: token,
+            message: "Position successfully fetched"
+        )
     }
 
     // MARK: Orders
 
     /// `orderDetails` of a preview: the order, the quote, and what it would cost.
     static func previewDetails(
-        _ order: TradeItOrder, quote: MarketQuote, availableCash: Decimal, held: Decimal, estimatedValue: Decimal,
-        commission: Decimal, estimatedTotal: Decimal
+        _ order: TradeItOrder,
+        quote: MarketQuote,
+        availableCash: Decimal,
+        held: Decimal,
+        estimatedValue: Decimal,
+        commission: Decimal,
+        estimatedTotal: Decimal
     ) -> JSON {
         var members: [JSON.Member] = [
             .init(key: order.isCrypto ? "orderPair" : "orderSymbol", value: .string(order.symbol)),
@@ -195,7 +218,11 @@ enum TradeItWire {
             [
                 .init(key: "orderId", value: .string(orderId)), .init(key: "orderDetails", value: details),
                 .init(key: "warningsList", value: []), .init(key: "ackWarningsList", value: []),
-            ], status: "REVIEW_ORDER", token: token, message: "Review your order")
+            ],
+            status: "REVIEW_ORDER",
+            token: token,
+            message: "Review your order"
+        )
     }
 
     /// `order/place...`: stock orders answer `orderInfo`, crypto orders `orderDetails`.
@@ -215,7 +242,9 @@ enum TradeItWire {
                         "orderPair": .string(order.symbol), "orderAction": .string(order.side.rawValue),
                         "orderQuantity": number(order.quantity), "orderExpiration": .string(order.expiration.rawValue),
                         "orderPrice": .string(priceText(order)), "orderQuantityType": "BASE_CURRENCY",
-                    ]))
+                    ]
+                )
+            )
         } else {
             var price: [JSON.Member] = [.init(key: "type", value: .string(order.priceType.rawValue))]
             if let limit = order.limitPrice { price.append(.init(key: "limitPrice", value: number(limit))) }
@@ -227,7 +256,9 @@ enum TradeItWire {
                         "symbol": .string(order.symbol), "action": .string(order.side.rawValue),
                         "quantity": number(order.quantity), "expiration": .string(order.expiration.rawValue),
                         "price": .object(price),
-                    ]))
+                    ]
+                )
+            )
         }
         return success(members, token: token, message: "Order Successfully Submitted")
     }
@@ -298,7 +329,10 @@ enum TradeItWire {
                 .init(key: "dayHigh", value: number(quote.high)), .init(key: "dayLow", value: number(quote.low)),
                 .init(key: "volume", value: number(quote.lastSize)),
                 .init(key: "dateTime", value: time(quote.timestamp)),
-            ], token: token, message: "Quote successfully fetched")
+            ],
+            token: token,
+            message: "Quote successfully fetched"
+        )
     }
 
     /// One `TradeItQuoteResult`'s fields (the iOS SDK's `TradeItQuote`): `symbol`, `companyName`, `askPrice`,

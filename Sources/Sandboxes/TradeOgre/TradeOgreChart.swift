@@ -14,8 +14,14 @@ enum TradeOgreChart {
     static let candleCount = 100
 
     static func candles(
-        listing: TradeOgreListing, intervalSeconds: Int64, end: Date, now: Date, livePrice: Decimal?,
-        trades: [TradeOgreTrade], seed: UInt64, bucketSeconds: Int
+        listing: TradeOgreListing,
+        intervalSeconds: Int64,
+        end: Date,
+        now: Date,
+        livePrice: Decimal?,
+        trades: [TradeOgreTrade],
+        seed: UInt64,
+        bucketSeconds: Int
     ) -> JSON {
         let nowSeconds = Timestamp.unixSeconds(now)
         let endSeconds = min(Timestamp.unixSeconds(end), nowSeconds)

@@ -90,7 +90,12 @@ struct TradeOgreExchange: Sendable, Codable {
 
     /// Checks funds, records the order, matches it and rests what is left. Returns the order's uuid.
     mutating func place(
-        account: String, listing: TradeOgreListing, side: TradeSide, price: Decimal, quantity: Decimal, now: Date,
+        account: String,
+        listing: TradeOgreListing,
+        side: TradeSide,
+        price: Decimal,
+        quantity: Decimal,
+        now: Date,
         listings: [String: TradeOgreListing]
     ) throws(TradeOgreAPIError) -> UUID {
         switch side {
@@ -106,12 +111,28 @@ struct TradeOgreExchange: Sendable, Codable {
         }
         let id = UUID()
         orders[id] = TradeOgreOrderRecord(
-            id: id, account: account, symbol: listing.symbol, side: side, price: price, quantity: quantity, filled: 0,
-            date: now, state: .open)
+            id: id,
+            account: account,
+            symbol: listing.symbol,
+            side: side,
+            price: price,
+            quantity: quantity,
+            filled: 0,
+            date: now,
+            state: .open
+        )
         submit(
             TradeOgreBookOrder(
-                id: id, owner: .account(account), side: side, price: price, remaining: quantity, sequence: nextSequence()),
-            listing: listing, now: now)
+                id: id,
+                owner: .account(account),
+                side: side,
+                price: price,
+                remaining: quantity,
+                sequence: nextSequence()
+            ),
+            listing: listing,
+            now: now
+        )
         return id
     }
 
@@ -184,18 +205,32 @@ struct TradeOgreExchange: Sendable, Codable {
             let price = quote.ask + Decimal(level) * step
             submit(
                 TradeOgreBookOrder(
-                    id: UUID(), owner: .maker, side: .sell, price: price, remaining: size(quote.askSize, level: level),
-                    sequence: nextSequence()),
-                listing: listing, now: now)
+                    id: UUID(),
+                    owner: .maker,
+                    side: .sell,
+                    price: price,
+                    remaining: size(quote.askSize, level: level),
+                    sequence: nextSequence()
+                ),
+                listing: listing,
+                now: now
+            )
         }
         for level in 0..<levels {
             let price = quote.bid - Decimal(level) * step
             guard price >= tick else { break }
             submit(
                 TradeOgreBookOrder(
-                    id: UUID(), owner: .maker, side: .buy, price: price, remaining: size(quote.bidSize, level: level),
-                    sequence: nextSequence()),
-                listing: listing, now: now)
+                    id: UUID(),
+                    owner: .maker,
+                    side: .buy,
+                    price: price,
+                    remaining: size(quote.bidSize, level: level),
+                    sequence: nextSequence()
+                ),
+                listing: listing,
+                now: now
+            )
         }
     }
 
@@ -207,9 +242,16 @@ struct TradeOgreExchange: Sendable, Codable {
             let quantity = listing.instrument.sizeUnit * Decimal(2 + index % 3)
             submit(
                 TradeOgreBookOrder(
-                    id: UUID(), owner: .participant, side: offset < 0 ? .buy : .sell, price: price, remaining: quantity,
-                    sequence: nextSequence()),
-                listing: listing, now: now)
+                    id: UUID(),
+                    owner: .participant,
+                    side: offset < 0 ? .buy : .sell,
+                    price: price,
+                    remaining: quantity,
+                    sequence: nextSequence()
+                ),
+                listing: listing,
+                now: now
+            )
         }
     }
 
@@ -223,11 +265,17 @@ struct TradeOgreExchange: Sendable, Codable {
             let bucket = Timestamp.floorDiv(seconds, Int64(bucketSeconds))
             let word = StableHash.combine(seed, StableHash.fnv1a(listing.symbol), UInt64(bitPattern: seconds))
             let quantity = DecimalText.round(
-                listing.instrument.sizeUnit * Decimal(1 + Int(word % 9)) / 10, scale: Self.scale)
+                listing.instrument.sizeUnit * Decimal(1 + Int(word % 9)) / 10,
+                scale: Self.scale
+            )
             history.append(
                 TradeOgreTrade(
-                    date: Date(timeIntervalSince1970: Double(seconds)), side: word & 0x100 == 0 ? .buy : .sell,
-                    price: listing.path.price(bucket: bucket), quantity: max(listing.instrument.lotSize, quantity)))
+                    date: Date(timeIntervalSince1970: Double(seconds)),
+                    side: word & 0x100 == 0 ? .buy : .sell,
+                    price: listing.path.price(bucket: bucket),
+                    quantity: max(listing.instrument.lotSize, quantity)
+                )
+            )
         }
         trades[listing.symbol] = history + (trades[listing.symbol] ?? [])
     }

@@ -56,8 +56,12 @@ struct TradeOgreRoutes: Sendable {
                 let listing = sandbox.listingsByWireName[wireName]!
                 guard let quote = market.quote(symbol: listing.symbol) else { return nil }
                 let statistics = TradeOgreWire.statistics(
-                    listing: listing, exchange: exchange, quote: quote,
-                    bucketSeconds: market.configuration.bucketSeconds, now: now)
+                    listing: listing,
+                    exchange: exchange,
+                    quote: quote,
+                    bucketSeconds: market.configuration.bucketSeconds,
+                    now: now
+                )
                 var members = TradeOgreWire.statisticsMembers(statistics)
                 if let name = TradeOgreWire.currencyNames[listing.base] {
                     members.append(.init(key: "basename", value: .string(name)))
@@ -86,8 +90,12 @@ struct TradeOgreRoutes: Sendable {
         guard let quote = market.quote(symbol: listing.symbol) else { throw TradeOgreAPIError.marketNotFound }
         let statistics = try sandbox.withExchange { exchange, now in
             TradeOgreWire.statistics(
-                listing: listing, exchange: exchange, quote: quote, bucketSeconds: market.configuration.bucketSeconds,
-                now: now)
+                listing: listing,
+                exchange: exchange,
+                quote: quote,
+                bucketSeconds: market.configuration.bucketSeconds,
+                now: now
+            )
         }
         return .json(.object([.init(key: "success", value: true)] + TradeOgreWire.statisticsMembers(statistics)))
     }
@@ -112,9 +120,16 @@ struct TradeOgreRoutes: Sendable {
         let trades = try sandbox.withExchange { exchange, _ in exchange.trades[listing.symbol] ?? [] }
         return .json(
             TradeOgreChart.candles(
-                listing: listing, intervalSeconds: interval, end: end, now: now,
-                livePrice: market.quote(symbol: listing.symbol)?.last, trades: trades, seed: market.configuration.seed,
-                bucketSeconds: market.configuration.bucketSeconds))
+                listing: listing,
+                intervalSeconds: interval,
+                end: end,
+                now: now,
+                livePrice: market.quote(symbol: listing.symbol)?.last,
+                trades: trades,
+                seed: market.configuration.seed,
+                bucketSeconds: market.configuration.bucketSeconds
+            )
+        )
     }
 
     // MARK: Private
@@ -155,8 +170,14 @@ struct TradeOgreRoutes: Sendable {
         guard let price = Self.amount(form["price"]) else { throw TradeOgreAPIError.invalidPrice }
         let (id, quoteAvailable, baseAvailable) = try sandbox.withExchange { exchange, now throws(TradeOgreAPIError) in
             let id = try exchange.place(
-                account: account, listing: listing, side: side, price: price, quantity: quantity, now: now,
-                listings: sandbox.listings)
+                account: account,
+                listing: listing,
+                side: side,
+                price: price,
+                quantity: quantity,
+                now: now,
+                listings: sandbox.listings
+            )
             return (
                 id, exchange.available(account: account, currency: listing.quote, listings: sandbox.listings),
                 exchange.available(account: account, currency: listing.base, listings: sandbox.listings)
@@ -194,9 +215,13 @@ struct TradeOgreRoutes: Sendable {
             }
         }
         let sorted = open.sorted { ($0.date, $0.id.uuidString) > ($1.date, $1.id.uuidString) }
-        return .json(.array(sorted.compactMap { order in
-            sandbox.listings[order.symbol].map { TradeOgreWire.openOrder(order, listing: $0) }
-        }))
+        return .json(
+            .array(
+                sorted.compactMap { order in
+                    sandbox.listings[order.symbol].map { TradeOgreWire.openOrder(order, listing: $0) }
+                }
+            )
+        )
     }
 
     func order(_ request: Request, _ context: SandboxRequestContext) throws -> Response {

@@ -1,7 +1,7 @@
 public import Foundation
 public import Hummingbird
-import Synchronization
 public import SandboxKit
+import Synchronization
 
 /// A stateful simulator of TradeOgre's API v1 (the exchange itself has been offline since 2025), faithful enough that
 /// ccxt's `tradeogre` (ccxt 4.5.5) runs against it unmodified.
@@ -69,8 +69,11 @@ public final class TradeOgreSandbox: BrokerSimulator {
     }
 
     private init(
-        configuration: TradeOgreSandboxConfiguration, market: MarketEngine, faults: FaultInjector,
-        file: SandboxStateFile<TradeOgreSandboxState>?, restored: TradeOgreSandboxState?
+        configuration: TradeOgreSandboxConfiguration,
+        market: MarketEngine,
+        faults: FaultInjector,
+        file: SandboxStateFile<TradeOgreSandboxState>?,
+        restored: TradeOgreSandboxState?
     ) {
         self.configuration = configuration
         self.market = market
@@ -82,9 +85,12 @@ public final class TradeOgreSandbox: BrokerSimulator {
                 let base = instrument.baseCurrency
             else { continue }
             listings[symbol] = TradeOgreListing(
-                instrument: instrument, base: base, quote: instrument.currency,
+                instrument: instrument,
+                base: base,
+                quote: instrument.currency,
                 wireName: configuration.marketNaming.wireName(base: base, quote: instrument.currency),
-                path: PricePath(instrument: instrument, seed: market.configuration.seed))
+                path: PricePath(instrument: instrument, seed: market.configuration.seed)
+            )
         }
         self.listings = listings
         var byWire: [String: TradeOgreListing] = [:]
@@ -122,12 +128,20 @@ public final class TradeOgreSandbox: BrokerSimulator {
             let listing = byWire[wireName]!
             guard let quote = market.quote(symbol: listing.symbol) else { continue }
             exchange.seedHistory(
-                listing: listing, count: configuration.seededTrades, seed: market.configuration.seed,
-                bucketSeconds: market.configuration.bucketSeconds, now: now)
+                listing: listing,
+                count: configuration.seededTrades,
+                seed: market.configuration.seed,
+                bucketSeconds: market.configuration.bucketSeconds,
+                now: now
+            )
             exchange.seedParticipants(listing: listing, reference: quote.mid, offsets: configuration.participantOffsets, now: now)
             exchange.requote(
-                listing: listing, quote: quote, levels: configuration.makerLevels, spacing: configuration.makerLevelSpacing,
-                now: now)
+                listing: listing,
+                quote: quote,
+                levels: configuration.makerLevels,
+                spacing: configuration.makerLevelSpacing,
+                now: now
+            )
         }
         self.state = PersistentState(exchange, file: file) { exchange in
             TradeOgreSandboxState(exchange: exchange, accounts: accounts.read { $0 })
@@ -160,8 +174,10 @@ public final class TradeOgreSandbox: BrokerSimulator {
     /// - Throws: ``SandboxProvisioningError`` once ``TradeOgreSandboxConfiguration/maximumProvisionedAccounts`` are open.
     public func provisionAccount() throws -> TradeOgreSandboxAccount {
         let account = TradeOgreSandboxAccount(
-            apiKey: SandboxSecret.mixed(32).lowercased(), apiSecret: SandboxSecret.mixed(32).lowercased(),
-            balances: configuration.provisionedBalances)
+            apiKey: SandboxSecret.mixed(32).lowercased(),
+            apiSecret: SandboxSecret.mixed(32).lowercased(),
+            balances: configuration.provisionedBalances
+        )
         let limit = configuration.maximumProvisionedAccounts
         try accounts.withLock { accounts in
             guard accounts.provisioned.count < limit else { throw SandboxProvisioningError.full("TradeOgre", limit: limit) }
@@ -239,8 +255,12 @@ public final class TradeOgreSandbox: BrokerSimulator {
                 continue
             }
             exchange.requote(
-                listing: listing, quote: quote, levels: configuration.makerLevels,
-                spacing: configuration.makerLevelSpacing, now: now)
+                listing: listing,
+                quote: quote,
+                levels: configuration.makerLevels,
+                spacing: configuration.makerLevelSpacing,
+                now: now
+            )
         }
     }
 }

@@ -90,6 +90,8 @@ public struct TradeOgreSandboxAccount: Sendable {
 
     /// The demo account: 1.5 BTC, 25 XMR, 40 LTC and 10,000 USDT, no open orders.
     public static let demo = TradeOgreSandboxAccount(
-        apiKey: demoAPIKey, apiSecret: demoAPISecret,
-        balances: ["BTC": Decimal(string: "1.5")!, "XMR": 25, "LTC": 40, "USDT": 10_000])
+        apiKey: demoAPIKey,
+        apiSecret: demoAPISecret,
+        balances: ["BTC": Decimal(string: "1.5")!, "XMR": 25, "LTC": 40, "USDT": 10_000]
+    )
 }

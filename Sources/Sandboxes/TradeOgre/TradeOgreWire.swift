@@ -36,7 +36,11 @@ enum TradeOgreWire {
     /// was none); `high`/`low` the market's UTC-day range widened by the trades and prices of the last 24 hours;
     /// `bid`/`ask` the book's best prices.
     static func statistics(
-        listing: TradeOgreListing, exchange: TradeOgreExchange, quote: MarketQuote, bucketSeconds: Int, now: Date
+        listing: TradeOgreListing,
+        exchange: TradeOgreExchange,
+        quote: MarketQuote,
+        bucketSeconds: Int,
+        now: Date
     ) -> Statistics {
         let dayAgo = Timestamp.unixSeconds(now) - 86_400
         let initial = listing.path.price(bucket: Timestamp.floorDiv(dayAgo, Int64(bucketSeconds)))
@@ -52,8 +56,14 @@ enum TradeOgreWire {
         }
         let book = exchange.books[listing.symbol]
         return Statistics(
-            initialPrice: initial, price: price, high: high, low: low, volume: volume, bid: book?.bestBid,
-            ask: book?.bestAsk)
+            initialPrice: initial,
+            price: price,
+            high: high,
+            low: low,
+            volume: volume,
+            bid: book?.bestBid,
+            ask: book?.bestAsk
+        )
     }
 
     /// The members `/markets` and `/ticker/{market}` share; `bid`/`ask` are left out when that side is empty.

@@ -6,18 +6,24 @@ import Testing
 struct BrokerNumberTests {
     static let now = Date(timeIntervalSince1970: 1_800_000_000)
 
-    @Test("Retry-After as seconds: finite and clamped to 0…86,400, or nothing", arguments: [
-        ("120", 120.0), ("  7 ", 7), ("0", 0), ("-5", 0), ("1e300", 86_400), ("99999999999999999999999", 86_400),
-        ("2.5", 2.5), ("1E3", 1000),
-    ] as [(String, Double?)])
+    @Test(
+        "Retry-After as seconds: finite and clamped to 0…86,400, or nothing",
+        arguments: [
+            ("120", 120.0), ("  7 ", 7), ("0", 0), ("-5", 0), ("1e300", 86_400), ("99999999999999999999999", 86_400),
+            ("2.5", 2.5), ("1E3", 1000),
+        ] as [(String, Double?)]
+    )
     func retryAfterSeconds(_ text: String, _ expected: Double?) {
         #expect(BrokerNumber.retryAfter(text, now: Self.now) == expected)
     }
 
-    @Test("what is not a number in plain decimal notation is nothing", arguments: [
-        "inf", "-inf", "Infinity", "nan", "NaN", "0x10", "1e4000", "", "   ", "12 s", "1.2.3", "e5", ".", "-", "1e",
-        String(repeating: "9", count: 41),
-    ])
+    @Test(
+        "what is not a number in plain decimal notation is nothing",
+        arguments: [
+            "inf", "-inf", "Infinity", "nan", "NaN", "0x10", "1e4000", "", "   ", "12 s", "1.2.3", "e5", ".", "-", "1e",
+            String(repeating: "9", count: 41),
+        ]
+    )
     func notNumbers(_ text: String) {
         #expect(BrokerNumber.finite(text) == nil)
         #expect(BrokerNumber.retryAfter(text, now: Self.now) == nil)
@@ -32,8 +38,10 @@ struct BrokerNumberTests {
         #expect(BrokerNumber.retryAfter("Thu, 01 Jan 1970 00:00:00 GMT", now: Self.now) == 0)
         #expect(BrokerNumber.retryAfter("Fri, 31 Dec 9999 23:59:59 GMT", now: Self.now) == 86_400)
         #expect(BrokerNumber.httpDate("Sun, 06 Nov 1994 08:49:37 GMT") == 784_111_777)
-        for text in ["Sun, 06 Nov 1994 08:49:37 CET", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun, 32 Nov 1994 08:49:37 GMT",
-                     "Sun, 06 Nov 1994 25:49:37 GMT", "Sun, 06 Nov 10000 08:49:37 GMT", "Xyz, 06 Nov 1994 08:49:37 GMT"] {
+        for text in [
+            "Sun, 06 Nov 1994 08:49:37 CET", "Sunday, 06-Nov-94 08:49:37 GMT", "Sun, 32 Nov 1994 08:49:37 GMT",
+            "Sun, 06 Nov 1994 25:49:37 GMT", "Sun, 06 Nov 10000 08:49:37 GMT", "Xyz, 06 Nov 1994 08:49:37 GMT",
+        ] {
             #expect(BrokerNumber.httpDate(text) == nil, "\(text)")
         }
     }

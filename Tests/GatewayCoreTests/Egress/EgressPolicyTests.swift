@@ -18,7 +18,8 @@ struct EgressPolicyTests {
             ("2001:db8::1", .documentation), ("2001::1", .reserved), ("2002:7f00:1::1", .reserved), ("64:ff9b:1::1", .reserved),
             ("::ffff:127.0.0.1", .loopback), ("::ffff:10.0.0.1", .private), ("::ffff:169.254.169.254", .metadata),
             ("::127.0.0.1", .loopback), ("64:ff9b::a9fe:a9fe", .metadata), ("64:ff9b::192.168.0.1", .private),
-        ])
+        ]
+    )
     func refusesSpecialPurposeAddresses(_ text: String, _ kind: IPRange.Kind) throws {
         let address = try #require(IPAddress(text))
         #expect(EgressPolicy().refusal(for: address) == kind)
@@ -29,7 +30,8 @@ struct EgressPolicyTests {
         arguments: [
             "8.8.8.8", "1.1.1.1", "93.184.216.34", "100.63.255.255", "100.128.0.1", "172.32.0.1", "192.169.0.1",
             "223.255.255.254", "2606:4700:4700::1111", "2a00:1450:4001::200e", "::ffff:8.8.8.8", "64:ff9b::808:808",
-        ])
+        ]
+    )
     func allowsPublicAddresses(_ text: String) throws {
         let address = try #require(IPAddress(text))
         #expect(EgressPolicy().refusal(for: address) == nil)
@@ -52,26 +54,31 @@ struct EgressPolicyTests {
         #expect(metadata.refusal(for: try #require(IPAddress("169.254.169.254"))) == nil)
     }
 
-    @Test("an allow list that is not CIDR blocks or addresses is refused, naming the entry",
-          arguments: ["10.0.0.1/8", "300.1.1.1", "example.com", "10.0.0.0/33", "::1/129", "10.0.0.0/-1", "10.0.0.0/8x"])
+    @Test(
+        "an allow list that is not CIDR blocks or addresses is refused, naming the entry",
+        arguments: ["10.0.0.1/8", "300.1.1.1", "example.com", "10.0.0.0/33", "::1/129", "10.0.0.0/-1", "10.0.0.0/8x"]
+    )
     func badAllowLists(_ entry: String) {
         #expect(throws: EgressPolicyError.self) { try EgressPolicy(allowList: "127.0.0.0/8,\(entry)") }
     }
 
-    @Test("URLs: only http(s), no user-info; literals are judged without any lookup", arguments: [
-        ("http+unix://%2Ftmp%2Fbroker.sock/v2/account", "egress_refused"),
-        ("gopher://broker.example/", "egress_refused"),
-        ("file:///etc/passwd", "egress_refused"),
-        ("ftp://broker.example/", "egress_refused"),
-        ("https://user:secret@broker.example/", "egress_refused"),
-        ("https://user@broker.example/", "egress_refused"),
-        ("http://127.0.0.1:8080/", "egress_refused"),
-        ("http://[::1]:8080/", "egress_refused"),
-        ("http://[::ffff:7f00:1]/", "egress_refused"),
-        ("http://169.254.169.254/latest/meta-data/", "egress_refused"),
-        ("not a url", "invalid_request"),
-        ("/relative/path", "invalid_request"),
-    ])
+    @Test(
+        "URLs: only http(s), no user-info; literals are judged without any lookup",
+        arguments: [
+            ("http+unix://%2Ftmp%2Fbroker.sock/v2/account", "egress_refused"),
+            ("gopher://broker.example/", "egress_refused"),
+            ("file:///etc/passwd", "egress_refused"),
+            ("ftp://broker.example/", "egress_refused"),
+            ("https://user:secret@broker.example/", "egress_refused"),
+            ("https://user@broker.example/", "egress_refused"),
+            ("http://127.0.0.1:8080/", "egress_refused"),
+            ("http://[::1]:8080/", "egress_refused"),
+            ("http://[::ffff:7f00:1]/", "egress_refused"),
+            ("http://169.254.169.254/latest/meta-data/", "egress_refused"),
+            ("not a url", "invalid_request"),
+            ("/relative/path", "invalid_request"),
+        ]
+    )
     func urlChecks(_ url: String, _ code: String) {
         #expect(throws: GatewayError.self) { try EgressPolicy().check(url: url) }
         do {

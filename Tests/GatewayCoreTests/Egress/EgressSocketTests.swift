@@ -2,6 +2,7 @@ import Foundation
 import HTTPTypes
 import HostileBroker
 import Testing
+
 @testable import GatewayCore
 
 /// Broker sockets (WebSockets) meet the same egress policy as calls: the address connected to is checked, and a

@@ -5,6 +5,7 @@ import HostileBroker
 import Logging
 import Synchronization
 import Testing
+
 @testable import GatewayCore
 
 /// The real transport (AsyncHTTPClient) against a broker the test controls: what the egress policy lets out, where
@@ -48,9 +49,12 @@ struct EgressTransportTests {
         }
     }
 
-    @Test("names and numeric spellings that resolve to loopback are refused on the resolved address", arguments: [
-        "localhost", "2130706433", "0x7f000001", "127.1", "[::ffff:127.0.0.1]", "[::ffff:7f00:1]",
-    ])
+    @Test(
+        "names and numeric spellings that resolve to loopback are refused on the resolved address",
+        arguments: [
+            "localhost", "2130706433", "0x7f000001", "127.1", "[::ffff:127.0.0.1]", "[::ffff:7f00:1]",
+        ]
+    )
     func resolvedAddressesAreChecked(_ host: String) async throws {
         try await HostileBroker.withBroker(Self.ok) { broker in
             let error = await Self.gatewayError {
@@ -87,9 +91,12 @@ struct EgressTransportTests {
         #expect(error?.message.contains("10.0.0.7") == false)
     }
 
-    @Test("user-info and non-http schemes are refused even where the address is allowed", arguments: [
-        "http://key:secret@127.0.0.1:PORT/v2/account", "http+unix://%2Ftmp%2Fgateway.sock/v2/account",
-    ])
+    @Test(
+        "user-info and non-http schemes are refused even where the address is allowed",
+        arguments: [
+            "http://key:secret@127.0.0.1:PORT/v2/account", "http+unix://%2Ftmp%2Fgateway.sock/v2/account",
+        ]
+    )
     func refusedForms(_ template: String) async throws {
         try await HostileBroker.withBroker(Self.ok) { broker in
             let url = template.replacingOccurrences(of: "PORT", with: String(broker.port))
@@ -100,9 +107,12 @@ struct EgressTransportTests {
         }
     }
 
-    @Test("a '.' or '..' path segment, plain or percent-encoded, never leaves", arguments: [
-        "/v2/orders/..", "/v2/orders/%2E%2E", "/v2/orders/%2e", "/v2/../_sandbox/prices", "/v2/orders/./x",
-    ])
+    @Test(
+        "a '.' or '..' path segment, plain or percent-encoded, never leaves",
+        arguments: [
+            "/v2/orders/..", "/v2/orders/%2E%2E", "/v2/orders/%2e", "/v2/../_sandbox/prices", "/v2/orders/./x",
+        ]
+    )
     func dotSegments(_ path: String) async throws {
         try await HostileBroker.withBroker(Self.ok) { broker in
             let error = await Self.gatewayError {
@@ -122,7 +132,10 @@ struct EgressTransportTests {
                     try await HostileBroker.withBroker({ _ in .respond(status: status, headers: [("Location", location)]) }) { broker in
                         let request = Self.get(
                             broker.url + "/v2/positions",
-                            headers: HTTPFields(pairs: [(name: "APCA-API-KEY-ID", value: "KEY-\(index)"), (name: "APCA-API-SECRET-KEY", value: "SECRET")]))
+                            headers: HTTPFields(pairs: [
+                                (name: "APCA-API-KEY-ID", value: "KEY-\(index)"), (name: "APCA-API-SECRET-KEY", value: "SECRET"),
+                            ])
+                        )
                         let response = try await HTTPClientTransport(policy: Self.loopback).send(request)
                         #expect(response.status == status)
                         #expect(response.header("Location") == location)
@@ -192,7 +205,10 @@ struct EgressTransportTests {
         let headerSets: [[(String, String)]] = [
             [("Retry-After", "inf"), ("X-RateLimit-Limit", "1e300"), ("X-RateLimit-Remaining", "-5"), ("X-RateLimit-Reset", "1e300")],
             [("Retry-After", "1e300"), ("X-RateLimit-Limit", "nan"), ("X-RateLimit-Remaining", "inf"), ("X-RateLimit-Reset", "-inf")],
-            [("Retry-After", "-5"), ("X-RateLimit-Limit", "0x10"), ("X-RateLimit-Remaining", "99999999999999999999999"), ("X-RateLimit-Reset", "nan")],
+            [
+                ("Retry-After", "-5"), ("X-RateLimit-Limit", "0x10"), ("X-RateLimit-Remaining", "99999999999999999999999"),
+                ("X-RateLimit-Reset", "nan"),
+            ],
             [("Retry-After", "nan"), ("X-RateLimit-Reset", "Fri, 31 Dec 9999 23:59:59 GMT")],
             [("Retry-After", "Fri, 31 Dec 9999 23:59:59 GMT")],
         ]
@@ -200,14 +216,28 @@ struct EgressTransportTests {
             for status in [429, 503] {
                 try await HostileBroker.withBroker({ _ in .respond(status: status, headers: headers, body: Array("{}".utf8)) }) { broker in
                     let connection = ConnectionDescriptor(
-                        id: "conn_hostile", tenantId: "t", broker: .alpaca, displayName: "hostile", baseURL: broker.url,
-                        createdAt: Date(), updatedAt: Date())
-                    let pipeline = BrokerPipeline(settings: PipelineSettings(
-                        maxRetries: 1, retryBaseDelay: .milliseconds(1), retryAfterLimit: .milliseconds(100)))
+                        id: "conn_hostile",
+                        tenantId: "t",
+                        broker: .alpaca,
+                        displayName: "hostile",
+                        baseURL: broker.url,
+                        createdAt: Date(),
+                        updatedAt: Date()
+                    )
+                    let pipeline = BrokerPipeline(
+                        settings: PipelineSettings(
+                            maxRetries: 1,
+                            retryBaseDelay: .milliseconds(1),
+                            retryAfterLimit: .milliseconds(100)
+                        )
+                    )
                     let rules = [RateLimitRule(name: "requests", limit: 200, per: .seconds(60), headers: .alpaca)]
                     let transport = pipeline.transport(
-                        wrapping: HTTPClientTransport(policy: Self.loopback), connection: connection, limits: rules,
-                        logger: .init(label: "test"))
+                        wrapping: HTTPClientTransport(policy: Self.loopback),
+                        connection: connection,
+                        limits: rules,
+                        logger: .init(label: "test")
+                    )
                     let response = try await transport.send(Self.get(broker.url + "/v2/account", timeout: .seconds(20)))
                     #expect(response.status == status)
                     let seconds = BrokerNumber.retryAfter(response.headers, now: Date())

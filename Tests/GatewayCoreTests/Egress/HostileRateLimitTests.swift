@@ -1,6 +1,7 @@
 import Foundation
 import GatewayModel
 import Testing
+
 @testable import GatewayCore
 
 @Suite("Rate limits a broker reports: bounded and never blocking")
@@ -12,9 +13,11 @@ struct HostileRateLimitTests {
         }
         let pipeline = BrokerPipeline(settings: PipelineSettings(maxRetries: 0))
         let chain = pipeline.transport(
-            wrapping: transport, connection: PipelineFixture.connection(),
+            wrapping: transport,
+            connection: PipelineFixture.connection(),
             limits: [RateLimitRule(name: "requests", limit: 200, per: .seconds(60), headers: .alpaca)],
-            logger: PipelineFixture.logger)
+            logger: PipelineFixture.logger
+        )
         for _ in 0..<5 {
             let response = try await chain.send(PipelineFixture.get(timeout: .seconds(2)))
             #expect(response.status == 200)

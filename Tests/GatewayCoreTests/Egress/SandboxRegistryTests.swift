@@ -31,7 +31,8 @@ struct SandboxRegistryTests {
 
     static func registry(
         _ transport: any BrokerTransport = ScriptedTransport { _, _ in BrokerResponse(status: 200) },
-        egress: EgressPolicy = EgressPolicy(), factory: ContextCapturingFactory = ContextCapturingFactory(kind: .alpaca)
+        egress: EgressPolicy = EgressPolicy(),
+        factory: ContextCapturingFactory = ContextCapturingFactory(kind: .alpaca)
     ) -> AdapterRegistry {
         let registry = AdapterRegistry(factories: [factory], transport: transport, logger: logger, egress: egress)
         registry.registerSandbox("alpaca", broker: .alpaca, url: "http://127.0.0.1:40001/")
@@ -51,11 +52,14 @@ struct SandboxRegistryTests {
         #expect(real.sandboxOrigin == nil)
     }
 
-    @Test("any other sandbox: form is refused, the admin API above all", arguments: [
-        "sandbox://alpaca/_sandbox/prices?x=", "sandbox://alpaca/", "sandbox://alpaca/v2", "sandbox://alpaca?x=1",
-        "sandbox://alpaca#f", "sandbox://user@alpaca", "sandbox://alpaca:9", "sandbox:alpaca", "SANDBOX://alpaca/x",
-        "sandbox://ALPACA", "sandbox://", "sandbox://saxo/sim/openapi",
-    ])
+    @Test(
+        "any other sandbox: form is refused, the admin API above all",
+        arguments: [
+            "sandbox://alpaca/_sandbox/prices?x=", "sandbox://alpaca/", "sandbox://alpaca/v2", "sandbox://alpaca?x=1",
+            "sandbox://alpaca#f", "sandbox://user@alpaca", "sandbox://alpaca:9", "sandbox:alpaca", "SANDBOX://alpaca/x",
+            "sandbox://ALPACA", "sandbox://", "sandbox://saxo/sim/openapi",
+        ]
+    )
     func refusesOtherForms(_ configured: String) {
         let registry = Self.registry()
         #expect(throws: GatewayError.self) { try registry.resolve(baseURL: configured) }
@@ -71,12 +75,15 @@ struct SandboxRegistryTests {
         #expect(registry.urlProblems(broker: .alpaca, baseURL: "sandbox://alpaca").isEmpty)
     }
 
-    @Test("base URLs: the checks that need no lookup, each a 422 problem on baseURL", arguments: [
-        ("https://paper-api.alpaca.markets", true), ("https://gateway.saxobank.com/sim/openapi", true),
-        ("http://127.0.0.1:40001", false), ("http://[::1]:8080", false), ("http://169.254.169.254", false),
-        ("gopher://broker.example", false), ("https://u:p@broker.example", false), ("https://broker.example/a/../b", false),
-        ("https://broker.example/?x=1", false), ("https://broker.example/#top", false), ("broker.example", false),
-    ])
+    @Test(
+        "base URLs: the checks that need no lookup, each a 422 problem on baseURL",
+        arguments: [
+            ("https://paper-api.alpaca.markets", true), ("https://gateway.saxobank.com/sim/openapi", true),
+            ("http://127.0.0.1:40001", false), ("http://[::1]:8080", false), ("http://169.254.169.254", false),
+            ("gopher://broker.example", false), ("https://u:p@broker.example", false), ("https://broker.example/a/../b", false),
+            ("https://broker.example/?x=1", false), ("https://broker.example/#top", false), ("broker.example", false),
+        ]
+    )
     func baseURLs(_ url: String, _ accepted: Bool) {
         let problems = Self.registry().urlProblems(broker: .alpaca, baseURL: url)
         #expect(problems.isEmpty == accepted, "\(url): \(problems)")
@@ -111,8 +118,14 @@ struct SandboxRegistryTests {
             ("https://paper-api.alpaca.markets", nil),
         ] as [(String, EgressOrigin?)] {
             let connection = ConnectionDescriptor(
-                id: "conn_1", tenantId: "t", broker: .alpaca, displayName: "x", baseURL: baseURL,
-                createdAt: Date(), updatedAt: Date())
+                id: "conn_1",
+                tenantId: "t",
+                broker: .alpaca,
+                displayName: "x",
+                baseURL: baseURL,
+                createdAt: Date(),
+                updatedAt: Date()
+            )
             #expect(throws: ContextCapturingFactory.Captured.self) {
                 try registry.makeAdapter(for: connection, credentials: BrokerCredentials())
             }

@@ -1,20 +1,27 @@
 import Foundation
-@testable import GatewayCore
 import GatewayModel
 import HTTPTypes
 import Synchronization
 import Testing
 
+@testable import GatewayCore
+
 @Suite("Broker pipeline: breaker, retries, deadline, metrics, health")
 struct BrokerPipelineTests {
     func pipelined(
-        _ transport: ScriptedTransport, settings: PipelineSettings = PipelineFixture.settings(),
-        limits: [RateLimitRule] = [], metrics: RecordingMetrics = RecordingMetrics(),
+        _ transport: ScriptedTransport,
+        settings: PipelineSettings = PipelineFixture.settings(),
+        limits: [RateLimitRule] = [],
+        metrics: RecordingMetrics = RecordingMetrics(),
         connection: ConnectionDescriptor = PipelineFixture.connection()
     ) -> (transport: any BrokerTransport, pipeline: BrokerPipeline, connection: ConnectionDescriptor) {
         let pipeline = BrokerPipeline(metrics: metrics, settings: settings)
         let wrapped = pipeline.transport(
-            wrapping: transport, connection: connection, limits: limits, logger: PipelineFixture.logger)
+            wrapping: transport,
+            connection: connection,
+            limits: limits,
+            logger: PipelineFixture.logger
+        )
         return (wrapped, pipeline, connection)
     }
 
@@ -22,8 +29,10 @@ struct BrokerPipelineTests {
         let broker = ScriptedTransport { _, _ in PipelineFixture.status(503) }
         let metrics = RecordingMetrics()
         let (transport, pipeline, connection) = pipelined(
-            broker, settings: PipelineFixture.settings(consecutive: 3, coolDown: .seconds(30), maxRetries: 0),
-            metrics: metrics)
+            broker,
+            settings: PipelineFixture.settings(consecutive: 3, coolDown: .seconds(30), maxRetries: 0),
+            metrics: metrics
+        )
         for _ in 0..<3 { #expect(try await transport.send(PipelineFixture.get()).status == 503) }
         #expect(broker.count == 3)
 
@@ -39,13 +48,17 @@ struct BrokerPipelineTests {
         #expect(health.breaker == .open)
         #expect(health.breakerSince != nil)
         #expect(metrics.last(BrokerPipeline.MetricName.breakerOpenConnections, ["broker": "alpaca"]) == 1)
-        #expect(metrics.total(BrokerPipeline.MetricName.requests, ["broker": "alpaca", "operation": "other", "outcome": "upstream_unavailable"]) == 4)
+        #expect(
+            metrics.total(BrokerPipeline.MetricName.requests, ["broker": "alpaca", "operation": "other", "outcome": "upstream_unavailable"]) == 4
+        )
     }
 
     @Test func fourHundredsAndTooManyRequestsDoNotOpenTheBreaker() async throws {
         let broker = ScriptedTransport { attempt, _ in PipelineFixture.status(attempt % 2 == 0 ? 404 : 429) }
         let (transport, pipeline, connection) = pipelined(
-            broker, settings: PipelineFixture.settings(consecutive: 2, maxRetries: 0))
+            broker,
+            settings: PipelineFixture.settings(consecutive: 2, maxRetries: 0)
+        )
         for _ in 0..<6 { _ = try await transport.send(PipelineFixture.post()) }
         #expect(broker.count == 6)
         #expect(pipeline.health(connectionId: connection.id, broker: .alpaca).breaker == .closed)
@@ -183,7 +196,9 @@ struct BrokerPipelineTests {
             attempt <= 12 ? PipelineFixture.status(500) : PipelineFixture.status(200)
         }
         let (transport, pipeline, connection) = pipelined(
-            broker, settings: PipelineFixture.settings(consecutive: 100, maxRetries: 0))
+            broker,
+            settings: PipelineFixture.settings(consecutive: 100, maxRetries: 0)
+        )
         for index in 0..<13 { _ = try await transport.send(PipelineFixture.post("/v2/orders/\(index)")) }
         let health = pipeline.health(connectionId: connection.id, broker: .alpaca)
         #expect(health.calls == 13)

@@ -1,7 +1,8 @@
 import Foundation
-@testable import GatewayCore
 import GatewayModel
 import Testing
+
+@testable import GatewayCore
 
 @Suite("CallBudget: one request's calls on one connection are bounded before anything is sent")
 struct CallBudgetTests {
@@ -10,7 +11,11 @@ struct CallBudgetTests {
         let broker = ScriptedTransport { _, _ in PipelineFixture.status(200) }
         let pipeline = BrokerPipeline(metrics: RecordingMetrics(), settings: PipelineFixture.settings())
         let transport = pipeline.transport(
-            wrapping: broker, connection: PipelineFixture.connection(), limits: [], logger: PipelineFixture.logger)
+            wrapping: broker,
+            connection: PipelineFixture.connection(),
+            limits: [],
+            logger: PipelineFixture.logger
+        )
         let refused = try await CallBudget.with(limit: 3) {
             var refused: [GatewayError] = []
             for _ in 0..<5 {

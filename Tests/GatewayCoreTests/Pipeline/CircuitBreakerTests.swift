@@ -1,12 +1,17 @@
 import Foundation
-@testable import GatewayCore
 import Testing
+
+@testable import GatewayCore
 
 @Suite("Broker pipeline: the circuit breaker's failure ratio")
 struct CircuitBreakerTests {
     /// Only the ratio opens it here: runs of failures are never long enough.
     static let settings = PipelineSettings(
-        breakerConsecutiveFailures: 1000, breakerFailureRatio: 0.5, breakerMinimumCalls: 20, breakerWindow: .seconds(60))
+        breakerConsecutiveFailures: 1000,
+        breakerFailureRatio: 0.5,
+        breakerMinimumCalls: 20,
+        breakerWindow: .seconds(60)
+    )
 
     @Test func halfTheCallsFailingInTheWindowOpensIt() {
         var breaker = CircuitBreaker(settings: Self.settings)
@@ -32,7 +37,12 @@ struct CircuitBreakerTests {
         #expect(breaker.state == .closed)
         // And the window counts again from there: 20 more calls, half failing, open it.
         for call in 0..<20 {
-            breaker.record(call.isMultiple(of: 2) ? .failure : .success, probe: false, now: t0 + .seconds(63) + .milliseconds(call * 10), wallClock: Date())
+            breaker.record(
+                call.isMultiple(of: 2) ? .failure : .success,
+                probe: false,
+                now: t0 + .seconds(63) + .milliseconds(call * 10),
+                wallClock: Date()
+            )
         }
         #expect(breaker.state == .open)
     }

@@ -99,18 +99,34 @@ enum PipelineFixture {
 
     static func connection(_ id: String = "conn_" + UUID().uuidString, broker: BrokerKind = .alpaca) -> ConnectionDescriptor {
         ConnectionDescriptor(
-            id: id, tenantId: "t", broker: broker, displayName: "test", baseURL: "https://broker.test",
-            createdAt: Date(), updatedAt: Date())
+            id: id,
+            tenantId: "t",
+            broker: broker,
+            displayName: "test",
+            baseURL: "https://broker.test",
+            createdAt: Date(),
+            updatedAt: Date()
+        )
     }
 
     /// Short durations, so tests of the breaker and retries take milliseconds.
     static func settings(
-        consecutive: Int = 3, coolDown: Duration = .milliseconds(200), maxRetries: Int = 2, reserve: Double = 0
+        consecutive: Int = 3,
+        coolDown: Duration = .milliseconds(200),
+        maxRetries: Int = 2,
+        reserve: Double = 0
     ) -> PipelineSettings {
         PipelineSettings(
-            breakerConsecutiveFailures: consecutive, breakerMinimumCalls: 1000, breakerCoolDown: coolDown,
-            maxRetries: maxRetries, retryBaseDelay: .milliseconds(5), retryMaxDelay: .milliseconds(20),
-            retryAfterLimit: .seconds(2), rateLimitReserve: reserve, minimumCallTime: .milliseconds(10))
+            breakerConsecutiveFailures: consecutive,
+            breakerMinimumCalls: 1000,
+            breakerCoolDown: coolDown,
+            maxRetries: maxRetries,
+            retryBaseDelay: .milliseconds(5),
+            retryMaxDelay: .milliseconds(20),
+            retryAfterLimit: .seconds(2),
+            rateLimitReserve: reserve,
+            minimumCallTime: .milliseconds(10)
+        )
     }
 
     /// A read with a generous timeout by default: retries must fit before it even on a loaded machine.

@@ -1,8 +1,9 @@
 import Foundation
-@testable import GatewayCore
 import GatewayModel
 import HTTPTypes
 import Testing
+
+@testable import GatewayCore
 
 @Suite("Broker pipeline: rate limits")
 struct RateLimiterTests {
@@ -58,10 +59,17 @@ struct RateLimiterTests {
         let t0 = ContinuousClock.now
         let request = PipelineFixture.get()
         limiter.observe(
-            PipelineFixture.status(200, [
-                (name: "X-RateLimit-Limit", value: "200"), (name: "X-RateLimit-Remaining", value: "4"),
-                (name: "X-RateLimit-Reset", value: String(Int(Date().timeIntervalSince1970) + 3)),
-            ]), for: request, now: t0, wallClock: Date())
+            PipelineFixture.status(
+                200,
+                [
+                    (name: "X-RateLimit-Limit", value: "200"), (name: "X-RateLimit-Remaining", value: "4"),
+                    (name: "X-RateLimit-Reset", value: String(Int(Date().timeIntervalSince1970) + 3)),
+                ]
+            ),
+            for: request,
+            now: t0,
+            wallClock: Date()
+        )
         var slots: [ContinuousClock.Instant] = []
         for _ in 0..<4 {
             guard case .go(let at) = limiter.reserve(request, now: t0, deadline: t0 + .seconds(60)) else {
@@ -98,7 +106,8 @@ struct RateLimiterTests {
         let share = InstanceShare(instances: 2)
         let first = ConnectionRateLimiter(rules: [rule], settings: PipelineFixture.settings(), share: share)
         let second = ConnectionRateLimiter(rules: [rule], settings: PipelineFixture.settings(), share: share)
-        let together = Self.callsInFirstWindow(first, window: .seconds(60), t0: t0)
+        let together =
+            Self.callsInFirstWindow(first, window: .seconds(60), t0: t0)
             + Self.callsInFirstWindow(second, window: .seconds(60), t0: t0)
         #expect(together == 10)
     }
@@ -109,10 +118,13 @@ struct RateLimiterTests {
         let t0 = ContinuousClock.now
         let request = PipelineFixture.get()
         // The broker counts every instance's calls: 40 left of 200 in the next 30 s.
-        let report = PipelineFixture.status(200, [
-            (name: "X-RateLimit-Limit", value: "200"), (name: "X-RateLimit-Remaining", value: "40"),
-            (name: "X-RateLimit-Reset", value: String(Int(Date().timeIntervalSince1970) + 30)),
-        ])
+        let report = PipelineFixture.status(
+            200,
+            [
+                (name: "X-RateLimit-Limit", value: "200"), (name: "X-RateLimit-Remaining", value: "40"),
+                (name: "X-RateLimit-Reset", value: String(Int(Date().timeIntervalSince1970) + 30)),
+            ]
+        )
         share.set(instances: 4)
         limiter.observe(report, for: request, now: t0, wallClock: Date())
         // A quarter of what is left is this instance's: 10 calls before the reported reset.
@@ -136,10 +148,17 @@ struct RateLimiterTests {
         let port = BrokerRequest(method: .get, url: "https://saxo.test/port/v1/balances")
         let trade = BrokerRequest(method: .get, url: "https://saxo.test/trade/v1/infoprices")
         limiter.observe(
-            PipelineFixture.status(200, [
-                (name: "X-RateLimit-Session-Limit", value: "120"), (name: "X-RateLimit-Session-Remaining", value: "0"),
-                (name: "X-RateLimit-Session-Reset", value: "20"),
-            ]), for: port, now: t0, wallClock: Date())
+            PipelineFixture.status(
+                200,
+                [
+                    (name: "X-RateLimit-Session-Limit", value: "120"), (name: "X-RateLimit-Session-Remaining", value: "0"),
+                    (name: "X-RateLimit-Session-Reset", value: "20"),
+                ]
+            ),
+            for: port,
+            now: t0,
+            wallClock: Date()
+        )
         // `port` is spent, `trade` is not.
         #expect(limiter.reserve(trade, now: t0, deadline: t0 + .seconds(5)) == .go(at: t0))
         guard case .reject(let wait) = limiter.reserve(port, now: t0, deadline: t0 + .seconds(5)) else {
@@ -161,10 +180,17 @@ struct RateLimiterTests {
             return
         }
         limiter.observe(
-            PipelineFixture.status(200, [
-                (name: "X-RateLimit-Session-Limit", value: "120"), (name: "X-RateLimit-Session-Remaining", value: "100"),
-                (name: "X-RateLimit-Session-Reset", value: "30"),
-            ]), for: place, now: t0, wallClock: Date())
+            PipelineFixture.status(
+                200,
+                [
+                    (name: "X-RateLimit-Session-Limit", value: "120"), (name: "X-RateLimit-Session-Remaining", value: "100"),
+                    (name: "X-RateLimit-Session-Reset", value: "30"),
+                ]
+            ),
+            for: place,
+            now: t0,
+            wallClock: Date()
+        )
         guard case .go(let third) = limiter.reserve(place, now: t0, deadline: t0 + .seconds(5)) else {
             Issue.record("refused")
             return
@@ -172,10 +198,17 @@ struct RateLimiterTests {
         #expect(third < second + .seconds(1))  // the prior would say second + 1 s
         // Reported again: paced again.
         limiter.observe(
-            PipelineFixture.status(200, [
-                (name: "X-RateLimit-SessionOrders-Limit", value: "1"), (name: "X-RateLimit-SessionOrders-Remaining", value: "0"),
-                (name: "X-RateLimit-SessionOrders-Reset", value: "1"),
-            ]), for: place, now: t0, wallClock: Date())
+            PipelineFixture.status(
+                200,
+                [
+                    (name: "X-RateLimit-SessionOrders-Limit", value: "1"), (name: "X-RateLimit-SessionOrders-Remaining", value: "0"),
+                    (name: "X-RateLimit-SessionOrders-Reset", value: "1"),
+                ]
+            ),
+            for: place,
+            now: t0,
+            wallClock: Date()
+        )
         guard case .go(let paced) = limiter.reserve(place, now: t0, deadline: t0 + .seconds(5)) else {
             Issue.record("refused")
             return
@@ -188,16 +221,23 @@ struct RateLimiterTests {
         // machine gets to the second call long before it.
         let reset = String(Int(Date().timeIntervalSince1970) + 110)
         let broker = ScriptedTransport { _, _ in
-            PipelineFixture.status(200, [
-                (name: "X-RateLimit-Limit", value: "200"), (name: "X-RateLimit-Remaining", value: "0"),
-                (name: "X-RateLimit-Reset", value: reset),
-            ])
+            PipelineFixture.status(
+                200,
+                [
+                    (name: "X-RateLimit-Limit", value: "200"), (name: "X-RateLimit-Remaining", value: "0"),
+                    (name: "X-RateLimit-Reset", value: reset),
+                ]
+            )
         }
         let metrics = RecordingMetrics()
         let pipeline = BrokerPipeline(metrics: metrics, settings: PipelineFixture.settings())
         let connection = PipelineFixture.connection()
         let transport = pipeline.transport(
-            wrapping: broker, connection: connection, limits: [Self.alpacaLike], logger: PipelineFixture.logger)
+            wrapping: broker,
+            connection: connection,
+            limits: [Self.alpacaLike],
+            logger: PipelineFixture.logger
+        )
         #expect(try await transport.send(PipelineFixture.get()).status == 200)
         let error = await #expect(throws: GatewayError.self) {
             try await transport.send(PipelineFixture.get(timeout: .seconds(1)))
@@ -215,14 +255,21 @@ struct RateLimiterTests {
         // The budget is spent until a window that ends in 110 s: the next call's slot is far beyond the caller's second.
         let reset = String(Int(Date().timeIntervalSince1970) + 110)
         let broker = ScriptedTransport { _, _ in
-            PipelineFixture.status(200, [
-                (name: "X-RateLimit-Limit", value: "200"), (name: "X-RateLimit-Remaining", value: "0"),
-                (name: "X-RateLimit-Reset", value: reset),
-            ])
+            PipelineFixture.status(
+                200,
+                [
+                    (name: "X-RateLimit-Limit", value: "200"), (name: "X-RateLimit-Remaining", value: "0"),
+                    (name: "X-RateLimit-Reset", value: reset),
+                ]
+            )
         }
         let pipeline = BrokerPipeline(metrics: RecordingMetrics(), settings: PipelineFixture.settings())
         let transport = pipeline.transport(
-            wrapping: broker, connection: PipelineFixture.connection(), limits: [Self.alpacaLike], logger: PipelineFixture.logger)
+            wrapping: broker,
+            connection: PipelineFixture.connection(),
+            limits: [Self.alpacaLike],
+            logger: PipelineFixture.logger
+        )
         #expect(try await transport.send(PipelineFixture.get()).status == 200)
         // The request itself would wait (its timeout is 30 s), but its caller (a fan-out's source deadline) gives it one second: it
         // fails at once instead of holding a slot it will be cancelled before using.
@@ -267,8 +314,11 @@ struct RateLimiterTests {
         }
         let pipeline = BrokerPipeline(metrics: RecordingMetrics(), settings: PipelineFixture.settings())
         let transport = pipeline.transport(
-            wrapping: broker, connection: PipelineFixture.connection(),
-            limits: [RateLimitRule(name: "all", limit: 600, per: .seconds(60))], logger: PipelineFixture.logger)
+            wrapping: broker,
+            connection: PipelineFixture.connection(),
+            limits: [RateLimitRule(name: "all", limit: 600, per: .seconds(60))],
+            logger: PipelineFixture.logger
+        )
         // A read whose Retry-After is beyond what the retry waits for comes back as the 429.
         #expect(try await transport.send(PipelineFixture.get()).status == 429)
         #expect(broker.count == 1)
@@ -284,8 +334,11 @@ struct RateLimiterTests {
         let broker = ScriptedTransport { _, _ in PipelineFixture.status(429, [(name: "Retry-After", value: "20")]) }
         let pipeline = BrokerPipeline(metrics: RecordingMetrics(), settings: PipelineFixture.settings())
         let transport = pipeline.transport(
-            wrapping: broker, connection: PipelineFixture.connection(broker: .tradeogre), limits: [],
-            logger: PipelineFixture.logger)
+            wrapping: broker,
+            connection: PipelineFixture.connection(broker: .tradeogre),
+            limits: [],
+            logger: PipelineFixture.logger
+        )
         #expect(try await transport.send(PipelineFixture.post()).status == 429)
         let error = await #expect(throws: GatewayError.self) {
             try await transport.send(PipelineFixture.get(timeout: .seconds(2)))
@@ -304,8 +357,11 @@ struct RateLimiterTests {
         let metrics = RecordingMetrics()
         let pipeline = BrokerPipeline(metrics: metrics, settings: PipelineFixture.settings(maxRetries: 0))
         let transport = pipeline.transport(
-            wrapping: broker, connection: PipelineFixture.connection(),
-            limits: [RateLimitRule(name: "all", limit: 600, per: .seconds(60))], logger: PipelineFixture.logger)
+            wrapping: broker,
+            connection: PipelineFixture.connection(),
+            limits: [RateLimitRule(name: "all", limit: 600, per: .seconds(60))],
+            logger: PipelineFixture.logger
+        )
         #expect(try await transport.send(PipelineFixture.post()).status == 429)
         let start = ContinuousClock.now
         // The 200 ms wait is the subject, not the deadline: 60 s leaves a loaded machine room to queue the call
@@ -322,10 +378,17 @@ struct RateLimiterTests {
         let request = PipelineFixture.get()
         _ = limiter.reserve(request, now: t0, deadline: t0 + .seconds(5))
         limiter.observe(
-            PipelineFixture.status(429, [
-                (name: "X-RateLimit-Limit", value: value), (name: "X-RateLimit-Remaining", value: value),
-                (name: "X-RateLimit-Reset", value: value), (name: "Retry-After", value: value),
-            ]), for: request, now: t0, wallClock: Date())
+            PipelineFixture.status(
+                429,
+                [
+                    (name: "X-RateLimit-Limit", value: value), (name: "X-RateLimit-Remaining", value: value),
+                    (name: "X-RateLimit-Reset", value: value), (name: "Retry-After", value: value),
+                ]
+            ),
+            for: request,
+            now: t0,
+            wallClock: Date()
+        )
         _ = limiter.reserve(request, now: t0, deadline: t0 + .seconds(5))
         #expect(limiter.headroom != nil)
     }
