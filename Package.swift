@@ -18,7 +18,14 @@ let package = Package(
         .library(name: "GatewayAPI", targets: ["GatewayAPI"]),
         // The Swift client of the unified API, generated from the same OpenAPI document as the server.
         .library(name: "BrokerGatewayClient", targets: ["BrokerGatewayClient"]),
-        .executable(name: "ClientExample", targets: ["ClientExample"]),
+        // What the benchmarks package (Benchmarks/) uses besides the above: the stores, an adapter, the sandboxes,
+        // and the process spawner the tests use (posix_spawn, every inherited descriptor closed: Foundation's
+        // `Process` crashes a process holding ReadBenchmark's thousand client sockets; see Tests/ChildProcess).
+        .library(name: "GatewayStore", targets: ["GatewayStore"]),
+        .library(name: "GatewaySQLiteStore", targets: ["GatewaySQLiteStore"]),
+        .library(name: "AlpacaAdapter", targets: ["AlpacaAdapter"]),
+        .library(name: "Sandbox", targets: ["Sandbox", "SandboxKit", "AlpacaSandbox", "SaxoSandbox", "TradeItSandbox", "TradeOgreSandbox"]),
+        .library(name: "ChildProcess", targets: ["ChildProcess"]),
     ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
@@ -33,7 +40,6 @@ let package = Package(
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
         // Already built for postgres-nio; named for the PostgreSQL store's TLS settings.
         .package(url: "https://github.com/apple/swift-nio-ssl.git", from: "2.37.6"),
-        .package(url: "https://github.com/apple/swift-openapi-generator.git", from: "1.14.3"),
         .package(url: "https://github.com/apple/swift-openapi-runtime.git", from: "1.13.4"),
         .package(url: "https://github.com/hummingbird-project/swift-openapi-hummingbird.git", from: "2.1.0"),
         .package(url: "https://github.com/swift-server/swift-openapi-async-http-client.git", from: "1.5.0"),
@@ -67,17 +73,29 @@ let package = Package(
                 .product(name: "NIOPosix", package: "swift-nio"),
                 .product(name: "NIOWebSocket", package: "swift-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
                 .product(name: "Tracing", package: "swift-distributed-tracing"),
             ],
             swiftSettings: swiftSettings
         ),
-        // Persistence behind small protocols; SQLite (GRDB) by default.
+        // Persistence behind small protocols, one per concern, and the rules every backend shares (validation, paging,
+        // row decoding, JSON columns, the credential cipher): no database driver.
         .target(
             name: "GatewayStore",
             dependencies: [
                 "GatewayModel",
                 "GatewayCore",
+                .product(name: "Crypto", package: "swift-crypto"),
+                .product(name: "Logging", package: "swift-log"),
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // The store protocols on SQLite (GRDB), the default: its SQL, bindings and transactions only.
+        .target(
+            name: "GatewaySQLiteStore",
+            dependencies: [
+                "GatewayModel",
+                "GatewayCore",
+                "GatewayStore",
                 .product(name: "GRDB", package: "GRDB.swift"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
@@ -94,11 +112,8 @@ let package = Package(
                 "GatewayStore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "NIOSSL", package: "swift-nio-ssl"),
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-                .product(name: "ServiceLifecycle", package: "swift-service-lifecycle"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -119,7 +134,7 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // The unified HTTP API: the server swift-openapi-generator makes from openapi.json, over Hummingbird.
+        // The unified HTTP API: the server swift-openapi-generator made from openapi.json (Generated/), over Hummingbird.
         .target(
             name: "GatewayAPI",
             dependencies: [
@@ -139,9 +154,11 @@ let package = Package(
                 .product(name: "Metrics", package: "swift-metrics"),
                 .product(name: "Prometheus", package: "swift-prometheus"),
             ],
+            // Generated/ is swift-openapi-generator's output, committed (scripts/generate-openapi.sh): no build plugin,
+            // so a build does not compile the generator.
+            exclude: ["openapi-generator-config.yaml", "Generated/openapi.sha256"],
             resources: [.copy("openapi.json"), .copy("Dashboard"), .copy("Docs")],
-            swiftSettings: swiftSettings,
-            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
+            swiftSettings: swiftSettings
         ),
         // The client library, generated from the same document; canonical model types where the document names them.
         .target(
@@ -156,14 +173,7 @@ let package = Package(
                     condition: .when(platforms: [.macOS, .iOS, .tvOS, .watchOS, .visionOS])
                 ),
             ],
-            swiftSettings: swiftSettings,
-            plugins: [.plugin(name: "OpenAPIGenerator", package: "swift-openapi-generator")]
-        ),
-        // Lists positions and places an order through the client library.
-        .executableTarget(
-            name: "ClientExample",
-            dependencies: ["BrokerGatewayClient", "GatewayModel"],
-            path: "Examples/ClientExample",
+            exclude: ["openapi.json", "openapi-generator-config.yaml", "Generated/openapi.sha256"],
             swiftSettings: swiftSettings
         ),
         // The sandbox: faithful simulators of each broker's wire API. Never imports a gateway module or an adapter:
@@ -294,6 +304,7 @@ let package = Package(
                 "GatewayModel",
                 "GatewayCore",
                 "GatewayStore",
+                "GatewaySQLiteStore",
                 "GatewayPostgresStore",
                 "GatewayApp",
                 "GatewayAPI",
@@ -310,65 +321,6 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
-            swiftSettings: swiftSettings
-        ),
-        .executableTarget(
-            name: "RouterBenchmark",
-            dependencies: [
-                "GatewayModel",
-                "GatewayCore",
-                "GatewayStore",
-                "GatewayApp",
-                "GatewayAPI",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-            ],
-            path: "Benchmarks/RouterBenchmark",
-            swiftSettings: swiftSettings
-        ),
-        // 200 clients against the real gateway binary and its rate-limited sandboxes; reads /metrics.
-        .executableTarget(
-            name: "LoadBenchmark",
-            dependencies: [
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-                .product(name: "NIOPosix", package: "swift-nio"),
-            ],
-            path: "Benchmarks/LoadBenchmark",
-            swiftSettings: swiftSettings
-        ),
-        // The gateway against the client-side aggregator a user would write instead (ccxt, asyncio.gather).
-        .executableTarget(
-            name: "ReadBenchmark",
-            dependencies: [
-                "ChildProcess",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-            ],
-            path: "Benchmarks/ReadBenchmark",
-            exclude: ["ccxt_reads.py"],
-            swiftSettings: swiftSettings
-        ),
-        // 10,000 positions of one account through /v1/positions, end to end over HTTP against the Alpaca sandbox.
-        .executableTarget(
-            name: "PositionsBenchmark",
-            dependencies: [
-                "GatewayModel", "GatewayCore", "GatewayStore", "GatewayApp", "GatewayAPI", "AlpacaAdapter",
-                "AlpacaSandbox", "SandboxKit",
-                .product(name: "AsyncHTTPClient", package: "async-http-client"),
-                .product(name: "Hummingbird", package: "hummingbird"),
-                .product(name: "HummingbirdTesting", package: "hummingbird"),
-                .product(name: "Logging", package: "swift-log"),
-                .product(name: "NIOCore", package: "swift-nio"),
-                .product(name: "NIOHTTP1", package: "swift-nio"),
-            ],
-            path: "Benchmarks/PositionsBenchmark",
             swiftSettings: swiftSettings
         ),
         // A broker that attacks: an HTTP server on loopback whose every byte a test scripts (hostile headers and
@@ -397,7 +349,7 @@ let package = Package(
         .testTarget(
             name: "GatewayAppTests",
             dependencies: [
-                "GatewayApp", "GatewayModel", "GatewayCore", "GatewayStore",
+                "GatewayApp", "GatewayModel", "GatewayCore", "GatewayStore", "GatewaySQLiteStore", "GatewayTesting",
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],
@@ -407,7 +359,7 @@ let package = Package(
             name: "ClientTests",
             dependencies: [
                 "TestWorlds",
-                "BrokerGatewayClient", "GatewayModel", "GatewayCore", "GatewayStore", "GatewayApp", "GatewayAPI",
+                "BrokerGatewayClient", "GatewayModel", "GatewayCore", "GatewayStore", "GatewaySQLiteStore", "GatewayApp", "GatewayAPI",
                 "GatewayTesting", "TradeOgreAdapter", "Sandbox",
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -421,7 +373,7 @@ let package = Package(
             name: "GatewayExecutableTests",
             dependencies: [
                 "TestWorlds",
-                "gateway", "GatewayApp", "GatewayStore", "GatewayPostgresStore", "GatewayCore", "GatewayTesting",
+                "gateway", "GatewayApp", "GatewayStore", "GatewaySQLiteStore", "GatewayPostgresStore", "GatewayCore", "GatewayTesting",
                 "ChildProcess", "Sandbox", "GatewayModel",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -447,7 +399,7 @@ let package = Package(
         .testTarget(
             name: "GatewayStoreTests",
             dependencies: [
-                "GatewayModel", "GatewayCore", "GatewayStore", "GatewayPostgresStore",
+                "GatewayModel", "GatewayCore", "GatewayStore", "GatewaySQLiteStore", "GatewayPostgresStore",
                 .product(name: "PostgresNIO", package: "postgres-nio"),
                 .product(name: "Logging", package: "swift-log"),
             ],
@@ -493,7 +445,8 @@ let package = Package(
             name: "EndToEndTests",
             dependencies: [
                 "TestWorlds",
-                "GatewayModel", "GatewayCore", "GatewayStore", "GatewayPostgresStore", "GatewayApp", "GatewayAPI", "AlpacaAdapter", "SaxoAdapter",
+                "GatewayModel", "GatewayCore", "GatewayStore", "GatewaySQLiteStore", "GatewayPostgresStore", "GatewayApp", "GatewayAPI",
+                "AlpacaAdapter", "SaxoAdapter",
                 "TradeItAdapter", "TradeOgreAdapter", "Sandbox", "GatewayTesting", "HostileBroker",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
@@ -525,7 +478,8 @@ let package = Package(
         .testTarget(
             name: "GatewayAPITests",
             dependencies: [
-                "GatewayModel", "GatewayCore", "GatewayStore", "GatewayApp", "GatewayAPI", "GatewayTesting", "TestWorlds",
+                "GatewayModel", "GatewayCore", "GatewayStore", "GatewaySQLiteStore", "GatewayApp", "GatewayAPI", "GatewayTesting",
+                "TestWorlds",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

@@ -32,7 +32,10 @@ public enum RequestIdentity {
 /// lists kept here. The key, its tenant and its user are read through the gateway's cache, which the store's change
 /// stamp empties whenever any process writes (a revocation is refused on the next request).
 struct Authentication: ServerMiddleware {
-    let gateway: Gateway
+    /// API keys and the rate limits that admit their requests.
+    let tenancy: TenancyService
+    /// Access tokens of end users' sessions.
+    let sessions: SessionService
     let document: OpenAPIDocument
 
     static let userHeader = HTTPField.Name("X-User-ID")!
@@ -59,7 +62,7 @@ struct Authentication: ServerMiddleware {
         let userHeader = request.headerFields[Self.userHeader]
         let principal: Principal
         if presented.hasPrefix(APIKeyText.prefix) {
-            principal = try await gateway.principal(
+            principal = try await tenancy.principal(
                 apiKey: presented,
                 requiredScope: scope,
                 actingFor: userHeader,
@@ -76,7 +79,7 @@ struct Authentication: ServerMiddleware {
             guard presented.split(separator: ".", omittingEmptySubsequences: false).count == 3 else {
                 throw APIError.unauthenticated
             }
-            principal = try await gateway.principal(
+            principal = try await sessions.principal(
                 accessToken: presented,
                 requiredScope: scope,
                 actingFor: userHeader,
@@ -92,7 +95,7 @@ struct Authentication: ServerMiddleware {
             }
         }
         // The tenant's and the key's request rates (429 with Retry-After beyond them), before any work is done.
-        try gateway.admitRequest(tenant: principal.tenant, keyId: principal.limitKey)
+        try tenancy.admitRequest(tenant: principal.tenant, keyId: principal.limitKey)
         return try await RequestIdentity.$principal.withValue(principal) { try await next(request, body, metadata) }
     }
 }

@@ -35,7 +35,17 @@ public enum GatewayServer {
         router.add(middleware: ErrorMiddleware(document: document))
         router.add(middleware: BodyLimitMiddleware(bodies: bodies))
         let handlers = APIHandlers(
-            gateway: gateway,
+            connections: gateway.connections,
+            transfer: gateway.transfer,
+            reads: gateway.reads,
+            watchlists: gateway.watchlists,
+            orders: gateway.orders,
+            portfolio: gateway.portfolio,
+            tenancy: gateway.tenancy,
+            sessions: gateway.sessions,
+            alerts: gateway.alerts,
+            streams: gateway.streams,
+            status: gateway.status,
             document: document,
             publicURL: publicURL,
             metricsRegistry: (gateway.metricsFactory as? PrometheusMetricsFactory)?.registry
@@ -43,7 +53,7 @@ public enum GatewayServer {
         try handlers.registerHandlers(
             on: router,
             configuration: APIJSON.configuration,
-            middlewares: [Authentication(gateway: gateway, document: document), DecimalLiterals()]
+            middlewares: [Authentication(tenancy: gateway.tenancy, sessions: gateway.sessions, document: document), DecimalLiterals()]
         )
         return router
     }

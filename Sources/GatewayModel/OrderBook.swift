@@ -1,30 +1,5 @@
 public import Foundation
 
-/// One price level of an order book: the quantity resting at a price.
-public struct OrderBookLevel: Codable, Sendable, Hashable {
-    public var price: Decimal
-    public var size: Decimal
-
-    public init(price: Decimal, size: Decimal) {
-        self.price = price
-        self.size = size
-    }
-
-    enum CodingKeys: String, CodingKey { case price, size }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        price = try c.decodeDecimal(forKey: .price)
-        size = try c.decodeDecimal(forKey: .size)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encodeDecimal(price, forKey: .price)
-        try c.encodeDecimal(size, forKey: .size)
-    }
-}
-
 /// The resting orders of one instrument at one broker: bids best (highest) first, asks best (lowest) first, at most
 /// the depth asked for on each side. Prices and sizes are decimals, written as strings.
 public struct OrderBook: Codable, Sendable, Hashable {

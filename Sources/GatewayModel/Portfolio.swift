@@ -14,10 +14,10 @@ public struct Portfolio: Codable, Sendable, Hashable {
 
     public var currency: String
     /// `cash` + `positionsValue`.
-    public var totalValue: Decimal
-    public var cash: Decimal
+    @DecimalString public var totalValue: Decimal
+    @DecimalString public var cash: Decimal
     /// Signed: shorts count negative (the position sign convention), so this is the net market value.
-    public var positionsValue: Decimal
+    @DecimalString public var positionsValue: Decimal
     public var accounts: [Account]
     /// Net positions per instrument across brokers, largest absolute value first.
     public var holdings: [Holding]
@@ -28,7 +28,7 @@ public struct Portfolio: Codable, Sendable, Hashable {
     /// Today's gain or loss of the positions whose broker reports one (Alpaca, TradeIt), converted; absent when none
     /// does. `dayChangeUnknown` counts the valued positions whose broker reports none, so the figure's coverage is
     /// plain.
-    public var dayChange: Decimal?
+    @OptionalDecimalString public var dayChange: Decimal?
     public var dayChangeUnknown: Int
 
     public init(
@@ -57,49 +57,14 @@ public struct Portfolio: Codable, Sendable, Hashable {
         self.dayChangeUnknown = dayChangeUnknown
     }
 
-    enum CodingKeys: String, CodingKey {
-        case currency, totalValue, cash, positionsValue, accounts, holdings, allocation, fxRates, unconverted
-        case dayChange, dayChangeUnknown
-    }
-
-    public init(from decoder: any Decoder) throws {
-        let c = try decoder.container(keyedBy: CodingKeys.self)
-        currency = try c.decode(String.self, forKey: .currency)
-        totalValue = try c.decodeDecimal(forKey: .totalValue)
-        cash = try c.decodeDecimal(forKey: .cash)
-        positionsValue = try c.decodeDecimal(forKey: .positionsValue)
-        accounts = try c.decode([Account].self, forKey: .accounts)
-        holdings = try c.decode([Holding].self, forKey: .holdings)
-        allocation = try c.decode(Allocation.self, forKey: .allocation)
-        fxRates = try c.decode([FXRate].self, forKey: .fxRates)
-        unconverted = try c.decode([Unconverted].self, forKey: .unconverted)
-        dayChange = try c.decodeDecimalIfPresent(forKey: .dayChange)
-        dayChangeUnknown = try c.decode(Int.self, forKey: .dayChangeUnknown)
-    }
-
-    public func encode(to encoder: any Encoder) throws {
-        var c = encoder.container(keyedBy: CodingKeys.self)
-        try c.encode(currency, forKey: .currency)
-        try c.encodeDecimal(totalValue, forKey: .totalValue)
-        try c.encodeDecimal(cash, forKey: .cash)
-        try c.encodeDecimal(positionsValue, forKey: .positionsValue)
-        try c.encode(accounts, forKey: .accounts)
-        try c.encode(holdings, forKey: .holdings)
-        try c.encode(allocation, forKey: .allocation)
-        try c.encode(fxRates, forKey: .fxRates)
-        try c.encode(unconverted, forKey: .unconverted)
-        try c.encodeDecimalIfPresent(dayChange, forKey: .dayChange)
-        try c.encode(dayChangeUnknown, forKey: .dayChangeUnknown)
-    }
-
     /// One account's part of the totals, in the portfolio's currency.
     public struct Account: Codable, Sendable, Hashable {
         public var connectionId: String
         public var broker: BrokerKind
         public var accountId: String
-        public var cash: Decimal
-        public var positionsValue: Decimal
-        public var totalValue: Decimal
+        @DecimalString public var cash: Decimal
+        @DecimalString public var positionsValue: Decimal
+        @DecimalString public var totalValue: Decimal
 
         public init(
             connectionId: String,
@@ -116,28 +81,6 @@ public struct Portfolio: Codable, Sendable, Hashable {
             self.positionsValue = positionsValue
             self.totalValue = totalValue
         }
-
-        enum CodingKeys: String, CodingKey { case connectionId, broker, accountId, cash, positionsValue, totalValue }
-
-        public init(from decoder: any Decoder) throws {
-            let c = try decoder.container(keyedBy: CodingKeys.self)
-            connectionId = try c.decode(String.self, forKey: .connectionId)
-            broker = try c.decode(BrokerKind.self, forKey: .broker)
-            accountId = try c.decode(String.self, forKey: .accountId)
-            cash = try c.decodeDecimal(forKey: .cash)
-            positionsValue = try c.decodeDecimal(forKey: .positionsValue)
-            totalValue = try c.decodeDecimal(forKey: .totalValue)
-        }
-
-        public func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(connectionId, forKey: .connectionId)
-            try c.encode(broker, forKey: .broker)
-            try c.encode(accountId, forKey: .accountId)
-            try c.encodeDecimal(cash, forKey: .cash)
-            try c.encodeDecimal(positionsValue, forKey: .positionsValue)
-            try c.encodeDecimal(totalValue, forKey: .totalValue)
-        }
     }
 
     /// The net position in one instrument across brokers: the quantities added up (signed), the value of the parts
@@ -145,8 +88,8 @@ public struct Portfolio: Codable, Sendable, Hashable {
     public struct Holding: Codable, Sendable, Hashable {
         /// The instrument as its first part names it, without any broker's own key.
         public var instrument: Instrument
-        public var quantity: Decimal
-        public var value: Decimal
+        @DecimalString public var quantity: Decimal
+        @DecimalString public var value: Decimal
         public var parts: [Part]
 
         public init(instrument: Instrument, quantity: Decimal, value: Decimal, parts: [Part]) {
@@ -156,34 +99,16 @@ public struct Portfolio: Codable, Sendable, Hashable {
             self.parts = parts
         }
 
-        enum CodingKeys: String, CodingKey { case instrument, quantity, value, parts }
-
-        public init(from decoder: any Decoder) throws {
-            let c = try decoder.container(keyedBy: CodingKeys.self)
-            instrument = try c.decode(Instrument.self, forKey: .instrument)
-            quantity = try c.decodeDecimal(forKey: .quantity)
-            value = try c.decodeDecimal(forKey: .value)
-            parts = try c.decode([Part].self, forKey: .parts)
-        }
-
-        public func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(instrument, forKey: .instrument)
-            try c.encodeDecimal(quantity, forKey: .quantity)
-            try c.encodeDecimal(value, forKey: .value)
-            try c.encode(parts, forKey: .parts)
-        }
-
         /// The position at one account: its own quantity and market value in its own currency, and that value
         /// converted (absent when it could not be).
         public struct Part: Codable, Sendable, Hashable {
             public var connectionId: String
             public var broker: BrokerKind
             public var accountId: String
-            public var quantity: Decimal
-            public var marketValue: Decimal?
+            @DecimalString public var quantity: Decimal
+            @OptionalDecimalString public var marketValue: Decimal?
             public var currency: String
-            public var value: Decimal?
+            @OptionalDecimalString public var value: Decimal?
 
             public init(
                 connectionId: String,
@@ -201,30 +126,6 @@ public struct Portfolio: Codable, Sendable, Hashable {
                 self.marketValue = marketValue
                 self.currency = currency
                 self.value = value
-            }
-
-            enum CodingKeys: String, CodingKey { case connectionId, broker, accountId, quantity, marketValue, currency, value }
-
-            public init(from decoder: any Decoder) throws {
-                let c = try decoder.container(keyedBy: CodingKeys.self)
-                connectionId = try c.decode(String.self, forKey: .connectionId)
-                broker = try c.decode(BrokerKind.self, forKey: .broker)
-                accountId = try c.decode(String.self, forKey: .accountId)
-                quantity = try c.decodeDecimal(forKey: .quantity)
-                marketValue = try c.decodeDecimalIfPresent(forKey: .marketValue)
-                currency = try c.decode(String.self, forKey: .currency)
-                value = try c.decodeDecimalIfPresent(forKey: .value)
-            }
-
-            public func encode(to encoder: any Encoder) throws {
-                var c = encoder.container(keyedBy: CodingKeys.self)
-                try c.encode(connectionId, forKey: .connectionId)
-                try c.encode(broker, forKey: .broker)
-                try c.encode(accountId, forKey: .accountId)
-                try c.encodeDecimal(quantity, forKey: .quantity)
-                try c.encodeDecimalIfPresent(marketValue, forKey: .marketValue)
-                try c.encode(currency, forKey: .currency)
-                try c.encodeDecimalIfPresent(value, forKey: .value)
             }
         }
     }
@@ -245,29 +146,13 @@ public struct Portfolio: Codable, Sendable, Hashable {
         /// One key's value and its share of the total (`0.25` is a quarter; absent when the total is zero).
         public struct Slice: Codable, Sendable, Hashable {
             public var key: String
-            public var value: Decimal
-            public var weight: Decimal?
+            @DecimalString public var value: Decimal
+            @OptionalDecimalString public var weight: Decimal?
 
             public init(key: String, value: Decimal, weight: Decimal?) {
                 self.key = key
                 self.value = value
                 self.weight = weight
-            }
-
-            enum CodingKeys: String, CodingKey { case key, value, weight }
-
-            public init(from decoder: any Decoder) throws {
-                let c = try decoder.container(keyedBy: CodingKeys.self)
-                key = try c.decode(String.self, forKey: .key)
-                value = try c.decodeDecimal(forKey: .value)
-                weight = try c.decodeDecimalIfPresent(forKey: .weight)
-            }
-
-            public func encode(to encoder: any Encoder) throws {
-                var c = encoder.container(keyedBy: CodingKeys.self)
-                try c.encode(key, forKey: .key)
-                try c.encodeDecimal(value, forKey: .value)
-                try c.encodeDecimalIfPresent(weight, forKey: .weight)
             }
         }
     }
@@ -277,7 +162,7 @@ public struct Portfolio: Codable, Sendable, Hashable {
     public struct FXRate: Codable, Sendable, Hashable {
         public var from: String
         public var to: String
-        public var rate: Decimal
+        @DecimalString public var rate: Decimal
         public var via: String?
         public var quotes: [Source]
 
@@ -289,31 +174,11 @@ public struct Portfolio: Codable, Sendable, Hashable {
             self.quotes = quotes
         }
 
-        enum CodingKeys: String, CodingKey { case from, to, rate, via, quotes }
-
-        public init(from decoder: any Decoder) throws {
-            let c = try decoder.container(keyedBy: CodingKeys.self)
-            from = try c.decode(String.self, forKey: .from)
-            to = try c.decode(String.self, forKey: .to)
-            rate = try c.decodeDecimal(forKey: .rate)
-            via = try c.decodeIfPresent(String.self, forKey: .via)
-            quotes = try c.decode([Source].self, forKey: .quotes)
-        }
-
-        public func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(from, forKey: .from)
-            try c.encode(to, forKey: .to)
-            try c.encodeDecimal(rate, forKey: .rate)
-            try c.encodeIfPresent(via, forKey: .via)
-            try c.encode(quotes, forKey: .quotes)
-        }
-
         /// One quote a rate was taken from: its symbol, the price used (the mid of bid and ask, else the last), whether
         /// the rate is its inverse, and which connection's broker quoted it.
         public struct Source: Codable, Sendable, Hashable {
             public var symbol: String
-            public var price: Decimal
+            @DecimalString public var price: Decimal
             public var inverted: Bool
             public var connectionId: String
             public var broker: BrokerKind
@@ -326,28 +191,6 @@ public struct Portfolio: Codable, Sendable, Hashable {
                 self.connectionId = connectionId
                 self.broker = broker
                 self.time = time
-            }
-
-            enum CodingKeys: String, CodingKey { case symbol, price, inverted, connectionId, broker, time }
-
-            public init(from decoder: any Decoder) throws {
-                let c = try decoder.container(keyedBy: CodingKeys.self)
-                symbol = try c.decode(String.self, forKey: .symbol)
-                price = try c.decodeDecimal(forKey: .price)
-                inverted = try c.decode(Bool.self, forKey: .inverted)
-                connectionId = try c.decode(String.self, forKey: .connectionId)
-                broker = try c.decode(BrokerKind.self, forKey: .broker)
-                time = try c.decodeIfPresent(Date.self, forKey: .time)
-            }
-
-            public func encode(to encoder: any Encoder) throws {
-                var c = encoder.container(keyedBy: CodingKeys.self)
-                try c.encode(symbol, forKey: .symbol)
-                try c.encodeDecimal(price, forKey: .price)
-                try c.encode(inverted, forKey: .inverted)
-                try c.encode(connectionId, forKey: .connectionId)
-                try c.encode(broker, forKey: .broker)
-                try c.encodeIfPresent(time, forKey: .time)
             }
         }
     }
@@ -367,7 +210,7 @@ public struct Portfolio: Codable, Sendable, Hashable {
         public var item: String
         public var currency: String
         /// The amount in `currency` (absent for a position without a value).
-        public var amount: Decimal?
+        @OptionalDecimalString public var amount: Decimal?
         public var reason: Reason
 
         public init(
@@ -386,30 +229,6 @@ public struct Portfolio: Codable, Sendable, Hashable {
             self.currency = currency
             self.amount = amount
             self.reason = reason
-        }
-
-        enum CodingKeys: String, CodingKey { case connectionId, broker, accountId, item, currency, amount, reason }
-
-        public init(from decoder: any Decoder) throws {
-            let c = try decoder.container(keyedBy: CodingKeys.self)
-            connectionId = try c.decode(String.self, forKey: .connectionId)
-            broker = try c.decode(BrokerKind.self, forKey: .broker)
-            accountId = try c.decode(String.self, forKey: .accountId)
-            item = try c.decode(String.self, forKey: .item)
-            currency = try c.decode(String.self, forKey: .currency)
-            amount = try c.decodeDecimalIfPresent(forKey: .amount)
-            reason = try c.decode(Reason.self, forKey: .reason)
-        }
-
-        public func encode(to encoder: any Encoder) throws {
-            var c = encoder.container(keyedBy: CodingKeys.self)
-            try c.encode(connectionId, forKey: .connectionId)
-            try c.encode(broker, forKey: .broker)
-            try c.encode(accountId, forKey: .accountId)
-            try c.encode(item, forKey: .item)
-            try c.encode(currency, forKey: .currency)
-            try c.encodeDecimalIfPresent(amount, forKey: .amount)
-            try c.encode(reason, forKey: .reason)
         }
     }
 }

@@ -1,9 +1,9 @@
-import Foundation
+package import Foundation
 import GatewayCore
-import GatewayStore
+package import GatewayStore
 import Logging
 import NIOCore
-import PostgresNIO
+package import PostgresNIO
 
 /// A value bound to a statement's placeholder: text, integers, booleans, bytes, or NULL (`nil` of any of them).
 protocol SQLArgument: Sendable {
@@ -95,14 +95,13 @@ struct PostgresSQL {
     }
 }
 
-extension PostgresRandomAccessRow {
-    func string(_ column: String) throws -> String { try self[column].decode(String.self) }
-    func optionalString(_ column: String) throws -> String? { try self[column].decode(String?.self) }
-    func int64(_ column: String) throws -> Int64 { try self[column].decode(Int64.self) }
-    func optionalInt64(_ column: String) throws -> Int64? { try self[column].decode(Int64?.self) }
-    func int(_ column: String) throws -> Int { Int(try int64(column)) }
-    func bool(_ column: String) throws -> Bool { try self[column].decode(Bool.self) }
-    func bytes(_ column: String) throws -> Data { try self[column].decode(Data.self) }
-    func date(_ column: String) throws -> Date { StoreClock.date(try int64(column)) }
-    func optionalDate(_ column: String) throws -> Date? { try optionalInt64(column).map(StoreClock.date) }
+/// postgres-nio's rows read by the shared decoders (`StoredRows.swift` in GatewayStore).
+extension PostgresRandomAccessRow: StoreRow {
+    package func string(_ column: String) throws -> String { try self[column].decode(String.self) }
+    package func optionalString(_ column: String) throws -> String? { try self[column].decode(String?.self) }
+    package func int64(_ column: String) throws -> Int64 { try self[column].decode(Int64.self) }
+    package func optionalInt64(_ column: String) throws -> Int64? { try self[column].decode(Int64?.self) }
+    package func bool(_ column: String) throws -> Bool { try self[column].decode(Bool.self) }
+    package func optionalBool(_ column: String) throws -> Bool? { try self[column].decode(Bool?.self) }
+    package func bytes(_ column: String) throws -> Data { try self[column].decode(Data.self) }
 }

@@ -13,7 +13,7 @@ extension PostgresStore {
             try await db.rows(
                 "SELECT \(Self.alertColumns) FROM alerts WHERE tenant_id = ? AND user_id = ? ORDER BY created_at, id",
                 [tenantId, userId]
-            ).map(Alert.init(postgres:))
+            ).map(Alert.init(row:))
         }
     }
 
@@ -26,7 +26,7 @@ extension PostgresStore {
             try await db.rows(
                 "SELECT \(Self.alertColumns) FROM alerts WHERE enabled ORDER BY tenant_id, user_id, created_at, id"
             ).map { row in
-                OwnedAlert(tenantId: try row.string("tenant_id"), userId: try row.string("user_id"), alert: try Alert(postgres: row))
+                OwnedAlert(tenantId: try row.string("tenant_id"), userId: try row.string("user_id"), alert: try Alert(row: row))
             }
         }
     }
@@ -41,15 +41,15 @@ extension PostgresStore {
     ) async throws -> Alert {
         let id = StoreIdentifier.make(StoreIdentifier.alert)
         let sealed = try cipher.seal(webhookSecret: webhookSecret, tenantId: tenantId, alertId: id)
-        let rule = try SQLiteStore.encodeJSON(draft.rule)
-        let channels = try SQLiteStore.encodeJSON(draft.channels)
+        let rule = try StoreRules.encodeJSON(draft.rule)
+        let channels = try StoreRules.encodeJSON(draft.channels)
         let name = draft.name.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
         return try await write("createAlert") { db in
             // The tenant's lock serializes the user's creates, so the count holds until this commits.
             try await Self.lockTenant(db, tenantId)
             try await Self.requireUser(db, tenantId: tenantId, userId)
             let count = try await db.count("SELECT 1 FROM alerts WHERE tenant_id = ? AND user_id = ?", [tenantId, userId])
-            if count >= limit { throw SQLiteStore.alertLimitError(limit) }
+            if count >= limit { throw StoreRules.alertLimitError(limit) }
             let newest = try await db.row(
                 "SELECT MAX(created_at) AS newest FROM alerts WHERE tenant_id = ?",
                 [tenantId]
@@ -88,8 +88,8 @@ extension PostgresStore {
         _ draft: AlertDraft,
         audit: AuditRecord?
     ) async throws -> Alert? {
-        let rule = try SQLiteStore.encodeJSON(draft.rule)
-        let channels = try SQLiteStore.encodeJSON(draft.channels)
+        let rule = try StoreRules.encodeJSON(draft.rule)
+        let channels = try StoreRules.encodeJSON(draft.channels)
         let name = draft.name.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
         let now = StoreClock.nowMillis()
         return try await write("updateAlert") { db in
@@ -101,7 +101,7 @@ extension PostgresStore {
                 RETURNING \(Self.alertColumns)
                 """,
                 [name, rule, channels, draft.enabled, draft.rearm.rawValue, now, tenantId, userId, id]
-            ).map(Alert.init(postgres:))
+            ).map(Alert.init(row:))
             if updated != nil, let audit { try await Self.insertAudit(db, audit, at: now) }
             return updated
         }
@@ -157,13 +157,13 @@ extension PostgresStore {
                 var alert = try await db.row(
                     "SELECT \(Self.alertColumns) FROM alerts WHERE tenant_id = ? AND user_id = ? AND id = ? FOR UPDATE",
                     [tenantId, userId, id]
-                ).map(Alert.init(postgres:)),
+                ).map(Alert.init(row:)),
                 alert.channels.apns?.deviceToken == deviceToken
             else { return false }
             alert.channels.apns = nil
             try await db.execute(
                 "UPDATE alerts SET channels = ?, updated_at = GREATEST(?, updated_at + 1) WHERE tenant_id = ? AND user_id = ? AND id = ?",
-                [try SQLiteStore.encodeJSON(alert.channels), now, tenantId, userId, id]
+                [try StoreRules.encodeJSON(alert.channels), now, tenantId, userId, id]
             )
             return true
         }
@@ -230,7 +230,7 @@ extension PostgresStore {
                 WHERE tenant_id = ? AND alert_id = ?\(cursor) ORDER BY sequence DESC LIMIT ?
                 """,
                 arguments
-            ).map(AlertDeliveryAttempt.init(postgres:))
+            ).map(AlertDeliveryAttempt.init(row:))
         }
     }
 
@@ -238,41 +238,6 @@ extension PostgresStore {
         try await db.row(
             "SELECT \(alertColumns) FROM alerts WHERE tenant_id = ? AND user_id = ? AND id = ?",
             [tenantId, userId, id]
-        ).map(Alert.init(postgres:))
-    }
-}
-
-extension Alert {
-    init(postgres row: PostgresRandomAccessRow) throws {
-        self.init(
-            id: try row.string("id"),
-            name: try row.optionalString("name"),
-            rule: try SQLiteStore.decodeJSON(AlertRule.self, try row.string("rule"), column: "rule"),
-            channels: try SQLiteStore.decodeJSON(AlertChannels.self, try row.string("channels"), column: "channels"),
-            enabled: try row.bool("enabled"),
-            rearm: try SQLiteStore.storedEnum(AlertRearm.self, try row.string("rearm"), column: "rearm"),
-            armed: try row.bool("armed"),
-            createdAt: try row.date("created_at"),
-            updatedAt: try row.date("updated_at"),
-            lastFiredAt: try row.optionalDate("last_fired_at")
-        )
-    }
-}
-
-extension AlertDeliveryAttempt {
-    init(postgres row: PostgresRandomAccessRow) throws {
-        self.init(
-            id: try row.string("id"),
-            alertId: try row.string("alert_id"),
-            eventId: try row.string("event_id"),
-            channel: try SQLiteStore.storedEnum(AlertChannel.self, try row.string("channel"), column: "channel"),
-            attempt: try row.int("attempt"),
-            at: try row.date("at"),
-            outcome: try SQLiteStore.storedEnum(AlertDeliveryOutcome.self, try row.string("outcome"), column: "outcome"),
-            httpStatus: try row.optionalInt64("http_status").map { Int($0) },
-            error: try row.optionalString("error"),
-            test: try row.bool("test"),
-            deviceId: try row.optionalString("device_id")
-        )
+        ).map(Alert.init(row:))
     }
 }

@@ -38,7 +38,7 @@ extension PostgresStore {
                 WHERE tenant_id = ?\(cursor) ORDER BY sequence DESC LIMIT ?
                 """,
                 arguments
-            ).map(AuditEvent.init(postgres:))
+            ).map(AuditEvent.init(row:))
         }
     }
 
@@ -51,27 +51,8 @@ extension PostgresStore {
             """,
             [
                 StoreIdentifier.make(StoreIdentifier.auditEvent), record.tenantId, at, record.actor, record.action,
-                record.target, record.outcome.rawValue, try SQLiteStore.encodeJSON(record.detail),
+                record.target, record.outcome.rawValue, try StoreRules.encodeJSON(record.detail),
             ]
-        )
-    }
-}
-
-extension AuditEvent {
-    init(postgres row: PostgresRandomAccessRow) throws {
-        let id = try row.string("id")
-        guard let outcome = AuditRecord.Outcome(rawValue: try row.string("outcome")) else {
-            throw GatewayError(.internalError, "audit event \(id) has an unknown stored outcome")
-        }
-        self.init(
-            id: id,
-            tenantId: try row.string("tenant_id"),
-            at: try row.date("at"),
-            actor: try row.string("actor"),
-            action: try row.string("action"),
-            target: try row.optionalString("target"),
-            outcome: outcome,
-            detail: try SQLiteStore.decodeJSON([String: String].self, try row.string("detail"), column: "detail")
         )
     }
 }

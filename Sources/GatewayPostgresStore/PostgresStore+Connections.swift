@@ -19,7 +19,7 @@ extension PostgresStore {
     {
         let id = connection.id ?? NewConnection.makeId()
         let sealed = try cipher.seal(connection.credentials, tenantId: tenantId, connectionId: id)
-        let settings = try SQLiteStore.encodeJSON(connection.settings)
+        let settings = try StoreRules.encodeJSON(connection.settings)
         return try await write("createConnection", conflict: "a connection with this id already exists") { db in
             try await Self.lockTenant(db, tenantId)
             if let userId { try await Self.requireUser(db, tenantId: tenantId, userId) }
@@ -61,7 +61,7 @@ extension PostgresStore {
             try await db.rows(
                 "SELECT \(Self.connectionColumns) FROM connections WHERE tenant_id = ? ORDER BY created_at, id",
                 [tenantId]
-            ).map(ConnectionDescriptor.init(postgres:))
+            ).map(ConnectionDescriptor.init(row:))
         }
     }
 
@@ -73,7 +73,7 @@ extension PostgresStore {
                 ORDER BY created_at, id
                 """,
                 [tenantId, userId]
-            ).map(ConnectionDescriptor.init(postgres:))
+            ).map(ConnectionDescriptor.init(row:))
         }
     }
 
@@ -94,7 +94,7 @@ extension PostgresStore {
                 [tenantId, connectionId]
             )?.bytes("credentials_ciphertext")
         }
-        guard let sealed else { throw SQLiteStore.connectionNotFound(connectionId) }
+        guard let sealed else { throw StoreRules.connectionNotFound(connectionId) }
         do {
             return try cipher.open(sealed, tenantId: tenantId, connectionId: connectionId)
         } catch {
@@ -117,7 +117,7 @@ extension PostgresStore {
                 """,
                 [sealed, now, tenantId, connectionId]
             )
-            guard changed > 0 else { throw SQLiteStore.connectionNotFound(connectionId) }
+            guard changed > 0 else { throw StoreRules.connectionNotFound(connectionId) }
         }
     }
 
@@ -127,7 +127,7 @@ extension PostgresStore {
         status: ConnectionStatus,
         detail: [String: String]?
     ) async throws -> ConnectionDescriptor? {
-        let detailJSON = try detail.map(SQLiteStore.encodeJSON)
+        let detailJSON = try detail.map(StoreRules.encodeJSON)
         let now = StoreClock.nowMillis()
         return try await write("updateConnectionStatus") { db in
             try await db.row(
@@ -136,35 +136,12 @@ extension PostgresStore {
                 WHERE tenant_id = ? AND id = ? RETURNING \(Self.connectionColumns)
                 """,
                 [status.rawValue, detailJSON, now, tenantId, connectionId]
-            ).map(ConnectionDescriptor.init(postgres:))
+            ).map(ConnectionDescriptor.init(row:))
         }
     }
 
     static func fetchConnection(_ db: PostgresSQL, tenantId: String, id: String) async throws -> ConnectionDescriptor? {
         try await db.row("SELECT \(connectionColumns) FROM connections WHERE tenant_id = ? AND id = ?", [tenantId, id])
-            .map(ConnectionDescriptor.init(postgres:))
-    }
-}
-
-extension ConnectionDescriptor {
-    init(postgres row: PostgresRandomAccessRow) throws {
-        let id = try row.string("id")
-        guard let status = ConnectionStatus(rawValue: try row.string("status")) else {
-            throw GatewayError(.internalError, "connection \(id) has an unknown stored status")
-        }
-        let detail = try row.optionalString("status_detail")
-        self.init(
-            id: id,
-            tenantId: try row.string("tenant_id"),
-            userId: try row.optionalString("user_id"),
-            broker: BrokerKind(try row.string("broker")),
-            displayName: try row.string("display_name"),
-            baseURL: try row.string("base_url"),
-            settings: try SQLiteStore.decodeJSON([String: String].self, try row.string("settings"), column: "settings"),
-            status: status,
-            statusDetail: try detail.map { try SQLiteStore.decodeJSON([String: String].self, $0, column: "status_detail") },
-            createdAt: try row.date("created_at"),
-            updatedAt: try row.date("updated_at")
-        )
+            .map(ConnectionDescriptor.init(row:))
     }
 }

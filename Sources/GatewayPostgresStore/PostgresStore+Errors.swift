@@ -28,9 +28,9 @@ extension PostgresStore {
             if let state = error.serverInfo?[.sqlState] {
                 switch state {
                 case "23505":
-                    return GatewayError(.conflict, conflict ?? "the resource already exists")
+                    return StoreRules.uniqueViolation(conflict)
                 case "23503":
-                    return GatewayError(.notFound, "a resource it refers to does not exist")
+                    return StoreRules.foreignKeyViolation
                 case "40001", "40P01", "55P03", "57014":
                     return busy(error, operation: operation)
                 case "28000", "28P01":
@@ -51,7 +51,7 @@ extension PostgresStore {
                     "database operation failed",
                     metadata: ["operation": .string(operation), "error": .string(Self.safeDescription(error))]
                 )
-                return GatewayError(.internalError, "the gateway's database failed")
+                return StoreRules.databaseFailed
             }
             return unavailable(error, operation: operation)
         default:
@@ -59,7 +59,7 @@ extension PostgresStore {
                 "database operation failed",
                 metadata: ["operation": .string(operation), "error": .string(Self.safeDescription(error))]
             )
-            return GatewayError(.internalError, "the gateway's database failed")
+            return StoreRules.databaseFailed
         }
     }
 
@@ -68,12 +68,7 @@ extension PostgresStore {
             "database busy",
             metadata: ["operation": .string(operation), "error": .string(Self.safeDescription(error))]
         )
-        return GatewayError(
-            .upstreamUnavailable,
-            "the gateway's database is busy; retry shortly",
-            retryable: true,
-            retryAfter: Self.busyRetryAfter
-        )
+        return StoreRules.databaseBusy
     }
 
     private func unavailable(_ error: PSQLError, operation: String) -> GatewayError {
@@ -88,12 +83,9 @@ extension PostgresStore {
             .upstreamUnavailable,
             "the gateway's database is unavailable; retry shortly",
             retryable: true,
-            retryAfter: Self.busyRetryAfter
+            retryAfter: StoreRules.busyRetryAfter
         )
     }
-
-    /// Seconds a client is told to wait after the database was busy or unreachable.
-    static let busyRetryAfter: Double = 1
 
     /// An error's description without statement arguments, the server's `detail`, or connection settings.
     static func safeDescription(_ error: any Error) -> String {
@@ -104,9 +96,6 @@ extension PostgresStore {
             return text
         }
         if error is PostgresDecodingError { return "stored data does not decode" }
-        if error is DecodingError || error is EncodingError {
-            return "stored data does not decode: \(type(of: error))"
-        }
-        return String(describing: type(of: error))
+        return StoreRules.safeDescription(ofOther: error)
     }
 }

@@ -15,7 +15,7 @@ extension PostgresStore {
                 ORDER BY created_at, id
                 """,
                 [tenantId, userId]
-            ).map(Goal.init(postgres:))
+            ).map(Goal.init(row:))
         }
     }
 
@@ -24,10 +24,10 @@ extension PostgresStore {
     }
 
     public func createGoal(tenantId: String, userId: String, _ draft: GoalDraft, audit: AuditRecord?) async throws -> Goal {
-        let name = try SQLiteStore.validatedGoalName(draft.name)
-        let allocationsJSON = try SQLiteStore.encodeJSON(draft.allocations)
+        let name = try StoreRules.validatedGoalName(draft.name)
+        let allocationsJSON = try StoreRules.encodeJSON(draft.allocations)
         let id = StoreIdentifier.make(StoreIdentifier.goal)
-        return try await write("createGoal", conflict: SQLiteStore.goalNameConflict(name)) { db in
+        return try await write("createGoal", conflict: StoreRules.goalNameConflict(name)) { db in
             try await Self.lockTenant(db, tenantId)
             try await Self.requireUser(db, tenantId: tenantId, userId)
             try await Self.requireFreeGoalName(db, tenantId: tenantId, userId: userId, name: name, except: nil)
@@ -67,10 +67,10 @@ extension PostgresStore {
         _ draft: GoalDraft,
         audit: AuditRecord?
     ) async throws -> Goal? {
-        let name = try SQLiteStore.validatedGoalName(draft.name)
-        let allocationsJSON = try SQLiteStore.encodeJSON(draft.allocations)
+        let name = try StoreRules.validatedGoalName(draft.name)
+        let allocationsJSON = try StoreRules.encodeJSON(draft.allocations)
         let now = StoreClock.nowMillis()
-        return try await write("updateGoal", conflict: SQLiteStore.goalNameConflict(name)) { db in
+        return try await write("updateGoal", conflict: StoreRules.goalNameConflict(name)) { db in
             // The tenant's lock serializes goal writes, so the goals checked against stay so until this commits.
             try await Self.lockTenant(db, tenantId)
             guard
@@ -90,7 +90,7 @@ extension PostgresStore {
                 RETURNING \(Self.goalColumns)
                 """,
                 [name, DecimalText.format(draft.targetValue), draft.currency, allocationsJSON, now, tenantId, userId, id]
-            ).map(Goal.init(postgres:))
+            ).map(Goal.init(row:))
             if updated != nil, let audit { try await Self.insertAudit(db, audit, at: now) }
             return updated
         }
@@ -113,7 +113,7 @@ extension PostgresStore {
         try await db.row(
             "SELECT \(goalColumns) FROM goals WHERE tenant_id = ? AND user_id = ? AND id = ?",
             [tenantId, userId, id]
-        ).map(Goal.init(postgres:))
+        ).map(Goal.init(row:))
     }
 
     /// Called under the tenant's lock (`lockTenant`), which every goal write takes first.
@@ -128,7 +128,7 @@ extension PostgresStore {
         let current = try await db.rows(
             "SELECT \(goalColumns) FROM goals WHERE tenant_id = ? AND user_id = ? AND id <> ? ORDER BY created_at, id",
             [tenantId, userId, id ?? ""]
-        ).map(Goal.init(postgres:))
+        ).map(Goal.init(row:))
         if current != basis { throw GatewayError(.conflict, GoalDraft.goalsChangedMessage, retryable: true) }
     }
 
@@ -144,21 +144,7 @@ extension PostgresStore {
             [tenantId, userId, name]
         )?.string("id")
         if let taken, taken != id {
-            throw GatewayError(.conflict, SQLiteStore.goalNameConflict(name))
+            throw GatewayError(.conflict, StoreRules.goalNameConflict(name))
         }
-    }
-}
-
-extension Goal {
-    init(postgres row: PostgresRandomAccessRow) throws {
-        self.init(
-            id: try row.string("id"),
-            name: try row.string("name"),
-            targetValue: try SQLiteStore.storedDecimal(try row.string("target_value"), column: "target_value"),
-            currency: try row.string("currency"),
-            allocations: try SQLiteStore.decodeJSON([Goal.Allocation].self, try row.string("allocations"), column: "allocations"),
-            createdAt: try row.date("created_at"),
-            updatedAt: try row.date("updated_at")
-        )
     }
 }

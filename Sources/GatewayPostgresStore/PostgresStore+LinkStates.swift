@@ -24,10 +24,10 @@ extension PostgresStore {
                     [tenantId, connectionId]
                 )
                     != nil
-            else { throw SQLiteStore.connectionNotFound(connectionId) }
+            else { throw StoreRules.connectionNotFound(connectionId) }
             try await db.execute(
                 "DELETE FROM link_states WHERE expires_at < ?",
-                [nowMillis - SQLiteStore.linkStateRetention]
+                [nowMillis - StoreRules.linkStateRetention]
             )
             try await db.execute(
                 "DELETE FROM link_states WHERE tenant_id = ? AND connection_id = ?",

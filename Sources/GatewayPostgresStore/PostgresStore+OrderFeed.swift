@@ -43,7 +43,7 @@ extension PostgresStore {
                 ORDER BY updated_at, id LIMIT ?
                 """,
                 open as [any SQLArgument] + [limit]
-            ).map(JournaledOrderReference.init(postgres:))
+            ).map(JournaledOrderReference.init(row:))
         }
     }
 
@@ -75,7 +75,7 @@ extension PostgresStore {
                 orderId: orderId,
                 connectionId: try row.string("connection_id"),
                 broker: try row.optionalString("venue_broker").map { BrokerKind($0) },
-                event: try OrderEvent(postgres: row, orderId: orderId),
+                event: try OrderEvent(row: row, orderId: orderId),
                 order: try row.optionalString("order").flatMap {
                     try? JournalJSON.decode(Order.self, $0, column: "order", orderId: orderId)
                 }

@@ -24,7 +24,7 @@ extension PostgresStore: OrderJournalStore {
         proposedOrderId: String,
         retention: TimeInterval
     ) async throws -> IdempotencyClaim {
-        guard retention > 0, retention <= SQLiteStore.maximumIdempotencyRetention else {
+        guard retention > 0, retention <= StoreRules.maximumIdempotencyRetention else {
             throw GatewayError(.internalError, "an idempotency key's retention must be positive and at most 10 years")
         }
         let retentionMillis = Int64((retention * 1000).rounded(.up))
@@ -131,7 +131,7 @@ extension PostgresStore: OrderJournalStore {
                     "SELECT connection_id, updated_at FROM orders WHERE tenant_id = ? AND id = ? FOR UPDATE",
                     [row.tenantId, row.id]
                 )
-            else { throw Self.journaledOrderNotFound(row.id) }
+            else { throw StoreRules.journaledOrderNotFound(row.id) }
             let connectionId = try stored.string("connection_id")
             let updatedAt = max(row.updatedAt, try stored.int64("updated_at") + 1)
             if let brokerOrderId = row.brokerOrderId {
@@ -171,7 +171,7 @@ extension PostgresStore: OrderJournalStore {
     public func journaledOrder(tenantId: String, id: String) async throws -> JournaledOrder? {
         try await read("journaledOrder") { db in
             try await db.row("SELECT \(Self.journaledOrderColumns) FROM orders WHERE tenant_id = ? AND id = ?", [tenantId, id])
-                .map(JournaledOrder.init(postgres:))
+                .map(JournaledOrder.init(row:))
         }
     }
 
@@ -190,7 +190,7 @@ extension PostgresStore: OrderJournalStore {
                     ORDER BY retired_at IS NOT NULL, created_at DESC LIMIT 1)
                 """,
                 [tenantId, tenantId, connectionId, brokerOrderId]
-            ).map(JournaledOrder.init(postgres:))
+            ).map(JournaledOrder.init(row:))
         }
     }
 
@@ -202,12 +202,12 @@ extension PostgresStore: OrderJournalStore {
                 WHERE order_id = ? AND tenant_id = ? ORDER BY sequence
                 """,
                 [orderId, tenantId]
-            ).map { try OrderEvent(postgres: $0, orderId: orderId) }
+            ).map { try OrderEvent(row: $0, orderId: orderId) }
         }
     }
 
     public func journaledOrders(in states: [JournalState], limit: Int) async throws -> [JournaledOrder] {
-        try await orders("journaledOrders", Self.journaledOrderColumns, tenantId: nil, states, limit, JournaledOrder.init(postgres:))
+        try await orders("journaledOrders", Self.journaledOrderColumns, tenantId: nil, states, limit, JournaledOrder.init(row:))
     }
 
     public func journaledOrderReferences(in states: [JournalState], limit: Int) async throws -> [JournaledOrderReference] {
@@ -217,7 +217,7 @@ extension PostgresStore: OrderJournalStore {
             tenantId: nil,
             states,
             limit,
-            JournaledOrderReference.init(postgres:)
+            JournaledOrderReference.init(row:)
         )
     }
 
@@ -232,7 +232,7 @@ extension PostgresStore: OrderJournalStore {
             tenantId: tenantId,
             states,
             limit,
-            JournaledOrderReference.init(postgres:)
+            JournaledOrderReference.init(row:)
         )
     }
 
@@ -243,7 +243,7 @@ extension PostgresStore: OrderJournalStore {
             tenantId: tenantId,
             states,
             limit,
-            JournaledOrder.init(postgres:)
+            JournaledOrder.init(row:)
         )
     }
 
@@ -324,7 +324,7 @@ extension PostgresStore: OrderJournalStore {
             return try await db.row(
                 "SELECT \(Self.journaledOrderColumns) FROM orders WHERE tenant_id = ? AND id = ?",
                 [tenantId, id]
-            ).map(JournaledOrder.init(postgres:))
+            ).map(JournaledOrder.init(row:))
         }
     }
 
@@ -459,85 +459,6 @@ extension PostgresStore: OrderJournalStore {
                 orderId, tenantId, sequence, event.kind, event.state, event.status, event.brokerOrderId, event.detail,
                 event.at,
             ]
-        )
-    }
-
-    static func journaledOrderNotFound(_ id: String) -> GatewayError {
-        GatewayError(.notFound, "journaled order \(id) not found")
-    }
-}
-
-extension JournaledOrder {
-    init(postgres row: PostgresRandomAccessRow) throws {
-        let id = try row.string("id")
-        self = try JournalJSON.readingRow(of: id) { try JournaledOrder(postgres: row, id: id) }
-    }
-
-    private init(postgres row: PostgresRandomAccessRow, id: String) throws {
-        guard let state = JournalState(rawValue: try row.string("state")) else {
-            throw GatewayError(.internalError, "journaled order \(id) has an unknown stored state")
-        }
-        self.init(
-            id: id,
-            tenantId: try row.string("tenant_id"),
-            connectionId: try row.string("connection_id"),
-            accountId: try row.string("account_id"),
-            clientOrderId: try row.string("client_order_id"),
-            request: try JournalJSON.decode(OrderRequest.self, try row.string("request"), column: "request", orderId: id),
-            state: state,
-            brokerOrderId: try row.optionalString("broker_order_id"),
-            order: try row.optionalString("order").map { try JournalJSON.decode(Order.self, $0, column: "order", orderId: id) },
-            error: try row.optionalString("error_code").map(GatewayError.Code.init(rawValue:)),
-            errorMessage: try row.optionalString("error_message"),
-            createdAt: try row.date("created_at"),
-            updatedAt: try row.date("updated_at"),
-            sentAt: try row.date("sent_at"),
-            userId: try row.optionalString("user_id"),
-            broker: try row.optionalString("venue_broker").map { BrokerKind($0) }
-        )
-    }
-}
-
-extension JournaledOrderReference {
-    init(postgres row: PostgresRandomAccessRow) throws {
-        let id = try row.string("id")
-        guard let state = JournalState(rawValue: try row.string("state")) else {
-            throw GatewayError(.internalError, "journaled order \(id) has an unknown stored state")
-        }
-        self.init(
-            id: id,
-            tenantId: try row.string("tenant_id"),
-            connectionId: try row.string("connection_id"),
-            state: state,
-            createdAt: try row.date("created_at"),
-            sentAt: try row.date("sent_at")
-        )
-    }
-}
-
-extension OrderEvent {
-    init(postgres row: PostgresRandomAccessRow, orderId: String) throws {
-        let sequence = try row.int("sequence")
-        guard let state = JournalState(rawValue: try row.string("state")) else {
-            throw GatewayError(.internalError, "event \(sequence) of order \(orderId) has an unknown stored state")
-        }
-        let status = try row.optionalString("status").map { text in
-            guard let status = OrderStatus(rawValue: text) else {
-                throw GatewayError(.internalError, "event \(sequence) of order \(orderId) has an unknown stored status")
-            }
-            return status
-        }
-        guard let kind = OrderEvent.Kind(rawValue: try row.string("kind")) else {
-            throw GatewayError(.internalError, "event \(sequence) of order \(orderId) has an unknown stored kind")
-        }
-        self.init(
-            kind: kind,
-            state: state,
-            status: status,
-            brokerOrderId: try row.optionalString("broker_order_id"),
-            detail: try row.optionalString("detail"),
-            at: try row.date("at"),
-            sequence: sequence
         )
     }
 }

@@ -40,7 +40,7 @@ extension PostgresStore {
                 [tenantId, email]
             ).map { row in
                 LoginCandidate(
-                    user: try User(postgres: row),
+                    user: try User(row: row),
                     passwordHash: try row.optionalString("password_hash"),
                     failedLogins: try row.int("failed_logins"),
                     lockedUntil: try row.optionalDate("locked_until")
@@ -188,7 +188,7 @@ extension PostgresStore {
             try await db.rows(
                 "SELECT \(Self.deviceColumns) FROM devices WHERE tenant_id = ? AND user_id = ? ORDER BY created_at, id",
                 [tenantId, userId]
-            ).map(Device.init(postgres:))
+            ).map(Device.init(row:))
         }
     }
 
@@ -204,7 +204,7 @@ extension PostgresStore {
                 WHERE tenant_id = ? AND user_id = ? AND id = ? RETURNING \(Self.deviceColumns)
                 """,
                 [name, trusted, tenantId, userId, id]
-            ).map(Device.init(postgres:))
+            ).map(Device.init(row:))
         }
     }
 
@@ -260,7 +260,7 @@ extension PostgresStore {
                 WHERE tenant_id = ? AND user_id = ? AND id = ? RETURNING \(Self.deviceColumns)
                 """,
                 [token, platform.rawValue, now, tenantId, userId, deviceId]
-            ).map(Device.init(postgres:))
+            ).map(Device.init(row:))
             if let audit { try await Self.insertAudit(db, audit, at: now) }
             return updated
         }
@@ -306,7 +306,7 @@ extension PostgresStore {
         try await db.row(
             "SELECT \(deviceColumns) FROM devices WHERE tenant_id = ? AND user_id = ? AND id = ?",
             [tenantId, userId, id]
-        ).map(Device.init(postgres:))
+        ).map(Device.init(row:))
     }
 
     static func requireDevice(_ db: PostgresSQL, tenantId: String, userId: String, id: String) async throws -> Device {
@@ -363,7 +363,7 @@ extension PostgresStore {
                 sql += " AND device_id = ?"
                 arguments.append(deviceId)
             }
-            return try await db.rows(sql + " ORDER BY created_at, id", arguments).map(SessionRecord.init(postgres:))
+            return try await db.rows(sql + " ORDER BY created_at, id", arguments).map(SessionRecord.init(row:))
         }
     }
 
@@ -382,7 +382,7 @@ extension PostgresStore {
             if let session = try await db.row(
                 "SELECT \(Self.sessionColumns) FROM sessions WHERE refresh_hash = ? FOR UPDATE",
                 [Data(presented)]
-            ).map(SessionRecord.init(postgres:)) {
+            ).map(SessionRecord.init(row:)) {
                 guard session.isLive(at: StoreClock.date(nowMillis)) else { return .ended(session) }
                 try await db.execute(
                     "UPDATE sessions SET refresh_hash = ?, refreshed_at = ? WHERE id = ? AND refresh_hash = ?",
@@ -403,7 +403,7 @@ extension PostgresStore {
                 let session = try await db.row(
                     "SELECT \(Self.sessionColumns) FROM sessions WHERE id = ? AND refresh_hash = ?",
                     [sessionId, Data(newHash)]
-                ).map(SessionRecord.init(postgres:)),
+                ).map(SessionRecord.init(row:)),
                 session.isLive(at: StoreClock.date(nowMillis))
             {
                 return .replayed(session)
@@ -460,7 +460,7 @@ extension PostgresStore {
                 WHERE id = ? AND revoked_at IS NULL AND expires_at > ? RETURNING \(Self.sessionColumns)
                 """,
                 [StoreClock.millis(expiresAt), id, StoreClock.millis(now)]
-            ).map(SessionRecord.init(postgres:))
+            ).map(SessionRecord.init(row:))
         }
     }
 
@@ -480,61 +480,6 @@ extension PostgresStore {
     }
 
     static func fetchSession(_ db: PostgresSQL, id: String) async throws -> SessionRecord? {
-        try await db.row("SELECT \(sessionColumns) FROM sessions WHERE id = ?", [id]).map(SessionRecord.init(postgres:))
-    }
-}
-
-extension Device {
-    init(postgres row: PostgresRandomAccessRow) throws {
-        self.init(
-            id: try row.string("id"),
-            tenantId: try row.string("tenant_id"),
-            userId: try row.string("user_id"),
-            name: try row.string("name"),
-            type: try row.string("type"),
-            model: try row.optionalString("model"),
-            os: try row.optionalString("os"),
-            appVersion: try row.optionalString("app_version"),
-            fingerprint: try row.optionalString("fingerprint"),
-            trusted: try row.bool("trusted"),
-            createdAt: try row.date("created_at"),
-            lastSeenAt: try row.date("last_seen_at"),
-            pushToken: try PushToken(postgres: row)
-        )
-    }
-}
-
-extension PushToken {
-    /// The device row's push token, `nil` when it has none. A platform this gateway does not know (a newer one's)
-    /// reads as no token rather than failing the device.
-    init?(postgres row: PostgresRandomAccessRow) throws {
-        guard let token = try row.optionalString("push_token"),
-            let platform = PushPlatform(rawValue: try row.optionalString("push_platform") ?? ""),
-            let registered = try row.optionalDate("push_registered_at")
-        else { return nil }
-        self.init(
-            token: token,
-            platform: platform,
-            active: try row["push_active"].decode(Bool?.self) ?? false,
-            registeredAt: registered,
-            deactivatedAt: try row.optionalDate("push_deactivated_at"),
-            deactivatedReason: try row.optionalString("push_deactivated_reason")
-        )
-    }
-}
-
-extension SessionRecord {
-    init(postgres row: PostgresRandomAccessRow) throws {
-        self.init(
-            id: try row.string("id"),
-            tenantId: try row.string("tenant_id"),
-            userId: try row.string("user_id"),
-            deviceId: try row.string("device_id"),
-            createdAt: try row.date("created_at"),
-            refreshedAt: try row.date("refreshed_at"),
-            expiresAt: try row.date("expires_at"),
-            revokedAt: try row.optionalDate("revoked_at"),
-            revokedReason: try row.optionalString("revoked_reason")
-        )
+        try await db.row("SELECT \(sessionColumns) FROM sessions WHERE id = ?", [id]).map(SessionRecord.init(row:))
     }
 }

@@ -22,14 +22,14 @@ extension PostgresStore {
 
     public func tenant(id: String) async throws -> Tenant? {
         try await read("tenant") { db in
-            try await db.row("SELECT \(Self.tenantColumns) FROM tenants WHERE id = ?", [id]).map(Tenant.init(postgres:))
+            try await db.row("SELECT \(Self.tenantColumns) FROM tenants WHERE id = ?", [id]).map(Tenant.init(row:))
         }
     }
 
     /// All tenants, oldest first.
     public func tenants() async throws -> [Tenant] {
         try await read("tenants") { db in
-            try await db.rows("SELECT \(Self.tenantColumns) FROM tenants ORDER BY created_at, id").map(Tenant.init(postgres:))
+            try await db.rows("SELECT \(Self.tenantColumns) FROM tenants ORDER BY created_at, id").map(Tenant.init(row:))
         }
     }
 
@@ -38,7 +38,7 @@ extension PostgresStore {
             try await db.row(
                 "UPDATE tenants SET read_max_age_ms = ? WHERE id = ? RETURNING \(Self.tenantColumns)",
                 [milliseconds.map(Int64.init), tenantId]
-            ).map(Tenant.init(postgres:))
+            ).map(Tenant.init(row:))
         }
     }
 
@@ -50,7 +50,7 @@ extension PostgresStore {
                 [now, id]
             )
             if changed > 0, let audit { try await Self.insertAudit(db, audit, at: now) }
-            return try await db.row("SELECT \(Self.tenantColumns) FROM tenants WHERE id = ?", [id]).map(Tenant.init(postgres:))
+            return try await db.row("SELECT \(Self.tenantColumns) FROM tenants WHERE id = ?", [id]).map(Tenant.init(row:))
         }
     }
 
@@ -89,7 +89,7 @@ extension PostgresStore {
                     id: key.keyId,
                     tenantId: tenantId,
                     label: label,
-                    scopes: SQLiteStore.scopeNames(scopesText),
+                    scopes: StoreRules.scopeNames(scopesText),
                     userId: userId,
                     createdAt: StoreClock.date(createdAt)
                 )
@@ -130,7 +130,7 @@ extension PostgresStore {
             )
             return FoundKey(
                 hash: Array(try row.bytes("hash")),
-                key: AuthenticatedAPIKey(key: try APIKeyInfo(postgres: row), tenant: tenant)
+                key: AuthenticatedAPIKey(key: try APIKeyInfo(row: row), tenant: tenant)
             )
         }
         guard let found, ConstantTime.equals(found.hash, presentedHash) else { return nil }
@@ -162,14 +162,14 @@ extension PostgresStore {
             try await db.rows(
                 "SELECT \(Self.apiKeyColumns) FROM api_keys WHERE tenant_id = ? ORDER BY created_at, id",
                 [tenantId]
-            ).map(APIKeyInfo.init(postgres:))
+            ).map(APIKeyInfo.init(row:))
         }
     }
 
     public func apiKey(tenantId: String, id: String) async throws -> APIKeyInfo? {
         try await read("apiKey") { db in
             try await db.row("SELECT \(Self.apiKeyColumns) FROM api_keys WHERE tenant_id = ? AND id = ?", [tenantId, id])
-                .map(APIKeyInfo.init(postgres:))
+                .map(APIKeyInfo.init(row:))
         }
     }
 
@@ -193,7 +193,7 @@ extension PostgresStore {
 
     public func demoTenantId() async throws -> String? {
         try await read("demoTenantId") { db in
-            try await db.row("SELECT value FROM store_meta WHERE key = ?", [SQLiteStore.demoTenantKey])
+            try await db.row("SELECT value FROM store_meta WHERE key = ?", [StoreRules.demoTenantKey])
                 .map { String(decoding: try $0.bytes("value"), as: UTF8.self) }
         }
     }
@@ -203,34 +203,8 @@ extension PostgresStore {
             try await Self.requireTenant(db, id)
             try await db.execute(
                 "INSERT INTO store_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
-                [SQLiteStore.demoTenantKey, Data(id.utf8)]
+                [StoreRules.demoTenantKey, Data(id.utf8)]
             )
         }
-    }
-}
-
-extension Tenant {
-    init(postgres row: PostgresRandomAccessRow) throws {
-        self.init(
-            id: try row.string("id"),
-            name: try row.string("name"),
-            createdAt: try row.date("created_at"),
-            readMaxAgeMs: try row.optionalInt64("read_max_age_ms").map(Int.init),
-            disabledAt: try row.optionalDate("disabled_at")
-        )
-    }
-}
-
-extension APIKeyInfo {
-    init(postgres row: PostgresRandomAccessRow) throws {
-        self.init(
-            id: try row.string("id"),
-            tenantId: try row.string("tenant_id"),
-            label: try row.string("label"),
-            scopes: SQLiteStore.scopeNames(try row.string("scopes")),
-            userId: try row.optionalString("user_id"),
-            createdAt: try row.date("created_at"),
-            revokedAt: try row.optionalDate("revoked_at")
-        )
     }
 }

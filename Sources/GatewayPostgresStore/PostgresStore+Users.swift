@@ -86,7 +86,7 @@ extension PostgresStore {
                 ORDER BY created_at, id LIMIT ?
                 """,
                 arguments
-            ).map(User.init(postgres:))
+            ).map(User.init(row:))
         }
     }
 
@@ -128,7 +128,7 @@ extension PostgresStore {
                 RETURNING \(Self.userColumns)
                 """,
                 arguments
-            ).map(User.init(postgres:))
+            ).map(User.init(row:))
         }
     }
 
@@ -154,7 +154,7 @@ extension PostgresStore {
             if let oldest = try await db.row(
                 "SELECT \(Self.userColumns) FROM users WHERE tenant_id = ? ORDER BY created_at, id LIMIT 1",
                 [tenantId]
-            ).map(User.init(postgres:)) {
+            ).map(User.init(row:)) {
                 return oldest
             }
             let id = StoreIdentifier.make(StoreIdentifier.user)
@@ -179,7 +179,7 @@ extension PostgresStore {
 
     static func fetchUser(_ db: PostgresSQL, tenantId: String, id: String) async throws -> User? {
         try await db.row("SELECT \(userColumns) FROM users WHERE tenant_id = ? AND id = ?", [tenantId, id])
-            .map(User.init(postgres:))
+            .map(User.init(row:))
     }
 
     static func requireUser(_ db: PostgresSQL, tenantId: String, _ userId: String) async throws {
@@ -216,19 +216,5 @@ extension PostgresStore {
                 details: problems
             )
         }
-    }
-}
-
-extension User {
-    init(postgres row: PostgresRandomAccessRow) throws {
-        self.init(
-            id: try row.string("id"),
-            tenantId: try row.string("tenant_id"),
-            externalId: try row.optionalString("external_id"),
-            email: try row.optionalString("email"),
-            displayName: try row.optionalString("display_name"),
-            createdAt: try row.date("created_at"),
-            updatedAt: try row.date("updated_at")
-        )
     }
 }

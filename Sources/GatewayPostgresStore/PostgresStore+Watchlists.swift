@@ -15,7 +15,7 @@ extension PostgresStore {
                 ORDER BY created_at, id
                 """,
                 [tenantId, userId]
-            ).map(Watchlist.init(postgres:))
+            ).map(Watchlist.init(row:))
         }
     }
 
@@ -29,10 +29,10 @@ extension PostgresStore {
         name: String,
         instruments: [Instrument]
     ) async throws -> Watchlist {
-        let name = try SQLiteStore.validatedWatchlistName(name)
-        let instrumentsJSON = try SQLiteStore.encodeJSON(instruments)
+        let name = try StoreRules.validatedWatchlistName(name)
+        let instrumentsJSON = try StoreRules.encodeJSON(instruments)
         let id = StoreIdentifier.make(StoreIdentifier.watchlist)
-        return try await write("createWatchlist", conflict: SQLiteStore.watchlistNameConflict(name)) { db in
+        return try await write("createWatchlist", conflict: StoreRules.watchlistNameConflict(name)) { db in
             try await Self.lockTenant(db, tenantId)
             try await Self.requireUser(db, tenantId: tenantId, userId)
             try await Self.requireFreeWatchlistName(db, tenantId: tenantId, userId: userId, name: name, except: nil)
@@ -66,10 +66,10 @@ extension PostgresStore {
         name: String?,
         instruments: [Instrument]?
     ) async throws -> Watchlist? {
-        let name = try name.map(SQLiteStore.validatedWatchlistName)
-        let instrumentsJSON = try instruments.map(SQLiteStore.encodeJSON)
+        let name = try name.map(StoreRules.validatedWatchlistName)
+        let instrumentsJSON = try instruments.map(StoreRules.encodeJSON)
         let now = StoreClock.nowMillis()
-        return try await write("updateWatchlist", conflict: name.map(SQLiteStore.watchlistNameConflict)) { db in
+        return try await write("updateWatchlist", conflict: name.map(StoreRules.watchlistNameConflict)) { db in
             guard
                 try await db.row(
                     "SELECT 1 FROM watchlists WHERE tenant_id = ? AND user_id = ? AND id = ? FOR UPDATE",
@@ -88,7 +88,7 @@ extension PostgresStore {
                 RETURNING \(Self.watchlistColumns)
                 """,
                 [name, instrumentsJSON, now, tenantId, userId, id]
-            ).map(Watchlist.init(postgres:))
+            ).map(Watchlist.init(row:))
         }
     }
 
@@ -106,7 +106,7 @@ extension PostgresStore {
         try await db.row(
             "SELECT \(watchlistColumns) FROM watchlists WHERE tenant_id = ? AND user_id = ? AND id = ?",
             [tenantId, userId, id]
-        ).map(Watchlist.init(postgres:))
+        ).map(Watchlist.init(row:))
     }
 
     static func requireFreeWatchlistName(
@@ -121,20 +121,7 @@ extension PostgresStore {
             [tenantId, userId, name]
         )?.string("id")
         if let taken, taken != id {
-            throw GatewayError(.conflict, SQLiteStore.watchlistNameConflict(name))
+            throw GatewayError(.conflict, StoreRules.watchlistNameConflict(name))
         }
-    }
-}
-
-extension Watchlist {
-    init(postgres row: PostgresRandomAccessRow) throws {
-        self.init(
-            id: try row.string("id"),
-            name: try row.string("name"),
-            instruments: try SQLiteStore.decodeJSON([Instrument].self, try row.string("instruments"), column: "instruments"),
-            connectionId: nil,
-            createdAt: try row.date("created_at"),
-            updatedAt: try row.date("updated_at")
-        )
     }
 }

@@ -145,7 +145,7 @@ public final class PostgresStore: GatewayStore, Sendable {
                 .upstreamUnavailable,
                 "the gateway's database at \(location) cannot be reached",
                 retryable: true,
-                retryAfter: Self.busyRetryAfter
+                retryAfter: StoreRules.busyRetryAfter
             )
         }
     }
@@ -157,19 +157,19 @@ public final class PostgresStore: GatewayStore, Sendable {
         let candidate = try cipher.seal(
             BrokerCredentials(),
             tenantId: "",
-            connectionId: SQLiteStore.keyCheckName
+            connectionId: StoreRules.keyCheckName
         )
         let sealed = try await write("checkMasterKey") { db in
             try await db.execute(
                 "INSERT INTO store_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING",
-                [SQLiteStore.keyCheckName, candidate]
+                [StoreRules.keyCheckName, candidate]
             )
-            return try await db.row("SELECT value FROM store_meta WHERE key = ?", [SQLiteStore.keyCheckName])?
+            return try await db.row("SELECT value FROM store_meta WHERE key = ?", [StoreRules.keyCheckName])?
                 .bytes("value")
         }
         guard let sealed else { throw GatewayError(.internalError, "the gateway's database cannot be read") }
         do {
-            _ = try cipher.open(sealed, tenantId: "", connectionId: SQLiteStore.keyCheckName)
+            _ = try cipher.open(sealed, tenantId: "", connectionId: StoreRules.keyCheckName)
         } catch {
             throw MasterKeyError(
                 .keyMismatch,

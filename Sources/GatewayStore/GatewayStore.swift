@@ -72,12 +72,20 @@ public struct NewConnection: Sendable {
     }
 }
 
-/// The gateway's persistent state. Every query is scoped by tenant: no method returns another tenant's rows.
+/// The gateway's persistent state: every concern's store at once. Every query is scoped by tenant: no method returns
+/// another tenant's rows.
 ///
-/// Implementations: `SQLiteStore` (one file, the default). A PostgreSQL implementation slots in behind the same
-/// protocol for many instances.
-public protocol GatewayStore: Sendable {
-    // MARK: Tenants and API keys
+/// Implementations: `SQLiteStore` (GatewaySQLiteStore, one file, the default) and `PostgresStore`
+/// (GatewayPostgresStore, for many instances). Both keep only their SQL, bindings and transactions: the rules
+/// (validation, limits, messages, row decoding, JSON columns) are `StoreRules` and `StoredRows.swift` here, which
+/// import no database driver. Code that needs one concern can ask for its protocol alone (`UserStore`, `AlertStore`…).
+public protocol GatewayStore:
+    TenantStore, UserStore, SessionStore, DeviceStore, AuditStore, ConnectionStore, LinkStateStore, WatchlistStore,
+    GoalStore, AlertStore
+{}
+
+/// Tenants, their API keys, the schema's state and the embedded default's demo tenant.
+public protocol TenantStore: Sendable {
     func createTenant(name: String) async throws -> Tenant
     func tenant(id: String) async throws -> Tenant?
     func tenants() async throws -> [Tenant]
@@ -110,8 +118,13 @@ public protocol GatewayStore: Sendable {
     /// the same transaction, only when the key is revoked.
     func revokeAPIKey(tenantId: String, keyId: String, audit: AuditRecord?) async throws -> Bool
 
-    // MARK: Users
+    /// The tenant the first run created for the demo, if it is recorded.
+    func demoTenantId() async throws -> String?
+    func setDemoTenantId(_ id: String) async throws
+}
 
+/// A tenant's users.
+public protocol UserStore: Sendable {
     /// - Throws: `GatewayError(.conflict)` when the tenant already has a user with that external id or email;
     ///   `.notFound` for an unknown tenant.
     func createUser(tenantId: String, _ user: NewUser, audit: AuditRecord?) async throws -> User
@@ -131,9 +144,10 @@ public protocol GatewayStore: Sendable {
     /// used as a single account, as every tenant from before users was (migration `v7-tenancy`).
     /// - Throws: `GatewayError(.notFound)` for an unknown tenant.
     func defaultUser(tenantId: String) async throws -> User
+}
 
-    // MARK: End-user sessions
-
+/// End users' passwords, login codes and sessions.
+public protocol SessionStore: Sendable {
     /// Sets (or with `nil` removes) a user's password hash (a PHC string), clearing any lockout. `false` when the
     /// tenant has no such user.
     func setPasswordHash(tenantId: String, userId: String, hash: String?, audit: AuditRecord?) async throws -> Bool
@@ -151,11 +165,6 @@ public protocol GatewayStore: Sendable {
     func recordSuccessfulLogin(tenantId: String, userId: String) async throws
     func createLoginCode(tenantId: String, userId: String, hash: [UInt8], expiresAt: Date, audit: AuditRecord?) async throws
     func consumeLoginCode(tenantId: String, hash: [UInt8], now: Date) async throws -> String?
-    func registerDevice(tenantId: String, userId: String, _ device: NewDevice, limit: Int) async throws -> Device
-    func devices(tenantId: String, userId: String) async throws -> [Device]
-    func device(tenantId: String, userId: String, id: String) async throws -> Device?
-    func updateDevice(tenantId: String, userId: String, id: String, name: String?, trusted: Bool?) async throws -> Device?
-    func deleteDevice(tenantId: String, userId: String, id: String, audit: AuditRecord?) async throws -> Bool
     func createSession(
         tenantId: String,
         userId: String,
@@ -185,6 +194,15 @@ public protocol GatewayStore: Sendable {
         audit: AuditRecord?
     ) async throws -> Int
     func extendSession(id: String, expiresAt: Date, now: Date) async throws -> SessionRecord?
+}
+
+/// End users' devices and their push tokens.
+public protocol DeviceStore: Sendable {
+    func registerDevice(tenantId: String, userId: String, _ device: NewDevice, limit: Int) async throws -> Device
+    func devices(tenantId: String, userId: String) async throws -> [Device]
+    func device(tenantId: String, userId: String, id: String) async throws -> Device?
+    func updateDevice(tenantId: String, userId: String, id: String, name: String?, trusted: Bool?) async throws -> Device?
+    func deleteDevice(tenantId: String, userId: String, id: String, audit: AuditRecord?) async throws -> Bool
     func touchDevice(id: String, now: Date) async throws
     /// Sets the device's push token, active, as the user's only device with it: the same token on another of the
     /// user's devices is taken off that one in the same write. Registering the token the device already has, active,
@@ -211,15 +229,18 @@ public protocol GatewayStore: Sendable {
         reason: String,
         at: Date
     ) async throws -> Bool
+}
 
-    // MARK: The audit log
-
+/// The audit log.
+public protocol AuditStore: Sendable {
     func recordAudit(_ record: AuditRecord) async throws
     /// The tenant's events, newest first: at most `limit`, older than the event `before` (a cursor) when given.
     /// - Throws: `GatewayError(.notFound)` when `before` names no event of the tenant.
     func auditEvents(tenantId: String, before: String?, limit: Int) async throws -> [AuditEvent]
+}
 
-    // MARK: Connections
+/// Linked broker connections and their sealed credentials.
+public protocol ConnectionStore: Sendable {
     /// - Throws: `GatewayError(.notFound)` for an unknown tenant, or a user that is not the tenant's.
     func createConnection(
         tenantId: String,
@@ -243,9 +264,10 @@ public protocol GatewayStore: Sendable {
         status: ConnectionStatus,
         detail: [String: String]?
     ) async throws -> ConnectionDescriptor?
+}
 
-    // MARK: Interactive links in progress
-
+/// Interactive links in progress.
+public protocol LinkStateStore: Sendable {
     /// Records the state nonce of a link that starts for a connection, by its hash only, replacing any earlier state
     /// of that connection; rows that expired long ago are purged on the way.
     /// - Throws: `GatewayError(.notFound)` when the tenant has no such connection.
@@ -256,15 +278,11 @@ public protocol GatewayStore: Sendable {
     func consumeLinkState(connectionId: String, stateHash: [UInt8], now: Date) async throws -> LinkStateOutcome
     /// Spends the connection's live state (a client completing the link with its API key, without the nonce).
     func consumeLinkState(tenantId: String, connectionId: String, now: Date) async throws -> LinkStateOutcome
+}
 
-    // MARK: The embedded default's demo tenant
-
-    /// The tenant the first run created for the demo, if it is recorded.
-    func demoTenantId() async throws -> String?
-    func setDemoTenantId(_ id: String) async throws
-
-    // MARK: Gateway-side watchlists (for brokers that have none)
-    // Each is one user's: names are unique per user, and no call reaches another user's list.
+/// Gateway-side watchlists (for brokers that have none). Each is one user's: names are unique per user, and no call
+/// reaches another user's list.
+public protocol WatchlistStore: Sendable {
     func watchlists(tenantId: String, userId: String) async throws -> [Watchlist]
     func watchlist(tenantId: String, userId: String, id: String) async throws -> Watchlist?
     /// Throws `GatewayError.conflict` when the user already has a watchlist of that name.
@@ -277,10 +295,12 @@ public protocol GatewayStore: Sendable {
         instruments: [Instrument]?
     ) async throws -> Watchlist?
     func deleteWatchlist(tenantId: String, userId: String, id: String) async throws -> Bool
+}
 
-    // MARK: Goals (seed 002)
-    // Each is one user's, as watchlists: names are unique per user, and no call reaches another user's goal. The store
-    // keeps what the user set; whether the allocations are held is the application's check, against live positions.
+/// Goals (seed 002). Each is one user's, as watchlists: names are unique per user, and no call reaches another user's
+/// goal. The store keeps what the user set; whether the allocations are held is the application's check, against live
+/// positions.
+public protocol GoalStore: Sendable {
     func goals(tenantId: String, userId: String) async throws -> [Goal]
     func goal(tenantId: String, userId: String, id: String) async throws -> Goal?
     /// Throws `GatewayError.conflict` when the user already has a goal of that name. `audit` (its target set to the
@@ -289,10 +309,11 @@ public protocol GatewayStore: Sendable {
     /// Replaces every field; `nil` when the user has no such goal (then nothing is audited).
     func updateGoal(tenantId: String, userId: String, id: String, _ draft: GoalDraft, audit: AuditRecord?) async throws -> Goal?
     func deleteGoal(tenantId: String, userId: String, id: String, audit: AuditRecord?) async throws -> Bool
+}
 
-    // MARK: Alerts
-    // Each is one user's: no call reaches another user's alert or its delivery log. The webhook secret is sealed with
-    // the credential cipher (its tenant and alert ids authenticated) and read back only to sign a delivery.
+/// Alerts. Each is one user's: no call reaches another user's alert or its delivery log. The webhook secret is sealed
+/// with the credential cipher (its tenant and alert ids authenticated) and read back only to sign a delivery.
+public protocol AlertStore: Sendable {
     /// The user's alerts, oldest first.
     func alerts(tenantId: String, userId: String) async throws -> [Alert]
     func alert(tenantId: String, userId: String, id: String) async throws -> Alert?
@@ -366,8 +387,7 @@ public struct AlertDraft: Sendable, Hashable {
     public static let deliveryLogLength = 1000
 }
 
-// The goal writes without an audit record (the tests', and the operator's).
-extension GatewayStore {
+extension SessionStore {
     /// A rotation without a grace window: every spent token presented again is reuse.
     public func rotateRefreshToken(
         presented: [UInt8],
@@ -377,7 +397,10 @@ extension GatewayStore {
     ) async throws -> RefreshOutcome {
         try await rotateRefreshToken(presented: presented, newHash: newHash, now: now, grace: 0, audit: audit)
     }
+}
 
+// The goal writes without an audit record (the tests', and the operator's).
+extension GoalStore {
     public func createGoal(tenantId: String, userId: String, _ draft: GoalDraft) async throws -> Goal {
         try await createGoal(tenantId: tenantId, userId: userId, draft, audit: nil)
     }

@@ -19,20 +19,20 @@ struct DemoBootstrap {
     let logger: Logger
 
     func runIfEmpty(sandboxes: [BuiltInSandbox]) async throws {
-        guard try await gateway.tenants().isEmpty else {
+        guard try await gateway.tenancy.tenants().isEmpty else {
             try await renewSandboxLinks(sandboxes: sandboxes)
             return
         }
-        let tenant = try await gateway.createTenant(name: "Demo")
+        let tenant = try await gateway.tenancy.createTenant(name: "Demo")
         // Recorded, so that restarts renew this tenant's demo connections and no one else's.
-        try await gateway.markDemoTenant(tenant)
-        let user = try await gateway.createUser(
+        try await gateway.sandboxes.markDemoTenant(tenant)
+        let user = try await gateway.tenancy.createUser(
             tenant: tenant,
             actor: AuditRecord.operatorActor,
             UserInput(externalId: .value("demo"), displayName: .value("Demo user"))
         )
         let owner = Owner.operator(tenant: tenant, userId: user.id)
-        let key = try await gateway.createKey(
+        let key = try await gateway.tenancy.createKey(
             tenant: tenant,
             actor: AuditRecord.operatorActor,
             creatorScopes: Set(Scope.allCases),
@@ -89,7 +89,7 @@ struct DemoBootstrap {
     func renewSandboxLinks(sandboxes: [BuiltInSandbox]) async throws {
         let demoTenant = try await recordedDemoTenant()
         let kept = Set(sandboxes.filter(\.restored).map(\.name))
-        for (tenant, connection, credentials) in try await gateway.sandboxConnectionsAfterRestart(demoTenant: demoTenant, kept: kept) {
+        for (tenant, connection, credentials) in try await gateway.sandboxes.sandboxConnectionsAfterRestart(demoTenant: demoTenant, kept: kept) {
             guard let sandbox = sandboxes.first(where: { SandboxAccounts.name(ofBaseURL: connection.baseURL) == $0.name }),
                 let userId = connection.userId
             else {
@@ -111,7 +111,7 @@ struct DemoBootstrap {
             let owner = Owner.operator(tenant: tenant, userId: userId)
             do {
                 if let autoLogin = sandbox.autoLoginQuery {
-                    let pending = try await gateway.restartLink(
+                    let pending = try await gateway.connections.restartLink(
                         owner: owner,
                         id: connection.id,
                         credentials: BrokerCredentials(sandbox.demoCredentials),
@@ -119,7 +119,7 @@ struct DemoBootstrap {
                     )
                     _ = try await finishLogin(owner: owner, pending, autoLogin: autoLogin)
                 } else {
-                    try await gateway.replaceCredentials(
+                    try await gateway.connections.replaceCredentials(
                         owner: owner,
                         id: connection.id,
                         BrokerCredentials(sandbox.demoCredentials)
@@ -137,12 +137,12 @@ struct DemoBootstrap {
     /// The demo tenant: as recorded, or, for a data folder from before it was recorded, the tenant whose key is in
     /// `demo-api-key` (then recorded). Without either, no tenant's sandbox connections are renewed.
     func recordedDemoTenant() async throws -> Tenant? {
-        if let tenant = try await gateway.demoTenant() { return tenant }
-        guard let key = readDemoKey(), let tenant = try await gateway.tenant(forAPIKey: key) else {
+        if let tenant = try await gateway.sandboxes.demoTenant() { return tenant }
+        guard let key = readDemoKey(), let tenant = try await gateway.tenancy.tenant(forAPIKey: key) else {
             logger.notice("no demo tenant is recorded: every sandbox connection needs a relink")
             return nil
         }
-        try await gateway.markDemoTenant(tenant)
+        try await gateway.sandboxes.markDemoTenant(tenant)
         return tenant
     }
 
@@ -167,7 +167,7 @@ struct DemoBootstrap {
         var attempt = 1
         while true {
             do {
-                return try await gateway.link(owner: owner, new)
+                return try await gateway.connections.link(owner: owner, new)
             } catch let error as GatewayError where [.upstreamTimeout, .upstreamUnavailable].contains(error.code) && attempt < 3 {
                 logger.warning(
                     "the demo connection's link was not answered in time; trying again",
@@ -182,7 +182,11 @@ struct DemoBootstrap {
     /// Links a demo connection the way a user would, through the broker's login page, with the sandbox's
     /// automatic demo login standing in for the person typing: the page redirects to the callback with the verifier.
     func linkThroughLoginPage(owner: Owner, _ new: NewConnection, autoLogin: String) async throws -> ConnectionDescriptor {
-        try await finishLogin(owner: owner, try await gateway.startLink(owner: owner, new, callbackBase: "http://127.0.0.1"), autoLogin: autoLogin)
+        try await finishLogin(
+            owner: owner,
+            try await gateway.connections.startLink(owner: owner, new, callbackBase: "http://127.0.0.1"),
+            autoLogin: autoLogin
+        )
     }
 
     func finishLogin(owner: Owner, _ pending: PendingLink, autoLogin: String) async throws -> ConnectionDescriptor {
@@ -197,7 +201,7 @@ struct DemoBootstrap {
         else {
             throw GatewayError(.malformedResponse, "the sandbox login page did not redirect with a verifier")
         }
-        return try await gateway.completeLink(owner: owner, id: pending.connection.id, verifier: verifier)
+        return try await gateway.connections.completeLink(owner: owner, id: pending.connection.id, verifier: verifier)
     }
 
     /// Creates the file with mode 0600 from the start, so the key is never readable by others.

@@ -4,6 +4,7 @@ import GatewayAPI
 import GatewayApp
 import GatewayCore
 import GatewayPostgresStore
+import GatewaySQLiteStore
 import GatewayStore
 import Logging
 

@@ -3,6 +3,7 @@ import Foundation
 import GatewayApp
 import GatewayCore
 import GatewayPostgresStore
+import GatewaySQLiteStore
 import GatewayStore
 import Logging
 

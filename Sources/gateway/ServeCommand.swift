@@ -7,6 +7,7 @@ import GatewayApp
 import GatewayCore
 import GatewayModel
 import GatewayPostgresStore
+import GatewaySQLiteStore
 import GatewayStore
 import Hummingbird
 import Logging
@@ -251,7 +252,7 @@ func buildGateway(
     // Alerts: the engine delivers webhooks and pushes (a Service); the monitor feeds it order updates, the quotes its
     // price alerts watch and the clock, on the lease holder only. Firings go on the user's streams of this instance.
     let alerts = AlertEngine(gateway: gateway) { tenantId, userId, notification in
-        gateway.publishAlert(notification, tenantId: tenantId, userId: userId)
+        gateway.streams.publishAlert(notification, tenantId: tenantId, userId: userId)
     }
     services.append(alerts)
     services.append(AlertMonitor(gateway: gateway, engine: alerts, leadership: leadership))

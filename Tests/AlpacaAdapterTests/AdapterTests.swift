@@ -1,6 +1,7 @@
 import Foundation
 import GatewayCore
 import GatewayModel
+import GatewayTesting
 import HTTPTypes
 import Logging
 import Synchronization
@@ -14,28 +15,9 @@ let accountJSON = """
     """
 let accountId = "e6fe16f3-64a4-4921-8928-cadf02f92f98"
 
-/// Answers from a queue and records what was sent.
-final class StubTransport: BrokerTransport {
-    let state: Mutex<(answers: [(Int, [(String, String)], String)], sent: [BrokerRequest])>
-
-    init(_ answers: [(Int, String)]) {
-        state = Mutex((answers.map { ($0.0, [], $0.1) }, []))
-    }
-
-    init(answers: [(Int, [(String, String)], String)]) {
-        state = Mutex((answers, []))
-    }
-
-    var sent: [BrokerRequest] { state.withLock { $0.sent } }
-
-    func send(_ request: BrokerRequest) async throws -> BrokerResponse {
-        try state.withLock { state in
-            state.sent.append(request)
-            guard !state.answers.isEmpty else { throw GatewayError(.internalError, "no answer queued for \(request.url)") }
-            let (status, headers, body) = state.answers.removeFirst()
-            return BrokerResponse(status: status, headers: headers.map { (name: $0.0, value: $0.1) }, body: Data(body.utf8))
-        }
-    }
+/// Alpaca's answers (status and body), one per request in order; a request past the last is unscripted.
+func queued(_ answers: [(Int, String)]) -> ScriptedTransport {
+    ScriptedTransport(answers: answers.map { ScriptedTransport.text($0.0, $0.1) })
 }
 
 /// Collects log lines, to prove secrets never reach them.
@@ -133,25 +115,25 @@ struct ConfigurationTests {
 
     @Test("key pair headers, or a bearer token, never both")
     func authHeaders() async throws {
-        let keys = StubTransport([(200, accountJSON)])
+        let keys = queued([(200, accountJSON)])
         try await makeAdapter(keys).validateCredentials()
-        let sent = try #require(keys.sent.first)
+        let sent = try #require(keys.requests.first)
         #expect(sent.header("APCA-API-KEY-ID") == "PKTESTKEY")
         #expect(sent.header("APCA-API-SECRET-KEY") == "SUPERSECRETVALUE")
         #expect(sent.header("Authorization") == nil)
         #expect(sent.url == "https://paper-api.alpaca.markets/v2/account")
         #expect(sent.timeout == .seconds(10))
 
-        let oauth = StubTransport([(200, accountJSON)])
+        let oauth = queued([(200, accountJSON)])
         try await makeAdapter(oauth, credentials: BrokerCredentials(["oauthToken": "TOKEN1"])).validateCredentials()
-        #expect(oauth.sent.first?.header("Authorization") == "Bearer TOKEN1")
-        #expect(oauth.sent.first?.header("APCA-API-KEY-ID") == nil)
+        #expect(oauth.requests.first?.header("Authorization") == "Bearer TOKEN1")
+        #expect(oauth.requests.first?.header("APCA-API-KEY-ID") == nil)
 
         for bad in [
             BrokerCredentials(["keyId": "k"]), BrokerCredentials([:]),
             BrokerCredentials(["keyId": "k", "secretKey": "s", "oauthToken": "t"]),
         ] {
-            #expect(throws: GatewayError.self) { try makeAdapter(StubTransport([]), credentials: bad) }
+            #expect(throws: GatewayError.self) { try makeAdapter(queued([]), credentials: bad) }
         }
     }
 
@@ -246,7 +228,7 @@ struct ErrorTableTests {
 
     @Test("a 2xx body that is not JSON is malformed_response")
     func notJSON() async throws {
-        let adapter = try makeAdapter(StubTransport([(200, "<html>maintenance</html>")]))
+        let adapter = try makeAdapter(queued([(200, "<html>maintenance</html>")]))
         let error = await #expect(throws: GatewayError.self) { try await adapter.accounts() }
         #expect(error?.code == .malformedResponse)
     }
@@ -257,7 +239,7 @@ struct ErrorTableTests {
         let logger = Logger(label: "test", factory: { _ in handler })
         // The call log line is the pipeline's (every adapter's calls go through it in production).
         let transport = BrokerPipeline().transport(
-            wrapping: StubTransport([(401, #"{"message": "unauthorized."}"#)]),
+            wrapping: queued([(401, #"{"message": "unauthorized."}"#)]),
             connection: ConnectionDescriptor(
                 id: "conn-1",
                 tenantId: "t",
@@ -284,7 +266,7 @@ struct ErrorTableTests {
 
     @Test("validating a key of the other environment (403) is unauthorized")
     func forbiddenIsUnauthorizedWhenValidating() async throws {
-        let adapter = try makeAdapter(StubTransport([(403, #"{"code":40310000,"message":"forbidden"}"#)]))
+        let adapter = try makeAdapter(queued([(403, #"{"code":40310000,"message":"forbidden"}"#)]))
         let error = await #expect(throws: GatewayError.self) { try await adapter.validateCredentials() }
         #expect(error?.code == .unauthorized)
     }
@@ -306,12 +288,12 @@ struct RulesTests {
 
     @Test("a request breaking a known rule is unprocessable and nothing is sent", arguments: refused)
     func refusedBeforeSending(_ request: OrderRequest, _ field: String) async throws {
-        let transport = StubTransport([])
+        let transport = queued([])
         let adapter = try makeAdapter(transport)
         let error = await #expect(throws: GatewayError.self) { try await adapter.placeOrder(request) }
         #expect(error?.code == .unprocessable)
         #expect(error?.details.contains { $0.field == field } == true, "\(error?.details ?? [])")
-        #expect(transport.sent.isEmpty)
+        #expect(transport.requests.isEmpty)
     }
 
     @Test(
@@ -331,7 +313,7 @@ struct RulesTests {
 
     @Test("the order body: strings for decimals, Alpaca sides, the client order id")
     func placeBody() async throws {
-        let transport = StubTransport([(200, accountJSON), (200, orderJSON(side: "sell", type: "stop_limit", tif: "gtc", symbol: "TSLA"))])
+        let transport = queued([(200, accountJSON), (200, orderJSON(side: "sell", type: "stop_limit", tif: "gtc", symbol: "TSLA"))])
         let adapter = try makeAdapter(transport)
         let order = try await adapter.placeOrder(
             orderRequest(
@@ -346,7 +328,7 @@ struct RulesTests {
             )
         )
         #expect(order.accountId == accountId)
-        let post = try #require(transport.sent.last)
+        let post = try #require(transport.requests.last)
         #expect(post.method == .post)
         #expect(post.url == "https://paper-api.alpaca.markets/v2/orders")
         #expect(post.header("Content-Type") == "application/json")
@@ -361,24 +343,24 @@ struct RulesTests {
 
     @Test("an account id that is not this connection's is not_found")
     func otherAccount() async throws {
-        let adapter = try makeAdapter(StubTransport([(200, accountJSON)]))
+        let adapter = try makeAdapter(queued([(200, accountJSON)]))
         let error = await #expect(throws: GatewayError.self) { try await adapter.positions(accountId: "someone-else") }
         #expect(error?.code == .notFound)
     }
 
     @Test("the account id is read once per adapter")
     func accountIdCached() async throws {
-        let transport = StubTransport([(200, accountJSON), (200, "[]"), (200, "[]")])
+        let transport = queued([(200, accountJSON), (200, "[]"), (200, "[]")])
         let adapter = try makeAdapter(transport)
         _ = try await adapter.positions(accountId: nil)
         _ = try await adapter.positions(accountId: accountId)
-        #expect(transport.sent.map(\.url).filter { $0.hasSuffix("/v2/account") }.count == 1)
+        #expect(transport.requests.map(\.url).filter { $0.hasSuffix("/v2/account") }.count == 1)
     }
 
     @Test("modify refuses what Alpaca cannot replace")
     func modifyRules() async throws {
         let order = try Order(alpaca: try wire(AlpacaOrder.self, orderJSON(type: "limit")), connectionId: "conn-1", accountId: accountId)
-        let transport = StubTransport([])
+        let transport = queued([])
         let adapter = try makeAdapter(transport)
         for modification in [
             OrderModification(type: .market), OrderModification(timeInForce: .gtd), OrderModification(stopPrice: 5),
@@ -387,13 +369,13 @@ struct RulesTests {
             let error = await #expect(throws: GatewayError.self) { try await adapter.modifyOrder(order, modification) }
             #expect(error?.code == .unprocessable)
         }
-        #expect(transport.sent.isEmpty)
+        #expect(transport.requests.isEmpty)
     }
 
     @Test("a 422 on replace of a finished order is a conflict naming its state; of a live one, the broker's verdict")
     func modify422() async throws {
         let order = try Order(alpaca: try wire(AlpacaOrder.self, orderJSON(type: "limit")), connectionId: "conn-1", accountId: accountId)
-        let filled = StubTransport([
+        let filled = queued([
             (422, #"{"code":42210000,"message":"order is already in \"filled\" state"}"#), (200, orderJSON(status: "filled", type: "limit")),
         ])
         let first = await #expect(throws: GatewayError.self) {
@@ -401,15 +383,15 @@ struct RulesTests {
         }
         #expect(first?.code == .conflict)
         #expect(first?.message.contains("filled") == true)
-        let live = StubTransport([
+        let live = queued([
             (422, #"{"code":42210000,"message":"limit price too far"}"#), (200, orderJSON(status: "new", type: "limit")),
         ])
         let second = await #expect(throws: GatewayError.self) {
             try await makeAdapter(live).modifyOrder(order, OrderModification(limitPrice: 11))
         }
         #expect(second?.code == .unprocessable)
-        #expect(live.sent.first?.method == .patch)
-        let body = try JSONSerialization.jsonObject(with: try #require(live.sent.first?.body)) as? [String: String]
+        #expect(live.requests.first?.method == .patch)
+        let body = try JSONSerialization.jsonObject(with: try #require(live.requests.first?.body)) as? [String: String]
         #expect(body == ["limit_price": "11"])
     }
 }
@@ -427,20 +409,11 @@ struct ReadTests {
             {"id": "\(id)", "name": "\(id)-detail", "assets": [{"id": "a-\(symbol)", "class": "us_equity", "exchange": "NYSE", "symbol": "\(symbol)"}]}
             """
         }
-        final class Router: BrokerTransport {
-            let summaries: String
-            let details: [String: String]
-            init(summaries: String, details: [String: String]) {
-                self.summaries = summaries
-                self.details = details
-            }
-            func send(_ request: BrokerRequest) async throws -> BrokerResponse {
-                if request.url.hasSuffix("/v2/watchlists") { return BrokerResponse(status: 200, body: Data(summaries.utf8)) }
-                let id = String(request.url.split(separator: "/").last!)
-                return BrokerResponse(status: 200, body: Data(details[id]!.utf8))
-            }
-        }
-        let adapter = try makeAdapter(Router(summaries: summaries, details: ["w1": detail("w1", "IBM"), "w2": detail("w2", "KO")]))
+        let transport = ScriptedTransport()
+            .on("GET /v2/watchlists", answers: [ScriptedTransport.text(200, summaries)])
+            .on("GET /v2/watchlists/w1", answers: [ScriptedTransport.text(200, detail("w1", "IBM"))])
+            .on("GET /v2/watchlists/w2", answers: [ScriptedTransport.text(200, detail("w2", "KO"))])
+        let adapter = try makeAdapter(transport)
         let lists = try await adapter.watchlists()
         #expect(lists.map(\.id) == ["w1", "w2"])
         #expect(lists.map { $0.instruments.map(\.symbol) } == [["IBM"], ["KO"]])
@@ -450,31 +423,21 @@ struct ReadTests {
 
     @Test("crypto quotes come from the v1beta3 crypto endpoints")
     func cryptoQuotes() async throws {
-        final class Router: BrokerTransport {
-            let sent = Mutex<[String]>([])
-            func send(_ request: BrokerRequest) async throws -> BrokerResponse {
-                sent.withLock { $0.append(request.url) }
-                let body: String
-                if request.url.contains("/latest/quotes") {
-                    body =
-                        #"{"quotes": {"BTC/USD": {"ap": 69684.9, "as": 0.682, "bp": 69625.1, "bs": 0.675524, "t": "2024-11-02T02:00:19.31973121Z"}}}"#
-                } else {
-                    body =
-                        #"{"trades": {"BTC/USD": {"i": 7446469938634049684, "p": 69526.91, "s": 0.001, "t": "2024-11-02T01:21:49.863844274Z", "tks": "B"}}}"#
-                }
-                return BrokerResponse(status: 200, body: Data(body.utf8))
-            }
-        }
-        let router = Router()
+        let quotes = #"{"quotes": {"BTC/USD": {"ap": 69684.9, "as": 0.682, "bp": 69625.1, "bs": 0.675524, "t": "2024-11-02T02:00:19.31973121Z"}}}"#
+        let trades =
+            #"{"trades": {"BTC/USD": {"i": 7446469938634049684, "p": 69526.91, "s": 0.001, "t": "2024-11-02T01:21:49.863844274Z", "tks": "B"}}}"#
+        let router = ScriptedTransport()
+            .on("GET /v1beta3/crypto/us/latest/quotes", answers: [ScriptedTransport.text(200, quotes)])
+            .on("GET /v1beta3/crypto/us/latest/trades", answers: [ScriptedTransport.text(200, trades)])
         let adapter = try makeAdapter(router)
-        let quotes = try await adapter.quotes([InstrumentReference(symbol: "BTC/USD")])
+        let answered = try await adapter.quotes([InstrumentReference(symbol: "BTC/USD")])
         #expect(
-            router.sent.withLock { $0 }.sorted() == [
+            router.requests.map(\.url).sorted() == [
                 "https://data.alpaca.markets/v1beta3/crypto/us/latest/quotes?symbols=BTC%2FUSD",
                 "https://data.alpaca.markets/v1beta3/crypto/us/latest/trades?symbols=BTC%2FUSD",
             ]
         )
-        let quote = try #require(quotes.first)
+        let quote = try #require(answered.first)
         #expect(quote.instrument == Instrument(symbol: "BTC/USD", assetClass: .crypto))
         #expect(quote.bid == DecimalText.parse("69625.1"))
         #expect(quote.ask == DecimalText.parse("69684.9"))
@@ -483,12 +446,12 @@ struct ReadTests {
 
     @Test("quotes refuse asset classes Alpaca has no data for")
     func unsupportedQuotes() async throws {
-        let transport = StubTransport([])
+        let transport = queued([])
         let error = await #expect(throws: GatewayError.self) {
             try await makeAdapter(transport).quotes([InstrumentReference(symbol: "EUR/USD")])
         }
         #expect(error?.code == .unprocessable)
-        #expect(transport.sent.isEmpty)
+        #expect(transport.requests.isEmpty)
     }
 
     @Test("search ranks exact symbol, then symbol prefix, then name words; bounded")
@@ -512,21 +475,19 @@ struct ReadTests {
 
     @Test("search for a class Alpaca does not list sends nothing")
     func searchOtherClass() async throws {
-        let transport = StubTransport([])
+        let transport = queued([])
         #expect(try await makeAdapter(transport).searchInstruments("EUR", assetClass: .fx).isEmpty)
-        #expect(transport.sent.isEmpty)
+        #expect(transport.requests.isEmpty)
     }
 
     @Test("preview keeps going without market data, with a warning")
     func previewWithoutData() async throws {
-        final class Router: BrokerTransport {
-            func send(_ request: BrokerRequest) async throws -> BrokerResponse {
-                if request.url.hasSuffix("/v2/account") { return BrokerResponse(status: 200, body: Data(accountJSON.utf8)) }
-                return BrokerResponse(status: 403, body: Data(#"{"message": "subscription does not permit querying recent SIP data"}"#.utf8))
-            }
+        let noData = ScriptedTransport { _ in
+            ScriptedTransport.text(403, #"{"message": "subscription does not permit querying recent SIP data"}"#)
         }
+        .on("GET /v2/account", answers: [ScriptedTransport.text(200, accountJSON)])
         let now = Date(timeIntervalSince1970: 1_700_000_000)
-        let adapter = try makeAdapter(Router(), now: { now })
+        let adapter = try makeAdapter(noData, now: { now })
         let preview = try await adapter.previewOrder(orderRequest("AAPL", type: .market, limit: nil))
         #expect(preview.estimatedPrice == nil)
         #expect(preview.estimatedCost == nil)
@@ -540,16 +501,16 @@ struct ReadTests {
 
     @Test("cancel reads the order back after the 204")
     func cancelReadsBack() async throws {
-        let transport = StubTransport([(204, ""), (200, orderJSON(status: "pending_cancel"))])
+        let transport = queued([(204, ""), (200, orderJSON(status: "pending_cancel"))])
         let order = try Order(alpaca: try wire(AlpacaOrder.self, orderJSON()), connectionId: "conn-1", accountId: accountId)
         let canceled = try await makeAdapter(transport).cancelOrder(order)
         #expect(canceled.status == .pendingCancel)
-        #expect(transport.sent.map(\.method.rawValue) == ["DELETE", "GET"])
+        #expect(transport.requests.map(\.method.rawValue) == ["DELETE", "GET"])
     }
 
     @Test("orders query: status, bounded limit, RFC 3339 bounds, crypto symbols")
     func ordersQuery() async throws {
-        let transport = StubTransport([(200, accountJSON), (200, "[]")])
+        let transport = queued([(200, accountJSON), (200, "[]")])
         _ = try await makeAdapter(transport).orders(
             OrderQuery(
                 state: .all,
@@ -560,7 +521,7 @@ struct ReadTests {
             )
         )
         #expect(
-            transport.sent.last?.url
+            transport.requests.last?.url
                 == "https://paper-api.alpaca.markets/v2/orders?status=all&limit=500&direction=desc&after=2024-01-01T00%3A00%3A00Z&until=2024-01-02T00%3A00%3A00Z&symbols=BTC%2FUSD%2CAAPL"
         )
     }

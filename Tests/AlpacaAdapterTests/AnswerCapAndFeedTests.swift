@@ -1,6 +1,7 @@
 import Foundation
 import GatewayCore
 import GatewayModel
+import GatewayTesting
 import Synchronization
 import Testing
 
@@ -12,24 +13,14 @@ import Testing
 struct AnswerCapAndFeedTests {
     /// Answers every call with `body` padded by spaces to `size` bytes (valid JSON of that size), and refuses an answer
     /// over the call's `maxResponseBytes` as the real transport does: `malformed_response`.
-    final class PaddedTransport: BrokerTransport {
-        let body: @Sendable (BrokerRequest) -> String
-        let size: Int
-        let sent = Mutex<[BrokerRequest]>([])
-
-        init(size: Int, body: @escaping @Sendable (BrokerRequest) -> String) {
-            self.size = size
-            self.body = body
-        }
-
-        func send(_ request: BrokerRequest) async throws -> BrokerResponse {
-            sent.withLock { $0.append(request) }
+    static func padded(size: Int, body: @escaping @Sendable (BrokerRequest) -> String) -> ScriptedTransport {
+        ScriptedTransport { request in
             var text = body(request)
             text += String(repeating: " ", count: max(0, size - text.utf8.count))
             guard text.utf8.count <= request.maxResponseBytes else {
                 throw GatewayError(.malformedResponse, "a response larger than \(request.maxResponseBytes) bytes")
             }
-            return BrokerResponse(status: 200, body: Data(text.utf8))
+            return ScriptedTransport.text(200, text)
         }
     }
 
@@ -41,31 +32,31 @@ struct AnswerCapAndFeedTests {
 
     @Test("a quote answer of 2 MiB is malformed_response: the latest-quotes cap is 1 MiB, not the 8 MiB default")
     func oversizeQuote() async throws {
-        let small = PaddedTransport(size: 4 * 1024, body: Self.latest)
+        let small = Self.padded(size: 4 * 1024, body: Self.latest)
         let quotes = try await makeAdapter(small).quotes([InstrumentReference(symbol: "AAPL")])
         #expect(quotes.first?.bid == Decimal(string: "10.4"))
 
-        let large = PaddedTransport(size: 2 * 1024 * 1024, body: Self.latest)
+        let large = Self.padded(size: 2 * 1024 * 1024, body: Self.latest)
         let error = await #expect(throws: GatewayError.self) {
             try await makeAdapter(large).quotes([InstrumentReference(symbol: "AAPL")])
         }
         #expect(error?.code == .malformedResponse)
-        #expect(large.sent.withLock { $0 }.allSatisfy { $0.maxResponseBytes == 1024 * 1024 })
+        #expect(large.requests.allSatisfy { $0.maxResponseBytes == 1024 * 1024 })
     }
 
     @Test("an order or account answer is capped at 64 KiB; a page of orders at 4 MiB; the position list keeps its configured 32 MiB")
     func capsPerOperation() async throws {
-        let account = PaddedTransport(size: 128 * 1024) { _ in accountJSON }
+        let account = Self.padded(size: 128 * 1024) { _ in accountJSON }
         let refused = await #expect(throws: GatewayError.self) { try await makeAdapter(account).accounts() }
         #expect(refused?.code == .malformedResponse)
-        #expect(account.sent.withLock { $0 }.first?.maxResponseBytes == 64 * 1024)
+        #expect(account.requests.first?.maxResponseBytes == 64 * 1024)
 
         #expect(Endpoint.order(id: "o1").maxResponseBytes == 64 * 1024)
         #expect(Endpoint.placeOrder().maxResponseBytes == 64 * 1024)
 
-        let positions = PaddedTransport(size: 16) { $0.url.contains("/v2/account") ? accountJSON : "[]" }
+        let positions = Self.padded(size: 16) { $0.url.contains("/v2/account") ? accountJSON : "[]" }
         _ = try await makeAdapter(positions).positions(accountId: nil)
-        #expect(positions.sent.withLock { $0 }.last?.maxResponseBytes == 32 * 1024 * 1024)
+        #expect(positions.requests.last?.maxResponseBytes == 32 * 1024 * 1024)
 
         #expect(Endpoint.orders(status: "all", limit: 500, after: nil, until: nil, symbols: []).maxResponseBytes == 4 * 1024 * 1024)
         #expect(Endpoint.cryptoOrderbooks(symbols: ["BTC/USD"]).maxResponseBytes == 4 * 1024 * 1024)

@@ -1,6 +1,7 @@
 import Foundation
 import GatewayCore
 import GatewayModel
+import GatewayTesting
 import Testing
 
 @testable import AlpacaAdapter
@@ -23,7 +24,7 @@ struct HostileDecimalTests {
         "1e200", #""\#(String(repeating: "9", count: 300))""#,
     ])
     func anInexactOrHugeDecimalIsMalformed(_ qty: String) async throws {
-        let transport = StubTransport([(200, accountJSON), (200, positions(qty: qty))])
+        let transport = queued([(200, accountJSON), (200, positions(qty: qty))])
         let error = await #expect(throws: GatewayError.self) {
             try await makeAdapter(transport).positions(accountId: nil)
         }
@@ -33,7 +34,7 @@ struct HostileDecimalTests {
 
     @Test func anExactLongDecimalIsKeptAsSent() async throws {
         let qty = "12345678901234567890.123456789012345678"
-        let transport = StubTransport([(200, accountJSON), (200, positions(qty: #""\#(qty)""#))])
+        let transport = queued([(200, accountJSON), (200, positions(qty: #""\#(qty)""#))])
         let read = try await makeAdapter(transport).positions(accountId: nil)
         #expect(read.first.map { DecimalText.format($0.quantity) } == qty)
     }

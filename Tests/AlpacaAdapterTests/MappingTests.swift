@@ -1,6 +1,7 @@
 import Foundation
 import GatewayCore
 import GatewayModel
+import GatewayTesting
 import Testing
 
 @testable import AlpacaAdapter
@@ -125,7 +126,7 @@ struct WireMappingTests {
     @Test("a body the adapter cannot read is malformed_response, naming the field")
     func malformedBody() async throws {
         let body = orderJSON(qty: "\"1.5abc\"")
-        let transport = StubTransport([(200, accountJSON), (200, body)])
+        let transport = queued([(200, accountJSON), (200, body)])
         let adapter = try makeAdapter(transport)
         let error = await #expect(throws: GatewayError.self) { try await adapter.order(brokerOrderId: "x") }
         #expect(error?.code == .malformedResponse)

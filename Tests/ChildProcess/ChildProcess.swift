@@ -15,6 +15,23 @@ import Darwin
 /// buffer's end once the process holds more than about 1,300 descriptors (parallel tests do) and the buffer sits at the
 /// edge of mapped memory (CI's signal 11). This starts the child with `posix_spawn`, closing every inherited descriptor
 /// above 2 in one action, and reaps it on a thread of its own.
+///
+/// swift-subprocess 1.0.2 (https://github.com/swiftlang/swift-subprocess.git) was checked as a replacement (issue 28)
+/// and has every primitive this needs: on Linux it spawns with `posix_spawn` and
+/// `posix_spawn_file_actions_addclosefrom_np` (or `close_range` in a forked child), so no inherited descriptor leaks
+/// and `/proc/self/fd` is not walked by Foundation; `PlatformOptions.processGroupID = 0` and
+/// `Execution.send(signal:toProcessGroup: true)` stop a group as a whole; `teardown(using: [.gracefulShutDown(
+/// allowedDuration:)])` is `stop(grace:)`; `output: .sequence` streams standard output while the child runs, and
+/// `.fileDescriptor(_:closeAfterSpawningProcess:)` writes a log file; it resets the signal mask and dispositions
+/// (`POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF`) as `CChildProcess` does. What it does not have is this type's
+/// shape: its `run(_:arguments:…) { execution in … }` hands out an `Execution` "valid only for the duration of the
+/// call. Don't let the execution value escape the closure", and `run` returns only once the child has ended. The
+/// tests hold children as values that outlive a scope (`MultiInstanceProcessTests` keeps several gateways in an
+/// array and restarts one, `TracingExportTests` assigns one to a variable its `defer` stops, `ReadBenchmark` starts
+/// the sandboxes and the gateway in different functions), so adopting it means turning each of those call sites into
+/// a nested body or a task-group child per process, not a drop-in swap behind this API. It would add two modules to a
+/// fresh build (`Subprocess`, `_SubprocessCShims`; `SystemPackage` is already in the graph through swift-system
+/// 1.8.1). Until the call sites are restructured, this spawner and its 40-line C shim stay.
 public final class ChildProcess: Sendable {
     /// Where one of the child's output streams goes.
     public enum Output: Sendable {

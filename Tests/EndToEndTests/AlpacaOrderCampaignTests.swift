@@ -5,6 +5,7 @@ import GatewayAPI
 import GatewayApp
 import GatewayCore
 import GatewayModel
+import GatewaySQLiteStore
 import GatewayStore
 import GatewayTesting
 import HTTPTypes
@@ -70,8 +71,8 @@ struct AlpacaOrderCampaignTests {
                 orderSettings: OrderSettings(brokerTimeout: .milliseconds(1500), reconcileGrace: 0)
             )
             let tenant = try await store.createTenant(name: "campaign")
-            let connection = try await gateway.link(
-                owner: try await gateway.defaultOwner(tenant),
+            let connection = try await gateway.connections.link(
+                owner: try await gateway.tenancy.defaultOwner(tenant),
                 NewConnection(
                     broker: .alpaca,
                     displayName: "sandbox",
@@ -96,8 +97,8 @@ struct AlpacaOrderCampaignTests {
                                 limitPrice: Decimal(50 + index % 7)
                             )
                             do {
-                                _ = try await gateway.placeOrder(
-                                    owner: try await gateway.defaultOwner(tenant),
+                                _ = try await gateway.orders.placeOrder(
+                                    owner: try await gateway.tenancy.defaultOwner(tenant),
                                     request,
                                     idempotencyKey: "campaign-\(index)"
                                 )
@@ -121,10 +122,14 @@ struct AlpacaOrderCampaignTests {
                     quantity: 1,
                     limitPrice: Decimal(50 + index % 7)
                 )
-                _ = try? await gateway.placeOrder(owner: try await gateway.defaultOwner(tenant), request, idempotencyKey: "campaign-\(index)")
+                _ = try? await gateway.orders.placeOrder(
+                    owner: try await gateway.tenancy.defaultOwner(tenant),
+                    request,
+                    idempotencyKey: "campaign-\(index)"
+                )
             }
             faults.removeAll()
-            await gateway.reconcilePending(limit: 1000)
+            await gateway.orders.reconcilePending(limit: 1000)
 
             var accepted: [Int: String] = [:]
             var rejected = 0
@@ -143,7 +148,11 @@ struct AlpacaOrderCampaignTests {
                 // (nothing reached the broker) sends its order now, once.
                 let answer: PlacementResult
                 do {
-                    answer = try await gateway.placeOrder(owner: try await gateway.defaultOwner(tenant), request, idempotencyKey: "campaign-\(index)")
+                    answer = try await gateway.orders.placeOrder(
+                        owner: try await gateway.tenancy.defaultOwner(tenant),
+                        request,
+                        idempotencyKey: "campaign-\(index)"
+                    )
                 } catch let error as GatewayError {
                     // A definite refusal: the broker must not have the order.
                     #expect(error.code == .rejected || error.code == .rateLimited || error.code == .unprocessable, "\(index): \(error)")

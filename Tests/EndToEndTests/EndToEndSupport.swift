@@ -5,6 +5,7 @@ import GatewayAPI
 import GatewayApp
 import GatewayCore
 import GatewayModel
+import GatewaySQLiteStore
 import GatewayStore
 import GatewayTesting
 import HTTPTypes
@@ -30,7 +31,7 @@ struct Loopback: Sendable {
     /// The gateway's store, for checking what it wrote (the gateway keeps its own private).
     let store: SQLiteStore
     /// Every HTTP call the gateway's adapters made to the sandbox.
-    let upstream: CountingTransport
+    let upstream: ScriptedTransport
 
     var auth: HTTPFields {
         [.authorization: "Bearer \(apiKey)", .contentType: "application/json", HTTPField.Name("Idempotency-Key")!: UUID().uuidString]
@@ -52,7 +53,7 @@ struct Loopback: Sendable {
                 cipher: .random(),
                 logger: logger
             )
-            let upstream = CountingTransport(base: HTTPClientTransport.loopbackForTests)
+            let upstream = ScriptedTransport { try await HTTPClientTransport.loopbackForTests.send($0) }
             let registry = AdapterRegistry(
                 factories: [AlpacaAdapterFactory(), SaxoAdapterFactory(), TradeItAdapterFactory(), TradeOgreAdapterFactory()],
                 transport: upstream,
@@ -143,21 +144,4 @@ func rawGET(_ url: String, headers: [(String, String)] = []) async throws -> (st
     let response = try await client.execute(request, timeout: .seconds(10))
     let body = try await response.body.collect(upTo: 1 << 22)
     return (Int(response.status.code), response.headers.first(name: "Location"), Data(body.readableBytesView))
-}
-
-/// Counts the HTTP calls that leave for a broker, then sends them on.
-final class CountingTransport: BrokerTransport {
-    let base: any BrokerTransport
-    private let counter = Mutex(0)
-
-    init(base: any BrokerTransport) {
-        self.base = base
-    }
-
-    var calls: Int { counter.withLock { $0 } }
-
-    func send(_ request: BrokerRequest) async throws -> BrokerResponse {
-        counter.withLock { $0 += 1 }
-        return try await base.send(request)
-    }
 }

@@ -4,6 +4,7 @@ import GatewayAPI
 import GatewayApp
 import GatewayCore
 import GatewayModel
+import GatewaySQLiteStore
 import GatewayStore
 import GatewayTesting
 import HTTPTypes
@@ -231,7 +232,7 @@ struct LinkingEndToEndTests {
             #expect(stored["accountId"]?.isEmpty == false, "no account id kept")
             sandbox.faults.add(FaultRule(.error(status: 500), method: "GET", pathPrefix: "/v2/account"))
             // A restarted gateway has no adapter in memory; the id comes from the connection.
-            try await world.gateway.replaceCredentials(owner: try await owner(world), id: id, stored)
+            try await world.gateway.connections.replaceCredentials(owner: try await owner(world), id: id, stored)
             let positions = try await world.call(client, .get, "/v1/positions")
             #expect(positions.body["partial"] as? Bool == false, "\(positions.body)")
             #expect(positions.body.list.first?["accountId"] as? String == stored["accountId"])
@@ -248,7 +249,7 @@ struct LinkingEndToEndTests {
             let id = try await world.linkAlpacaDemo(client)
             var stored = try await world.store.credentials(tenantId: world.tenant.id, connectionId: id)
             stored["accountId"] = nil
-            try await world.gateway.replaceCredentials(owner: try await owner(world), id: id, stored)
+            try await world.gateway.connections.replaceCredentials(owner: try await owner(world), id: id, stored)
             sandbox.faults.add(FaultRule(.error(status: 500), method: "GET", pathPrefix: "/v2/account"))
             sandbox.faults.add(FaultRule(.error(status: 403), method: "GET", pathPrefix: "/v2/positions"))
             let positions = try await world.call(client, .get, "/v1/positions")

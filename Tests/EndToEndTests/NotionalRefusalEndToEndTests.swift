@@ -1,5 +1,6 @@
 import Foundation
 import GatewayModel
+import GatewayTesting
 import HTTPTypes
 import HummingbirdTesting
 import NIOCore
@@ -26,7 +27,7 @@ struct NotionalRefusalEndToEndTests {
             #expect(notionalSupport(broker.name) == "unsupported")
             #expect(notionalSupport("alpaca") == "supported")
 
-            let callsBefore = world.upstream.calls
+            let callsBefore = world.upstream.count
             let refused = try await world.call(
                 client,
                 .post,
@@ -43,7 +44,7 @@ struct NotionalRefusalEndToEndTests {
             #expect(details.compactMap { $0["field"] as? String } == ["notional"])
             #expect((details.first?["problem"] as? String)?.contains("sized in money") == true)
             // Refused before anything was sent: no call left for the broker, and no order exists.
-            #expect(world.upstream.calls == callsBefore)
+            #expect(world.upstream.count == callsBefore)
             let open = try await world.call(client, .get, "/v1/orders?status=open")
             #expect(open.body.list.isEmpty)
         }

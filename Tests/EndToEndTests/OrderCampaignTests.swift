@@ -3,6 +3,7 @@ import GatewayAPI
 import GatewayApp
 import GatewayCore
 import GatewayModel
+import GatewaySQLiteStore
 import GatewayStore
 import HTTPTypes
 import HummingbirdTesting
@@ -191,7 +192,7 @@ struct OrderCampaignTests {
                 try await group.waitForAll()
             }
             faults.removeAll()
-            await world.gateway.reconcilePending(limit: 1000)
+            await world.gateway.orders.reconcilePending(limit: 1000)
 
             let atBroker = try await world.call(client, .get, "/v1/orders?status=open&limit=500").body.list
             let journal = try await world.store.journaledOrders(in: JournalState.allCases, limit: 10_000)

@@ -4,6 +4,7 @@ import Foundation
 import GatewayApp
 import GatewayCore
 import GatewayModel
+import GatewaySQLiteStore
 import GatewayStore
 import GatewayTesting
 import HTTPTypes
@@ -122,22 +123,29 @@ struct OrderLimitsEndToEndTests {
                 limitPrice: 51
             )
             let refused = await #expect(throws: GatewayError.self) {
-                try await world.gateway.placeOrder(owner: try await world.gateway.defaultOwner(world.tenant), request, idempotencyKey: "after-401")
+                try await world.gateway.orders.placeOrder(
+                    owner: try await world.gateway.tenancy.defaultOwner(world.tenant),
+                    request,
+                    idempotencyKey: "after-401"
+                )
             }
             #expect(refused?.code == .unauthorized)
-            let placed = try await world.gateway.placeOrder(
-                owner: try await world.gateway.defaultOwner(world.tenant),
+            let placed = try await world.gateway.orders.placeOrder(
+                owner: try await world.gateway.tenancy.defaultOwner(world.tenant),
                 request,
                 idempotencyKey: "after-401"
             )
             #expect(placed.outcome == .accepted)
             #expect(!placed.replayed)
-            let events = try await world.gateway.orderEvents(owner: try await world.gateway.defaultOwner(world.tenant), id: placed.order.id)
+            let events = try await world.gateway.orders.orderEvents(
+                owner: try await world.gateway.tenancy.defaultOwner(world.tenant),
+                id: placed.order.id
+            )
             #expect(events.map(\.kind) == [.intent, .released, .intent, .accepted])
             #expect(events.map(\.state) == [.submitting, .released, .submitting, .accepted])
             // One order at the broker under the key's client order id.
-            let orders = try await world.gateway.orders(
-                owner: try await world.gateway.defaultOwner(world.tenant),
+            let orders = try await world.gateway.orders.orders(
+                owner: try await world.gateway.tenancy.defaultOwner(world.tenant),
                 Gateway.Selection(connectionId: world.alpaca.id),
                 OrderQuery(state: .all)
             )
@@ -175,8 +183,8 @@ struct OrderLimitsEndToEndTests {
                 orderSettings: OrderSettings(brokerTimeout: .seconds(2), reconcileGrace: 0)
             )
             func link(_ tenant: Tenant) async throws -> ConnectionDescriptor {
-                try await gateway.link(
-                    owner: try await gateway.defaultOwner(tenant),
+                try await gateway.connections.link(
+                    owner: try await gateway.tenancy.defaultOwner(tenant),
                     NewConnection(
                         broker: .tradeogre,
                         displayName: "shared",
@@ -204,16 +212,24 @@ struct OrderLimitsEndToEndTests {
                 )
             }
 
-            let theirs = try await gateway.placeOrder(owner: try await gateway.defaultOwner(tenantB), request(connectionB), idempotencyKey: "b-1")
+            let theirs = try await gateway.orders.placeOrder(
+                owner: try await gateway.tenancy.defaultOwner(tenantB),
+                request(connectionB),
+                idempotencyKey: "b-1"
+            )
             #expect(theirs.outcome == .accepted)
             let theirBrokerId = try #require(theirs.order.brokerOrderId)
 
             // A's identical order is refused before the sandbox acts, with an answer that leaves the outcome unknown.
             faults.add(FaultRule(.error(status: 503), method: "POST", pathPrefix: "/api/v1/order/buy", count: 1))
-            let mine = try await gateway.placeOrder(owner: try await gateway.defaultOwner(tenantA), request(connectionA), idempotencyKey: "a-1")
+            let mine = try await gateway.orders.placeOrder(
+                owner: try await gateway.tenancy.defaultOwner(tenantA),
+                request(connectionA),
+                idempotencyKey: "a-1"
+            )
             #expect(mine.outcome == .unknown)
             #expect(mine.order.brokerOrderId == nil)
-            await gateway.reconcilePending()
+            await gateway.orders.reconcilePending()
 
             let journaledA = try #require(try await store.journaledOrder(tenantId: tenantA.id, id: mine.order.id))
             #expect(journaledA.state == .unknown)
@@ -230,7 +246,11 @@ struct OrderLimitsEndToEndTests {
                     == [theirBrokerId]
             )
             // The account has B's order only.
-            let atBroker = try await gateway.orders(owner: try await gateway.defaultOwner(tenantA), Gateway.Selection(), OrderQuery(state: .open))
+            let atBroker = try await gateway.orders.orders(
+                owner: try await gateway.tenancy.defaultOwner(tenantA),
+                Gateway.Selection(),
+                OrderQuery(state: .open)
+            )
             #expect(atBroker.data.compactMap(\.brokerOrderId) == [theirBrokerId])
         }
     }

@@ -4,6 +4,7 @@ import Foundation
 import GatewayApp
 import GatewayCore
 import GatewayModel
+import GatewaySQLiteStore
 import GatewayStore
 import GatewayTesting
 import Logging
@@ -65,8 +66,8 @@ struct PipelineWorld: Sendable {
                     orderSettings: OrderSettings(brokerTimeout: .seconds(2), reconcileGrace: 0)
                 )
                 let tenant = try await store.createTenant(name: "pipeline")
-                let alpaca = try await gateway.link(
-                    owner: try await gateway.defaultOwner(tenant),
+                let alpaca = try await gateway.connections.link(
+                    owner: try await gateway.tenancy.defaultOwner(tenant),
                     NewConnection(
                         broker: .alpaca,
                         displayName: "alpaca",
@@ -76,8 +77,8 @@ struct PipelineWorld: Sendable {
                         ])
                     )
                 )
-                let tradeogre = try await gateway.link(
-                    owner: try await gateway.defaultOwner(tenant),
+                let tradeogre = try await gateway.connections.link(
+                    owner: try await gateway.tenancy.defaultOwner(tenant),
                     NewConnection(
                         broker: .tradeogre,
                         displayName: "tradeogre",
@@ -116,7 +117,10 @@ struct PipelineFaultTests {
             world.alpacaFaults.add(FaultRule(.error(status: 503), pathPrefix: "/v2"))
             // Three reads fail (each after its two retries): the third opens Alpaca's breaker.
             for _ in 0..<3 {
-                let read = try await world.gateway.positions(owner: try await world.gateway.defaultOwner(world.tenant), Gateway.Selection())
+                let read = try await world.gateway.reads.positions(
+                    owner: try await world.gateway.tenancy.defaultOwner(world.tenant),
+                    Gateway.Selection()
+                )
                 #expect(world.source(read, world.alpaca)?.status == .error)
                 #expect(world.source(read, world.tradeogre)?.status == .ok)
             }
@@ -125,7 +129,7 @@ struct PipelineFaultTests {
             #expect(world.pipeline.health(connectionId: world.tradeogre.id, broker: .tradeogre).breaker == .closed)
 
             // Open: Alpaca's part fails at once without reaching the sandbox; TradeOgre's still answers.
-            let fast = try await world.gateway.positions(owner: try await world.gateway.defaultOwner(world.tenant), Gateway.Selection())
+            let fast = try await world.gateway.reads.positions(owner: try await world.gateway.tenancy.defaultOwner(world.tenant), Gateway.Selection())
             let failure = try #require(world.source(fast, world.alpaca)?.error)
             #expect(failure.code == .upstreamUnavailable)
             #expect(failure.retryable)
@@ -141,7 +145,10 @@ struct PipelineFaultTests {
             // The broker recovers; after the configured cool-down, the half-open probe succeeds and closes it.
             world.alpacaFaults.removeAll()
             try await Task.sleep(for: .milliseconds(600))
-            let recovered = try await world.gateway.positions(owner: try await world.gateway.defaultOwner(world.tenant), Gateway.Selection())
+            let recovered = try await world.gateway.reads.positions(
+                owner: try await world.gateway.tenancy.defaultOwner(world.tenant),
+                Gateway.Selection()
+            )
             #expect(world.source(recovered, world.alpaca)?.status == .ok)
             #expect(!recovered.partial)
             let health = world.pipeline.health(connectionId: world.alpaca.id, broker: .alpaca)
@@ -154,8 +161,8 @@ struct PipelineFaultTests {
     @Test func transient503sOnReadsAreRetriedAndTheReadSucceeds() async throws {
         try await PipelineWorld.with { world in
             world.alpacaFaults.add(FaultRule(.error(status: 503), method: "GET", pathPrefix: "/v2/positions", count: 2))
-            let read = try await world.gateway.positions(
-                owner: try await world.gateway.defaultOwner(world.tenant),
+            let read = try await world.gateway.reads.positions(
+                owner: try await world.gateway.tenancy.defaultOwner(world.tenant),
                 Gateway.Selection(connectionId: world.alpaca.id)
             )
             #expect(world.source(read, world.alpaca)?.status == .ok)
@@ -181,7 +188,11 @@ struct PipelineFaultTests {
                 quantity: 1,
                 limitPrice: 50
             )
-            _ = try? await world.gateway.placeOrder(owner: try await world.gateway.defaultOwner(world.tenant), request, idempotencyKey: "one-503")
+            _ = try? await world.gateway.orders.placeOrder(
+                owner: try await world.gateway.tenancy.defaultOwner(world.tenant),
+                request,
+                idempotencyKey: "one-503"
+            )
             #expect(world.alpacaFaults.rules.first { $0.id == placements.id }?.fired == 1)
         }
     }
@@ -189,8 +200,8 @@ struct PipelineFaultTests {
         try await PipelineWorld.with { world in
             world.alpacaFaults.add(FaultRule(.error(status: 503), pathPrefix: "/v2"))
             for _ in 0..<3 {
-                _ = try await world.gateway.positions(
-                    owner: try await world.gateway.defaultOwner(world.tenant),
+                _ = try await world.gateway.reads.positions(
+                    owner: try await world.gateway.tenancy.defaultOwner(world.tenant),
                     Gateway.Selection(connectionId: world.alpaca.id)
                 )
             }
@@ -207,7 +218,11 @@ struct PipelineFaultTests {
                 limitPrice: 50
             )
             let refused = await #expect(throws: GatewayError.self) {
-                try await world.gateway.placeOrder(owner: try await world.gateway.defaultOwner(world.tenant), request, idempotencyKey: "breaker-key")
+                try await world.gateway.orders.placeOrder(
+                    owner: try await world.gateway.tenancy.defaultOwner(world.tenant),
+                    request,
+                    idempotencyKey: "breaker-key"
+                )
             }
             #expect(refused?.code == .upstreamUnavailable)
             #expect(refused?.retryable == true)
@@ -217,15 +232,15 @@ struct PipelineFaultTests {
             // Recovered and past the cool-down: the same key places the order once (it was never claimed).
             world.alpacaFaults.removeAll()
             try await Task.sleep(for: .milliseconds(600))
-            let placed = try await world.gateway.placeOrder(
-                owner: try await world.gateway.defaultOwner(world.tenant),
+            let placed = try await world.gateway.orders.placeOrder(
+                owner: try await world.gateway.tenancy.defaultOwner(world.tenant),
                 request,
                 idempotencyKey: "breaker-key"
             )
             #expect(placed.outcome == .accepted)
             #expect(!placed.replayed)
-            let again = try await world.gateway.placeOrder(
-                owner: try await world.gateway.defaultOwner(world.tenant),
+            let again = try await world.gateway.orders.placeOrder(
+                owner: try await world.gateway.tenancy.defaultOwner(world.tenant),
                 request,
                 idempotencyKey: "breaker-key"
             )

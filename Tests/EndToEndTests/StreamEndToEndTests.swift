@@ -5,6 +5,7 @@ import GatewayAPI
 import GatewayApp
 import GatewayCore
 import GatewayModel
+import GatewaySQLiteStore
 import GatewayStore
 import GatewayTesting
 import HTTPTypes
@@ -128,7 +129,7 @@ import Testing
             let watcher = Task { try await OrderWatcher(gateway: gateway, interval: .milliseconds(100)).run() }
             defer { watcher.cancel() }
             let alerts = AlertEngine(gateway: gateway) { tenantId, userId, notification in
-                gateway.publishAlert(notification, tenantId: tenantId, userId: userId)
+                gateway.streams.publishAlert(notification, tenantId: tenantId, userId: userId)
             }
             let monitor = Task {
                 try await AlertMonitor(gateway: gateway, engine: alerts, interval: .milliseconds(100)).run()

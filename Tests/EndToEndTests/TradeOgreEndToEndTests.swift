@@ -1,6 +1,7 @@
 import Foundation
 import GatewayApp
 import GatewayModel
+import GatewayTesting
 import HTTPTypes
 import HummingbirdTesting
 import Sandbox
@@ -46,10 +47,10 @@ struct TradeOgreEndToEndTests {
                 json: #"{"broker":"tradeogre","baseURL":"\#(world.sandboxURL)/api/v1"}"#
             )
             #expect(linked.status == 201)
-            let before = world.upstream.calls
+            let before = world.upstream.count
             let quotes = try await world.call(client, .get, "/v1/quotes?symbols=" + (unknown + ["XMR/BTC", "LTC/BTC"]).joined(separator: ","))
             #expect(quotes.status == 200)
-            #expect(world.upstream.calls - before == 1, "the read made \(world.upstream.calls - before) calls")
+            #expect(world.upstream.count - before == 1, "the read made \(world.upstream.count - before) calls")
             #expect(quotes.body.sources.first?["status"] as? String == "ok")
             let symbols = quotes.body.list.compactMap { ($0["instrument"] as? [String: Any])?["symbol"] as? String }
             #expect(symbols == ["XMR/BTC", "LTC/BTC"])

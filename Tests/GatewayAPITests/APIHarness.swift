@@ -3,7 +3,9 @@ import GatewayAPI
 import GatewayApp
 import GatewayCore
 import GatewayModel
+import GatewaySQLiteStore
 import GatewayStore
+import GatewayTesting
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -30,7 +32,7 @@ struct APIHarness {
         cipher: CredentialCipher = .random(),
         brokerState: FakeBrokerState = FakeBrokerState(),
         pipeline: BrokerPipeline = BrokerPipeline(),
-        transport: any BrokerTransport = UnusedTransport(),
+        transport: any BrokerTransport = ScriptedTransport.unused(),
         defaultReadMaxAge: Duration = .zero,
         limits: TenantLimits = TenantLimits(),
         moreFactories: [any BrokerAdapterFactory] = [],
@@ -96,11 +98,10 @@ struct APIHarness {
     }
 }
 
-/// Fake brokers make no HTTP calls; this transport proves it.
-struct UnusedTransport: BrokerTransport {
-    func send(_ request: BrokerRequest) async throws -> BrokerResponse {
-        Issue.record("unexpected HTTP call \(request.method) \(request.url)")
-        throw GatewayError(.internalError, "no transport in tests")
+extension ScriptedTransport {
+    /// Fake brokers make no HTTP calls; this transport proves it: every call it sees is a test failure.
+    static func unused() -> ScriptedTransport {
+        ScriptedTransport().onUnscripted { Issue.record("unexpected HTTP call \($0.method) \($0.url)") }
     }
 }
 

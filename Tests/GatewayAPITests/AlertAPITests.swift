@@ -3,6 +3,7 @@ import Foundation
 import GatewayApp
 import GatewayCore
 import GatewayModel
+import GatewaySQLiteStore
 import GatewayStore
 import GatewayTesting
 import HTTPTypes
@@ -293,7 +294,7 @@ struct AlertAPITests {
     @Test("APNs: an ES256 provider token, the topic, the device path; a 410 drops the device token from the alert")
     func apnsUnregistered() async throws {
         let sent = Mutex<[BrokerRequest]>([])
-        let transport = AnsweringTransport { request in
+        let transport = ScriptedTransport { request in
             sent.withLock { $0.append(request) }
             return BrokerResponse(status: 410, body: Data(#"{"reason":"Unregistered"}"#.utf8))
         }
@@ -333,18 +334,5 @@ struct AlertAPITests {
         var base64 = text.replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
         while base64.count % 4 != 0 { base64 += "=" }
         return Data(base64Encoded: base64) ?? Data()
-    }
-}
-
-/// A transport that answers every request by a closure (the APNs tests: no HTTP/2 server on this machine).
-struct AnsweringTransport: BrokerTransport {
-    let answer: @Sendable (BrokerRequest) async throws -> BrokerResponse
-
-    init(_ answer: @escaping @Sendable (BrokerRequest) async throws -> BrokerResponse) {
-        self.answer = answer
-    }
-
-    func send(_ request: BrokerRequest) async throws -> BrokerResponse {
-        try await answer(request)
     }
 }

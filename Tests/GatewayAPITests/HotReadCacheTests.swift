@@ -3,7 +3,9 @@ import GatewayAPI
 import GatewayApp
 import GatewayCore
 import GatewayModel
+import GatewaySQLiteStore
 import GatewayStore
+import GatewayTesting
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -69,7 +71,7 @@ struct CachedGatewayHarness {
         let state = FakeBrokerState()
         let registry = AdapterRegistry(
             factories: [FakeBrokerFactory(kind: .alpaca, state: state), FakeBrokerFactory(kind: .saxo, state: state)],
-            transport: UnusedTransport(),
+            transport: ScriptedTransport.unused(),
             logger: logger
         )
         let gateway = Gateway(store: store, registry: registry, router: BrokerRouter(), logger: logger)

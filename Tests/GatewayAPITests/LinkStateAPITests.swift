@@ -2,6 +2,7 @@ import Foundation
 import GatewayApp
 import GatewayCore
 import GatewayModel
+import GatewaySQLiteStore
 import GatewayStore
 import HTTPTypes
 import HummingbirdTesting

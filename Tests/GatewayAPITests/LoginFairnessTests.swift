@@ -2,7 +2,9 @@ import Foundation
 import GatewayAPI
 import GatewayApp
 import GatewayCore
+import GatewaySQLiteStore
 import GatewayStore
+import GatewayTesting
 import Logging
 import NIOCore
 import NIOPosix
@@ -44,7 +46,7 @@ struct LoginFairnessTests {
         defer { try? FileManager.default.removeItem(at: directory) }
         let logger = Logger(label: "logins", factory: { _ in SwiftLogNoOpLogHandler() })
         let store = try await SQLiteStore.opening(path: directory.appendingPathComponent("gateway.sqlite").path, cipher: .random())
-        let registry = AdapterRegistry(factories: [], transport: UnusedTransport(), logger: logger)
+        let registry = AdapterRegistry(factories: [], transport: ScriptedTransport.unused(), logger: logger)
         let gateway = Gateway(
             store: store,
             registry: registry,
@@ -56,7 +58,7 @@ struct LoginFairnessTests {
         for name in ["a", "b"] {
             let tenant = try await store.createTenant(name: name)
             let user = try await store.createUser(tenantId: tenant.id, NewUser(email: "ann@\(name).example"), audit: nil)
-            try await gateway.setPassword(tenant: tenant, actor: "test", userId: user.id, password: Self.password)
+            try await gateway.sessions.setPassword(tenant: tenant, actor: "test", userId: user.id, password: Self.password)
             tenants.append(tenant.id)
         }
         let (ports, portSink) = AsyncStream.makeStream(of: Int.self)

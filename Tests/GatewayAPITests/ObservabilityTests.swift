@@ -3,6 +3,7 @@ import GatewayAPI
 import GatewayApp
 import GatewayCore
 import GatewayModel
+import GatewaySQLiteStore
 import GatewayStore
 import GatewayTesting
 import HTTPTypes
@@ -76,7 +77,7 @@ struct ObservabilityTests {
             #expect(checks.first { $0["name"] as? String == "store" }?["ok"] as? Bool == true)
             #expect(checks.first { $0["name"] as? String == "migrations" }?["ok"] as? Bool == true)
             #expect(checks.first { $0["name"] as? String == "reconciler" }?["ok"] as? Bool == false)
-            await harness.gateway.reconcilePending()
+            await harness.gateway.orders.reconcilePending()
             let after = try await client.call(.get, "/readyz", headers: [:])
             #expect(after.status == 200)
             #expect(after.body["status"] as? String == "ready")

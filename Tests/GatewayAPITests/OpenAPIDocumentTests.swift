@@ -3,7 +3,9 @@ import GatewayAPI
 import GatewayApp
 import GatewayCore
 import GatewayModel
+import GatewaySQLiteStore
 import GatewayStore
+import GatewayTesting
 import Hummingbird
 import HummingbirdTesting
 import Logging
@@ -26,7 +28,7 @@ struct OpenAPIDocumentTests {
 
     func servedOperations() throws -> Set<String> {
         let store = try SQLiteStore(inMemoryWith: .random())
-        let registry = AdapterRegistry(factories: [], transport: UnusedTransport(), logger: Logger(label: "test"))
+        let registry = AdapterRegistry(factories: [], transport: ScriptedTransport.unused(), logger: Logger(label: "test"))
         let gateway = Gateway(store: store, registry: registry, router: BrokerRouter(), logger: Logger(label: "test"))
         let router = try GatewayServer.router(gateway: gateway)
         return Set(
@@ -50,7 +52,7 @@ struct OpenAPIDocumentTests {
     @Test func documentedPathsAnswerWithoutARouteMiss() async throws {
         try await APIHarness.with { harness, client in
             // One reconciler pass, so /readyz is ready (it answers 503 until the reconciler has run).
-            await harness.gateway.reconcilePending()
+            await harness.gateway.orders.reconcilePending()
             for operation in try documentedOperations().sorted() {
                 let parts = operation.split(separator: " ", maxSplits: 1)
                 var path = parts[1].replacingOccurrences(of: "{id}", with: "x")

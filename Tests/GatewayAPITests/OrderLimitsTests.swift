@@ -3,6 +3,7 @@ import GatewayAPI
 import GatewayApp
 import GatewayCore
 import GatewayModel
+import GatewayTesting
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
@@ -12,6 +13,7 @@ import Synchronization
 import TestWorlds
 import Testing
 
+@testable import GatewaySQLiteStore
 @testable import GatewayStore
 
 /// Issue 12 through the HTTP API: decimals a decimal cannot hold, a poisoned journal row, a released idempotency key,
@@ -175,14 +177,14 @@ struct OrderLimitsTests {
             let id = try #require(placed.body.dataObject["id"] as? String)
             harness.state.set(url, FakeBrokerBehaviour())
 
-            await harness.gateway.reconcilePending()
+            await harness.gateway.orders.reconcilePending()
             let resolved = try #require(try await harness.store.journaledOrder(tenantId: tenantB.id, id: id))
             #expect(resolved.state == .accepted)
             #expect(resolved.brokerOrderId == "B1")
             // Tenant A's status still answers, without the row it cannot read among the unknown orders, and names it
             // as unreadable, once, however many passes and reads follow.
-            await harness.gateway.reconcilePending()
-            await harness.gateway.reconcilePending()
+            await harness.gateway.orders.reconcilePending()
+            await harness.gateway.orders.reconcilePending()
             for _ in 0..<3 {
                 let status = try await client.call(.get, "/v1/status", headers: harness.auth)
                 #expect(status.status == 200)
@@ -208,7 +210,11 @@ struct OrderLimitsTests {
     /// answered 202, and its key could never place the order (it stayed unknown until the grace ran out, then
     /// `rejected`). Now nothing was written, so the key is released and the same key places it once.
     @Test func aPlacementThatWroteNothingReleasesItsKey() async throws {
-        let transport = ScriptedTransport(statuses: [200, 503])
+        // A broker that fails when told to: the script's statuses, then 200 for ever.
+        let transport = ScriptedTransport(
+            answers: [200, 503].map { ScriptedTransport.text($0, "{}") },
+            afterLast: .answer(ScriptedTransport.text(200, "{}"))
+        )
         let pipeline = BrokerPipeline(settings: PipelineSettings(maxRetries: 0))
         // Unhurried: the subject is which failure releases the key, not a deadline (a busy machine took 10 s once).
         try await APIHarness.with(
@@ -268,7 +274,7 @@ struct OrderLimitsTests {
         let path = directory.appendingPathComponent("gateway.sqlite").path
         let logger = Logger(label: "busy", factory: { _ in SwiftLogNoOpLogHandler() })
         let store = try await SQLiteStore.opening(path: path, cipher: .random(), logger: logger, busyTimeout: 0.05)
-        let registry = AdapterRegistry(factories: [], transport: UnusedTransport(), logger: logger)
+        let registry = AdapterRegistry(factories: [], transport: ScriptedTransport.unused(), logger: logger)
         let gateway = Gateway(store: store, registry: registry, router: BrokerRouter(), logger: logger)
         let tenant = try await store.createTenant(name: "busy")
         let key = try await store.issueDefaultUserKey(tenantId: tenant.id, label: "busy")
@@ -288,7 +294,7 @@ struct OrderLimitsTests {
         // The same through the application: the error a client's retry logic needs.
         let lock = try WriteLockHolder(path: path)
         do {
-            _ = try await gateway.createWatchlist(owner: try await gateway.defaultOwner(tenant), WatchlistInput(name: "Again"))
+            _ = try await gateway.watchlists.createWatchlist(owner: try await gateway.tenancy.defaultOwner(tenant), WatchlistInput(name: "Again"))
             Issue.record("the write went through the lock")
         } catch let error as GatewayError {
             #expect(error.code == .upstreamUnavailable)
@@ -296,20 +302,6 @@ struct OrderLimitsTests {
             #expect(error.retryAfter == 1)
         }
         lock.release()
-    }
-}
-
-/// Answers each call with the next status of its script, then 200 for ever: a broker that fails when told to.
-final class ScriptedTransport: BrokerTransport {
-    let statuses: Mutex<[Int]>
-
-    init(statuses: [Int]) {
-        self.statuses = Mutex(statuses)
-    }
-
-    func send(_ request: BrokerRequest) async throws -> BrokerResponse {
-        let status = statuses.withLock { $0.isEmpty ? 200 : $0.removeFirst() }
-        return BrokerResponse(status: status, body: Data("{}".utf8))
     }
 }
 

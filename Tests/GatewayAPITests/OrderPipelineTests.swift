@@ -3,6 +3,7 @@ import GatewayAPI
 import GatewayApp
 import GatewayCore
 import GatewayModel
+import GatewaySQLiteStore
 import GatewayStore
 import HTTPTypes
 import HummingbirdTesting
@@ -203,7 +204,7 @@ struct OrderPipelineTests {
         try await APIHarness.with(directory: directory, cipher: cipher, brokerState: broker) { harness, _ in
             let before = try #require(try await harness.store.journaledOrder(tenantId: tenantId, id: orderId))
             #expect(before.state == .unknown)
-            await harness.gateway.reconcilePending()
+            await harness.gateway.orders.reconcilePending()
             let after = try #require(try await harness.store.journaledOrder(tenantId: tenantId, id: orderId))
             #expect(after.state == .accepted)
             #expect(after.brokerOrderId == "B1")

@@ -3,7 +3,9 @@ import Foundation
 import GatewayApp
 import GatewayCore
 import GatewayModel
+import GatewaySQLiteStore
 import GatewayStore
+import GatewayTesting
 import HTTPTypes
 import HummingbirdTesting
 import Synchronization
@@ -191,7 +193,7 @@ struct PushTokenTests {
         // never issued for this topic and environment (400 BadDeviceToken); Apple's "Handling notification responses
         // from APNs" (developer.apple.com/documentation/usernotifications/handling-notification-responses-from-apns).
         let sent = Mutex<[String]>([])
-        let transport = AnsweringTransport { request in
+        let transport = ScriptedTransport { request in
             let token = String(request.url.split(separator: "/").last ?? "")
             sent.withLock { $0.append(token) }
             switch token {

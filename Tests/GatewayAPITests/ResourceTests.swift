@@ -1,6 +1,7 @@
 import Foundation
 import GatewayCore
 import GatewayModel
+import GatewaySQLiteStore
 import GatewayStore
 import HTTPTypes
 import Synchronization

@@ -2,7 +2,9 @@ import Foundation
 import GatewayAPI
 import GatewayApp
 import GatewayCore
+import GatewaySQLiteStore
 import GatewayStore
+import GatewayTesting
 import Logging
 import NIOCore
 import NIOPosix
@@ -24,7 +26,7 @@ struct LiveServer {
         defer { try? FileManager.default.removeItem(at: directory) }
         let logger = Logger(label: "live", factory: { _ in SwiftLogNoOpLogHandler() })
         let store = try await SQLiteStore.opening(path: directory.appendingPathComponent("gateway.sqlite").path, cipher: .random())
-        let registry = AdapterRegistry(factories: [], transport: UnusedTransport(), logger: logger)
+        let registry = AdapterRegistry(factories: [], transport: ScriptedTransport.unused(), logger: logger)
         let gateway = Gateway(store: store, registry: registry, router: BrokerRouter(), logger: logger)
         let tenant = try await store.createTenant(name: "live")
         let key = try await store.issueDefaultUserKey(tenantId: tenant.id, label: "live")

@@ -3,7 +3,9 @@ import GatewayAPI
 import GatewayApp
 import GatewayCore
 import GatewayModel
+import GatewaySQLiteStore
 import GatewayStore
+import GatewayTesting
 import HTTPTypes
 import HummingbirdTesting
 import NIOCore
@@ -77,7 +79,7 @@ struct StatusTests {
             #expect(placed.status == 202)
             let orderId = try #require(placed.body.dataObject["id"] as? String)
             // The broker stays unreachable: a reconciler pass asks and learns nothing.
-            await harness.gateway.reconcilePending()
+            await harness.gateway.orders.reconcilePending()
 
             let status = try await client.call(.get, "/v1/status", headers: harness.auth)
             let orders = status.body["unknownOrders"] as? [[String: Any]] ?? []
@@ -104,7 +106,7 @@ struct StatusTests {
 
             // The broker is back: the order is resolved and leaves the list.
             harness.state.set(url, FakeBrokerBehaviour())
-            await harness.gateway.reconcilePending()
+            await harness.gateway.orders.reconcilePending()
             let after = try await client.call(.get, "/v1/status", headers: harness.auth)
             #expect((after.body["unknownOrders"] as? [Any])?.isEmpty == true)
         }
@@ -112,7 +114,7 @@ struct StatusTests {
 
     @Test func statusReflectsAFailingBrokersErrorsAndAHealthyOnesSuccesses() async throws {
         // The fake brokers' calls go through the real pipeline to this transport: 503 for one, 200 for the other.
-        let transport = StatusScriptedTransport { request in
+        let transport = ScriptedTransport { request in
             BrokerResponse(status: request.url.contains("failing.fake") ? 503 : 200, body: Data("{}".utf8))
         }
         let pipeline = BrokerPipeline(
@@ -233,7 +235,7 @@ struct StatusTests {
     /// happened to probe it.
     @Test func aBreakerShowsItsCurrentStateAndIsProbedWithoutUserTraffic() async throws {
         let failing = Mutex(true)
-        let transport = StatusScriptedTransport { _ in
+        let transport = ScriptedTransport { _ in
             BrokerResponse(status: failing.withLock { $0 } ? 503 : 200, body: Data("{}".utf8))
         }
         let pipeline = BrokerPipeline(
@@ -263,7 +265,7 @@ struct StatusTests {
             #expect(try await breaker() == "half_open")
             // The prober's pass, with no user call: the probe succeeds and closes the breaker.
             let reads = harness.state.accountReads.withLock { $0 }
-            await harness.gateway.probeRecoveringBreakers()
+            await harness.gateway.status.probeRecoveringBreakers()
             #expect(harness.state.accountReads.withLock { $0 } == reads + 1)
             #expect(try await breaker() == "closed")
         }
@@ -351,13 +353,6 @@ struct StatusTests {
         #expect(script.contains("sessionStorage"))
         #expect(script.contains("Authorization"))
     }
-}
-
-/// Answers every request with the script's response.
-struct StatusScriptedTransport: BrokerTransport {
-    let script: @Sendable (BrokerRequest) -> BrokerResponse
-    init(_ script: @escaping @Sendable (BrokerRequest) -> BrokerResponse) { self.script = script }
-    func send(_ request: BrokerRequest) async throws -> BrokerResponse { script(request) }
 }
 
 /// Checks a JSON answer against a schema of the served document: no undocumented key, no missing required key,

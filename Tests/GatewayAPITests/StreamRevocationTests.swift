@@ -2,7 +2,9 @@ import Foundation
 import GatewayApp
 import GatewayCore
 import GatewayModel
+import GatewaySQLiteStore
 import GatewayStore
+import GatewayTesting
 import Logging
 import Testing
 
@@ -23,7 +25,7 @@ struct StreamRevocationTests {
 
         /// The principal a request with `key` acting for `user` would have on `GET /v1/stream` (scope `read`).
         func principal(key: String, user: String? = nil) async throws -> Principal {
-            try await gateway.principal(apiKey: key, requiredScope: .read, actingFor: user, userScoped: true)
+            try await gateway.tenancy.principal(apiKey: key, requiredScope: .read, actingFor: user, userScoped: true)
         }
     }
 
@@ -35,7 +37,7 @@ struct StreamRevocationTests {
         let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
         let gateway = Gateway(
             store: store,
-            registry: AdapterRegistry(factories: [], transport: UnusedTransport(), logger: logger),
+            registry: AdapterRegistry(factories: [], transport: ScriptedTransport.unused(), logger: logger),
             router: BrokerRouter(perSourceTimeout: .seconds(2), overallTimeout: .seconds(3)),
             logger: logger,
             sessions: SessionSettings(passwordCost: 10),
@@ -62,7 +64,7 @@ struct StreamRevocationTests {
 
     /// Opens an order stream for `principal` and waits for its `ready` (the stream's messages after it follow).
     static func open(_ world: World, _ principal: Principal) async throws -> AsyncStream<StreamEvent> {
-        let stream = try await world.gateway.stream(
+        let stream = try await world.gateway.streams.stream(
             principal: principal,
             StreamSubscription(orders: true),
             lastEventId: nil
@@ -119,22 +121,22 @@ struct StreamRevocationTests {
     func loggedOutSession(settings: StreamSettings) async throws {
         try await Self.with(streams: settings) { world in
             let keyPrincipal = try await world.principal(key: world.key)
-            let code = try await world.gateway.mintLoginCode(principal: keyPrincipal, userId: world.userId).code
-            let issued = try await world.gateway.login(
+            let code = try await world.gateway.sessions.mintLoginCode(principal: keyPrincipal, userId: world.userId).code
+            let issued = try await world.gateway.sessions.login(
                 LoginRequest(
                     tenantId: world.tenant.id,
                     code: code,
                     device: NewDevice(name: "phone", type: "ios", fingerprint: "phone")
                 )
             )
-            let session = try await world.gateway.principal(
+            let session = try await world.gateway.sessions.principal(
                 accessToken: issued.accessToken,
                 requiredScope: .read,
                 actingFor: nil,
                 deviceHeader: nil
             )
             let events = try await Self.open(world, session)
-            #expect(try await world.gateway.logout(session, .session) == 1)
+            #expect(try await world.gateway.sessions.logout(session, .session) == 1)
             let problem = try await Self.ending(events)
             #expect(problem?.code == "unauthorized", "\(String(describing: problem))")
             #expect(problem?.message.contains("session") == true)
@@ -153,7 +155,7 @@ struct StreamRevocationTests {
                 audit: nil
             )
             let events = try await Self.open(world, try await world.principal(key: backend.plaintext, user: ann.id))
-            try await world.gateway.deleteUser(tenant: world.tenant, actor: "test", id: ann.id)
+            try await world.gateway.tenancy.deleteUser(tenant: world.tenant, actor: "test", id: ann.id)
             let problem = try await Self.ending(events)
             #expect(problem?.code == "forbidden", "\(String(describing: problem))")
             #expect(problem?.message.contains("deleted") == true)
@@ -164,7 +166,7 @@ struct StreamRevocationTests {
     func disabledTenant() async throws {
         try await Self.with(streams: Self.byStamp) { world in
             let events = try await Self.open(world, try await world.principal(key: world.key))
-            _ = try await world.gateway.disableTenant(id: world.tenant.id)
+            _ = try await world.gateway.tenancy.disableTenant(id: world.tenant.id)
             let problem = try await Self.ending(events)
             #expect(problem?.code == "forbidden", "\(String(describing: problem))")
         }

@@ -3,6 +3,7 @@ import GatewayAPI
 import GatewayApp
 import GatewayCore
 import GatewayModel
+import GatewaySQLiteStore
 import GatewayStore
 import HTTPTypes
 import HummingbirdTesting
@@ -187,7 +188,7 @@ struct TenancyAPITests {
             let next = try await client.call(.get, "/v1/audit?limit=1&before=\(firstId)", headers: Self.headers(harness.apiKey))
             #expect(next.body.dataList.first?["action"] as? String == "key.created")
 
-            _ = try await harness.gateway.disableTenant(id: harness.tenant.id)
+            _ = try await harness.gateway.tenancy.disableTenant(id: harness.tenant.id)
             let disabled = try await client.call(.get, "/v1/tenant", headers: Self.headers(harness.apiKey))
             #expect(disabled.status == 403 && disabled.body.errorCode == "forbidden", "\(disabled.body)")
         }

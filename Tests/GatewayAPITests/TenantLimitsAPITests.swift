@@ -2,6 +2,7 @@ import Foundation
 import GatewayAPI
 import GatewayApp
 import GatewayCore
+import GatewaySQLiteStore
 import GatewayStore
 import HTTPTypes
 import Testing

@@ -1,7 +1,9 @@
 import Foundation
 import GatewayCore
 import GatewayModel
+import GatewaySQLiteStore
 import GatewayStore
+import GatewayTesting
 import Logging
 import Synchronization
 import Testing
@@ -10,19 +12,6 @@ import Testing
 
 @Suite("Alert delivery: retries, backoff, the log")
 struct AlertDeliveryTests {
-    /// Answers each request with the next scripted answer (the last one once the script runs out) and keeps the requests.
-    final class Script: BrokerTransport {
-        let answers: Mutex<[BrokerResponse]>
-        let requests = Mutex<[BrokerRequest]>([])
-
-        init(_ answers: [BrokerResponse]) { self.answers = Mutex(answers) }
-
-        func send(_ request: BrokerRequest) async throws -> BrokerResponse {
-            requests.withLock { $0.append(request) }
-            return answers.withLock { $0.count > 1 ? $0.removeFirst() : $0[0] }
-        }
-    }
-
     /// The waits asked for, recorded instead of slept.
     final class Waits: Sendable {
         let values = Mutex<[Duration]>([])
@@ -33,7 +22,7 @@ struct AlertDeliveryTests {
     static func with(
         _ answers: [BrokerResponse],
         maxAttempts: Int = 5,
-        _ body: (AlertDelivery, Alert, Owner, Script, Waits, SQLiteStore) async throws -> Void
+        _ body: (AlertDelivery, Alert, Owner, ScriptedTransport, Waits, SQLiteStore) async throws -> Void
     ) async throws {
         let store = try SQLiteStore(inMemoryWith: .random())
         let tenant = try await store.createTenant(name: "Acme")
@@ -52,7 +41,8 @@ struct AlertDeliveryTests {
             limit: 10,
             audit: nil
         )
-        let script = Script(answers)
+        // Each request gets the next scripted answer, the last one once the script runs out.
+        let script = ScriptedTransport(answers: answers, afterLast: .repeatLast)
         let waits = Waits()
         let delivery = AlertDelivery(
             store: store,
@@ -84,7 +74,7 @@ struct AlertDeliveryTests {
             #expect(slept[1] >= .seconds(2) && slept[1] <= .milliseconds(2500))
             #expect(slept[2] == .seconds(30))
             // Every attempt carries the same event id and a signature that verifies with the alert's secret.
-            for request in script.requests.withLock({ $0 }) {
+            for request in script.requests {
                 #expect(request.header("BrokerGateway-Event-Id") == "evt_1")
                 let signature = try #require(request.header("BrokerGateway-Signature"))
                 #expect(WebhookSignature.verify(header: signature, body: request.body ?? Data(), secret: "whsec_secret", now: Date()))

@@ -1,7 +1,9 @@
 import Foundation
 import GatewayCore
 import GatewayModel
+import GatewaySQLiteStore
 import GatewayStore
+import GatewayTesting
 import Logging
 import Synchronization
 import Testing
@@ -21,10 +23,10 @@ struct AlertEngineTests {
         let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
         let gateway = Gateway(
             store: store,
-            registry: AdapterRegistry(factories: [], transport: NoTransport(), logger: logger),
+            registry: AdapterRegistry(factories: [], transport: Self.noTransport(), logger: logger),
             router: BrokerRouter(),
             logger: logger,
-            alerts: AlertSettings(transport: NoTransport())
+            alerts: AlertSettings(transport: Self.noTransport())
         )
         let tenant = try await store.createTenant(name: "Acme")
         let first = try await store.createUser(tenantId: tenant.id, NewUser(externalId: "a"), audit: nil)
@@ -36,11 +38,9 @@ struct AlertEngineTests {
         try await body(engine, store, tenant, [first.id, second.id], stream)
     }
 
-    struct NoTransport: BrokerTransport {
-        func send(_ request: BrokerRequest) async throws -> BrokerResponse {
-            Issue.record("no alert here has a webhook")
-            return BrokerResponse(status: 500)
-        }
+    /// No alert here has a webhook, so nothing may reach a transport.
+    static func noTransport() -> ScriptedTransport {
+        ScriptedTransport().onUnscripted { request in Issue.record("no alert here has a webhook: \(request.method) \(request.url)") }
     }
 
     static func create(
@@ -116,10 +116,10 @@ struct AlertEngineTests {
         let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
         let gateway = Gateway(
             store: store,
-            registry: AdapterRegistry(factories: [], transport: NoTransport(), logger: logger),
+            registry: AdapterRegistry(factories: [], transport: Self.noTransport(), logger: logger),
             router: BrokerRouter(),
             logger: logger,
-            alerts: AlertSettings(transport: NoTransport())
+            alerts: AlertSettings(transport: Self.noTransport())
         )
         let tenant = try await store.createTenant(name: "Acme")
         let user = try await store.createUser(tenantId: tenant.id, NewUser(), audit: nil)
@@ -144,7 +144,7 @@ struct AlertEngineTests {
         #expect(stream.notifications.isEmpty)
         // Written through the gateway (the API's path): seen by the next quote.
         let input = AlertInput(rule: AlertRuleInput(type: .price, instrument: InstrumentReference(symbol: "AAPL"), condition: .above, threshold: 1))
-        let created = try await gateway.createAlert(owner: owner, input)
+        let created = try await gateway.alerts.createAlert(owner: owner, input)
         await quote(12)
         #expect(Set(stream.notifications.map(\.alertId)).contains(created.alert.id))
         #expect(stream.notifications.count == 2)

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayCore
+import GatewaySQLiteStore
 import GatewayStore
 import Logging
 import Testing

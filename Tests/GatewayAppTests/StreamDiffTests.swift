@@ -1,6 +1,7 @@
 import Foundation
 import GatewayCore
 import GatewayModel
+import GatewaySQLiteStore
 import GatewayStore
 import Testing
 
@@ -24,7 +25,7 @@ struct StreamDiffTests {
     }
 
     static func keyed(_ positions: [Position]) -> [String: Position] {
-        Dictionary(uniqueKeysWithValues: positions.map { (Gateway.holdingKey($0), $0) })
+        Dictionary(uniqueKeysWithValues: positions.map { (StreamService.holdingKey($0), $0) })
     }
 
     static func changes(
@@ -34,12 +35,12 @@ struct StreamDiffTests {
     )
         -> [(HoldingChangeKind, String, Decimal)]
     {
-        Gateway.changes(
+        StreamService.changes(
             from: before.map(keyed),
             to: keyed(now),
             failed: failed,
             connectionOf: \.connectionId,
-            same: Gateway.sameHolding
+            same: StreamService.sameHolding
         ).map { ($0.kind, $0.item.instrument.symbol, $0.item.quantity) }
     }
 
@@ -70,14 +71,14 @@ struct StreamDiffTests {
         let now = [Self.position("AAPL", 1, connection: "c1")]
         #expect(Self.changes(before, now, failed: ["c2"]).isEmpty)
         // ... and what it held is still known at the next read, so it is not `opened` again when it answers.
-        let merged = Gateway.merged(Self.keyed(before), Self.keyed(now), failed: ["c2"], connectionOf: \.connectionId)
+        let merged = StreamService.merged(Self.keyed(before), Self.keyed(now), failed: ["c2"], connectionOf: \.connectionId)
         #expect(merged.count == 2)
-        let later = Gateway.changes(
+        let later = StreamService.changes(
             from: merged,
             to: Self.keyed(before),
             failed: [],
             connectionOf: \.connectionId,
-            same: Gateway.sameHolding
+            same: StreamService.sameHolding
         )
         #expect(later.isEmpty)
     }
@@ -126,11 +127,11 @@ struct StreamDiffTests {
     }
 
     @Test func aLastEventIdIsAnOrderCursor() throws {
-        #expect(try Gateway.streamCursor(nil) == nil)
-        #expect(try Gateway.streamCursor("") == nil)
-        #expect(try Gateway.streamCursor("42") == 42)
+        #expect(try StreamService.streamCursor(nil) == nil)
+        #expect(try StreamService.streamCursor("") == nil)
+        #expect(try StreamService.streamCursor("42") == 42)
         for bad in ["-1", "4.2", "abc", "99999999999999999999", "１２"] {
-            #expect(throws: GatewayError.self, "\(bad)") { try Gateway.streamCursor(bad) }
+            #expect(throws: GatewayError.self, "\(bad)") { try StreamService.streamCursor(bad) }
         }
     }
 }

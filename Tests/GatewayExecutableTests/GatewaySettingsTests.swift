@@ -5,6 +5,7 @@ import GatewayApp
 import GatewayCore
 import GatewayModel
 import GatewayPostgresStore
+import GatewaySQLiteStore
 import GatewayStore
 import GatewayTesting
 import Logging
@@ -205,7 +206,7 @@ struct BuildGatewayTests {
             let gateway = Gateway(store: store, registry: registry, router: .unhurried, logger: logger)
             try await DemoBootstrap(gateway: gateway, dataDirectory: directory, logger: logger).runIfEmpty(sandboxes: sandboxes)
             #expect(alpaca.faults.rules.isEmpty, "the failing answers were not all used")
-            let tenant = try #require(try await gateway.demoTenant())
+            let tenant = try #require(try await gateway.sandboxes.demoTenant())
             let connections = try await store.connections(tenantId: tenant.id)
             #expect(connections.map(\.broker) == [.alpaca])
             #expect(connections.first?.status == .active)

@@ -2,6 +2,7 @@ import AsyncHTTPClient
 import ChildProcess
 import Foundation
 import GatewayPostgresStore
+import GatewaySQLiteStore
 import GatewayStore
 import NIOCore
 import NIOHTTP1

@@ -2,6 +2,7 @@ import ArgumentParser
 import Foundation
 import GatewayApp
 import GatewayCore
+import GatewaySQLiteStore
 import GatewayStore
 import TestWorlds
 import Testing

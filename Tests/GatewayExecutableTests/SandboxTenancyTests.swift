@@ -10,6 +10,7 @@ import Synchronization
 import TestWorlds
 import Testing
 
+@testable import GatewaySQLiteStore
 @testable import GatewayStore
 @testable import gateway
 
@@ -78,8 +79,8 @@ struct SandboxTenancyTests {
 
     /// A second tenant and its key, made the way an operator does.
     func otherTenant(_ gateway: Gateway) async throws -> String {
-        let tenant = try await gateway.createTenant(name: "Tenant B")
-        return try await gateway.issueDefaultUserKey(tenant: tenant, label: "b").plaintext
+        let tenant = try await gateway.tenancy.createTenant(name: "Tenant B")
+        return try await gateway.tenancy.issueDefaultUserKey(tenant: tenant, label: "b").plaintext
     }
 
     func connection(_ base: String, _ key: String, broker: String) async throws -> [String: Any] {
@@ -252,7 +253,7 @@ extension SandboxTenancyTests {
             let demoConnections = try await call(base, demo, .GET, "/v1/connections").body["data"] as? [[String: Any]] ?? []
             #expect(demoConnections.count == 4)
             #expect(demoConnections.allSatisfy { $0["status"] as? String == "active" }, "\(demoConnections)")
-            #expect(try await gateway.demoTenant() == gateway.tenant(forAPIKey: demo))
+            #expect(try await gateway.sandboxes.demoTenant() == gateway.tenancy.tenant(forAPIKey: demo))
             let key = try #require(b.value)
             let theirs = try await call(base, key, .GET, "/v1/connections").body["data"] as? [[String: Any]] ?? []
             #expect(theirs.map { $0["status"] as? String } == ["relink_required"])

@@ -3,6 +3,7 @@ import GatewayCore
 import GatewayModel
 import Testing
 
+@testable import GatewaySQLiteStore
 @testable import GatewayStore
 
 @Suite("Alerts in the store")

@@ -3,6 +3,7 @@ import GatewayCore
 import GatewayModel
 import Testing
 
+@testable import GatewaySQLiteStore
 @testable import GatewayStore
 
 /// Issue 26: a broker that starts over (a reset paper account, a simulator without its state) hands out order ids it

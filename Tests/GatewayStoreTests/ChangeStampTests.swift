@@ -2,6 +2,7 @@ import Foundation
 import GatewayCore
 import Testing
 
+@testable import GatewaySQLiteStore
 @testable import GatewayStore
 
 @Suite("The store's change stamp: unchanged while nothing is written, changed by every write, whoever made it")

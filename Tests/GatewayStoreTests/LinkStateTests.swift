@@ -4,6 +4,7 @@ import GatewayCore
 import GatewayModel
 import Testing
 
+@testable import GatewaySQLiteStore
 @testable import GatewayStore
 
 /// Link states as the store keeps them: by the nonce's hash only, one live state per connection, timed, and spent by

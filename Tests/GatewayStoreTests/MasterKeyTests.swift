@@ -2,6 +2,7 @@ import Foundation
 import GatewayCore
 import Testing
 
+@testable import GatewaySQLiteStore
 @testable import GatewayStore
 
 @Suite("Master key")

@@ -4,6 +4,7 @@ import GatewayModel
 import Testing
 
 @testable import GatewayPostgresStore
+@testable import GatewaySQLiteStore
 @testable import GatewayStore
 
 /// Two store instances on one database, as two gateway processes behind a load balancer: what must hold across

@@ -3,6 +3,7 @@ import GatewayCore
 import GatewayModel
 import Testing
 
+@testable import GatewaySQLiteStore
 @testable import GatewayStore
 
 /// The journal as a feed (what streams tail and replay): every event once, in commit order, per user; and the open

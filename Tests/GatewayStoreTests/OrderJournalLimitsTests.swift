@@ -3,6 +3,7 @@ import GatewayCore
 import GatewayModel
 import Testing
 
+@testable import GatewaySQLiteStore
 @testable import GatewayStore
 
 /// Issue 12 in the store: the journal reads back whatever it wrote and never writes what it could not read; a

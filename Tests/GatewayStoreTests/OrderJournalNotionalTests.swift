@@ -3,6 +3,7 @@ import GatewayCore
 import GatewayModel
 import Testing
 
+@testable import GatewaySQLiteStore
 @testable import GatewayStore
 
 /// Issue 15, item 3 in the store: the journal keeps a notional request and the broker's order with its notional,

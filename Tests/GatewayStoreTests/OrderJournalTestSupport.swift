@@ -3,6 +3,7 @@ import GatewayCore
 import GatewayModel
 import Testing
 
+@testable import GatewaySQLiteStore
 @testable import GatewayStore
 
 /// A date on a whole millisecond, as the journal stores it, `offset` milliseconds from now.

@@ -4,6 +4,7 @@ import GatewayModel
 import Testing
 
 @testable import GatewayPostgresStore
+@testable import GatewaySQLiteStore
 @testable import GatewayStore
 
 /// What only PostgreSQL has to show: secrets in its tables, its master key check, its connection errors, and the

@@ -3,6 +3,7 @@ import GatewayCore
 import GatewayModel
 import Testing
 
+@testable import GatewaySQLiteStore
 @testable import GatewayStore
 
 /// A device's push token (seed 003, issue 26) in both stores: one device per token per user (registering it on

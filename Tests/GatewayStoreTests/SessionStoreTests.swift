@@ -4,6 +4,7 @@ import GatewayCore
 import GatewayModel
 import Testing
 
+@testable import GatewaySQLiteStore
 @testable import GatewayStore
 
 /// The end-user session records, store by store: passwords and lockout, one-time login codes, devices, and

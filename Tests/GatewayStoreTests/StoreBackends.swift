@@ -6,6 +6,7 @@ import PostgresNIO
 import Testing
 
 @testable import GatewayPostgresStore
+@testable import GatewaySQLiteStore
 @testable import GatewayStore
 
 /// The store backends every parameterised suite runs on: SQLite always; PostgreSQL when

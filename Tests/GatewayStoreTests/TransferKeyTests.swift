@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 
+@testable import GatewaySQLiteStore
 @testable import GatewayStore
 
 /// The gateway's HPKE key pair for imports: kept in the data folder like the master key, and opening only what was

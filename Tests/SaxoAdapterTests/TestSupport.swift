@@ -1,33 +1,15 @@
 import Foundation
 import GatewayCore
 import GatewayModel
+import GatewayTesting
 import Logging
 import Synchronization
 
 @testable import SaxoAdapter
 
-/// A transport double: each request goes to `handler`; every request is kept for inspection.
-final class ScriptedTransport: BrokerTransport {
-    typealias Handler = @Sendable (BrokerRequest) async throws -> BrokerResponse
-    let handler: Handler
-    private let log = Mutex<[BrokerRequest]>([])
-
-    init(_ handler: @escaping Handler) { self.handler = handler }
-
-    func send(_ request: BrokerRequest) async throws -> BrokerResponse {
-        log.withLock { $0.append(request) }
-        return try await handler(request)
-    }
-
-    var requests: [BrokerRequest] { log.withLock { $0 } }
+extension ScriptedTransport {
+    /// The requests to Saxo's token endpoint (code and refresh exchanges).
     var tokenRequests: [BrokerRequest] { requests.filter { $0.url.hasSuffix("/token") } }
-    func requests(path: String) -> [BrokerRequest] { requests.filter { Self.path(of: $0) == path } }
-
-    /// The path after the host, without the query.
-    static func path(of request: BrokerRequest) -> String {
-        guard let url = URL(string: request.url) else { return request.url }
-        return url.path
-    }
 }
 
 /// A clock a test moves by hand.

@@ -1,6 +1,7 @@
 import Foundation
 import GatewayCore
 import GatewayModel
+import GatewayTesting
 import Synchronization
 import Testing
 
@@ -242,20 +243,25 @@ struct TokenTests {
     @Test("when the caller leading a refresh is cancelled, a waiting caller takes over")
     func leaderCancelled() async throws {
         let calls = Mutex(0)
+        let (leaderExchanging, exchangeStarted) = AsyncStream.makeStream(of: Void.self)
         let transport = ScriptedTransport { request in
             if request.url.hasSuffix("/token") {
                 let call = calls.withLock {
                     $0 += 1
                     return $0
                 }
-                if call == 1 { try await Task.sleep(for: .seconds(30)) }  // the leader's exchange hangs until cancelled
+                if call == 1 {
+                    exchangeStarted.yield()
+                    try await Task.sleep(for: .seconds(30))  // the leader's exchange hangs until cancelled
+                }
                 return Fixture.json(Fixture.token("access-2", refresh: "refresh-token-2"), status: 201)
             }
             return Fixture.json(Fixture.usersMe)
         }
         let adapter = try Fixture.adapter(transport: transport, credentials: Fixture.appCredentials)
         let leader = Task { try await adapter.validateCredentials() }
-        while transport.tokenRequests.isEmpty { try await Task.sleep(for: .milliseconds(5)) }
+        var started = leaderExchanging.makeAsyncIterator()
+        await started.next()
         let follower = Task { try await adapter.validateCredentials() }
         try await Task.sleep(for: .milliseconds(50))
         leader.cancel()

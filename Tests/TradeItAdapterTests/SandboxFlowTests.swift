@@ -11,18 +11,6 @@ import TestWorlds
 import Testing
 import TradeItAdapter
 
-/// Records every request path (and passes it on), so tests can count authentications.
-final class RecordingTransport: BrokerTransport {
-    let inner: any BrokerTransport
-    let paths = Mutex<[String]>([])
-    init(_ inner: any BrokerTransport) { self.inner = inner }
-    func send(_ request: BrokerRequest) async throws -> BrokerResponse {
-        paths.withLock { $0.append(URL(string: request.url)?.path ?? request.url) }
-        return try await inner.send(request)
-    }
-    func count(_ suffix: String) -> Int { paths.withLock { $0.filter { $0.hasSuffix(suffix) }.count } }
-}
-
 /// What the adapter saved through its context.
 final class StatusLog: Sendable {
     let entries = Mutex<[(ConnectionStatus, [String: String]?)]>([])
@@ -173,28 +161,28 @@ struct SandboxFlowTests {
     @Test("a session that expires mid-use is reopened without the caller noticing")
     func sessionExpiry() async throws {
         try await withTradeIt(sessionLifetime: 60) { h in
-            let transport = RecordingTransport(HTTPClientTransport.loopbackForTests)
+            let transport = ScriptedTransport { try await HTTPClientTransport.loopbackForTests.send($0) }
             let (adapter, _) = try h.linked(.dummy, transport: transport)
             _ = try await adapter.balances(accountId: nil)
-            #expect(transport.count("user/authenticate") == 1)
+            #expect(transport.count(pathSuffix: "user/authenticate") == 1)
             h.clock.advance(by: 120)
             let balances = try await adapter.balances(accountId: nil)
             #expect(balances.count == 1)
-            #expect(transport.count("user/authenticate") == 2)
-            #expect(transport.count("balance/getAccountOverview") == 3)  // the refused call, then its retry
+            #expect(transport.count(pathSuffix: "user/authenticate") == 2)
+            #expect(transport.count(pathSuffix: "balance/getAccountOverview") == 3)  // the refused call, then its retry
         }
     }
 
     @Test("concurrent callers share one authentication")
     func singleFlight() async throws {
         try await withTradeIt { h in
-            let transport = RecordingTransport(HTTPClientTransport.loopbackForTests)
+            let transport = ScriptedTransport { try await HTTPClientTransport.loopbackForTests.send($0) }
             let (adapter, _) = try h.linked(.dummy, transport: transport)
             try await withThrowingTaskGroup(of: Void.self) { group in
                 for _ in 0..<6 { group.addTask { _ = try await adapter.balances(accountId: nil) } }
                 try await group.waitForAll()
             }
-            #expect(transport.count("user/authenticate") == 1)
+            #expect(transport.count(pathSuffix: "user/authenticate") == 1)
         }
     }
 

@@ -1,6 +1,7 @@
 import Foundation
 import GatewayCore
 import GatewayModel
+import GatewayTesting
 import HTTPTypes
 import Logging
 import Synchronization
@@ -8,45 +9,10 @@ import Testing
 
 @testable import TradeOgreAdapter
 
-/// Answers by path (method + path), in order per path, and records what was sent.
-final class RoutedTransport: BrokerTransport {
-    struct State {
-        var answers: [String: [(Int, String)]]
-        var sent: [BrokerRequest] = []
-        var inFlight = 0
-        var maxInFlight = 0
-    }
-
-    let state: Mutex<State>
-    let delay: Duration
-
-    init(_ answers: [String: [(Int, String)]], delay: Duration = .zero) {
-        state = Mutex(State(answers: answers))
-        self.delay = delay
-    }
-
-    var sent: [BrokerRequest] { state.withLock { $0.sent } }
-    var maxInFlight: Int { state.withLock { $0.maxInFlight } }
-
-    func send(_ request: BrokerRequest) async throws -> BrokerResponse {
-        let path = String(request.url.dropFirst("https://venue.example/api/v1".count))
-        let key = "\(request.method.rawValue) \(path)"
-        state.withLock {
-            $0.sent.append(request)
-            $0.inFlight += 1
-            $0.maxInFlight = max($0.maxInFlight, $0.inFlight)
-        }
-        if delay > .zero { try await Task.sleep(for: delay) }
-        return try state.withLock { state in
-            state.inFlight -= 1
-            guard var queue = state.answers[key], !queue.isEmpty else {
-                throw GatewayError(.upstreamUnavailable, "no answer queued for \(key)")
-            }
-            let (status, body) = queue.count > 1 ? queue.removeFirst() : queue[0]
-            state.answers[key] = queue
-            return BrokerResponse(status: status, body: Data(body.utf8))
-        }
-    }
+/// TradeOgre's answers by `"METHOD /path"` after the venue URL, in order per route (the last repeats); a request no
+/// route matches fails as `upstream_unavailable`.
+func routed(_ answers: [String: [(Int, String)]]) -> ScriptedTransport {
+    ScriptedTransport(base: venueURL, routes: answers.mapValues { $0.map { (status: $0.0, body: $0.1) } }, unscripted: .upstreamUnavailable)
 }
 
 let venueURL = "https://venue.example/api/v1"
@@ -163,7 +129,7 @@ struct ConfigurationTests {
 struct PublicModeTests {
     @Test("without keys: quotes, search and candles work; every account read is unauthorized without a call")
     func publicMode() async throws {
-        let transport = RoutedTransport([
+        let transport = routed([
             "GET /ticker/XMR-BTC": [(200, tickerBody)],
             "GET /markets": [
                 (200, #"[{"XMR-BTC":{"initialprice":"0.0021","price":"0.0022","high":"0.0023","low":"0.002","volume":"1","basename":"Monero"}}]"#)
@@ -180,9 +146,9 @@ struct PublicModeTests {
         let candles = try await adapter.candles(InstrumentReference(symbol: "XMR/BTC"), interval: .oneHour, count: 1)
         #expect(candles.candles.count == 1)
         #expect(candles.candles.first?.close == Decimal(string: "0.0023"))
-        #expect(transport.sent.allSatisfy { $0.header("Authorization") == nil })
+        #expect(transport.requests.allSatisfy { $0.header("Authorization") == nil })
 
-        let before = transport.sent.count
+        let before = transport.requests.count
         for read in [
             { _ = try await adapter.balances(accountId: nil) }, { _ = try await adapter.positions(accountId: nil) },
             { _ = try await adapter.accounts() }, { _ = try await adapter.orders(OrderQuery()) },
@@ -193,24 +159,24 @@ struct PublicModeTests {
             #expect(error?.message.hasPrefix("this connection has no API keys") == true)
             #expect(error?.retryable == false)
         }
-        #expect(transport.sent.count == before)
+        #expect(transport.requests.count == before)
     }
 
     @Test("keys are validated against /account/balances: Must be authorized is unauthorized, with or without HTTP 401")
     func validation() async throws {
-        let good = RoutedTransport(["GET /account/balances": [(200, #"{"success":true,"balances":{"BTC":"1.00000000"}}"#)]])
+        let good = routed(["GET /account/balances": [(200, #"{"success":true,"balances":{"BTC":"1.00000000"}}"#)]])
         try await makeAdapter(good).validateCredentials()
-        #expect(good.sent.first?.header("Authorization") == "Basic " + Data("KEY123:SUPERSECRETVALUE".utf8).base64EncodedString())
+        #expect(good.requests.first?.header("Authorization") == "Basic " + Data("KEY123:SUPERSECRETVALUE".utf8).base64EncodedString())
 
         for status in [200, 401] {
-            let refused = RoutedTransport(["GET /account/balances": [(status, #"{"success":false,"error":"Must be authorized"}"#)]])
+            let refused = routed(["GET /account/balances": [(status, #"{"success":false,"error":"Must be authorized"}"#)]])
             let error = await #expect(throws: GatewayError.self) { try await makeAdapter(refused).validateCredentials() }
             #expect(error?.code == .unauthorized)
             #expect(error?.brokerCode == "Must be authorized")
             #expect(error?.message.contains("SUPERSECRETVALUE") == false)
         }
         // A base URL that does not speak the dialect is not accepted either.
-        let html = RoutedTransport(["GET /markets": [(200, "<html>parked domain</html>")]])
+        let html = routed(["GET /markets": [(200, "<html>parked domain</html>")]])
         let error = await #expect(throws: GatewayError.self) {
             try await makeAdapter(html, credentials: BrokerCredentials()).validateCredentials()
         }
@@ -224,7 +190,7 @@ struct PublicModeTests {
         logger.logLevel = .trace
         // The call log line is the pipeline's (every adapter's calls go through it in production).
         let transport = BrokerPipeline().transport(
-            wrapping: RoutedTransport(["GET /account/balances": [(200, #"{"success":true,"balances":{}}"#)]]),
+            wrapping: routed(["GET /account/balances": [(200, #"{"success":true,"balances":{}}"#)]]),
             connection: ConnectionDescriptor(
                 id: "conn-1",
                 tenantId: "t",
@@ -262,7 +228,7 @@ final class CollectingLogHandler: LogHandler, @unchecked Sendable {
 struct BalanceTests {
     @Test("two calls whatever the number of currencies: totals, and every open order for what they hold")
     func twoCalls() async throws {
-        let transport = RoutedTransport([
+        let transport = routed([
             "GET /account/balances": [
                 (200, #"{"success":true,"balances":{"BTC":"1.50000000","XMR":"0.00000000","LTC":"2","A":"1","B":"1","C":"1","D":"1"}}"#)
             ],
@@ -274,16 +240,16 @@ struct BalanceTests {
             #expect(balance.available == balance.total && balance.held == 0)
             #expect(balance.accountId == "spot")
         }
-        #expect(transport.sent.count == 2)
-        let orders = try #require(transport.sent.first { $0.url.hasSuffix("/account/orders") })
+        #expect(transport.requests.count == 2)
+        let orders = try #require(transport.requests.first { $0.url.hasSuffix("/account/orders") })
         // No market field: the open orders of every market.
         #expect(orders.method == .post && (orders.body ?? Data()).isEmpty)
-        #expect(!transport.sent.contains { $0.url.hasSuffix("/account/balance") })
+        #expect(!transport.requests.contains { $0.url.hasSuffix("/account/balance") })
     }
 
     @Test("a sell holds its remaining base quantity; a buy holds price × quantity of the quote, rounded up to 8 decimals")
     func heldFromOrders() async throws {
-        let transport = RoutedTransport([
+        let transport = routed([
             "GET /account/balances": [
                 (200, #"{"success":true,"balances":{"BTC":"1.50000000","XMR":"25.00000000","LTC":"40.00000000","USDT":"0.00000000"}}"#)
             ],
@@ -312,7 +278,7 @@ struct BalanceTests {
 
     @Test("the older quote-first naming: BTC-XMR is base XMR")
     func quoteFirstNaming() async throws {
-        let transport = RoutedTransport([
+        let transport = routed([
             "GET /account/balances": [(200, #"{"success":true,"balances":{"BTC":"1","XMR":"3"}}"#)],
             "POST /account/orders": [
                 (200, #"[{"uuid":"a","date":1514876938,"type":"sell","price":"0.02621960","quantity":"1.55772526","market":"BTC-XMR"}]"#)
@@ -343,7 +309,7 @@ struct BalanceTests {
             #"{"uuid":"a","date":1,"type":"buy","price":"1","quantity":"1","market":"XMRBTC"}"#,
             #"{"uuid":"a","date":1,"type":"buy","price":"1","quantity":"1.5abc","market":"XMR-BTC"}"#,
         ] {
-            let transport = RoutedTransport([
+            let transport = routed([
                 "GET /account/balances": [(200, #"{"success":true,"balances":{"BTC":"1"}}"#)],
                 "POST /account/orders": [(200, "[\(entry)]")],
             ])
@@ -355,7 +321,7 @@ struct BalanceTests {
 
     @Test("includeZeroBalances keeps zero totals; another account id is not_found")
     func zeroBalances() async throws {
-        let transport = RoutedTransport([
+        let transport = routed([
             "GET /account/balances": [(200, #"{"success":true,"balances":{"BTC":"0.00000000"}}"#)],
             "POST /account/orders": [(200, "[]")],
         ])
@@ -369,7 +335,7 @@ struct BalanceTests {
     /// Issue 26. Before: the whole source failed with the auxiliary call, and the totals that did arrive were lost.
     @Test("a failing open-orders call answers the totals, nothing held, and records the gap")
     func partialFailure() async throws {
-        let transport = RoutedTransport([
+        let transport = routed([
             "GET /account/balances": [(200, #"{"success":true,"balances":{"BTC":"1"}}"#)],
             "POST /account/orders": [(503, "<html>down</html>")],
         ])
@@ -379,7 +345,7 @@ struct BalanceTests {
         #expect(gaps.map(\.code) == [.upstreamUnavailable])
         #expect(gaps.first?.message.contains("held amounts are unknown") == true)
         // The totals are the answer: their failure still fails the read.
-        let down = RoutedTransport([
+        let down = routed([
             "GET /account/balances": [(503, "<html>down</html>")],
             "POST /account/orders": [(200, "[]")],
         ])
@@ -392,7 +358,7 @@ struct BalanceTests {
 struct OrderTests {
     @Test("place sends the form with plain decimals and records the placement; the read-back gives fills")
     func place() async throws {
-        let transport = RoutedTransport([
+        let transport = routed([
             "POST /order/buy": [(200, #"{"success":true,"uuid":"ae19d981-7341-1d2a-54e8-e32b4f33b4f6","bnewbalavail":"0.1","snewbalavail":"0.5"}"#)],
             "GET /account/order/ae19d981-7341-1d2a-54e8-e32b4f33b4f6": [
                 (
@@ -407,7 +373,7 @@ struct OrderTests {
         #expect(order.quantity == 1 && order.filledQuantity == Decimal(string: "0.6"))
         #expect(order.clientOrderId == "coid-1")
         #expect(order.brokerOrderId == "ae19d981-7341-1d2a-54e8-e32b4f33b4f6")
-        let sent = try #require(transport.sent.first)
+        let sent = try #require(transport.requests.first)
         #expect(String(decoding: sent.body ?? Data(), as: UTF8.self) == "market=XMR-BTC&quantity=1&price=0.0042")
         #expect(sent.timeout == .seconds(15))
         let record = try #require(adapter.placement(clientOrderId: "coid-1"))
@@ -417,11 +383,11 @@ struct OrderTests {
 
     @Test("an answer without uuid means filled at once; a failed read-back reports the order open")
     func placeEdgeCases() async throws {
-        let filled = RoutedTransport(["POST /order/sell": [(200, #"{"success":true,"bnewbalavail":"0.1","snewbalavail":"0.5"}"#)]])
+        let filled = routed(["POST /order/sell": [(200, #"{"success":true,"bnewbalavail":"0.1","snewbalavail":"0.5"}"#)]])
         let order = try await makeAdapter(filled).placeOrder(limitOrder(side: .sell))
         #expect(order.status == .filled && order.filledQuantity == 1 && order.brokerOrderId == nil)
 
-        let lost = RoutedTransport([
+        let lost = routed([
             "POST /order/buy": [(200, #"{"success":true,"uuid":"u-1","bnewbalavail":"0.1","snewbalavail":"0.5"}"#)],
             "GET /account/order/u-1": [(502, "bad gateway")],
         ])
@@ -438,16 +404,16 @@ struct OrderTests {
         ]
     )
     func rules(_ request: OrderRequest, _ field: String) async throws {
-        let transport = RoutedTransport([:])
+        let transport = routed([:])
         let error = await #expect(throws: GatewayError.self) { try await makeAdapter(transport).placeOrder(request) }
         #expect(error?.code == .unprocessable)
         #expect(error?.details.contains { $0.field == field } == true, "\(String(describing: error?.details))")
-        #expect(transport.sent.isEmpty)
+        #expect(transport.requests.isEmpty)
     }
 
     @Test("order by uuid: remaining 0 is filled; fills with something left are partially filled")
     func orderStatus() async throws {
-        let transport = RoutedTransport([
+        let transport = routed([
             "GET /account/order/a": [
                 (
                     200,
@@ -476,24 +442,24 @@ struct OrderTests {
 
     @Test("cancel: a filled order is a conflict; an order no longer answered was already canceled")
     func cancel() async throws {
-        let base = try await makeAdapter(RoutedTransport(["GET /account/order/u": [(200, openOrderDetail)]])).order(brokerOrderId: "u")
+        let base = try await makeAdapter(routed(["GET /account/order/u": [(200, openOrderDetail)]])).order(brokerOrderId: "u")
 
-        let filled = RoutedTransport([
+        let filled = routed([
             "GET /account/order/u": [
                 (200, #"{"success":true,"date":"1","type":"buy","market":"XMR-BTC","price":"0.0042","quantity":"0","fulfilled":"1"}"#)
             ]
         ])
         let conflict = await #expect(throws: GatewayError.self) { try await makeAdapter(filled).cancelOrder(base) }
         #expect(conflict?.code == .conflict)
-        #expect(filled.sent.count == 1)
+        #expect(filled.requests.count == 1)
 
-        let gone = RoutedTransport(["GET /account/order/u": [(200, #"{"success":false,"error":"Order not found"}"#)]])
+        let gone = routed(["GET /account/order/u": [(200, #"{"success":false,"error":"Order not found"}"#)]])
         let canceled = try await makeAdapter(gone).cancelOrder(base)
         #expect(canceled.status == .canceled)
-        #expect(gone.sent.count == 1)
+        #expect(gone.requests.count == 1)
 
         // The order filled between the read and the cancel.
-        let raced = RoutedTransport([
+        let raced = routed([
             "GET /account/order/u": [
                 (200, openOrderDetail),
                 (200, #"{"success":true,"date":"1","type":"buy","market":"XMR-BTC","price":"0.0042","quantity":"0","fulfilled":"1"}"#),
@@ -506,8 +472,8 @@ struct OrderTests {
 
     @Test("modify is cancel then place; a failed place after the cancel says the original was cancelled and the replacement was not placed")
     func modifyPartialFailure() async throws {
-        let base = try await makeAdapter(RoutedTransport(["GET /account/order/u": [(200, openOrderDetail)]])).order(brokerOrderId: "u")
-        let transport = RoutedTransport([
+        let base = try await makeAdapter(routed(["GET /account/order/u": [(200, openOrderDetail)]])).order(brokerOrderId: "u")
+        let transport = routed([
             "GET /account/order/u": [(200, openOrderDetail)],
             "POST /order/cancel": [(200, #"{"success":true}"#)],
             "POST /order/buy": [(200, #"{"success":false,"error":"Insufficient funds"}"#)],
@@ -521,11 +487,11 @@ struct OrderTests {
             error?.message.contains("the original order u was cancelled and the replacement was not placed") == true,
             "\(String(describing: error?.message))"
         )
-        #expect(transport.sent.map(\.method.rawValue) == ["GET", "POST", "POST"])
-        #expect(String(decoding: transport.sent[2].body ?? Data(), as: UTF8.self) == "market=XMR-BTC&quantity=1&price=0.005")
+        #expect(transport.requests.map(\.method.rawValue) == ["GET", "POST", "POST"])
+        #expect(String(decoding: transport.requests[2].body ?? Data(), as: UTF8.self) == "market=XMR-BTC&quantity=1&price=0.005")
 
         // A lost answer: whether the replacement exists is unknown, and the message says so.
-        let timedOut = RoutedTransport([
+        let timedOut = routed([
             "GET /account/order/u": [(200, openOrderDetail)],
             "POST /order/cancel": [(200, #"{"success":true}"#)],
             "POST /order/buy": [(504, "")],
@@ -536,7 +502,7 @@ struct OrderTests {
         #expect(unknown?.message.contains("was cancelled and whether the replacement was placed is unknown") == true)
 
         // A failed cancel changes nothing and places nothing.
-        let stuck = RoutedTransport([
+        let stuck = routed([
             "GET /account/order/u": [(200, openOrderDetail)],
             "POST /order/cancel": [(503, "")],
         ])
@@ -544,14 +510,14 @@ struct OrderTests {
             try await makeAdapter(stuck).modifyOrder(base, OrderModification(quantity: 2))
         }
         #expect(cancelError?.code == .upstreamUnavailable)
-        #expect(!stuck.sent.contains { $0.url.hasSuffix("/order/buy") })
+        #expect(!stuck.requests.contains { $0.url.hasSuffix("/order/buy") })
     }
 
     @Test("modify succeeds with the new price and the quantity less what already traded")
     func modify() async throws {
-        let base = try await makeAdapter(RoutedTransport(["GET /account/order/u": [(200, openOrderDetail)]])).order(brokerOrderId: "u")
+        let base = try await makeAdapter(routed(["GET /account/order/u": [(200, openOrderDetail)]])).order(brokerOrderId: "u")
         let partial = #"{"success":true,"date":"1","type":"buy","market":"XMR-BTC","price":"0.0042","quantity":"0.75","fulfilled":"0.25"}"#
-        let transport = RoutedTransport([
+        let transport = routed([
             "GET /account/order/u": [(200, partial)],
             "POST /order/cancel": [(200, #"{"success":true}"#)],
             "POST /order/buy": [(200, #"{"success":true,"uuid":"v","bnewbalavail":"1","snewbalavail":"1"}"#)],
@@ -562,7 +528,7 @@ struct OrderTests {
         let replaced = try await makeAdapter(transport).modifyOrder(base, OrderModification(quantity: 2, limitPrice: Decimal(string: "0.005")))
         #expect(replaced.brokerOrderId == "v")
         #expect(replaced.limitPrice == Decimal(string: "0.005") && replaced.quantity == Decimal(string: "1.75"))
-        #expect(String(decoding: transport.sent[2].body ?? Data(), as: UTF8.self) == "market=XMR-BTC&quantity=1.75&price=0.005")
+        #expect(String(decoding: transport.requests[2].body ?? Data(), as: UTF8.self) == "market=XMR-BTC&quantity=1.75&price=0.005")
         let invalid = await #expect(throws: GatewayError.self) {
             try await makeAdapter(transport).modifyOrder(base, OrderModification(type: .market))
         }
@@ -571,7 +537,7 @@ struct OrderTests {
 
     @Test("orders: one symbol filters at the venue; closed is unprocessable; client order ids find nothing")
     func listing() async throws {
-        let transport = RoutedTransport([
+        let transport = routed([
             "POST /account/orders": [
                 (
                     200,
@@ -592,7 +558,7 @@ struct OrderTests {
         #expect(all.map(\.brokerOrderId) == ["b", "a"])
         #expect(all[1].status == .partiallyFilled && all[1].quantity == 1 && all[1].filledQuantity == Decimal(string: "0.6"))
         let one = try await adapter.orders(OrderQuery(symbols: ["XMR/BTC"]))
-        #expect(String(decoding: transport.sent.last { $0.url.hasSuffix("/account/orders") }?.body ?? Data(), as: UTF8.self) == "market=XMR-BTC")
+        #expect(String(decoding: transport.requests.last { $0.url.hasSuffix("/account/orders") }?.body ?? Data(), as: UTF8.self) == "market=XMR-BTC")
         #expect(one.map(\.brokerOrderId) == ["b", "a"])  // the venue filters by market; this stub does not
         let two = try await adapter.orders(OrderQuery(symbols: ["XMR/BTC", "ETH/BTC"]))
         #expect(two.map(\.brokerOrderId) == ["a"])
@@ -604,7 +570,7 @@ struct OrderTests {
     /// Issue 26. Before: one order's failed detail read failed the whole list.
     @Test("orders: an order whose detail read fails stays listed without its fills, and the gap is recorded")
     func listingWithAFailedDetail() async throws {
-        let transport = RoutedTransport([
+        let transport = routed([
             "POST /account/orders": [
                 (
                     200,
@@ -632,7 +598,7 @@ struct OrderTests {
                 #"{"success":true,"date":\#(date),"type":"\#(type)","market":"XMR-BTC","price":"\#(price)","quantity":"\#(remaining)","fulfilled":"\#(filled)"}"#
             )
         }
-        let transport = RoutedTransport([
+        let transport = routed([
             "POST /account/orders": [
                 (
                     200,
@@ -665,13 +631,13 @@ struct OrderTests {
         )
         let matcher = OrderMatcher(clockSkew: 5)
         #expect(matcher.candidates(for: intent, among: open).map(\.brokerOrderId) == ["hit"])
-        #expect(String(decoding: transport.sent[0].body ?? Data(), as: UTF8.self) == "market=XMR-BTC")
+        #expect(String(decoding: transport.requests[0].body ?? Data(), as: UTF8.self) == "market=XMR-BTC")
         #expect(adapter.placement(clientOrderId: "never-sent") == nil)
     }
 
     @Test("preview: cost from the limit, buying power from the available quote currency, warnings when short or marketable")
     func preview() async throws {
-        let transport = RoutedTransport([
+        let transport = routed([
             "GET /ticker/XMR-BTC": [
                 (
                     200,
@@ -685,6 +651,6 @@ struct OrderTests {
         #expect(preview.estimatedCost == Decimal(string: "0.0042"))
         #expect(preview.buyingPowerAfter == Decimal(string: "-0.0012"))
         #expect(preview.warnings.count == 2)
-        #expect(String(decoding: transport.sent.first { $0.url.hasSuffix("/account/balance") }?.body ?? Data(), as: UTF8.self) == "currency=BTC")
+        #expect(String(decoding: transport.requests.first { $0.url.hasSuffix("/account/balance") }?.body ?? Data(), as: UTF8.self) == "currency=BTC")
     }
 }

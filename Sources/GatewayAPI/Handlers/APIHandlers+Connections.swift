@@ -8,7 +8,7 @@ import OpenAPIRuntime
 extension APIHandlers {
     func listConnections(_ input: Operations.ListConnections.Input) async throws -> Operations.ListConnections.Output {
         let owner = try RequestIdentity.requireOwner()
-        return .ok(.init(body: .json(.init(data: try await gateway.connections(owner: owner)))))
+        return .ok(.init(body: .json(.init(data: try await connections.connections(owner: owner)))))
     }
 
     func linkConnection(_ input: Operations.LinkConnection.Input) async throws -> Operations.LinkConnection.Output {
@@ -21,7 +21,7 @@ extension APIHandlers {
             settings: body.settings?.additionalProperties,
             credentials: body.credentials?.additionalProperties
         )
-        switch try await gateway.link(owner: owner, request, callbackBase: callbackBase) {
+        switch try await connections.link(owner: owner, request, callbackBase: callbackBase) {
         case .linked(let connection): return .created(.init(body: .json(.init(data: connection))))
         case .pending(let pending): return .accepted(.init(body: .json(.init(data: pending))))
         }
@@ -29,26 +29,7 @@ extension APIHandlers {
 
     func authenticateAll(_ input: Operations.AuthenticateAll.Input) async throws -> Operations.AuthenticateAll.Output {
         let owner = try RequestIdentity.requireOwner()
-        return .ok(.init(body: .json(.init(data: try await gateway.authenticateAll(owner: owner)))))
-    }
-
-    func exportConnections(_ input: Operations.ExportConnections.Input) async throws -> Operations.ExportConnections.Output {
-        let owner = try RequestIdentity.requireOwner()
-        guard case .json(let body) = input.body else { throw APIError.unsupportedBody }
-        let exported = try await gateway.exportConnections(owner: owner, recipientKey: body.recipientKey)
-        return .ok(.init(body: .json(.init(data: exported))))
-    }
-
-    func importConnections(_ input: Operations.ImportConnections.Input) async throws -> Operations.ImportConnections.Output {
-        let owner = try RequestIdentity.requireOwner()
-        guard case .json(let body) = input.body else { throw APIError.unsupportedBody }
-        let reports = try await gateway.importConnections(owner: owner, bundle: body.bundle, callbackBase: callbackBase)
-        return .ok(.init(body: .json(.init(data: reports))))
-    }
-
-    func getImportKey(_ input: Operations.GetImportKey.Input) async throws -> Operations.GetImportKey.Output {
-        _ = try RequestIdentity.requireTenant()
-        return .ok(.init(body: .json(.init(data: gateway.importKey()))))
+        return .ok(.init(body: .json(.init(data: try await connections.authenticateAll(owner: owner)))))
     }
 
     func completeLink(_ input: Operations.CompleteLink.Input) async throws -> Operations.CompleteLink.Output {
@@ -57,13 +38,13 @@ extension APIHandlers {
         if body.oAuthVerifier.isEmpty || body.oAuthVerifier.count > 2048 {
             throw GatewayError.unprocessable([FieldProblem(field: "oAuthVerifier", problem: "must be 1 to 2048 characters")])
         }
-        let connection = try await gateway.completeLink(owner: owner, id: input.path.id, verifier: body.oAuthVerifier)
+        let connection = try await connections.completeLink(owner: owner, id: input.path.id, verifier: body.oAuthVerifier)
         return .ok(.init(body: .json(.init(data: connection))))
     }
 
     func relink(_ input: Operations.Relink.Input) async throws -> Operations.Relink.Output {
         let owner = try RequestIdentity.requireOwner()
-        switch try await gateway.startRelink(owner: owner, id: input.path.id, callbackBase: callbackBase) {
+        switch try await connections.startRelink(owner: owner, id: input.path.id, callbackBase: callbackBase) {
         case .pending(let pending): return .ok(.init(body: .json(.init(data: pending))))
         case .linked(let connection): return .created(.init(body: .json(.init(data: connection))))
         }
@@ -71,7 +52,7 @@ extension APIHandlers {
 
     func authenticateConnection(_ input: Operations.AuthenticateConnection.Input) async throws -> Operations.AuthenticateConnection.Output {
         let owner = try RequestIdentity.requireOwner()
-        return .ok(.init(body: .json(.init(data: try await gateway.authenticate(owner: owner, id: input.path.id)))))
+        return .ok(.init(body: .json(.init(data: try await connections.authenticate(owner: owner, id: input.path.id)))))
     }
 
     func answerChallenge(_ input: Operations.AnswerChallenge.Input) async throws -> Operations.AnswerChallenge.Output {
@@ -80,7 +61,7 @@ extension APIHandlers {
         if body.answer.isEmpty || body.answer.count > 256 {
             throw GatewayError.unprocessable([FieldProblem(field: "answer", problem: "must be 1 to 256 characters")])
         }
-        let report = try await gateway.answerChallenge(owner: owner, id: input.path.id, answer: body.answer)
+        let report = try await connections.answerChallenge(owner: owner, id: input.path.id, answer: body.answer)
         return .ok(.init(body: .json(.init(data: report))))
     }
 
@@ -92,7 +73,7 @@ extension APIHandlers {
         else {
             throw GatewayError.invalid("oAuthVerifier", "and state are required")
         }
-        let connection = try await gateway.completeLinkFromCallback(connectionId: input.path.id, state: state, verifier: verifier)
+        let connection = try await connections.completeLinkFromCallback(connectionId: input.path.id, state: state, verifier: verifier)
         let html = Self.linkCallbackPage(connection)
         // Its Content-Security-Policy and nosniff headers come from SecurityHeadersMiddleware, as on every answer.
         return .ok(.init(body: .html(HTTPBody(html))))
@@ -126,12 +107,12 @@ extension APIHandlers {
 
     func getConnection(_ input: Operations.GetConnection.Input) async throws -> Operations.GetConnection.Output {
         let owner = try RequestIdentity.requireOwner()
-        return .ok(.init(body: .json(.init(data: try await gateway.connection(owner: owner, id: input.path.id)))))
+        return .ok(.init(body: .json(.init(data: try await connections.connection(owner: owner, id: input.path.id)))))
     }
 
     func deleteConnection(_ input: Operations.DeleteConnection.Input) async throws -> Operations.DeleteConnection.Output {
         let owner = try RequestIdentity.requireOwner()
-        try await gateway.unlink(owner: owner, id: input.path.id)
+        try await connections.unlink(owner: owner, id: input.path.id)
         return .noContent(.init())
     }
 

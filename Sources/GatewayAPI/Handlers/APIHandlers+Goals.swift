@@ -10,33 +10,33 @@ extension APIHandlers {
         let owner = try RequestIdentity.requireOwner()
         let q = input.query
         let maxAge = try QueryValue.selection(connection: nil, broker: nil, account: nil, maxAgeMs: q.maxAgeMs).maxAge
-        let read = try await gateway.goals(owner: owner, currency: q.currency, maxAge: maxAge)
+        let read = try await portfolio.goals(owner: owner, currency: q.currency, maxAge: maxAge)
         return .ok(.init(body: .json(.init(data: read.goals, overall: read.overall, sources: read.sources, partial: read.partial))))
     }
 
     func createGoal(_ input: Operations.CreateGoal.Input) async throws -> Operations.CreateGoal.Output {
         let owner = try RequestIdentity.requireOwner()
         guard case .json(let body) = input.body else { throw APIError.unsupportedBody }
-        let read = try await gateway.createGoal(owner: owner, body)
+        let read = try await portfolio.createGoal(owner: owner, body)
         return .created(.init(body: .json(try Self.goalBody(read))))
     }
 
     func getGoal(_ input: Operations.GetGoal.Input) async throws -> Operations.GetGoal.Output {
         let owner = try RequestIdentity.requireOwner()
-        let read = try await gateway.goal(owner: owner, id: input.path.id)
+        let read = try await portfolio.goal(owner: owner, id: input.path.id)
         return .ok(.init(body: .json(try Self.goalBody(read))))
     }
 
     func updateGoal(_ input: Operations.UpdateGoal.Input) async throws -> Operations.UpdateGoal.Output {
         let owner = try RequestIdentity.requireOwner()
         guard case .json(let body) = input.body else { throw APIError.unsupportedBody }
-        let read = try await gateway.updateGoal(owner: owner, id: input.path.id, body)
+        let read = try await portfolio.updateGoal(owner: owner, id: input.path.id, body)
         return .ok(.init(body: .json(try Self.goalBody(read))))
     }
 
     func deleteGoal(_ input: Operations.DeleteGoal.Input) async throws -> Operations.DeleteGoal.Output {
         let owner = try RequestIdentity.requireOwner()
-        try await gateway.deleteGoal(owner: owner, id: input.path.id)
+        try await portfolio.deleteGoal(owner: owner, id: input.path.id)
         return .noContent(.init())
     }
 }

@@ -20,7 +20,7 @@ extension APIHandlers {
                 after: q.after,
                 until: q.until
             )
-            let r = try await gateway.orders(owner: owner, selection, brokerOrderId: brokerOrderId, matching: filters)
+            let r = try await orders.orders(owner: owner, selection, brokerOrderId: brokerOrderId, matching: filters)
             return .ok(.init(body: .json(.init(data: r.data, sources: r.sources, partial: r.partial))))
         }
         let query = OrderQuery(
@@ -31,14 +31,14 @@ extension APIHandlers {
             after: q.after,
             until: q.until
         )
-        let r = try await gateway.orders(owner: owner, selection, query)
+        let r = try await orders.orders(owner: owner, selection, query)
         return .ok(.init(body: .json(.init(data: r.data, sources: r.sources, partial: r.partial))))
     }
 
     func placeOrder(_ input: Operations.PlaceOrder.Input) async throws -> Operations.PlaceOrder.Output {
         let owner = try RequestIdentity.requireOwner()
         guard case .json(let request) = input.body else { throw APIError.unsupportedBody }
-        let result = try await gateway.placeOrder(owner: owner, request, idempotencyKey: input.headers.idempotencyKey)
+        let result = try await orders.placeOrder(owner: owner, request, idempotencyKey: input.headers.idempotencyKey)
         let headers = result.replayed ? Operations.PlaceOrder.Output.Created.Headers(idempotentReplayed: ._true) : .init()
         switch result.outcome {
         case .accepted:
@@ -56,36 +56,36 @@ extension APIHandlers {
     func previewOrder(_ input: Operations.PreviewOrder.Input) async throws -> Operations.PreviewOrder.Output {
         let owner = try RequestIdentity.requireOwner()
         guard case .json(let request) = input.body else { throw APIError.unsupportedBody }
-        return .ok(.init(body: .json(.init(data: try await gateway.previewOrder(owner: owner, request)))))
+        return .ok(.init(body: .json(.init(data: try await orders.previewOrder(owner: owner, request)))))
     }
 
     func getOrder(_ input: Operations.GetOrder.Input) async throws -> Operations.GetOrder.Output {
         let principal = try RequestIdentity.requirePrincipal()
         // A tenant admin naming no user reads the journal as it stands (a deleted user's orders too).
         if principal.userId == nil, principal.has(.admin) {
-            return .ok(.init(body: .json(.init(data: try await gateway.journaledOrderForAdmin(tenant: principal.tenant, id: input.path.id)))))
+            return .ok(.init(body: .json(.init(data: try await orders.journaledOrderForAdmin(tenant: principal.tenant, id: input.path.id)))))
         }
         let owner = try principal.owner()
-        return .ok(.init(body: .json(.init(data: try await gateway.order(owner: owner, id: input.path.id)))))
+        return .ok(.init(body: .json(.init(data: try await orders.order(owner: owner, id: input.path.id)))))
     }
 
     func modifyOrder(_ input: Operations.ModifyOrder.Input) async throws -> Operations.ModifyOrder.Output {
         let owner = try RequestIdentity.requireOwner()
         guard case .json(let modification) = input.body else { throw APIError.unsupportedBody }
-        return .ok(.init(body: .json(.init(data: try await gateway.modifyOrder(owner: owner, id: input.path.id, modification)))))
+        return .ok(.init(body: .json(.init(data: try await orders.modifyOrder(owner: owner, id: input.path.id, modification)))))
     }
 
     func cancelOrder(_ input: Operations.CancelOrder.Input) async throws -> Operations.CancelOrder.Output {
         let owner = try RequestIdentity.requireOwner()
-        return .ok(.init(body: .json(.init(data: try await gateway.cancelOrder(owner: owner, id: input.path.id)))))
+        return .ok(.init(body: .json(.init(data: try await orders.cancelOrder(owner: owner, id: input.path.id)))))
     }
 
     func listOrderEvents(_ input: Operations.ListOrderEvents.Input) async throws -> Operations.ListOrderEvents.Output {
         let principal = try RequestIdentity.requirePrincipal()
         if principal.userId == nil, principal.has(.admin) {
-            return .ok(.init(body: .json(.init(data: try await gateway.orderEventsForAdmin(tenant: principal.tenant, id: input.path.id)))))
+            return .ok(.init(body: .json(.init(data: try await orders.orderEventsForAdmin(tenant: principal.tenant, id: input.path.id)))))
         }
         let owner = try principal.owner()
-        return .ok(.init(body: .json(.init(data: try await gateway.orderEvents(owner: owner, id: input.path.id)))))
+        return .ok(.init(body: .json(.init(data: try await orders.orderEvents(owner: owner, id: input.path.id)))))
     }
 }

@@ -10,7 +10,7 @@ extension APIHandlers {
         let owner = try RequestIdentity.requireOwner()
         let q = input.query
         let selection = try QueryValue.selection(connection: q.connection, broker: q.broker, account: q.account, maxAgeMs: q.maxAgeMs)
-        let read = try await gateway.portfolio(owner: owner, selection, currency: q.currency ?? "USD")
+        let read = try await portfolio.portfolio(owner: owner, selection, currency: q.currency ?? "USD")
         return .ok(.init(body: .json(.init(data: read.portfolio, sources: read.sources, partial: read.partial))))
     }
 }

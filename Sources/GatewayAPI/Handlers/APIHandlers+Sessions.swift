@@ -29,7 +29,7 @@ extension APIHandlers {
             appVersion: body.device.appVersion,
             fingerprint: body.device.fingerprint
         )
-        let issued = try await gateway.login(
+        let issued = try await sessions.login(
             LoginRequest(
                 tenantId: body.tenantId,
                 email: body.email,
@@ -44,71 +44,71 @@ extension APIHandlers {
 
     func refreshSession(_ input: Operations.RefreshSession.Input) async throws -> Operations.RefreshSession.Output {
         guard case .json(let body) = input.body else { throw APIError.unsupportedBody }
-        return .ok(.init(body: .json(.init(data: Self.tokens(try await gateway.refresh(token: body.refreshToken))))))
+        return .ok(.init(body: .json(.init(data: Self.tokens(try await sessions.refresh(token: body.refreshToken))))))
     }
 
     func logout(_ input: Operations.Logout.Input) async throws -> Operations.Logout.Output {
-        _ = try await gateway.logout(try RequestIdentity.requirePrincipal(), .session)
+        _ = try await sessions.logout(try RequestIdentity.requirePrincipal(), .session)
         return .noContent(.init())
     }
 
     func logoutDevice(_ input: Operations.LogoutDevice.Input) async throws -> Operations.LogoutDevice.Output {
         var deviceId: String?
         if case .json(let body) = input.body { deviceId = body.deviceId }
-        let count = try await gateway.logout(try RequestIdentity.requirePrincipal(), .device(deviceId))
+        let count = try await sessions.logout(try RequestIdentity.requirePrincipal(), .device(deviceId))
         return .ok(.init(body: .json(.init(data: .init(revoked: count)))))
     }
 
     func logoutAllDevices(_ input: Operations.LogoutAllDevices.Input) async throws -> Operations.LogoutAllDevices.Output {
-        let count = try await gateway.logout(try RequestIdentity.requirePrincipal(), .allDevices)
+        let count = try await sessions.logout(try RequestIdentity.requirePrincipal(), .allDevices)
         return .ok(.init(body: .json(.init(data: .init(revoked: count)))))
     }
 
     func getSession(_ input: Operations.GetSession.Input) async throws -> Operations.GetSession.Output {
-        let overview = try await gateway.sessionOverview(try RequestIdentity.requirePrincipal())
+        let overview = try await sessions.sessionOverview(try RequestIdentity.requirePrincipal())
         return .ok(.init(body: .json(.init(data: .init(current: overview.current, sessions: overview.live)))))
     }
 
     func extendSession(_ input: Operations.ExtendSession.Input) async throws -> Operations.ExtendSession.Output {
         var seconds: Int?
         if case .json(let body) = input.body { seconds = body.seconds }
-        let session = try await gateway.extendSession(try RequestIdentity.requirePrincipal(), seconds: seconds)
+        let session = try await sessions.extendSession(try RequestIdentity.requirePrincipal(), seconds: seconds)
         return .ok(.init(body: .json(.init(data: session))))
     }
 
     func listDevices(_ input: Operations.ListDevices.Input) async throws -> Operations.ListDevices.Output {
-        .ok(.init(body: .json(.init(data: try await gateway.devices(owner: try RequestIdentity.requireOwner())))))
+        .ok(.init(body: .json(.init(data: try await sessions.devices(owner: try RequestIdentity.requireOwner())))))
     }
 
     func getDevice(_ input: Operations.GetDevice.Input) async throws -> Operations.GetDevice.Output {
-        .ok(.init(body: .json(.init(data: try await gateway.device(owner: try RequestIdentity.requireOwner(), id: input.path.id)))))
+        .ok(.init(body: .json(.init(data: try await sessions.device(owner: try RequestIdentity.requireOwner(), id: input.path.id)))))
     }
 
     func updateDevice(_ input: Operations.UpdateDevice.Input) async throws -> Operations.UpdateDevice.Output {
         let owner = try RequestIdentity.requireOwner()
         guard case .json(let body) = input.body else { throw APIError.unsupportedBody }
-        let device = try await gateway.updateDevice(owner: owner, id: input.path.id, name: body.name, trusted: body.trusted)
+        let device = try await sessions.updateDevice(owner: owner, id: input.path.id, name: body.name, trusted: body.trusted)
         return .ok(.init(body: .json(.init(data: device))))
     }
 
     func deleteDevice(_ input: Operations.DeleteDevice.Input) async throws -> Operations.DeleteDevice.Output {
-        try await gateway.deleteDevice(owner: try RequestIdentity.requireOwner(), id: input.path.id)
+        try await sessions.deleteDevice(owner: try RequestIdentity.requireOwner(), id: input.path.id)
         return .noContent(.init())
     }
 
     func listDeviceSessions(_ input: Operations.ListDeviceSessions.Input) async throws -> Operations.ListDeviceSessions.Output {
-        let sessions = try await gateway.deviceSessions(owner: try RequestIdentity.requireOwner(), id: input.path.id)
+        let sessions = try await sessions.deviceSessions(owner: try RequestIdentity.requireOwner(), id: input.path.id)
         return .ok(.init(body: .json(.init(data: sessions))))
     }
 
     func revokeDeviceSessions(_ input: Operations.RevokeDeviceSessions.Input) async throws -> Operations.RevokeDeviceSessions.Output {
-        let count = try await gateway.revokeDeviceSessions(owner: try RequestIdentity.requireOwner(), id: input.path.id)
+        let count = try await sessions.revokeDeviceSessions(owner: try RequestIdentity.requireOwner(), id: input.path.id)
         return .ok(.init(body: .json(.init(data: .init(revoked: count)))))
     }
 
     func registerPushToken(_ input: Operations.RegisterPushToken.Input) async throws -> Operations.RegisterPushToken.Output {
         guard case .json(let body) = input.body else { throw APIError.unsupportedBody }
-        let device = try await gateway.registerPushToken(
+        let device = try await sessions.registerPushToken(
             try RequestIdentity.requirePrincipal(),
             deviceHeader: input.headers.xDeviceID,
             token: body.token,
@@ -118,19 +118,19 @@ extension APIHandlers {
     }
 
     func removePushToken(_ input: Operations.RemovePushToken.Input) async throws -> Operations.RemovePushToken.Output {
-        try await gateway.removePushToken(try RequestIdentity.requirePrincipal(), deviceHeader: input.headers.xDeviceID)
+        try await sessions.removePushToken(try RequestIdentity.requirePrincipal(), deviceHeader: input.headers.xDeviceID)
         return .noContent(.init())
     }
 
     func createLoginCode(_ input: Operations.CreateLoginCode.Input) async throws -> Operations.CreateLoginCode.Output {
-        let minted = try await gateway.mintLoginCode(principal: try RequestIdentity.requirePrincipal(), userId: input.path.id)
+        let minted = try await sessions.mintLoginCode(principal: try RequestIdentity.requirePrincipal(), userId: input.path.id)
         return .created(.init(body: .json(.init(data: .init(code: minted.code, expiresAt: minted.expiresAt)))))
     }
 
     func setUserPassword(_ input: Operations.SetUserPassword.Input) async throws -> Operations.SetUserPassword.Output {
         let principal = try RequestIdentity.requirePrincipal()
         guard case .json(let body) = input.body else { throw APIError.unsupportedBody }
-        try await gateway.setPassword(principal: principal, userId: input.path.id, password: body.password)
+        try await sessions.setPassword(principal: principal, userId: input.path.id, password: body.password)
         return .noContent(.init())
     }
 }

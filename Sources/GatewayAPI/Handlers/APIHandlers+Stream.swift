@@ -11,7 +11,7 @@ extension APIHandlers {
         let q = input.query
         let selection = try QueryValue.selection(connection: q.connection, broker: q.broker, account: nil)
         let subscription = StreamSubscription(
-            symbols: try QueryValue.symbols(q.symbols, "symbols", maxCount: Gateway.maxStreamSymbols) ?? [],
+            symbols: try QueryValue.symbols(q.symbols, "symbols", maxCount: StreamService.maxStreamSymbols) ?? [],
             assetClass: q.assetClass,
             watchlistId: try QueryValue.string(q.watchlist, "watchlist", maxLength: 256),
             orders: q.orders ?? true,
@@ -19,7 +19,7 @@ extension APIHandlers {
             balances: q.balances ?? false
         )
         let lastEventId = input.headers.lastEventID ?? q.lastEventId
-        let events = try await gateway.stream(principal: principal, subscription, selection, lastEventId: lastEventId)
+        let events = try await streams.stream(principal: principal, subscription, selection, lastEventId: lastEventId)
         let body = HTTPBody(
             events.map { ArraySlice(ServerSentEventText.encode($0)) },
             length: .unknown,

@@ -17,7 +17,7 @@ extension APIHandlers {
             throw GatewayError(.invalidRequest, "the body must be JSON")
         }
         let milliseconds = try QueryValue.int(settings.readMaxAgeMs, "readMaxAgeMs", range: 0...Gateway.maxReadAgeMs)
-        let updated = try await gateway.setReadMaxAge(tenant: tenant, milliseconds: milliseconds)
+        let updated = try await tenancy.setReadMaxAge(tenant: tenant, milliseconds: milliseconds)
         return .ok(.init(body: .json(.init(data: Self.tenant(updated)))))
     }
 

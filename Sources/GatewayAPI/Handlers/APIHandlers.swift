@@ -10,7 +10,18 @@ import Prometheus
 /// generated types do not (query lists, bounds), call the application, and wrap its answers; the rules live in
 /// `GatewayApp`.
 struct APIHandlers: APIProtocol {
-    let gateway: Gateway
+    // One service per resource: each handler extension uses exactly one of these.
+    let connections: ConnectionService
+    let transfer: TransferService
+    let reads: BrokerReadService
+    let watchlists: WatchlistService
+    let orders: OrderService
+    let portfolio: PortfolioService
+    let tenancy: TenancyService
+    let sessions: SessionService
+    let alerts: AlertService
+    let streams: StreamService
+    let status: StatusService
     let document: OpenAPIDocument
     /// How browsers reach this gateway (`--public-url`), for the links it hands out.
     let publicURL: String
@@ -25,27 +36,11 @@ struct APIHandlers: APIProtocol {
         .ok(.init(body: .json(document.object)))
     }
 
-    func ready(_ input: Operations.Ready.Input) async throws -> Operations.Ready.Output {
-        let readiness = await gateway.readiness()
-        let body = Components.Schemas.Readiness(
-            status: readiness.ready ? .ready : .notReady,
-            checks: readiness.checks.map { check in
-                .init(name: .init(rawValue: check.name.rawValue) ?? .store, ok: check.ok, detail: check.detail)
-            }
-        )
-        return readiness.ready ? .ok(.init(body: .json(body))) : .serviceUnavailable(.init(body: .json(body)))
-    }
-
     func metrics(_ input: Operations.Metrics.Input) async throws -> Operations.Metrics.Output {
         guard let registry = metricsRegistry else {
             throw GatewayError(.notFound, "this gateway collects no metrics", retryable: false)
         }
         return .ok(.init(body: .plainText(HTTPBody(registry.emitToBuffer()))))
-    }
-
-    func listBrokers(_ input: Operations.ListBrokers.Input) async throws -> Operations.ListBrokers.Output {
-        _ = try RequestIdentity.requireTenant()
-        return .ok(.init(body: .json(.init(data: gateway.brokers()))))
     }
 }
 

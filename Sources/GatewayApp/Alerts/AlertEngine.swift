@@ -83,8 +83,17 @@ public final class AlertEngine: Service, Sendable {
     ///   - onStream: called with every firing, before any other channel; put it on the user's stream.
     ///   - alertsMaxAge: how long a user's alerts, once read, are used without reading them again. Writes through this
     ///     gateway (the API's, the engine's own) are seen at once; another instance's within this time.
-    public init(
+    public convenience init(
         gateway: Gateway,
+        alertsMaxAge: Duration = .seconds(1),
+        onStream: @escaping StreamSink
+    ) {
+        self.init(alerts: gateway.alerts, alertsMaxAge: alertsMaxAge, onStream: onStream)
+    }
+
+    /// `alerts`: the service whose store, delivery and settings the engine shares, and whose test sends it streams.
+    public init(
+        alerts gateway: AlertService,
         alertsMaxAge: Duration = .seconds(1),
         onStream: @escaping StreamSink
     ) {

@@ -13,21 +13,26 @@ public import ServiceLifecycle
 /// With `leadership` (several instances on one database), only the lease holder feeds the engine, so an alert fires
 /// once, not once per instance.
 public struct AlertMonitor: Service {
-    let gateway: Gateway
+    let streaming: StreamService
     let engine: AlertEngine
     let interval: Duration
     let leadership: ReconcilerLeadership?
 
     /// `interval`: how often the price alerts' instruments are read again and the clock is swept.
     public init(gateway: Gateway, engine: AlertEngine, interval: Duration = .seconds(1), leadership: ReconcilerLeadership? = nil) {
-        self.gateway = gateway
+        self.init(streaming: gateway.streams, engine: engine, interval: interval, leadership: leadership)
+    }
+
+    /// `streaming`: the streams' shared quote feeds and order feed, which the alerts read too.
+    public init(streaming: StreamService, engine: AlertEngine, interval: Duration = .seconds(1), leadership: ReconcilerLeadership? = nil) {
+        self.streaming = streaming
         self.engine = engine
         self.interval = interval
         self.leadership = leadership
     }
 
     public func run() async throws {
-        let gateway = self.gateway
+        let streaming = self.streaming
         let engine = self.engine
         var leading: Task<Void, Never>?
         defer { leading?.cancel() }
@@ -35,7 +40,7 @@ public struct AlertMonitor: Service {
             let leads = await leadership?.lead() ?? true
             if leads, leading == nil {
                 let interval = self.interval
-                leading = Task { await Self.lead(gateway: gateway, engine: engine, interval: interval) }
+                leading = Task { await Self.lead(streaming: streaming, engine: engine, interval: interval) }
             } else if !leads, let running = leading {
                 running.cancel()
                 leading = nil
@@ -49,10 +54,10 @@ public struct AlertMonitor: Service {
     }
 
     /// Everything the engine needs, while this instance leads.
-    static func lead(gateway: Gateway, engine: AlertEngine, interval: Duration) async {
+    static func lead(streaming: StreamService, engine: AlertEngine, interval: Duration) async {
         await withTaskGroup(of: Void.self) { group in
-            group.addTask { await orderUpdates(gateway: gateway, engine: engine) }
-            group.addTask { await prices(gateway: gateway, engine: engine, interval: interval) }
+            group.addTask { await orderUpdates(streaming: streaming, engine: engine) }
+            group.addTask { await prices(streaming: streaming, engine: engine, interval: interval) }
             group.addTask {
                 while !Task.isCancelled {
                     await engine.sweep(now: Date())
@@ -64,8 +69,8 @@ public struct AlertMonitor: Service {
 
     /// Every journal event, in feed order, to its user's order alerts. A listener that fell behind reads what it
     /// missed from the store before it listens again, so no update is skipped.
-    static func orderUpdates(gateway: Gateway, engine: AlertEngine) async {
-        let hub = gateway.streams
+    static func orderUpdates(streaming: StreamService, engine: AlertEngine) async {
+        let hub = streaming.streams
         var last: Int64?
         while !Task.isCancelled {
             do {
@@ -74,7 +79,7 @@ public struct AlertMonitor: Service {
                 if let from = last {
                     var cursor = from
                     while true {
-                        let page = try await gateway.journal.orderFeed(after: cursor, limit: 500)
+                        let page = try await streaming.journal.orderFeed(after: cursor, limit: 500)
                         for event in page { await observe(event, engine) }
                         cursor = page.last?.cursor ?? cursor
                         if page.count < 500 { break }
@@ -89,7 +94,7 @@ public struct AlertMonitor: Service {
                 await hub.tail.stopListening(listener.id)
                 last = delivered
             } catch {
-                gateway.logger.warning("the alerts cannot read the order feed; they try again", metadata: ["error": "\(error)"])
+                streaming.logger.warning("the alerts cannot read the order feed; they try again", metadata: ["error": "\(error)"])
                 do { try await Task.sleep(for: .seconds(1)) } catch { return }
             }
         }
@@ -102,7 +107,7 @@ public struct AlertMonitor: Service {
 
     /// Keeps one quote watch per connection of each user with enabled price alerts, for the instruments those alerts
     /// watch, and gives each quote to that user's alerts. What is watched is read again every `interval`.
-    static func prices(gateway: Gateway, engine: AlertEngine, interval: Duration) async {
+    static func prices(streaming: StreamService, engine: AlertEngine, interval: Duration) async {
         struct Watch {
             var instruments: Set<InstrumentReference>
             var task: Task<Void, Never>
@@ -113,9 +118,9 @@ public struct AlertMonitor: Service {
             var wanted: [String: (connection: ConnectionDescriptor, user: AlertUserKey, instruments: Set<InstrumentReference>)] = [:]
             do {
                 for (user, instruments) in try await engine.instrumentsWatched() {
-                    for connection in try await gateway.store.connections(tenantId: user.tenantId, userId: user.userId)
+                    for connection in try await streaming.store.connections(tenantId: user.tenantId, userId: user.userId)
                     where connection.status == .active
-                        && (gateway.registry.factory(for: connection.broker)?.capabilities.support(for: .quotes) ?? .unsupported)
+                        && (streaming.registry.factory(for: connection.broker)?.capabilities.support(for: .quotes) ?? .unsupported)
                             != .unsupported
                     {
                         wanted[connection.id] = (connection, user, instruments)
@@ -123,7 +128,7 @@ public struct AlertMonitor: Service {
                 }
             } catch {
                 // The watches stay as they are: a store that cannot answer for a moment must not stop every quote.
-                gateway.logger.warning("the alerts cannot read what their prices watch", metadata: ["error": "\(error)"])
+                streaming.logger.warning("the alerts cannot read what their prices watch", metadata: ["error": "\(error)"])
                 do { try await Task.sleep(for: interval) } catch { return }
                 continue
             }
@@ -132,8 +137,8 @@ public struct AlertMonitor: Service {
                 watches.removeValue(forKey: connectionId)
             }
             for (connectionId, want) in wanted where watches[connectionId] == nil {
-                let hub = gateway.streams
-                let source = gateway.quoteSource(want.connection)
+                let hub = streaming.streams
+                let source = streaming.quoteSource(want.connection)
                 let task = Task {
                     let (id, messages) = await hub.quotes.watch(
                         want.connection,

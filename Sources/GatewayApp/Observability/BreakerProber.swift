@@ -12,17 +12,21 @@ public import ServiceLifecycle
 ///
 /// Breakers are per process, so every instance probes its own (no leadership).
 public struct BreakerProber: Service {
-    let gateway: Gateway
+    let status: StatusService
     let interval: Duration
 
     public init(gateway: Gateway, interval: Duration = .seconds(1)) {
-        self.gateway = gateway
+        self.init(status: gateway.status, interval: interval)
+    }
+
+    public init(status: StatusService, interval: Duration = .seconds(1)) {
+        self.status = status
         self.interval = interval
     }
 
     public func run() async throws {
         while !Task.isCancelled, !Task.isShuttingDownGracefully {
-            await gateway.probeRecoveringBreakers()
+            await status.probeRecoveringBreakers()
             do {
                 try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }
             } catch {
@@ -32,7 +36,7 @@ public struct BreakerProber: Service {
     }
 }
 
-extension Gateway {
+extension StatusService {
     /// One pass of ``BreakerProber``: a probe read for each connection whose breaker awaits one, concurrently.
     public func probeRecoveringBreakers() async {
         let due = registry.pipeline.connectionsAwaitingProbe().compactMap { registry.cachedAdapter(connectionId: $0) }

@@ -7,12 +7,16 @@ public import ServiceLifecycle
 /// With `leadership` (several instances on one database), only the instance holding the reconciler's lease runs
 /// passes; the others keep asking for it at each interval, so one takes over when the leader stops renewing.
 public struct OrderReconciler: Service {
-    let gateway: Gateway
+    let orders: OrderService
     let interval: Duration
     let leadership: ReconcilerLeadership?
 
     public init(gateway: Gateway, interval: Duration = .seconds(2), leadership: ReconcilerLeadership? = nil) {
-        self.gateway = gateway
+        self.init(orders: gateway.orders, interval: interval, leadership: leadership)
+    }
+
+    public init(orders: OrderService, interval: Duration = .seconds(2), leadership: ReconcilerLeadership? = nil) {
+        self.orders = orders
         self.interval = interval
         self.leadership = leadership
     }
@@ -22,17 +26,17 @@ public struct OrderReconciler: Service {
         while !Task.isCancelled, !Task.isShuttingDownGracefully {
             let leads = await leadership?.lead() ?? true
             if let leadership, leads != leading {
-                gateway.logger.notice(
+                orders.logger.notice(
                     leads ? "this instance runs the reconciler" : "another instance runs the reconciler",
                     metadata: ["holder": .string(leadership.holder)]
                 )
                 leading = leads
             }
             if leads {
-                await gateway.reconcilePending()
+                await orders.reconcilePending()
             } else {
                 // A follower's loop is alive and ready to take over: that is what readiness asks of it.
-                gateway.reconcilerHeartbeat.beat()
+                orders.reconcilerHeartbeat.beat()
             }
             do {
                 try await cancelWhenGracefulShutdown { try await Task.sleep(for: interval) }

@@ -13,13 +13,17 @@ import Synchronization
 ///
 /// With `leadership` (several instances on one database), only the instance holding the reconciler's lease watches.
 public struct OrderWatcher: Service {
-    let gateway: Gateway
+    let orders: OrderService
     let interval: Duration
     let leadership: ReconcilerLeadership?
     let perConnection: Int
 
     public init(gateway: Gateway, interval: Duration, leadership: ReconcilerLeadership? = nil, perConnection: Int = 3) {
-        self.gateway = gateway
+        self.init(orders: gateway.orders, interval: interval, leadership: leadership, perConnection: perConnection)
+    }
+
+    public init(orders: OrderService, interval: Duration, leadership: ReconcilerLeadership? = nil, perConnection: Int = 3) {
+        self.orders = orders
         self.interval = interval
         self.leadership = leadership
         self.perConnection = max(1, perConnection)
@@ -33,14 +37,14 @@ public struct OrderWatcher: Service {
         defer { for listener in listeners.values { listener.cancel() } }
         while !Task.isCancelled, !Task.isShuttingDownGracefully {
             if await leadership?.lead() ?? true {
-                let watched = await gateway.watchOpenOrders(perConnection: perConnection, turns: turns)
+                let watched = await watchOpenOrders(perConnection: perConnection, turns: turns)
                 for (connection, listener) in listeners where !watched.contains(connection) {
                     listener.cancel()
                     listeners.removeValue(forKey: connection)
                 }
                 for connection in watched where listeners[connection] == nil {
-                    let gateway = self.gateway
-                    listeners[connection] = Task { await gateway.listenForOrderChanges(connection) }
+                    let orders = self.orders
+                    listeners[connection] = Task { await listenForOrderChanges(connection) }
                 }
             } else {
                 for listener in listeners.values { listener.cancel() }
@@ -77,19 +81,19 @@ final class WatchTurns: Sendable {
     }
 }
 
-extension Gateway {
+extension OrderWatcher {
     /// One pass of the order watcher: a few open orders of each connection, read from the broker and journaled when
     /// they changed. Failures are logged and end only that order's turn.
     @discardableResult
     func watchOpenOrders(perConnection: Int, turns: WatchTurns, limit: Int = 1000) async -> Set<WatchedConnection> {
         let open: [JournaledOrderReference]
         do {
-            open = try await journal.openOrderReferences(limit: limit)
+            open = try await orders.journal.openOrderReferences(limit: limit)
         } catch {
-            logger.error("the order watcher cannot list open orders", metadata: ["error": .string("\(error)")])
+            orders.logger.error("the order watcher cannot list open orders", metadata: ["error": .string("\(error)")])
             return []
         }
-        let byConnection = Dictionary(grouping: open.filter { !inFlight.isRunning($0.id) }) {
+        let byConnection = Dictionary(grouping: open.filter { !orders.inFlight.isRunning($0.id) }) {
             WatchedConnection(tenantId: $0.tenantId, connectionId: $0.connectionId)
         }
         await withTaskGroup(of: Void.self) { group in
@@ -112,10 +116,10 @@ extension Gateway {
     func listenForOrderChanges(_ watched: WatchedConnection) async {
         while !Task.isCancelled {
             do {
-                guard let connection = try await store.connection(tenantId: watched.tenantId, id: watched.connectionId),
+                guard let connection = try await orders.store.connection(tenantId: watched.tenantId, id: watched.connectionId),
                     connection.status == .active
                 else { return }
-                let adapter = try await adapter(for: connection)
+                let adapter = try await orders.directory.adapter(for: connection)
                 guard let streaming = adapter as? any BrokerStreaming, streaming.canStream else { return }
                 try await streaming.streamOrderChanges { brokerOrderId in
                     await self.orderChanged(connection, adapter: adapter, brokerOrderId: brokerOrderId)
@@ -124,7 +128,7 @@ extension Gateway {
                 return
             } catch {
                 if Task.isCancelled { return }
-                logger.notice(
+                orders.logger.notice(
                     "a broker's order update stream failed; the order watcher's passes go on, and it reconnects",
                     metadata: ["connection": .string(watched.connectionId), "error": .string("\(error)")]
                 )
@@ -137,21 +141,21 @@ extension Gateway {
     private func orderChanged(_ connection: ConnectionDescriptor, adapter: any BrokerAdapter, brokerOrderId: String) async {
         do {
             guard
-                let journaled = try await journal.journaledOrder(
+                let journaled = try await orders.journal.journaledOrder(
                     tenantId: connection.tenantId,
                     connectionId: connection.id,
                     brokerOrderId: brokerOrderId
                 ),
-                journaled.state == .accepted, !inFlight.isRunning(journaled.id)
+                journaled.state == .accepted, !orders.inFlight.isRunning(journaled.id)
             else { return }
-            try await streams.refreshingOnce(journaled.id) {
-                guard let current = try await journal.journaledOrder(tenantId: connection.tenantId, id: journaled.id) else { return }
+            try await orders.streams.refreshingOnce(journaled.id) {
+                guard let current = try await orders.journal.journaledOrder(tenantId: connection.tenantId, id: journaled.id) else { return }
                 _ = try await BrokerOperationScope.$current.withValue(BrokerOperation.orders.rawValue) {
-                    try await refresh(current, connection: connection, adapter: adapter)
+                    try await orders.refresh(current, connection: connection, adapter: adapter)
                 }
             }
         } catch {
-            logger.debug(
+            orders.logger.debug(
                 "a pushed order change could not be recorded; the next pass will",
                 metadata: ["connection": .string(connection.id), "error": .string("\(error)")]
             )
@@ -160,20 +164,20 @@ extension Gateway {
 
     private func watch(_ reference: JournaledOrderReference) async {
         do {
-            guard let journaled = try await journal.journaledOrder(tenantId: reference.tenantId, id: reference.id),
-                let connection = try await store.connection(tenantId: reference.tenantId, id: reference.connectionId),
+            guard let journaled = try await orders.journal.journaledOrder(tenantId: reference.tenantId, id: reference.id),
+                let connection = try await orders.store.connection(tenantId: reference.tenantId, id: reference.connectionId),
                 connection.status == .active
             else { return }
-            let adapter = try await adapter(for: connection)
-            try await streams.refreshingOnce(journaled.id) {
+            let adapter = try await orders.directory.adapter(for: connection)
+            try await orders.streams.refreshingOnce(journaled.id) {
                 // Read again inside: a pushed change may have been recorded since the look-up.
-                guard let current = try await journal.journaledOrder(tenantId: reference.tenantId, id: reference.id) else { return }
+                guard let current = try await orders.journal.journaledOrder(tenantId: reference.tenantId, id: reference.id) else { return }
                 _ = try await BrokerOperationScope.$current.withValue(BrokerOperation.orders.rawValue) {
-                    try await refresh(current, connection: connection, adapter: adapter)
+                    try await orders.refresh(current, connection: connection, adapter: adapter)
                 }
             }
         } catch {
-            logger.debug(
+            orders.logger.debug(
                 "the order watcher could not bring an order up to date",
                 metadata: [
                     "order": .string(reference.id), "connection": .string(reference.connectionId),

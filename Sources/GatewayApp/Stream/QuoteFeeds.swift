@@ -60,9 +60,9 @@ actor QuoteFeeds {
         self.logger = logger
     }
 
-    /// A symbol as quotes name it (`Gateway.symbolKey`): what a watcher asked for matches what the broker answers.
+    /// A symbol as quotes name it (`BrokerReadService.symbolKey`): what a watcher asked for matches what the broker answers.
     nonisolated static func key(_ symbol: String) -> String {
-        Gateway.symbolKey(symbol)
+        BrokerReadService.symbolKey(symbol)
     }
 
     /// Watches `instruments` at the connection; the last quote known of each comes at once.

@@ -196,14 +196,14 @@ final class StampWatch: Sendable {
 /// Ends the open streams when the service group shuts down gracefully. Run it after the HTTP server in the group, so
 /// that it is told first (a group shuts its services down in reverse order).
 public struct StreamShutdown: Service {
-    let gateway: Gateway
+    let hub: StreamHub
 
     public init(gateway: Gateway) {
-        self.gateway = gateway
+        self.hub = gateway.streams.streams
     }
 
     public func run() async throws {
         try? await gracefulShutdown()
-        gateway.streams.closeAll()
+        hub.closeAll()
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import GatewayModel
+import GatewayTesting
 import Testing
 
 @testable import GatewayCore

@@ -1,6 +1,7 @@
 import Foundation
 import GatewayCore
 import GatewayModel
+import GatewayTesting
 import HTTPTypes
 import Logging
 import Synchronization
@@ -133,7 +134,7 @@ struct SandboxRegistryTests {
             var forged = BrokerRequest(method: .get, url: context.baseURL + "/v2/account")
             forged.sandboxOrigin = EgressOrigin(scheme: "http", host: "127.0.0.1", port: 9)
             _ = try await context.transport.send(forged)
-            #expect(transport.sent.last?.sandboxOrigin == expected, "\(baseURL)")
+            #expect(transport.requests.last?.sandboxOrigin == expected, "\(baseURL)")
         }
     }
 }

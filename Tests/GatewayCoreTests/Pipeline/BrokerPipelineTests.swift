@@ -1,5 +1,6 @@
 import Foundation
 import GatewayModel
+import GatewayTesting
 import HTTPTypes
 import Synchronization
 import Testing

@@ -1,6 +1,7 @@
 import Foundation
 import GatewayCore
 import GatewayModel
+import GatewayTesting
 import Testing
 
 /// The ledger tells a placement the pipeline refused before sending (nothing a broker could act on left the

@@ -6,27 +6,6 @@ import HTTPTypes
 import Logging
 import Synchronization
 
-/// A transport that answers from a script (one closure, called with the attempt number) and counts what it was sent.
-final class ScriptedTransport: BrokerTransport {
-    let script: @Sendable (_ attempt: Int, _ request: BrokerRequest) async throws -> BrokerResponse
-    private let state = Mutex<[BrokerRequest]>([])
-
-    init(_ script: @escaping @Sendable (_ attempt: Int, _ request: BrokerRequest) async throws -> BrokerResponse) {
-        self.script = script
-    }
-
-    var sent: [BrokerRequest] { state.withLock { $0 } }
-    var count: Int { state.withLock { $0.count } }
-
-    func send(_ request: BrokerRequest) async throws -> BrokerResponse {
-        let attempt = state.withLock { sent in
-            sent.append(request)
-            return sent.count
-        }
-        return try await script(attempt, request)
-    }
-}
-
 /// A `MetricsFactory` that keeps every value by label and dimensions, for one test (never the global system).
 final class RecordingMetrics: MetricsFactory {
     struct Key: Hashable, CustomStringConvertible {

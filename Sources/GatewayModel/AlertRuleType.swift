@@ -1,0 +1,4 @@
+public enum AlertRuleType: String, WireEnum {
+    case price
+    case order
+}

@@ -1,0 +1,3 @@
+public enum TimeInForce: String, WireEnum {
+    case day, gtc, ioc, fok, gtd
+}
