@@ -81,8 +81,9 @@ struct SpecFirstTests {
     }
 
     @Test func servedDocumentIsTheGeneratorsInput() async throws {
-        // The generator reads Sources/GatewayAPI/openapi.json at build time; the server must serve that document,
-        // so what clients read is what the server was generated from.
+        // The generator reads Sources/GatewayAPI/openapi.json (scripts/generate-openapi.sh; GeneratedOpenAPITests checks
+        // the committed code is its output); the server must serve that document, so what clients read is what the
+        // server was generated from.
         let source = try Data(contentsOf: Self.packageRoot.appendingPathComponent("Sources/GatewayAPI/openapi.json"))
         #expect(try GatewayServer.openAPIDocument() == source)
         let client = Self.packageRoot.appendingPathComponent("Sources/BrokerGatewayClient/openapi.json")
