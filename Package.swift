@@ -85,7 +85,6 @@ let package = Package(
                 "GatewayModel",
                 "GatewayCore",
                 .product(name: "Crypto", package: "swift-crypto"),
-                .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
         ),
@@ -97,7 +96,6 @@ let package = Package(
                 "GatewayCore",
                 "GatewayStore",
                 .product(name: "GRDB", package: "GRDB.swift"),
-                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
             ],
             swiftSettings: swiftSettings
