@@ -38,7 +38,7 @@ struct TestClient {
         _ path: String,
         body: String? = nil,
         headers extra: [(String, String)] = [],
-        timeout: Duration = .seconds(10)
+        timeout: Duration = .seconds(60)
     ) async throws -> Reply {
         var request = HTTPClientRequest(url: base.absoluteString + path)
         request.method = HTTPMethod(rawValue: method)
