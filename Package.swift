@@ -27,6 +27,14 @@ let package = Package(
         .library(name: "Sandbox", targets: ["Sandbox", "SandboxKit", "AlpacaSandbox", "SaxoSandbox", "TradeItSandbox", "TradeOgreSandbox"]),
         .library(name: "ChildProcess", targets: ["ChildProcess"]),
     ],
+    traits: [
+        // Off by default: swift-otel's OTLP exporter brings swift-protobuf (about 150 CPU-seconds, a twelfth of a
+        // fresh clone's build, measured 2026-11-28) for a setting only deployments that run a collector use.
+        // `swift build --traits OTLP` (or `swift run --traits OTLP gateway`) builds a gateway that honours
+        // `--otel-traces-endpoint`; the default build refuses that setting with a message that says so. `.ci/run`
+        // builds and tests both.
+        .trait(name: "OTLP", description: "OpenTelemetry trace export over OTLP/HTTP (swift-otel)")
+    ],
     dependencies: [
         .package(url: "https://github.com/hummingbird-project/hummingbird.git", from: "2.28.1"),
         .package(url: "https://github.com/swift-server/async-http-client.git", from: "1.37.0"),
@@ -34,7 +42,6 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-log.git", from: "1.16.2"),
         .package(url: "https://github.com/apple/swift-nio.git", from: "2.101.2"),
         .package(url: "https://github.com/apple/swift-crypto.git", from: "4.5.2"),
-        .package(url: "https://github.com/vapor/jwt-kit.git", from: "5.7.1"),
         .package(url: "https://github.com/groue/GRDB.swift.git", from: "7.10.0"),
         .package(url: "https://github.com/swift-server/swift-service-lifecycle.git", from: "2.13.0"),
         .package(url: "https://github.com/vapor/postgres-nio.git", from: "1.33.2"),
@@ -49,7 +56,8 @@ let package = Package(
         .package(url: "https://github.com/apple/swift-metrics.git", from: "2.13.0"),
         .package(url: "https://github.com/swift-server/swift-prometheus.git", from: "2.4.1"),
         .package(url: "https://github.com/apple/swift-distributed-tracing.git", from: "1.3.0"),
-        // OpenTelemetry traces over OTLP/HTTP only: the gRPC exporter's dependencies are not built.
+        // OpenTelemetry traces over OTLP/HTTP only (the gRPC exporter's dependencies are not built), and only in builds
+        // with the OTLP trait.
         .package(url: "https://github.com/swift-otel/swift-otel.git", from: "1.6.0", traits: ["OTLPHTTP"]),
         // Already built for Hummingbird; named for the HTTP/1 ↔ swift-http-types codec the server's own channel uses.
         .package(url: "https://github.com/apple/swift-nio-extras.git", from: "1.35.2"),
@@ -124,7 +132,6 @@ let package = Package(
                 "GatewayStore",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "CryptoExtras", package: "swift-crypto"),
-                .product(name: "JWTKit", package: "jwt-kit"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -308,7 +315,7 @@ let package = Package(
                 "GatewayAPI",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Configuration", package: "swift-configuration"),
-                .product(name: "OTel", package: "swift-otel"),
+                .product(name: "OTel", package: "swift-otel", condition: .when(traits: ["OTLP"])),
                 .product(name: "Prometheus", package: "swift-prometheus"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "Logging", package: "swift-log"),
@@ -348,6 +355,7 @@ let package = Package(
             name: "GatewayAppTests",
             dependencies: [
                 "GatewayApp", "GatewayModel", "GatewayCore", "GatewayStore", "GatewaySQLiteStore", "GatewayTesting",
+                .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
             ],

@@ -292,7 +292,7 @@ struct GatewaySettings: Sendable {
             kind: .text,
             defaultValue: "(none)",
             summary:
-                "send OpenTelemetry traces (a span per request and per broker call) over OTLP/HTTP to this URL, e.g. `http://127.0.0.1:4318/v1/traces`; none are kept otherwise"
+                "send OpenTelemetry traces (a span per request and per broker call) over OTLP/HTTP to this URL, e.g. `http://127.0.0.1:4318/v1/traces`; none are kept otherwise. Needs a gateway built with `--traits OTLP`"
         ),
         SettingKey(
             key: ["brokers", "responseBudgetBytes"],
@@ -507,6 +507,14 @@ struct GatewaySettings: Sendable {
     var server: ServerLimits
     /// `nil`: no traces are exported.
     var tracesEndpoint: String?
+
+    /// Whether this build can export traces: swift-otel is compiled in only with the package's OTLP trait, which a
+    /// fresh clone's default build leaves off (it costs about a twelfth of that build).
+    #if OTLP
+    static let exportsTraces = true
+    #else
+    static let exportsTraces = false
+    #endif
     /// `nil`: `http://<host>:<port>`.
     var publicURL: String?
     /// Where broker calls may go: public addresses, plus the ranges `egress.allow` names.
@@ -677,6 +685,11 @@ struct GatewaySettings: Sendable {
             else {
                 throw SettingsError(
                     "otel.tracesEndpoint (--otel-traces-endpoint, BROKERGATEWAY_OTEL_TRACES_ENDPOINT) must be an http(s) URL such as http://127.0.0.1:4318/v1/traces"
+                )
+            }
+            guard Self.exportsTraces else {
+                throw SettingsError(
+                    "otel.tracesEndpoint (--otel-traces-endpoint, BROKERGATEWAY_OTEL_TRACES_ENDPOINT) needs a gateway built with the OTLP trait: `swift build --traits OTLP` (this build has no trace exporter)"
                 )
             }
             tracesEndpoint = traces

@@ -11,11 +11,14 @@ import GatewaySQLiteStore
 import GatewayStore
 import Hummingbird
 import Logging
-import OTel
 import Prometheus
 import Sandbox
 import ServiceLifecycle
 import UnixSignals
+
+#if OTLP
+import OTel
+#endif
 
 /// `gateway serve`: the unified API on the embedded default (SQLite in a data folder, the sandbox brokers
 /// in-process, a demo tenant on first run). Settings come as flags, environment variables or a config file
@@ -72,10 +75,12 @@ struct ServeCommand: AsyncParsableCommand {
         logger: Logger
     ) async throws {
         var services = try await buildGateway(settings: settings, environment: environment, logger: logger, store: store).services
+        #if OTLP
         if let endpoint = settings.tracesEndpoint {
             // Process-global, so only here: tests build gateways without it, and spans are then no-ops.
             services.insert(try Self.bootstrapTracing(endpoint: endpoint, logger: logger), at: 0)
         }
+        #endif
         let group = ServiceGroup(
             configuration: .init(
                 services: services.map { .init(service: $0) },
@@ -98,9 +103,11 @@ func openDataDirectory(settings: GatewaySettings, environment: [String: String])
     return try CredentialCipher.load(environment: environment, dataDirectory: settings.dataDirectory)
 }
 
+#if OTLP
 extension ServeCommand {
     /// OpenTelemetry traces over OTLP/HTTP: the HTTP server's span per request and the pipeline's span per broker
-    /// call. Metrics stay on `/metrics` and logs on standard error, so only traces are bootstrapped.
+    /// call. Metrics stay on `/metrics` and logs on standard error, so only traces are bootstrapped. Built only with
+    /// the package's OTLP trait; without it, `GatewaySettings` refuses `otel.tracesEndpoint` before anything starts.
     static func bootstrapTracing(endpoint: String, logger: Logger) throws -> any Service {
         var configuration = OTel.Configuration.default
         configuration.serviceName = "brokergateway"
@@ -113,6 +120,7 @@ extension ServeCommand {
         return try OTel.bootstrap(configuration: configuration)
     }
 }
+#endif
 
 /// `gateway settings`: every setting of `gateway serve`, as a Markdown table.
 struct SettingsCommand: ParsableCommand {

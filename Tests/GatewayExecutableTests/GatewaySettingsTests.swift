@@ -137,6 +137,25 @@ struct GatewaySettingsTests {
         }
     }
 
+    /// The trace exporter is compiled in only with the package's OTLP trait (the test target is built with the same
+    /// traits as the binary): the default build refuses the setting, saying how to get it, rather than ignoring it.
+    @Test func aTracesEndpointNeedsTheOTLPTrait() async throws {
+        let arguments = ["--otel-traces-endpoint", "http://127.0.0.1:4318/v1/traces"]
+        #if OTLP
+        #expect(try await settings(arguments).tracesEndpoint == "http://127.0.0.1:4318/v1/traces")
+        #else
+        do {
+            _ = try await settings(arguments)
+            Issue.record("a build without the OTLP trait accepted --otel-traces-endpoint")
+        } catch let error as SettingsError {
+            #expect(error.description.contains("otel.tracesEndpoint"), "\(error.description)")
+            #expect(error.description.contains("--traits OTLP"), "\(error.description)")
+        }
+        #endif
+        // A bad URL is refused whatever the build.
+        await #expect(throws: SettingsError.self) { try await self.settings(["--otel-traces-endpoint", "ftp://collector/v1/traces"]) }
+    }
+
     @Test func namesDeriveFromTheKeys() throws {
         let timeout = try #require(GatewaySettings.keys.first { $0.key == ["orders", "brokerTimeoutMs"] })
         #expect(timeout.flag == "--orders-broker-timeout-ms")

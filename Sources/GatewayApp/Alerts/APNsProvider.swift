@@ -2,7 +2,6 @@ public import Foundation
 import GatewayCore
 import GatewayModel
 import HTTPTypes
-import JWTKit
 import Synchronization
 
 /// APNs with token-based authentication: an ES256 provider token (`iss` the team id, `iat`, header `kid` the key
@@ -26,10 +25,8 @@ final class APNsProvider: Sendable {
         {
             return cached.token
         }
-        let keys = JWTKeyCollection()
-        await keys.add(ecdsa: try ES256PrivateKey(backing: settings.key), kid: JWKIdentifier(string: settings.keyId))
-        let claims = APNsClaims(iss: IssuerClaim(value: settings.teamId), iat: IssuedAtClaim(value: now))
-        let token = try await keys.sign(claims, kid: JWKIdentifier(string: settings.keyId))
+        let claims = APNsClaims(iss: settings.teamId, iat: now)
+        let token = try CompactJWS.signES256(payload: claims, kid: settings.keyId, key: settings.key)
         cached.withLock { $0 = (token, now) }
         return token
     }
@@ -74,11 +71,11 @@ final class APNsProvider: Sendable {
     }
 }
 
-struct APNsClaims: JWTPayload {
-    var iss: IssuerClaim
-    var iat: IssuedAtClaim
-
-    func verify(using algorithm: some JWTAlgorithm) async throws {}
+/// The provider token's claims, all Apple reads: the team id as `iss` and the issue time as `iat` (seconds since
+/// 1970). Apple's "Establishing a token-based connection to APNs" names exactly these.
+struct APNsClaims: Encodable {
+    var iss: String
+    var iat: Date
 }
 
 struct APNsPayload: Encodable {

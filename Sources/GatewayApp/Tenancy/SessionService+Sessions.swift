@@ -3,7 +3,6 @@ public import Foundation
 public import GatewayCore
 import GatewayModel
 public import GatewayStore
-import JWTKit
 
 /// A device as a login names it, checked: every text on one line, within its length.
 extension NewDevice {
@@ -35,14 +34,20 @@ extension NewDevice {
 
 /// A login: with the user's email and password, or with a one-time code the tenant's backend minted for them.
 public struct LoginRequest: Sendable {
+    /// The tenant the user belongs to (`ten_…`): users, their emails and their sessions are each tenant's own.
     public var tenantId: String
+    /// The user's email, with `password`; compared lowercased.
     public var email: String?
+    /// The user's password, with `email`.
     public var password: String?
+    /// A one-time login code (`bgc_…`) instead of email and password.
     public var code: String?
+    /// The device the session is opened on: registered (or found again) for the user, within their device limit.
     public var device: NewDevice
     /// The client's network address, which the login's rate and lockout are kept by (`nil` when unknown).
     public var clientAddress: String?
 
+    /// A login by email and password or by code (exactly one of the two, which ``SessionService/login(_:)`` checks).
     public init(
         tenantId: String,
         email: String? = nil,
@@ -63,11 +68,15 @@ public struct LoginRequest: Sendable {
 /// What a login or a refresh hands the device: a short-lived access token, the session's new refresh token (shown
 /// once), the session and its device.
 public struct IssuedSession: Sendable {
+    /// The access token (a JWS, ES256) every request of the session carries until it expires.
     public var accessToken: String
+    /// The refresh token (`bgr_…`), spent by its first use; the store keeps only its hash.
     public var refreshToken: String
     /// Seconds the access token lives.
     public var expiresIn: Int
+    /// The session opened or refreshed, with its end.
     public var session: SessionRecord
+    /// The device the session is on, as registered.
     public var device: Device
 }
 
@@ -231,16 +240,16 @@ extension SessionService {
         let now = sessions.now()
         let lifetime = min(sessions.accessTokenLifetime.seconds, max(1, session.expiresAt.timeIntervalSince(now)))
         let claims = AccessTokenClaims(
-            iss: IssuerClaim(value: sessions.issuer),
-            sub: SubjectClaim(value: session.userId),
+            iss: sessions.issuer,
+            sub: session.userId,
             tid: tenant.id,
             sid: session.id,
             did: device.id,
             scope: "read trade",
-            iat: IssuedAtClaim(value: now),
-            exp: ExpirationClaim(value: now.addingTimeInterval(lifetime))
+            iat: now,
+            exp: now.addingTimeInterval(lifetime)
         )
-        let token = try await sessionKeys.collection().sign(claims, kid: sessions.signingKid.map { JWKIdentifier(string: $0) })
+        let token = try sessionKeys.sign(claims)
         return IssuedSession(accessToken: token, refreshToken: refreshToken, expiresIn: Int(lifetime), session: session, device: device)
     }
 
@@ -248,19 +257,11 @@ extension SessionService {
     /// expired, its session live (not logged out, its device not removed) and its tenant not disabled, read from the
     /// store, or from the cache while the store's change stamp is unchanged (``HotReads``). A session reads and trades for its own user only.
     public func principal(accessToken: String, requiredScope: Scope, actingFor header: String?, deviceHeader: String?) async throws -> Principal {
-        let claims: AccessTokenClaims
-        do {
-            claims = try await sessionKeys.collection().verify(accessToken, as: AccessTokenClaims.self)
-        } catch {
-            throw GatewayError(.unauthorized, "the access token is not valid", retryable: false)
-        }
         let now = sessions.now()
-        guard claims.exp.value > now, claims.iss.value == sessions.issuer else {
-            throw GatewayError(.unauthorized, "the access token has expired: refresh it", retryable: false)
-        }
+        let claims = try sessionKeys.verify(accessToken, now: now, issuer: sessions.issuer)
         let store = self.store
         guard let session = try await hotReads.read(hotReads.sessions, claims.sid, load: { try await store.session(id: claims.sid) }),
-            session.isLive(at: now), session.userId == claims.sub.value, session.tenantId == claims.tid,
+            session.isLive(at: now), session.userId == claims.sub, session.tenantId == claims.tid,
             session.deviceId == claims.did,
             let tenant = try await hotReads.read(hotReads.tenants, claims.tid, load: { try await store.tenant(id: claims.tid) })
         else {
@@ -306,14 +307,16 @@ extension SessionService {
         return (id, deviceId, userId)
     }
 
-    /// Logs out: this session (`.session`), every session of one device (`.device`, the current one by default), or
-    /// every session of the user (`.allDevices`). How many were revoked.
+    /// What a logout ends: this session (`.session`), every session of one device (`.device`, the current one by
+    /// default), or every session of the user (`.allDevices`).
     public enum LogoutScope: Sendable {
         case session
         case device(String?)
         case allDevices
     }
 
+    /// Logs out as the session's own user, within the scope, and audits it; how many sessions were revoked. A device
+    /// that is not the user's is 404.
     public func logout(_ principal: Principal, _ scope: LogoutScope) async throws -> Int {
         let current = try currentSession(principal)
         let (sessionId, deviceId, reason): (String?, String?, String) =
