@@ -8,19 +8,17 @@ extension PostgresStore {
     static let alertColumns = "id, tenant_id, user_id, name, rule, channels, enabled, rearm, armed, created_at, updated_at, last_fired_at"
     static let alertDeliveryColumns = "id, alert_id, event_id, channel, attempt, at, outcome, http_status, error, test, device_id"
 
+    /// Implements `AlertStore.alerts(tenantId:userId:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func alerts(tenantId: String, userId: String) async throws -> [Alert] {
-        try await read("alerts") { db in
-            try await db.rows(
-                "SELECT \(Self.alertColumns) FROM alerts WHERE tenant_id = ? AND user_id = ? ORDER BY created_at, id",
-                [tenantId, userId]
-            ).map(Alert.init(row:))
-        }
+        try await userRows("alerts", of: "alerts", columns: Self.alertColumns, tenantId: tenantId, userId: userId, Alert.init(row:))
     }
 
+    /// Implements `AlertStore.alert(tenantId:userId:id:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func alert(tenantId: String, userId: String, id: String) async throws -> Alert? {
         try await read("alert") { db in try await Self.fetchAlert(db, tenantId: tenantId, userId: userId, id: id) }
     }
 
+    /// Implements `AlertStore.enabledAlerts()` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func enabledAlerts() async throws -> [OwnedAlert] {
         try await read("enabledAlerts") { db in
             try await db.rows(
@@ -31,6 +29,7 @@ extension PostgresStore {
         }
     }
 
+    /// Implements `AlertStore.createAlert(tenantId:userId:_:webhookSecret:limit:audit:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func createAlert(
         tenantId: String,
         userId: String,
@@ -41,46 +40,28 @@ extension PostgresStore {
     ) async throws -> Alert {
         let id = StoreIdentifier.make(StoreIdentifier.alert)
         let sealed = try cipher.seal(webhookSecret: webhookSecret, tenantId: tenantId, alertId: id)
-        let rule = try StoreRules.encodeJSON(draft.rule)
-        let channels = try StoreRules.encodeJSON(draft.channels)
-        let name = draft.name.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        let alert = try AlertWrite(draft)
         return try await write("createAlert") { db in
             // The tenant's lock serializes the user's creates, so the count holds until this commits.
             try await Self.lockTenant(db, tenantId)
             try await Self.requireUser(db, tenantId: tenantId, userId)
             let count = try await db.count("SELECT 1 FROM alerts WHERE tenant_id = ? AND user_id = ?", [tenantId, userId])
-            if count >= limit { throw StoreRules.alertLimitError(limit) }
-            let newest = try await db.row(
-                "SELECT MAX(created_at) AS newest FROM alerts WHERE tenant_id = ?",
-                [tenantId]
-            )?.optionalInt64("newest")
-            let now = StoreClock.millis(after: newest)
+            try StoreRules.requireRoomForAlert(count: count, limit: limit)
+            let now = try await Self.creationTime(db, in: "alerts", tenantId: tenantId)
             try await db.execute(
                 """
                 INSERT INTO alerts (id, tenant_id, user_id, name, rule, channels, enabled, rearm, armed, webhook_secret,
                     created_at, updated_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, TRUE, ?, ?, ?)
                 """,
-                [id, tenantId, userId, name, rule, channels, draft.enabled, draft.rearm.rawValue, sealed, now, now]
+                [id, tenantId, userId, alert.name, alert.rule, alert.channels, draft.enabled, draft.rearm.rawValue, sealed, now, now]
             )
-            if var audit {
-                audit.target = id
-                try await Self.insertAudit(db, audit, at: now)
-            }
-            return Alert(
-                id: id,
-                name: name,
-                rule: draft.rule,
-                channels: draft.channels,
-                enabled: draft.enabled,
-                rearm: draft.rearm,
-                armed: true,
-                createdAt: StoreClock.date(now),
-                updatedAt: StoreClock.date(now)
-            )
+            if let audit { try await Self.insertAudit(db, audit.targeting(id), at: now) }
+            return alert.stored(id: id, at: now)
         }
     }
 
+    /// Implements `AlertStore.updateAlert(tenantId:userId:id:_:audit:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func updateAlert(
         tenantId: String,
         userId: String,
@@ -88,9 +69,7 @@ extension PostgresStore {
         _ draft: AlertDraft,
         audit: AuditRecord?
     ) async throws -> Alert? {
-        let rule = try StoreRules.encodeJSON(draft.rule)
-        let channels = try StoreRules.encodeJSON(draft.channels)
-        let name = draft.name.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        let alert = try AlertWrite(draft)
         let now = StoreClock.nowMillis()
         return try await write("updateAlert") { db in
             let updated = try await db.row(
@@ -100,13 +79,14 @@ extension PostgresStore {
                 WHERE tenant_id = ? AND user_id = ? AND id = ?
                 RETURNING \(Self.alertColumns)
                 """,
-                [name, rule, channels, draft.enabled, draft.rearm.rawValue, now, tenantId, userId, id]
+                [alert.name, alert.rule, alert.channels, draft.enabled, draft.rearm.rawValue, now, tenantId, userId, id]
             ).map(Alert.init(row:))
             if updated != nil, let audit { try await Self.insertAudit(db, audit, at: now) }
             return updated
         }
     }
 
+    /// Implements `AlertStore.deleteAlert(tenantId:userId:id:audit:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func deleteAlert(tenantId: String, userId: String, id: String, audit: AuditRecord?) async throws -> Bool {
         let now = StoreClock.nowMillis()
         return try await write("deleteAlert") { db in
@@ -120,6 +100,7 @@ extension PostgresStore {
         }
     }
 
+    /// Implements `AlertStore.alertWebhookSecret(tenantId:userId:id:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func alertWebhookSecret(tenantId: String, userId: String, id: String) async throws -> String? {
         let sealed = try await read("alertWebhookSecret") { db in
             try await db.row(
@@ -130,6 +111,7 @@ extension PostgresStore {
         return try sealed.map { try cipher.open(webhookSecret: $0, tenantId: tenantId, alertId: id) }
     }
 
+    /// Implements `AlertStore.recordAlertState(tenantId:userId:id:armed:firedAt:disable:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func recordAlertState(
         tenantId: String,
         userId: String,
@@ -150,6 +132,7 @@ extension PostgresStore {
         }
     }
 
+    /// Implements `AlertStore.dropAlertDeviceToken(tenantId:userId:id:deviceToken:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func dropAlertDeviceToken(tenantId: String, userId: String, id: String, deviceToken: String) async throws -> Bool {
         let now = StoreClock.nowMillis()
         return try await write("dropAlertDeviceToken") { db in
@@ -169,6 +152,7 @@ extension PostgresStore {
         }
     }
 
+    /// Implements `AlertStore.recordAlertDelivery(tenantId:userId:_:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func recordAlertDelivery(tenantId: String, userId: String, _ attempt: AlertDeliveryAttempt) async throws {
         try await write("recordAlertDelivery") { db in
             guard try await Self.fetchAlert(db, tenantId: tenantId, userId: userId, id: attempt.alertId) != nil else { return }
@@ -194,6 +178,7 @@ extension PostgresStore {
         }
     }
 
+    /// Implements `AlertStore.alertDeliveries(tenantId:userId:alertId:before:limit:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func alertDeliveries(
         tenantId: String,
         userId: String,
@@ -235,9 +220,6 @@ extension PostgresStore {
     }
 
     static func fetchAlert(_ db: PostgresSQL, tenantId: String, userId: String, id: String) async throws -> Alert? {
-        try await db.row(
-            "SELECT \(alertColumns) FROM alerts WHERE tenant_id = ? AND user_id = ? AND id = ?",
-            [tenantId, userId, id]
-        ).map(Alert.init(row:))
+        try await userRow(db, of: "alerts", columns: alertColumns, tenantId: tenantId, userId: userId, id: id, Alert.init(row:))
     }
 }

@@ -5,6 +5,7 @@ public import GatewayStore
 import PostgresNIO
 
 extension PostgresStore {
+    /// Implements `AuditStore.recordAudit(_:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func recordAudit(_ record: AuditRecord) async throws {
         let now = StoreClock.nowMillis()
         try await write("recordAudit") { db in try await Self.insertAudit(db, record, at: now) }

@@ -15,6 +15,7 @@ public import GatewayStore
 ///
 /// Each call is one indexed single-row `SELECT` on a pooled connection.
 extension PostgresStore: StoreChangeStamp {
+    /// Implements `StoreChangeStamp.changeStamp()` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func changeStamp() async throws -> UInt64 {
         try await read("changeStamp") { db in
             guard let row = try await db.row("SELECT stamp FROM store_change WHERE id = 1") else {

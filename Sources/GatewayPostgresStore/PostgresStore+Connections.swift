@@ -23,11 +23,7 @@ extension PostgresStore {
         return try await write("createConnection", conflict: "a connection with this id already exists") { db in
             try await Self.lockTenant(db, tenantId)
             if let userId { try await Self.requireUser(db, tenantId: tenantId, userId) }
-            let newest = try await db.row(
-                "SELECT MAX(created_at) AS newest FROM connections WHERE tenant_id = ?",
-                [tenantId]
-            )?.optionalInt64("newest")
-            let now = StoreClock.millis(after: newest)
+            let now = try await Self.creationTime(db, in: "connections", tenantId: tenantId)
             try await db.execute(
                 """
                 INSERT INTO connections (
@@ -40,22 +36,11 @@ extension PostgresStore {
                     connection.status.rawValue, sealed, now, now,
                 ]
             )
-            return ConnectionDescriptor(
-                id: id,
-                tenantId: tenantId,
-                userId: userId,
-                broker: connection.broker,
-                displayName: connection.displayName,
-                baseURL: connection.baseURL,
-                settings: connection.settings,
-                status: connection.status,
-                statusDetail: nil,
-                createdAt: StoreClock.date(now),
-                updatedAt: StoreClock.date(now)
-            )
+            return connection.stored(id: id, tenantId: tenantId, userId: userId, at: now)
         }
     }
 
+    /// Implements `ConnectionStore.connections(tenantId:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func connections(tenantId: String) async throws -> [ConnectionDescriptor] {
         try await read("connections") { db in
             try await db.rows(
@@ -65,6 +50,7 @@ extension PostgresStore {
         }
     }
 
+    /// Implements `ConnectionStore.connections(tenantId:userId:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func connections(tenantId: String, userId: String) async throws -> [ConnectionDescriptor] {
         try await read("userConnections") { db in
             try await db.rows(
@@ -77,16 +63,19 @@ extension PostgresStore {
         }
     }
 
+    /// Implements `ConnectionStore.connection(tenantId:id:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func connection(tenantId: String, id: String) async throws -> ConnectionDescriptor? {
         try await read("connection") { db in try await Self.fetchConnection(db, tenantId: tenantId, id: id) }
     }
 
+    /// Implements `ConnectionStore.deleteConnection(tenantId:id:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func deleteConnection(tenantId: String, id: String) async throws -> Bool {
         try await write("deleteConnection") { db in
             try await db.count("DELETE FROM connections WHERE tenant_id = ? AND id = ? RETURNING id", [tenantId, id]) > 0
         }
     }
 
+    /// Implements `ConnectionStore.credentials(tenantId:connectionId:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func credentials(tenantId: String, connectionId: String) async throws -> BrokerCredentials {
         let sealed = try await read("credentials") { db in
             try await db.row(
@@ -106,6 +95,7 @@ extension PostgresStore {
         }
     }
 
+    /// Implements `ConnectionStore.updateCredentials(tenantId:connectionId:_:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func updateCredentials(tenantId: String, connectionId: String, _ credentials: BrokerCredentials) async throws {
         let sealed = try cipher.seal(credentials, tenantId: tenantId, connectionId: connectionId)
         let now = StoreClock.nowMillis()
@@ -121,6 +111,7 @@ extension PostgresStore {
         }
     }
 
+    /// Implements `ConnectionStore.updateConnectionStatus(tenantId:connectionId:status:detail:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func updateConnectionStatus(
         tenantId: String,
         connectionId: String,

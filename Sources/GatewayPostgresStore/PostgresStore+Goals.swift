@@ -7,59 +7,39 @@ import PostgresNIO
 extension PostgresStore {
     static let goalColumns = "id, name, target_value, currency, allocations, created_at, updated_at"
 
+    /// Implements `GoalStore.goals(tenantId:userId:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func goals(tenantId: String, userId: String) async throws -> [Goal] {
-        try await read("goals") { db in
-            try await db.rows(
-                """
-                SELECT \(Self.goalColumns) FROM goals WHERE tenant_id = ? AND user_id = ?
-                ORDER BY created_at, id
-                """,
-                [tenantId, userId]
-            ).map(Goal.init(row:))
-        }
+        try await userRows("goals", of: "goals", columns: Self.goalColumns, tenantId: tenantId, userId: userId, Goal.init(row:))
     }
 
+    /// Implements `GoalStore.goal(tenantId:userId:id:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func goal(tenantId: String, userId: String, id: String) async throws -> Goal? {
         try await read("goal") { db in try await Self.fetchGoal(db, tenantId: tenantId, userId: userId, id: id) }
     }
 
+    /// Implements `GoalStore.createGoal(tenantId:userId:_:audit:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func createGoal(tenantId: String, userId: String, _ draft: GoalDraft, audit: AuditRecord?) async throws -> Goal {
-        let name = try StoreRules.validatedGoalName(draft.name)
-        let allocationsJSON = try StoreRules.encodeJSON(draft.allocations)
+        let goal = try GoalWrite(draft)
         let id = StoreIdentifier.make(StoreIdentifier.goal)
-        return try await write("createGoal", conflict: StoreRules.goalNameConflict(name)) { db in
+        return try await write("createGoal", conflict: goal.conflict) { db in
             try await Self.lockTenant(db, tenantId)
             try await Self.requireUser(db, tenantId: tenantId, userId)
-            try await Self.requireFreeGoalName(db, tenantId: tenantId, userId: userId, name: name, except: nil)
+            try await Self.requireFreeGoalName(db, tenantId: tenantId, userId: userId, goal, except: nil)
             try await Self.requireUnchangedGoals(db, tenantId: tenantId, userId: userId, except: nil, draft.checkedAgainst)
-            let newest = try await db.row(
-                "SELECT MAX(created_at) AS newest FROM goals WHERE tenant_id = ?",
-                [tenantId]
-            )?.optionalInt64("newest")
-            let now = StoreClock.millis(after: newest)
+            let now = try await Self.creationTime(db, in: "goals", tenantId: tenantId)
             try await db.execute(
                 """
                 INSERT INTO goals (id, tenant_id, user_id, name, target_value, currency, allocations, created_at, updated_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                 """,
-                [id, tenantId, userId, name, DecimalText.format(draft.targetValue), draft.currency, allocationsJSON, now, now]
+                [id, tenantId, userId, goal.name, goal.targetValueText, draft.currency, goal.allocationsJSON, now, now]
             )
-            if var audit {
-                audit.target = id
-                try await Self.insertAudit(db, audit, at: now)
-            }
-            return Goal(
-                id: id,
-                name: name,
-                targetValue: draft.targetValue,
-                currency: draft.currency,
-                allocations: draft.allocations,
-                createdAt: StoreClock.date(now),
-                updatedAt: StoreClock.date(now)
-            )
+            if let audit { try await Self.insertAudit(db, audit.targeting(id), at: now) }
+            return goal.stored(id: id, at: now)
         }
     }
 
+    /// Implements `GoalStore.updateGoal(tenantId:userId:id:_:audit:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func updateGoal(
         tenantId: String,
         userId: String,
@@ -67,10 +47,9 @@ extension PostgresStore {
         _ draft: GoalDraft,
         audit: AuditRecord?
     ) async throws -> Goal? {
-        let name = try StoreRules.validatedGoalName(draft.name)
-        let allocationsJSON = try StoreRules.encodeJSON(draft.allocations)
+        let goal = try GoalWrite(draft)
         let now = StoreClock.nowMillis()
-        return try await write("updateGoal", conflict: StoreRules.goalNameConflict(name)) { db in
+        return try await write("updateGoal", conflict: goal.conflict) { db in
             // The tenant's lock serializes goal writes, so the goals checked against stay so until this commits.
             try await Self.lockTenant(db, tenantId)
             guard
@@ -80,7 +59,7 @@ extension PostgresStore {
                 )
                     != nil
             else { return nil }
-            try await Self.requireFreeGoalName(db, tenantId: tenantId, userId: userId, name: name, except: id)
+            try await Self.requireFreeGoalName(db, tenantId: tenantId, userId: userId, goal, except: id)
             try await Self.requireUnchangedGoals(db, tenantId: tenantId, userId: userId, except: id, draft.checkedAgainst)
             let updated = try await db.row(
                 """
@@ -89,13 +68,14 @@ extension PostgresStore {
                 WHERE tenant_id = ? AND user_id = ? AND id = ?
                 RETURNING \(Self.goalColumns)
                 """,
-                [name, DecimalText.format(draft.targetValue), draft.currency, allocationsJSON, now, tenantId, userId, id]
+                [goal.name, goal.targetValueText, draft.currency, goal.allocationsJSON, now, tenantId, userId, id]
             ).map(Goal.init(row:))
             if updated != nil, let audit { try await Self.insertAudit(db, audit, at: now) }
             return updated
         }
     }
 
+    /// Implements `GoalStore.deleteGoal(tenantId:userId:id:audit:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func deleteGoal(tenantId: String, userId: String, id: String, audit: AuditRecord?) async throws -> Bool {
         let now = StoreClock.nowMillis()
         return try await write("deleteGoal") { db in
@@ -110,10 +90,7 @@ extension PostgresStore {
     }
 
     static func fetchGoal(_ db: PostgresSQL, tenantId: String, userId: String, id: String) async throws -> Goal? {
-        try await db.row(
-            "SELECT \(goalColumns) FROM goals WHERE tenant_id = ? AND user_id = ? AND id = ?",
-            [tenantId, userId, id]
-        ).map(Goal.init(row:))
+        try await userRow(db, of: "goals", columns: goalColumns, tenantId: tenantId, userId: userId, id: id, Goal.init(row:))
     }
 
     /// Called under the tenant's lock (`lockTenant`), which every goal write takes first.
@@ -129,22 +106,24 @@ extension PostgresStore {
             "SELECT \(goalColumns) FROM goals WHERE tenant_id = ? AND user_id = ? AND id <> ? ORDER BY created_at, id",
             [tenantId, userId, id ?? ""]
         ).map(Goal.init(row:))
-        if current != basis { throw GatewayError(.conflict, GoalDraft.goalsChangedMessage, retryable: true) }
+        try StoreRules.requireUnchangedGoals(current, basis)
     }
 
     static func requireFreeGoalName(
         _ db: PostgresSQL,
         tenantId: String,
         userId: String,
-        name: String,
+        _ goal: GoalWrite,
         except id: String?
     ) async throws {
-        let taken = try await db.row(
-            "SELECT id FROM goals WHERE tenant_id = ? AND user_id = ? AND name = ?",
-            [tenantId, userId, name]
-        )?.string("id")
-        if let taken, taken != id {
-            throw GatewayError(.conflict, StoreRules.goalNameConflict(name))
-        }
+        try await requireFreeName(
+            db,
+            in: "goals",
+            tenantId: tenantId,
+            userId: userId,
+            name: goal.name,
+            except: id,
+            conflict: goal.conflict
+        )
     }
 }

@@ -14,6 +14,7 @@ import PostgresNIO
 /// needs no connection pinned outside the pool, works the same on SQLite, and shows who leads
 /// (`SELECT * FROM leases`).
 extension PostgresStore: LeaderLeaseStore {
+    /// Implements `LeaderLeaseStore.tryAcquireLease(name:holder:ttl:now:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func tryAcquireLease(name: String, holder: String, ttl: Duration, now: Date) async throws -> Bool {
         let nowMillis = StoreClock.millis(now)
         let expires = nowMillis + ttl.leaseMillis
@@ -33,6 +34,7 @@ extension PostgresStore: LeaderLeaseStore {
         }
     }
 
+    /// Implements `LeaderLeaseStore.renewLease(name:holder:ttl:now:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func renewLease(name: String, holder: String, ttl: Duration, now: Date) async throws -> Bool {
         let nowMillis = StoreClock.millis(now)
         return try await write("renewLease") { db in
@@ -43,12 +45,14 @@ extension PostgresStore: LeaderLeaseStore {
         }
     }
 
+    /// Implements `LeaderLeaseStore.releaseLease(name:holder:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func releaseLease(name: String, holder: String) async throws {
         try await write("releaseLease") { db in
             try await db.execute("DELETE FROM leases WHERE name = ? AND holder = ?", [name, holder])
         }
     }
 
+    /// Implements `LeaderLeaseStore.pruneAndCountLeases(prefix:now:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func pruneAndCountLeases(prefix: String, now: Date) async throws -> Int {
         let nowMillis = StoreClock.millis(now)
         return try await write("pruneAndCountLeases") { db in

@@ -6,6 +6,7 @@ import PostgresNIO
 /// Interactive links in progress: spent by one conditional `UPDATE … RETURNING`, which Postgres runs under the
 /// row's lock, so of any number of concurrent completions on any number of instances exactly one changes the row.
 extension PostgresStore {
+    /// Implements `LinkStateStore.recordLinkState(tenantId:connectionId:stateHash:expiresAt:now:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func recordLinkState(
         tenantId: String,
         connectionId: String,
@@ -43,6 +44,7 @@ extension PostgresStore {
         }
     }
 
+    /// Implements `LinkStateStore.consumeLinkState(connectionId:stateHash:now:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func consumeLinkState(connectionId: String, stateHash: [UInt8], now: Date) async throws -> LinkStateOutcome {
         let nowMillis = StoreClock.millis(now)
         let hash = Data(stateHash)
@@ -67,6 +69,7 @@ extension PostgresStore {
         }
     }
 
+    /// Implements `LinkStateStore.consumeLinkState(tenantId:connectionId:now:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func consumeLinkState(tenantId: String, connectionId: String, now: Date) async throws -> LinkStateOutcome {
         let nowMillis = StoreClock.millis(now)
         return try await write("consumeLinkState") { db in

@@ -7,6 +7,7 @@ import PostgresNIO
 /// The order feed on PostgreSQL (as `SQLiteStore+OrderFeed.swift`): an event's cursor is its `feed_id`, taken from a
 /// sequence while the writer holds the feed's transaction lock (`append`), so feed ids commit in increasing order.
 extension PostgresStore {
+    /// Implements `OrderJournalStore.orderFeed(after:limit:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func orderFeed(after cursor: Int64, limit: Int) async throws -> [OrderFeedEvent] {
         guard limit > 0 else { return [] }
         return try await read("orderFeed") { db in
@@ -14,6 +15,7 @@ extension PostgresStore {
         }
     }
 
+    /// Implements `OrderJournalStore.orderFeed(tenantId:userId:after:limit:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func orderFeed(tenantId: String, userId: String, after cursor: Int64, limit: Int) async throws -> [OrderFeedEvent] {
         guard limit > 0 else { return [] }
         return try await read("orderFeedOfUser") { db in
@@ -26,12 +28,14 @@ extension PostgresStore {
         }
     }
 
+    /// Implements `OrderJournalStore.orderFeedEnd()` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func orderFeedEnd() async throws -> Int64 {
         try await read("orderFeedEnd") { db in
             try await db.row("SELECT MAX(feed_id) AS last FROM order_events")?.optionalInt64("last") ?? 0
         }
     }
 
+    /// Implements `OrderJournalStore.openOrderReferences(limit:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func openOrderReferences(limit: Int) async throws -> [JournaledOrderReference] {
         guard limit > 0 else { return [] }
         let open = OrderStatus.allCases.filter(\.isActive).map(\.rawValue)

@@ -17,6 +17,7 @@ import PostgresNIO
 extension PostgresStore: OrderJournalStore {
     // MARK: Idempotency keys
 
+    /// Implements `OrderJournalStore.claimIdempotencyKey(tenantId:key:requestHash:proposedOrderId:retention:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func claimIdempotencyKey(
         tenantId: String,
         key: String,
@@ -57,6 +58,7 @@ extension PostgresStore: OrderJournalStore {
         }
     }
 
+    /// Implements `OrderJournalStore.heldIdempotencyKey(tenantId:key:requestHash:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func heldIdempotencyKey(tenantId: String, key: String, requestHash: String) async throws -> IdempotencyClaim? {
         try await read("heldIdempotencyKey") { db in
             guard
@@ -73,6 +75,7 @@ extension PostgresStore: OrderJournalStore {
 
     // MARK: Writing the journal
 
+    /// Implements `OrderJournalStore.createOrderIntent(_:event:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func createOrderIntent(_ order: JournaledOrder, event: OrderEvent) async throws {
         let row = try JournalRow(order)
         let event = try JournalEventRow(event)
@@ -119,6 +122,7 @@ extension PostgresStore: OrderJournalStore {
         }
     }
 
+    /// Implements `OrderJournalStore.updateJournaledOrder(_:event:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func updateJournaledOrder(_ order: JournaledOrder, event: OrderEvent) async throws {
         // A placement's own answer is the broker's word that this intent holds the id now: an older binding of the
         // same id is a reuse by a broker that started over, and is retired rather than refusing the new order.
@@ -168,6 +172,7 @@ extension PostgresStore: OrderJournalStore {
 
     // MARK: Reading the journal
 
+    /// Implements `OrderJournalStore.journaledOrder(tenantId:id:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func journaledOrder(tenantId: String, id: String) async throws -> JournaledOrder? {
         try await read("journaledOrder") { db in
             try await db.row("SELECT \(Self.journaledOrderColumns) FROM orders WHERE tenant_id = ? AND id = ?", [tenantId, id])
@@ -175,6 +180,7 @@ extension PostgresStore: OrderJournalStore {
         }
     }
 
+    /// Implements `OrderJournalStore.journaledOrder(tenantId:connectionId:brokerOrderId:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func journaledOrder(
         tenantId: String,
         connectionId: String,
@@ -194,6 +200,7 @@ extension PostgresStore: OrderJournalStore {
         }
     }
 
+    /// Implements `OrderJournalStore.orderEvents(tenantId:orderId:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func orderEvents(tenantId: String, orderId: String) async throws -> [OrderEvent] {
         try await read("orderEvents") { db in
             try await db.rows(
@@ -206,45 +213,20 @@ extension PostgresStore: OrderJournalStore {
         }
     }
 
-    public func journaledOrders(in states: [JournalState], limit: Int) async throws -> [JournaledOrder] {
-        try await orders("journaledOrders", Self.journaledOrderColumns, tenantId: nil, states, limit, JournaledOrder.init(row:))
+    /// Implements `OrderJournalStore.journaledOrders(tenantId:in:limit:)` on PostgreSQL: oldest `createdAt` first, then by id.
+    public func journaledOrders(tenantId: String?, in states: [JournalState], limit: Int) async throws -> [JournaledOrder] {
+        let operation = tenantId == nil ? "journaledOrders" : "journaledOrdersOfTenant"
+        return try await orders(operation, Self.journaledOrderColumns, tenantId: tenantId, states, limit, JournaledOrder.init(row:))
     }
 
-    public func journaledOrderReferences(in states: [JournalState], limit: Int) async throws -> [JournaledOrderReference] {
-        try await orders(
-            "journaledOrderReferences",
-            Self.referenceColumns,
-            tenantId: nil,
-            states,
-            limit,
-            JournaledOrderReference.init(row:)
-        )
-    }
-
+    /// Implements `OrderJournalStore.journaledOrderReferences(tenantId:in:limit:)` on PostgreSQL: only columns that always read.
     public func journaledOrderReferences(
-        tenantId: String,
+        tenantId: String?,
         in states: [JournalState],
         limit: Int
     ) async throws -> [JournaledOrderReference] {
-        try await orders(
-            "journaledOrderReferencesOfTenant",
-            Self.referenceColumns,
-            tenantId: tenantId,
-            states,
-            limit,
-            JournaledOrderReference.init(row:)
-        )
-    }
-
-    public func journaledOrders(tenantId: String, in states: [JournalState], limit: Int) async throws -> [JournaledOrder] {
-        try await orders(
-            "journaledOrdersOfTenant",
-            Self.journaledOrderColumns,
-            tenantId: tenantId,
-            states,
-            limit,
-            JournaledOrder.init(row:)
-        )
+        let operation = tenantId == nil ? "journaledOrderReferences" : "journaledOrderReferencesOfTenant"
+        return try await orders(operation, Self.referenceColumns, tenantId: tenantId, states, limit, JournaledOrderReference.init(row:))
     }
 
     private func orders<Item: Sendable>(
@@ -255,16 +237,15 @@ extension PostgresStore: OrderJournalStore {
         _ limit: Int,
         _ decode: (PostgresRandomAccessRow) throws -> Item
     ) async throws -> [Item] {
-        let states = Set(states.map(\.rawValue)).sorted()
-        guard !states.isEmpty, limit > 0 else { return [] }
-        var arguments: [any SQLArgument] = tenantId.map { [$0] } ?? []
-        arguments += states as [any SQLArgument]
-        arguments.append(limit)
+        guard let listing = JournalListing(tenantId: tenantId, states, limit: limit) else { return [] }
+        var arguments: [any SQLArgument] = listing.tenantId.map { [$0] } ?? []
+        arguments += listing.states as [any SQLArgument]
+        arguments.append(listing.limit)
         return try await read(operation) { db in
             try await db.rows(
                 """
                 SELECT \(columns) FROM orders
-                WHERE \(tenantId == nil ? "" : "tenant_id = ? AND ")state IN (\(PostgresSQL.placeholders(states.count)))
+                WHERE \(listing.tenantCondition)state IN (\(PostgresSQL.placeholders(listing.states.count)))
                 ORDER BY created_at, id LIMIT ?
                 """,
                 arguments
@@ -272,6 +253,7 @@ extension PostgresStore: OrderJournalStore {
         }
     }
 
+    /// Implements `OrderJournalStore.claimedBrokerOrderIds(tenantId:connectionId:accountId:since:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func claimedBrokerOrderIds(
         tenantId: String,
         connectionId: String,
@@ -298,6 +280,7 @@ extension PostgresStore: OrderJournalStore {
         }
     }
 
+    /// Implements `OrderJournalStore.reclaimReleasedOrder(tenantId:id:event:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func reclaimReleasedOrder(tenantId: String, id: String, event: OrderEvent) async throws -> JournaledOrder? {
         let event = try JournalEventRow(event)
         return try await write("reclaimReleasedOrder") { db in

@@ -32,6 +32,7 @@ extension PostgresStore {
         ("v15-push-tokens", pushTokensV15),
     ]
 
+    /// Implements `TenantStore.migrationsApplied()` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func migrationsApplied() async throws -> Bool {
         try await read("migrationsApplied") { db in
             let applied = Set(try await db.rows("SELECT name FROM schema_migrations").map { try $0.string("name") })

@@ -13,6 +13,7 @@ extension PostgresStore {
 
     // MARK: Passwords and login codes
 
+    /// Implements `SessionStore.setPasswordHash(tenantId:userId:hash:audit:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func setPasswordHash(tenantId: String, userId: String, hash: String?, audit: AuditRecord?) async throws -> Bool {
         let now = StoreClock.nowMillis()
         return try await write("setPasswordHash") { db in
@@ -30,6 +31,7 @@ extension PostgresStore {
         }
     }
 
+    /// Implements `SessionStore.loginCandidate(tenantId:email:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func loginCandidate(tenantId: String, email: String) async throws -> LoginCandidate? {
         try await read("loginCandidate") { db in
             try await db.row(
@@ -80,6 +82,7 @@ extension PostgresStore {
         }
     }
 
+    /// Implements `SessionStore.recordSuccessfulLogin(tenantId:userId:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func recordSuccessfulLogin(tenantId: String, userId: String) async throws {
         try await write("recordSuccessfulLogin") { db in
             try await db.execute(
@@ -89,6 +92,7 @@ extension PostgresStore {
         }
     }
 
+    /// Implements `SessionStore.createLoginCode(tenantId:userId:hash:expiresAt:audit:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func createLoginCode(
         tenantId: String,
         userId: String,
@@ -108,6 +112,7 @@ extension PostgresStore {
         }
     }
 
+    /// Implements `SessionStore.consumeLoginCode(tenantId:hash:now:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func consumeLoginCode(tenantId: String, hash: [UInt8], now: Date) async throws -> String? {
         let nowMillis = StoreClock.millis(now)
         return try await write("consumeLoginCode") { db in
@@ -163,11 +168,7 @@ extension PostgresStore {
                     details: [FieldProblem(field: "device", problem: "is over the limit of \(limit) devices")]
                 )
             }
-            let newest = try await db.row(
-                "SELECT MAX(created_at) AS newest FROM devices WHERE tenant_id = ? AND user_id = ?",
-                [tenantId, userId]
-            )?.optionalInt64("newest")
-            let created = StoreClock.millis(after: newest)
+            let created = try await Self.creationTime(db, in: "devices", tenantId: tenantId, userId: userId)
             try await db.execute(
                 """
                 INSERT INTO devices (id, tenant_id, user_id, name, type, model, os, app_version, fingerprint,
@@ -183,6 +184,7 @@ extension PostgresStore {
         }
     }
 
+    /// Implements `DeviceStore.devices(tenantId:userId:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func devices(tenantId: String, userId: String) async throws -> [Device] {
         try await read("devices") { db in
             try await db.rows(
@@ -192,10 +194,12 @@ extension PostgresStore {
         }
     }
 
+    /// Implements `DeviceStore.device(tenantId:userId:id:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func device(tenantId: String, userId: String, id: String) async throws -> Device? {
         try await read("device") { db in try await Self.fetchDevice(db, tenantId: tenantId, userId: userId, id: id) }
     }
 
+    /// Implements `DeviceStore.updateDevice(tenantId:userId:id:name:trusted:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func updateDevice(tenantId: String, userId: String, id: String, name: String?, trusted: Bool?) async throws -> Device? {
         try await write("updateDevice") { db in
             try await db.row(
@@ -208,6 +212,7 @@ extension PostgresStore {
         }
     }
 
+    /// Implements `DeviceStore.deleteDevice(tenantId:userId:id:audit:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func deleteDevice(tenantId: String, userId: String, id: String, audit: AuditRecord?) async throws -> Bool {
         let now = StoreClock.nowMillis()
         return try await write("deleteDevice") { db in
@@ -241,9 +246,7 @@ extension PostgresStore {
                 ) != nil,
                 let device = try await Self.fetchDevice(db, tenantId: tenantId, userId: userId, id: deviceId)
             else { return nil }
-            if let current = device.pushToken, current.token == token, current.platform == platform, current.active {
-                return device
-            }
+            if device.holdsActivePushToken(token, platform: platform) { return device }
             // One device per token per user: the app reinstalled, or the token moved to this device.
             try await db.execute(
                 """
@@ -266,6 +269,7 @@ extension PostgresStore {
         }
     }
 
+    /// Implements `DeviceStore.removePushToken(tenantId:userId:deviceId:audit:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func removePushToken(tenantId: String, userId: String, deviceId: String, audit: AuditRecord?) async throws -> Bool {
         let now = StoreClock.nowMillis()
         return try await write("removePushToken") { db in
@@ -283,6 +287,7 @@ extension PostgresStore {
         }
     }
 
+    /// Implements `DeviceStore.deactivatePushToken(tenantId:userId:deviceId:token:reason:at:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func deactivatePushToken(
         tenantId: String,
         userId: String,
@@ -318,6 +323,7 @@ extension PostgresStore {
 
     // MARK: Sessions
 
+    /// Implements `SessionStore.createSession(tenantId:userId:deviceId:refreshHash:expiresAt:audit:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func createSession(
         tenantId: String,
         userId: String,
@@ -340,18 +346,17 @@ extension PostgresStore {
                 [id, tenantId, userId, deviceId, Data(refreshHash), now, now, StoreClock.millis(expiresAt)]
             )
             try await db.execute("UPDATE devices SET last_seen_at = ? WHERE id = ?", [now, deviceId])
-            if var audit {
-                audit.target = id
-                try await Self.insertAudit(db, audit, at: now)
-            }
+            if let audit { try await Self.insertAudit(db, audit.targeting(id), at: now) }
             return try await Self.requireSession(db, id: id)
         }
     }
 
+    /// Implements `SessionStore.session(id:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func session(id: String) async throws -> SessionRecord? {
         try await read("session") { db in try await Self.fetchSession(db, id: id) }
     }
 
+    /// Implements `SessionStore.liveSessions(tenantId:userId:deviceId:now:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func liveSessions(tenantId: String, userId: String, deviceId: String?, now: Date) async throws -> [SessionRecord] {
         try await read("liveSessions") { db in
             var sql = """
@@ -422,6 +427,7 @@ extension PostgresStore {
         }
     }
 
+    /// Implements `SessionStore.revokeSessions(tenantId:userId:sessionId:deviceId:reason:audit:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func revokeSessions(
         tenantId: String,
         userId: String,
@@ -452,6 +458,7 @@ extension PostgresStore {
         }
     }
 
+    /// Implements `SessionStore.extendSession(id:expiresAt:now:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func extendSession(id: String, expiresAt: Date, now: Date) async throws -> SessionRecord? {
         try await write("extendSession") { db in
             try await db.row(
@@ -464,6 +471,7 @@ extension PostgresStore {
         }
     }
 
+    /// Implements `DeviceStore.touchDevice(id:now:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func touchDevice(id: String, now: Date) async throws {
         let nowMillis = StoreClock.millis(now)
         try await write("touchDevice") { db in

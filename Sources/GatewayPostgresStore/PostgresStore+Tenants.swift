@@ -6,6 +6,7 @@ import PostgresNIO
 extension PostgresStore {
     // MARK: Tenants
 
+    /// Implements `TenantStore.createTenant(name:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func createTenant(name: String) async throws -> Tenant {
         let createdAt = StoreClock.nowMillis()
         let tenant = Tenant(id: StoreIdentifier.make(StoreIdentifier.tenant), name: name, createdAt: StoreClock.date(createdAt))
@@ -20,6 +21,7 @@ extension PostgresStore {
 
     static let tenantColumns = "id, name, created_at, read_max_age_ms, disabled_at"
 
+    /// Implements `TenantStore.tenant(id:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func tenant(id: String) async throws -> Tenant? {
         try await read("tenant") { db in
             try await db.row("SELECT \(Self.tenantColumns) FROM tenants WHERE id = ?", [id]).map(Tenant.init(row:))
@@ -33,6 +35,7 @@ extension PostgresStore {
         }
     }
 
+    /// Implements `TenantStore.setReadMaxAge(tenantId:milliseconds:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func setReadMaxAge(tenantId: String, milliseconds: Int?) async throws -> Tenant? {
         try await write("setReadMaxAge") { db in
             try await db.row(
@@ -42,6 +45,7 @@ extension PostgresStore {
         }
     }
 
+    /// Implements `TenantStore.disableTenant(id:audit:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func disableTenant(id: String, audit: AuditRecord?) async throws -> Tenant? {
         let now = StoreClock.nowMillis()
         return try await write("disableTenant") { db in
@@ -64,41 +68,20 @@ extension PostgresStore {
         userId: String?,
         audit: AuditRecord?
     ) async throws -> IssuedAPIKey {
-        let scopesText = scopes.joined(separator: ",")
-        // The lookup part has 60 random bits; a collision is all but impossible, but costs only a retry.
-        for _ in 0..<3 {
-            let key = APIKeySecret.generate()
-            let createdAt = StoreClock.nowMillis()
-            do {
-                try await write("issueAPIKey", conflict: "api key id collision") { db in
-                    try await Self.requireTenant(db, tenantId)
-                    if let userId { try await Self.requireUser(db, tenantId: tenantId, userId) }
-                    try await db.execute(
-                        """
-                        INSERT INTO api_keys (id, tenant_id, label, hash, created_at, scopes, user_id)
-                        VALUES (?, ?, ?, ?, ?, ?, ?)
-                        """,
-                        [key.keyId, tenantId, label, Data(key.hash), createdAt, scopesText, userId]
-                    )
-                    if var audit {
-                        audit.target = key.keyId
-                        try await Self.insertAudit(db, audit, at: createdAt)
-                    }
-                }
-                let info = APIKeyInfo(
-                    id: key.keyId,
-                    tenantId: tenantId,
-                    label: label,
-                    scopes: StoreRules.scopeNames(scopesText),
-                    userId: userId,
-                    createdAt: StoreClock.date(createdAt)
+        try await StoreRules.issueAPIKey(tenantId: tenantId, label: label, scopes: scopes, userId: userId) { issue in
+            try await write("issueAPIKey", conflict: "api key id collision") { db in
+                try await Self.requireTenant(db, tenantId)
+                if let userId { try await Self.requireUser(db, tenantId: tenantId, userId) }
+                try await db.execute(
+                    """
+                    INSERT INTO api_keys (id, tenant_id, label, hash, created_at, scopes, user_id)
+                    VALUES (?, ?, ?, ?, ?, ?, ?)
+                    """,
+                    [issue.keyId, tenantId, label, issue.hash, issue.createdAt, issue.scopesText, userId]
                 )
-                return IssuedAPIKey(id: key.keyId, tenantId: tenantId, plaintext: key.plaintext, info: info)
-            } catch let error as GatewayError where error.code == .conflict {
-                continue
+                if let audit { try await Self.insertAudit(db, audit.targeting(issue.keyId), at: issue.createdAt) }
             }
         }
-        throw GatewayError(.internalError, "an API key could not be issued")
     }
 
     /// One indexed query, then a constant-time comparison of the secret's hash. Not cached, so a revocation, a
@@ -144,6 +127,7 @@ extension PostgresStore {
 
     static let apiKeyColumns = "id, tenant_id, label, scopes, user_id, created_at, revoked_at"
 
+    /// Implements `TenantStore.revokeAPIKey(tenantId:keyId:audit:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func revokeAPIKey(tenantId: String, keyId: String, audit: AuditRecord?) async throws -> Bool {
         let now = StoreClock.nowMillis()
         return try await write("revokeAPIKey") { db in
@@ -157,6 +141,7 @@ extension PostgresStore {
         }
     }
 
+    /// Implements `TenantStore.apiKeys(tenantId:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func apiKeys(tenantId: String) async throws -> [APIKeyInfo] {
         try await read("apiKeys") { db in
             try await db.rows(
@@ -166,6 +151,7 @@ extension PostgresStore {
         }
     }
 
+    /// Implements `TenantStore.apiKey(tenantId:id:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func apiKey(tenantId: String, id: String) async throws -> APIKeyInfo? {
         try await read("apiKey") { db in
             try await db.row("SELECT \(Self.apiKeyColumns) FROM api_keys WHERE tenant_id = ? AND id = ?", [tenantId, id])
@@ -191,6 +177,7 @@ extension PostgresStore {
 
     // MARK: The demo tenant
 
+    /// Implements `TenantStore.demoTenantId()` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func demoTenantId() async throws -> String? {
         try await read("demoTenantId") { db in
             try await db.row("SELECT value FROM store_meta WHERE key = ?", [StoreRules.demoTenantKey])
@@ -198,6 +185,7 @@ extension PostgresStore {
         }
     }
 
+    /// Implements `TenantStore.setDemoTenantId(_:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func setDemoTenantId(_ id: String) async throws {
         try await write("setDemoTenantId") { db in
             try await Self.requireTenant(db, id)

@@ -7,6 +7,7 @@ import PostgresNIO
 extension PostgresStore {
     static let userColumns = "id, tenant_id, external_id, email, display_name, created_at, updated_at"
 
+    /// Implements `UserStore.createUser(tenantId:_:audit:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func createUser(tenantId: String, _ user: NewUser, audit: AuditRecord?) async throws -> User {
         let id = StoreIdentifier.make(StoreIdentifier.user)
         return try await write("createUser", conflict: "another user of this tenant has this external id or email") { db in
@@ -18,10 +19,7 @@ extension PostgresStore {
                 email: user.email,
                 except: nil
             )
-            // Strictly after the tenant's newest user, so "oldest first" is also creation order and a cursor is exact.
-            let newest = try await db.row("SELECT MAX(created_at) AS newest FROM users WHERE tenant_id = ?", [tenantId])?
-                .optionalInt64("newest")
-            let now = StoreClock.millis(after: newest)
+            let now = try await Self.creationTime(db, in: "users", tenantId: tenantId)
             try await db.execute(
                 """
                 INSERT INTO users (id, tenant_id, external_id, email, display_name, created_at, updated_at)
@@ -29,22 +27,12 @@ extension PostgresStore {
                 """,
                 [id, tenantId, user.externalId, user.email, user.displayName, now, now]
             )
-            if var audit {
-                audit.target = id
-                try await Self.insertAudit(db, audit, at: now)
-            }
-            return User(
-                id: id,
-                tenantId: tenantId,
-                externalId: user.externalId,
-                email: user.email,
-                displayName: user.displayName,
-                createdAt: StoreClock.date(now),
-                updatedAt: StoreClock.date(now)
-            )
+            if let audit { try await Self.insertAudit(db, audit.targeting(id), at: now) }
+            return user.stored(id: id, tenantId: tenantId, at: now)
         }
     }
 
+    /// Implements `UserStore.users(tenantId:after:limit:externalId:email:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func users(
         tenantId: String,
         after: String?,
@@ -53,47 +41,33 @@ extension PostgresStore {
         email: String?
     ) async throws -> [User] {
         try await read("users") { db in
-            var conditions = ["tenant_id = ?"]
-            var arguments: [any SQLArgument] = [tenantId]
+            var cursor: Int64?
             if let after {
-                guard
-                    let cursor = try await db.row(
-                        "SELECT created_at FROM users WHERE tenant_id = ? AND id = ?",
-                        [tenantId, after]
-                    )?.int64("created_at")
-                else {
-                    throw GatewayError(
-                        .notFound,
-                        "no user '\(after)' to list after",
-                        details: [FieldProblem(field: "after", problem: "names no user of this tenant")]
-                    )
-                }
-                conditions.append("(created_at > ? OR (created_at = ? AND id > ?))")
-                arguments += [cursor, cursor, after]
+                cursor = try await db.row("SELECT created_at FROM users WHERE tenant_id = ? AND id = ?", [tenantId, after])?
+                    .int64("created_at")
             }
-            if let externalId {
-                conditions.append("external_id = ?")
-                arguments.append(externalId)
-            }
-            if let email {
-                conditions.append("email = ?")
-                arguments.append(email)
-            }
-            arguments.append(limit)
+            let page = try UserPage(tenantId: tenantId, after: after, cursor: cursor, externalId: externalId, email: email)
             return try await db.rows(
-                """
-                SELECT \(Self.userColumns) FROM users WHERE \(conditions.joined(separator: " AND "))
-                ORDER BY created_at, id LIMIT ?
-                """,
-                arguments
+                "SELECT \(Self.userColumns) FROM users WHERE \(page.whereClause) ORDER BY created_at, id LIMIT ?",
+                page.values.map(Self.argument) + [limit]
             ).map(User.init(row:))
         }
     }
 
+    /// A shared condition's value as postgres-nio binds it.
+    static func argument(_ value: UserPage.Value) -> any SQLArgument {
+        switch value {
+        case .text(let text): text
+        case .integer(let integer): integer
+        }
+    }
+
+    /// Implements `UserStore.user(tenantId:id:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func user(tenantId: String, id: String) async throws -> User? {
         try await read("user") { db in try await Self.fetchUser(db, tenantId: tenantId, id: id) }
     }
 
+    /// Implements `UserStore.updateUser(tenantId:id:_:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func updateUser(tenantId: String, id: String, _ update: UserUpdate) async throws -> User? {
         let now = StoreClock.nowMillis()
         return try await write("updateUser", conflict: "another user of this tenant has this external id or email") { db in
@@ -132,6 +106,7 @@ extension PostgresStore {
         }
     }
 
+    /// Implements `UserStore.deleteUser(tenantId:id:audit:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func deleteUser(tenantId: String, id: String, audit: AuditRecord?) async throws -> Bool {
         let now = StoreClock.nowMillis()
         return try await write("deleteUser") { db in

@@ -7,58 +7,42 @@ import PostgresNIO
 extension PostgresStore {
     static let watchlistColumns = "id, name, instruments, created_at, updated_at"
 
+    /// Implements `WatchlistStore.watchlists(tenantId:userId:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func watchlists(tenantId: String, userId: String) async throws -> [Watchlist] {
-        try await read("watchlists") { db in
-            try await db.rows(
-                """
-                SELECT \(Self.watchlistColumns) FROM watchlists WHERE tenant_id = ? AND user_id = ?
-                ORDER BY created_at, id
-                """,
-                [tenantId, userId]
-            ).map(Watchlist.init(row:))
-        }
+        try await userRows("watchlists", of: "watchlists", columns: Self.watchlistColumns, tenantId: tenantId, userId: userId, Watchlist.init(row:))
     }
 
+    /// Implements `WatchlistStore.watchlist(tenantId:userId:id:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func watchlist(tenantId: String, userId: String, id: String) async throws -> Watchlist? {
         try await read("watchlist") { db in try await Self.fetchWatchlist(db, tenantId: tenantId, userId: userId, id: id) }
     }
 
+    /// Implements `WatchlistStore.createWatchlist(tenantId:userId:name:instruments:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func createWatchlist(
         tenantId: String,
         userId: String,
         name: String,
         instruments: [Instrument]
     ) async throws -> Watchlist {
-        let name = try StoreRules.validatedWatchlistName(name)
-        let instrumentsJSON = try StoreRules.encodeJSON(instruments)
+        let list = try WatchlistWrite(name: name, instruments: instruments)
         let id = StoreIdentifier.make(StoreIdentifier.watchlist)
-        return try await write("createWatchlist", conflict: StoreRules.watchlistNameConflict(name)) { db in
+        return try await write("createWatchlist", conflict: list.conflict) { db in
             try await Self.lockTenant(db, tenantId)
             try await Self.requireUser(db, tenantId: tenantId, userId)
-            try await Self.requireFreeWatchlistName(db, tenantId: tenantId, userId: userId, name: name, except: nil)
-            let newest = try await db.row(
-                "SELECT MAX(created_at) AS newest FROM watchlists WHERE tenant_id = ?",
-                [tenantId]
-            )?.optionalInt64("newest")
-            let now = StoreClock.millis(after: newest)
+            try await Self.requireFreeWatchlistName(db, tenantId: tenantId, userId: userId, name: list.name, except: nil)
+            let now = try await Self.creationTime(db, in: "watchlists", tenantId: tenantId)
             try await db.execute(
                 """
                 INSERT INTO watchlists (id, tenant_id, user_id, name, instruments, created_at, updated_at)
                 VALUES (?, ?, ?, ?, ?, ?, ?)
                 """,
-                [id, tenantId, userId, name, instrumentsJSON, now, now]
+                [id, tenantId, userId, list.name, list.instrumentsJSON, now, now]
             )
-            return Watchlist(
-                id: id,
-                name: name,
-                instruments: instruments,
-                connectionId: nil,
-                createdAt: StoreClock.date(now),
-                updatedAt: StoreClock.date(now)
-            )
+            return list.stored(id: id, at: now)
         }
     }
 
+    /// Implements `WatchlistStore.updateWatchlist(tenantId:userId:id:name:instruments:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func updateWatchlist(
         tenantId: String,
         userId: String,
@@ -66,17 +50,16 @@ extension PostgresStore {
         name: String?,
         instruments: [Instrument]?
     ) async throws -> Watchlist? {
-        let name = try name.map(StoreRules.validatedWatchlistName)
-        let instrumentsJSON = try instruments.map(StoreRules.encodeJSON)
+        let change = try WatchlistChange(name: name, instruments: instruments)
         let now = StoreClock.nowMillis()
-        return try await write("updateWatchlist", conflict: name.map(StoreRules.watchlistNameConflict)) { db in
+        return try await write("updateWatchlist", conflict: change.conflict) { db in
             guard
                 try await db.row(
                     "SELECT 1 FROM watchlists WHERE tenant_id = ? AND user_id = ? AND id = ? FOR UPDATE",
                     [tenantId, userId, id]
                 ) != nil
             else { return nil }
-            if let name {
+            if let name = change.name {
                 try await Self.requireFreeWatchlistName(db, tenantId: tenantId, userId: userId, name: name, except: id)
             }
             return try await db.row(
@@ -87,11 +70,12 @@ extension PostgresStore {
                 WHERE tenant_id = ? AND user_id = ? AND id = ?
                 RETURNING \(Self.watchlistColumns)
                 """,
-                [name, instrumentsJSON, now, tenantId, userId, id]
+                [change.name, change.instrumentsJSON, now, tenantId, userId, id]
             ).map(Watchlist.init(row:))
         }
     }
 
+    /// Implements `WatchlistStore.deleteWatchlist(tenantId:userId:id:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.
     public func deleteWatchlist(tenantId: String, userId: String, id: String) async throws -> Bool {
         try await write("deleteWatchlist") { db in
             try await db.count(
@@ -103,10 +87,7 @@ extension PostgresStore {
     }
 
     static func fetchWatchlist(_ db: PostgresSQL, tenantId: String, userId: String, id: String) async throws -> Watchlist? {
-        try await db.row(
-            "SELECT \(watchlistColumns) FROM watchlists WHERE tenant_id = ? AND user_id = ? AND id = ?",
-            [tenantId, userId, id]
-        ).map(Watchlist.init(row:))
+        try await userRow(db, of: "watchlists", columns: watchlistColumns, tenantId: tenantId, userId: userId, id: id, Watchlist.init(row:))
     }
 
     static func requireFreeWatchlistName(
@@ -116,12 +97,14 @@ extension PostgresStore {
         name: String,
         except id: String?
     ) async throws {
-        let taken = try await db.row(
-            "SELECT id FROM watchlists WHERE tenant_id = ? AND user_id = ? AND name = ?",
-            [tenantId, userId, name]
-        )?.string("id")
-        if let taken, taken != id {
-            throw GatewayError(.conflict, StoreRules.watchlistNameConflict(name))
-        }
+        try await requireFreeName(
+            db,
+            in: "watchlists",
+            tenantId: tenantId,
+            userId: userId,
+            name: name,
+            except: id,
+            conflict: StoreRules.watchlistNameConflict(name)
+        )
     }
 }

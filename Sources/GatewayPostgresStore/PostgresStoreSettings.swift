@@ -24,11 +24,17 @@ public struct PostgresStoreSettings: Sendable {
         case require
     }
 
+    /// The server's host name or address (the URL's host).
     public var host: String
+    /// The server's port (the URL's, 5432 when it names none).
     public var port: Int
+    /// The role the store logs in as.
     public var username: String
+    /// The role's password, if the server asks for one; never printed (see `redactedDescription`).
     public var password: String?
+    /// The database holding the store's tables.
     public var database: String
+    /// Whether and how the connection is encrypted (URL `sslmode`).
     public var tls: TLSMode
     /// The schema the store's tables live in; `nil`: the server's default search path (`public`). The tests give
     /// each test a schema of its own.
@@ -43,6 +49,7 @@ public struct PostgresStoreSettings: Sendable {
     /// `connect_timeout`, in seconds as libpq's; default 10 s).
     public var connectTimeout: Duration
 
+    /// Settings given field by field (the tests'); the gateway makes them from its URL instead.
     public init(
         host: String,
         port: Int = 5432,
@@ -184,7 +191,9 @@ public struct PostgresStoreSettings: Sendable {
 
 /// A PostgreSQL URL that cannot be used; says why without quoting it.
 public struct PostgresURLError: Error, CustomStringConvertible, Sendable {
+    /// What is wrong with the URL, worded without quoting it (it may hold a password).
     public var reason: String
     init(_ reason: String) { self.reason = reason }
+    /// The reason as one sentence for the start-up failure.
     public var description: String { "the PostgreSQL URL \(reason)" }
 }

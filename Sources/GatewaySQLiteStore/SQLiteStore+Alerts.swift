@@ -8,20 +8,17 @@ extension SQLiteStore {
     static let alertColumns = "id, tenant_id, user_id, name, rule, channels, enabled, rearm, armed, created_at, updated_at, last_fired_at"
     static let alertDeliveryColumns = "id, alert_id, event_id, channel, attempt, at, outcome, http_status, error, test, device_id"
 
+    /// Implements `AlertStore.alerts(tenantId:userId:)` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.
     public func alerts(tenantId: String, userId: String) async throws -> [Alert] {
-        try await read("alerts") { db in
-            try Row.fetchAll(
-                db,
-                sql: "SELECT \(Self.alertColumns) FROM alerts WHERE tenant_id = ? AND user_id = ? ORDER BY created_at, id",
-                arguments: [tenantId, userId]
-            ).map(Alert.init(row:))
-        }
+        try await userRows("alerts", of: "alerts", columns: Self.alertColumns, tenantId: tenantId, userId: userId, Alert.init(row:))
     }
 
+    /// Implements `AlertStore.alert(tenantId:userId:id:)` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.
     public func alert(tenantId: String, userId: String, id: String) async throws -> Alert? {
         try await read("alert") { db in try Self.fetchAlert(db, tenantId: tenantId, userId: userId, id: id) }
     }
 
+    /// Implements `AlertStore.enabledAlerts()` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.
     public func enabledAlerts() async throws -> [OwnedAlert] {
         try await read("enabledAlerts") { db in
             try Row.fetchAll(
@@ -33,6 +30,7 @@ extension SQLiteStore {
         }
     }
 
+    /// Implements `AlertStore.createAlert(tenantId:userId:_:webhookSecret:limit:audit:)` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.
     public func createAlert(
         tenantId: String,
         userId: String,
@@ -43,9 +41,7 @@ extension SQLiteStore {
     ) async throws -> Alert {
         let id = StoreIdentifier.make(StoreIdentifier.alert)
         let sealed = try cipher.seal(webhookSecret: webhookSecret, tenantId: tenantId, alertId: id)
-        let rule = try StoreRules.encodeJSON(draft.rule)
-        let channels = try StoreRules.encodeJSON(draft.channels)
-        let name = draft.name.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        let alert = try AlertWrite(draft)
         return try await write("createAlert") { db in
             try Self.requireTenant(db, tenantId)
             try Self.requireUser(db, tenantId: tenantId, userId)
@@ -55,35 +51,22 @@ extension SQLiteStore {
                     sql: "SELECT COUNT(*) FROM alerts WHERE tenant_id = ? AND user_id = ?",
                     arguments: [tenantId, userId]
                 ) ?? 0
-            if count >= limit { throw StoreRules.alertLimitError(limit) }
-            let newest = try Int64.fetchOne(db, sql: "SELECT MAX(created_at) FROM alerts WHERE tenant_id = ?", arguments: [tenantId])
-            let now = StoreClock.millis(after: newest)
+            try StoreRules.requireRoomForAlert(count: count, limit: limit)
+            let now = try Self.creationTime(db, in: "alerts", tenantId: tenantId)
             try db.execute(
                 sql: """
                     INSERT INTO alerts (id, tenant_id, user_id, name, rule, channels, enabled, rearm, armed, webhook_secret,
                         created_at, updated_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, 1, ?, ?, ?)
                     """,
-                arguments: [id, tenantId, userId, name, rule, channels, draft.enabled, draft.rearm.rawValue, sealed, now, now]
+                arguments: [id, tenantId, userId, alert.name, alert.rule, alert.channels, draft.enabled, draft.rearm.rawValue, sealed, now, now]
             )
-            if var audit {
-                audit.target = id
-                try Self.insertAudit(db, audit, at: now)
-            }
-            return Alert(
-                id: id,
-                name: name,
-                rule: draft.rule,
-                channels: draft.channels,
-                enabled: draft.enabled,
-                rearm: draft.rearm,
-                armed: true,
-                createdAt: StoreClock.date(now),
-                updatedAt: StoreClock.date(now)
-            )
+            if let audit { try Self.insertAudit(db, audit.targeting(id), at: now) }
+            return alert.stored(id: id, at: now)
         }
     }
 
+    /// Implements `AlertStore.updateAlert(tenantId:userId:id:_:audit:)` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.
     public func updateAlert(
         tenantId: String,
         userId: String,
@@ -91,9 +74,7 @@ extension SQLiteStore {
         _ draft: AlertDraft,
         audit: AuditRecord?
     ) async throws -> Alert? {
-        let rule = try StoreRules.encodeJSON(draft.rule)
-        let channels = try StoreRules.encodeJSON(draft.channels)
-        let name = draft.name.map { $0.trimmingCharacters(in: .whitespacesAndNewlines) }
+        let alert = try AlertWrite(draft)
         let now = StoreClock.nowMillis()
         return try await write("updateAlert") { db in
             try db.execute(
@@ -102,7 +83,7 @@ extension SQLiteStore {
                         updated_at = MAX(?, updated_at + 1)
                     WHERE tenant_id = ? AND user_id = ? AND id = ?
                     """,
-                arguments: [name, rule, channels, draft.enabled, draft.rearm.rawValue, now, tenantId, userId, id]
+                arguments: [alert.name, alert.rule, alert.channels, draft.enabled, draft.rearm.rawValue, now, tenantId, userId, id]
             )
             guard db.changesCount > 0 else { return nil }
             if let audit { try Self.insertAudit(db, audit, at: now) }
@@ -110,6 +91,7 @@ extension SQLiteStore {
         }
     }
 
+    /// Implements `AlertStore.deleteAlert(tenantId:userId:id:audit:)` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.
     public func deleteAlert(tenantId: String, userId: String, id: String, audit: AuditRecord?) async throws -> Bool {
         let now = StoreClock.nowMillis()
         return try await write("deleteAlert") { db in
@@ -123,6 +105,7 @@ extension SQLiteStore {
         }
     }
 
+    /// Implements `AlertStore.alertWebhookSecret(tenantId:userId:id:)` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.
     public func alertWebhookSecret(tenantId: String, userId: String, id: String) async throws -> String? {
         let cipher = self.cipher
         return try await read("alertWebhookSecret") { db in
@@ -137,6 +120,7 @@ extension SQLiteStore {
         }
     }
 
+    /// Implements `AlertStore.recordAlertState(tenantId:userId:id:armed:firedAt:disable:)` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.
     public func recordAlertState(
         tenantId: String,
         userId: String,
@@ -158,6 +142,7 @@ extension SQLiteStore {
         }
     }
 
+    /// Implements `AlertStore.dropAlertDeviceToken(tenantId:userId:id:deviceToken:)` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.
     public func dropAlertDeviceToken(tenantId: String, userId: String, id: String, deviceToken: String) async throws -> Bool {
         let now = StoreClock.nowMillis()
         return try await write("dropAlertDeviceToken") { db in
@@ -173,6 +158,7 @@ extension SQLiteStore {
         }
     }
 
+    /// Implements `AlertStore.recordAlertDelivery(tenantId:userId:_:)` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.
     public func recordAlertDelivery(tenantId: String, userId: String, _ attempt: AlertDeliveryAttempt) async throws {
         try await write("recordAlertDelivery") { db in
             // Only the user's own alert gets an entry.
@@ -199,6 +185,7 @@ extension SQLiteStore {
         }
     }
 
+    /// Implements `AlertStore.alertDeliveries(tenantId:userId:alertId:before:limit:)` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.
     public func alertDeliveries(
         tenantId: String,
         userId: String,
@@ -242,11 +229,7 @@ extension SQLiteStore {
     }
 
     static func fetchAlert(_ db: Database, tenantId: String, userId: String, id: String) throws -> Alert? {
-        try Row.fetchOne(
-            db,
-            sql: "SELECT \(alertColumns) FROM alerts WHERE tenant_id = ? AND user_id = ? AND id = ?",
-            arguments: [tenantId, userId, id]
-        ).map(Alert.init(row:))
+        try userRow(db, of: "alerts", columns: alertColumns, tenantId: tenantId, userId: userId, id: id, Alert.init(row:))
     }
 
 }

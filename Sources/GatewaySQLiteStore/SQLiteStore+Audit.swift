@@ -5,6 +5,7 @@ import GatewayModel
 public import GatewayStore
 
 extension SQLiteStore {
+    /// Implements `AuditStore.recordAudit(_:)` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.
     public func recordAudit(_ record: AuditRecord) async throws {
         let now = StoreClock.nowMillis()
         try await write("recordAudit") { db in try Self.insertAudit(db, record, at: now) }

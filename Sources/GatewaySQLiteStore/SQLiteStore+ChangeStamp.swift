@@ -15,6 +15,7 @@ import Synchronization
 /// the disk, and costs microseconds, less than the hop to GRDB's queue and back that the async API would add on
 /// every request.
 extension SQLiteStore: StoreChangeStamp {
+    /// Implements `StoreChangeStamp.changeStamp()` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.
     public func changeStamp() async throws -> UInt64 {
         let own = ownWrites.load(ordering: .acquiring)
         guard let stampConnection else { return own }

@@ -24,13 +24,7 @@ extension SQLiteStore {
         return try await write("createConnection", conflict: "a connection with this id already exists") { db in
             try Self.requireTenant(db, tenantId)
             if let userId { try Self.requireUser(db, tenantId: tenantId, userId) }
-            // Strictly after the tenant's newest connection, so "oldest first" is also creation order.
-            let newest = try Int64.fetchOne(
-                db,
-                sql: "SELECT MAX(created_at) FROM connections WHERE tenant_id = ?",
-                arguments: [tenantId]
-            )
-            let now = StoreClock.millis(after: newest)
+            let now = try Self.creationTime(db, in: "connections", tenantId: tenantId)
             try db.execute(
                 sql: """
                     INSERT INTO connections (
@@ -43,19 +37,7 @@ extension SQLiteStore {
                     connection.status.rawValue, sealed, now, now,
                 ]
             )
-            return ConnectionDescriptor(
-                id: id,
-                tenantId: tenantId,
-                userId: userId,
-                broker: connection.broker,
-                displayName: connection.displayName,
-                baseURL: connection.baseURL,
-                settings: connection.settings,
-                status: connection.status,
-                statusDetail: nil,
-                createdAt: StoreClock.date(now),
-                updatedAt: StoreClock.date(now)
-            )
+            return connection.stored(id: id, tenantId: tenantId, userId: userId, at: now)
         }
     }
 
@@ -85,12 +67,14 @@ extension SQLiteStore {
         }
     }
 
+    /// Implements `ConnectionStore.connection(tenantId:id:)` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.
     public func connection(tenantId: String, id: String) async throws -> ConnectionDescriptor? {
         try await read("connection") { db in
             try Self.fetchConnection(db, tenantId: tenantId, id: id)
         }
     }
 
+    /// Implements `ConnectionStore.deleteConnection(tenantId:id:)` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.
     public func deleteConnection(tenantId: String, id: String) async throws -> Bool {
         try await write("deleteConnection") { db in
             try db.execute(sql: "DELETE FROM connections WHERE tenant_id = ? AND id = ?", arguments: [tenantId, id])

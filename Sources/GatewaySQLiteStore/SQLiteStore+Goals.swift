@@ -9,18 +9,10 @@ extension SQLiteStore {
 
     /// The user's goals, oldest first.
     public func goals(tenantId: String, userId: String) async throws -> [Goal] {
-        try await read("goals") { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT \(Self.goalColumns) FROM goals WHERE tenant_id = ? AND user_id = ?
-                    ORDER BY created_at, id
-                    """,
-                arguments: [tenantId, userId]
-            ).map(Goal.init(row:))
-        }
+        try await userRows("goals", of: "goals", columns: Self.goalColumns, tenantId: tenantId, userId: userId, Goal.init(row:))
     }
 
+    /// Implements `GoalStore.goal(tenantId:userId:id:)` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.
     public func goal(tenantId: String, userId: String, id: String) async throws -> Goal? {
         try await read("goal") { db in try Self.fetchGoal(db, tenantId: tenantId, userId: userId, id: id) }
     }
@@ -28,46 +20,27 @@ extension SQLiteStore {
     /// - Throws: `GatewayError(.invalidRequest)` for a bad name, `.conflict` for a name the user already uses,
     ///   `.notFound` for an unknown tenant or user.
     public func createGoal(tenantId: String, userId: String, _ draft: GoalDraft, audit: AuditRecord?) async throws -> Goal {
-        let name = try StoreRules.validatedGoalName(draft.name)
-        let allocationsJSON = try StoreRules.encodeJSON(draft.allocations)
+        let goal = try GoalWrite(draft)
         let id = StoreIdentifier.make(StoreIdentifier.goal)
-        return try await write("createGoal", conflict: StoreRules.goalNameConflict(name)) { db in
+        return try await write("createGoal", conflict: goal.conflict) { db in
             try Self.requireTenant(db, tenantId)
             try Self.requireUser(db, tenantId: tenantId, userId)
-            try Self.requireFreeGoalName(db, tenantId: tenantId, userId: userId, name: name, except: nil)
+            try Self.requireFreeGoalName(db, tenantId: tenantId, userId: userId, goal, except: nil)
             try Self.requireUnchangedGoals(db, tenantId: tenantId, userId: userId, except: nil, draft.checkedAgainst)
-            let newest = try Int64.fetchOne(
-                db,
-                sql: "SELECT MAX(created_at) FROM goals WHERE tenant_id = ?",
-                arguments: [tenantId]
-            )
-            let now = StoreClock.millis(after: newest)
+            let now = try Self.creationTime(db, in: "goals", tenantId: tenantId)
             try db.execute(
                 sql: """
                     INSERT INTO goals (id, tenant_id, user_id, name, target_value, currency, allocations, created_at, updated_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)
                     """,
-                arguments: [
-                    id, tenantId, userId, name, DecimalText.format(draft.targetValue), draft.currency, allocationsJSON, now,
-                    now,
-                ]
+                arguments: [id, tenantId, userId, goal.name, goal.targetValueText, draft.currency, goal.allocationsJSON, now, now]
             )
-            if var audit {
-                audit.target = id
-                try Self.insertAudit(db, audit, at: now)
-            }
-            return Goal(
-                id: id,
-                name: name,
-                targetValue: draft.targetValue,
-                currency: draft.currency,
-                allocations: draft.allocations,
-                createdAt: StoreClock.date(now),
-                updatedAt: StoreClock.date(now)
-            )
+            if let audit { try Self.insertAudit(db, audit.targeting(id), at: now) }
+            return goal.stored(id: id, at: now)
         }
     }
 
+    /// Implements `GoalStore.updateGoal(tenantId:userId:id:_:audit:)` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.
     public func updateGoal(
         tenantId: String,
         userId: String,
@@ -75,12 +48,11 @@ extension SQLiteStore {
         _ draft: GoalDraft,
         audit: AuditRecord?
     ) async throws -> Goal? {
-        let name = try StoreRules.validatedGoalName(draft.name)
-        let allocationsJSON = try StoreRules.encodeJSON(draft.allocations)
+        let goal = try GoalWrite(draft)
         let now = StoreClock.nowMillis()
-        return try await write("updateGoal", conflict: StoreRules.goalNameConflict(name)) { db in
+        return try await write("updateGoal", conflict: goal.conflict) { db in
             guard try Self.fetchGoal(db, tenantId: tenantId, userId: userId, id: id) != nil else { return nil }
-            try Self.requireFreeGoalName(db, tenantId: tenantId, userId: userId, name: name, except: id)
+            try Self.requireFreeGoalName(db, tenantId: tenantId, userId: userId, goal, except: id)
             try Self.requireUnchangedGoals(db, tenantId: tenantId, userId: userId, except: id, draft.checkedAgainst)
             try db.execute(
                 sql: """
@@ -88,15 +60,14 @@ extension SQLiteStore {
                     SET name = ?, target_value = ?, currency = ?, allocations = ?, updated_at = MAX(?, updated_at + 1)
                     WHERE tenant_id = ? AND user_id = ? AND id = ?
                     """,
-                arguments: [
-                    name, DecimalText.format(draft.targetValue), draft.currency, allocationsJSON, now, tenantId, userId, id,
-                ]
+                arguments: [goal.name, goal.targetValueText, draft.currency, goal.allocationsJSON, now, tenantId, userId, id]
             )
             if let audit { try Self.insertAudit(db, audit, at: now) }
             return try Self.fetchGoal(db, tenantId: tenantId, userId: userId, id: id)
         }
     }
 
+    /// Implements `GoalStore.deleteGoal(tenantId:userId:id:audit:)` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.
     public func deleteGoal(tenantId: String, userId: String, id: String, audit: AuditRecord?) async throws -> Bool {
         let now = StoreClock.nowMillis()
         return try await write("deleteGoal") { db in
@@ -111,23 +82,19 @@ extension SQLiteStore {
     }
 
     static func fetchGoal(_ db: Database, tenantId: String, userId: String, id: String) throws -> Goal? {
-        try Row.fetchOne(
-            db,
-            sql: "SELECT \(goalColumns) FROM goals WHERE tenant_id = ? AND user_id = ? AND id = ?",
-            arguments: [tenantId, userId, id]
-        ).map(Goal.init(row:))
+        try userRow(db, of: "goals", columns: goalColumns, tenantId: tenantId, userId: userId, id: id, Goal.init(row:))
     }
 
-    /// Checked before writing for a clear message; the unique index is the backstop against a race.
-    static func requireFreeGoalName(_ db: Database, tenantId: String, userId: String, name: String, except id: String?) throws {
-        let taken = try String.fetchOne(
+    static func requireFreeGoalName(_ db: Database, tenantId: String, userId: String, _ goal: GoalWrite, except id: String?) throws {
+        try requireFreeName(
             db,
-            sql: "SELECT id FROM goals WHERE tenant_id = ? AND user_id = ? AND name = ?",
-            arguments: [tenantId, userId, name]
+            in: "goals",
+            tenantId: tenantId,
+            userId: userId,
+            name: goal.name,
+            except: id,
+            conflict: goal.conflict
         )
-        if let taken, taken != id {
-            throw GatewayError(.conflict, StoreRules.goalNameConflict(name))
-        }
     }
 
     /// SQLite writes one transaction at a time, so what this reads stays so until the write commits.
@@ -138,7 +105,7 @@ extension SQLiteStore {
             sql: "SELECT \(goalColumns) FROM goals WHERE tenant_id = ? AND user_id = ? AND id <> ? ORDER BY created_at, id",
             arguments: [tenantId, userId, id ?? ""]
         ).map(Goal.init(row:))
-        if current != basis { throw GatewayError(.conflict, GoalDraft.goalsChangedMessage, retryable: true) }
+        try StoreRules.requireUnchangedGoals(current, basis)
     }
 
 }

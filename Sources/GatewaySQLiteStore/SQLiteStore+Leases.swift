@@ -6,6 +6,7 @@ public import GatewayStore
 /// Leases in the `leases` table (migration `v9-leases`). SQLite runs one writer at a time, so the conditional
 /// upsert below is atomic for every process on the file.
 extension SQLiteStore: LeaderLeaseStore {
+    /// Implements `LeaderLeaseStore.tryAcquireLease(name:holder:ttl:now:)` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.
     public func tryAcquireLease(name: String, holder: String, ttl: Duration, now: Date) async throws -> Bool {
         let nowMillis = StoreClock.millis(now)
         let expires = nowMillis + ttl.leaseMillis
@@ -26,6 +27,7 @@ extension SQLiteStore: LeaderLeaseStore {
         }
     }
 
+    /// Implements `LeaderLeaseStore.renewLease(name:holder:ttl:now:)` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.
     public func renewLease(name: String, holder: String, ttl: Duration, now: Date) async throws -> Bool {
         let nowMillis = StoreClock.millis(now)
         return try await write("renewLease") { db in
@@ -37,12 +39,14 @@ extension SQLiteStore: LeaderLeaseStore {
         }
     }
 
+    /// Implements `LeaderLeaseStore.releaseLease(name:holder:)` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.
     public func releaseLease(name: String, holder: String) async throws {
         try await write("releaseLease") { db in
             try db.execute(sql: "DELETE FROM leases WHERE name = ? AND holder = ?", arguments: [name, holder])
         }
     }
 
+    /// Implements `LeaderLeaseStore.pruneAndCountLeases(prefix:now:)` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.
     public func pruneAndCountLeases(prefix: String, now: Date) async throws -> Int {
         let nowMillis = StoreClock.millis(now)
         return try await write("pruneAndCountLeases") { db in

@@ -8,6 +8,7 @@ public import GatewayStore
 /// the first completion sets `consumed_at` and every later one finds it set.
 extension SQLiteStore {
 
+    /// Implements `LinkStateStore.recordLinkState(tenantId:connectionId:stateHash:expiresAt:now:)` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.
     public func recordLinkState(
         tenantId: String,
         connectionId: String,
@@ -40,6 +41,7 @@ extension SQLiteStore {
         }
     }
 
+    /// Implements `LinkStateStore.consumeLinkState(connectionId:stateHash:now:)` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.
     public func consumeLinkState(connectionId: String, stateHash: [UInt8], now: Date) async throws -> LinkStateOutcome {
         let nowMillis = StoreClock.millis(now)
         let hash = Data(stateHash)
@@ -62,6 +64,7 @@ extension SQLiteStore {
         }
     }
 
+    /// Implements `LinkStateStore.consumeLinkState(tenantId:connectionId:now:)` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.
     public func consumeLinkState(tenantId: String, connectionId: String, now: Date) async throws -> LinkStateOutcome {
         let nowMillis = StoreClock.millis(now)
         return try await write("consumeLinkState") { db in

@@ -8,6 +8,7 @@ public import GatewayStore
 /// new row the largest rowid plus one, writers go one at a time, and journal events are never deleted (triggers), so
 /// rowids only grow, in commit order.
 extension SQLiteStore {
+    /// Implements `OrderJournalStore.orderFeed(after:limit:)` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.
     public func orderFeed(after cursor: Int64, limit: Int) async throws -> [OrderFeedEvent] {
         guard limit > 0 else { return [] }
         return try await read("orderFeed") { db in
@@ -15,6 +16,7 @@ extension SQLiteStore {
         }
     }
 
+    /// Implements `OrderJournalStore.orderFeed(tenantId:userId:after:limit:)` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.
     public func orderFeed(tenantId: String, userId: String, after cursor: Int64, limit: Int) async throws -> [OrderFeedEvent] {
         guard limit > 0 else { return [] }
         return try await read("orderFeedOfUser") { db in
@@ -27,12 +29,14 @@ extension SQLiteStore {
         }
     }
 
+    /// Implements `OrderJournalStore.orderFeedEnd()` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.
     public func orderFeedEnd() async throws -> Int64 {
         try await read("orderFeedEnd") { db in
             try Int64.fetchOne(db, sql: "SELECT MAX(rowid) FROM order_events") ?? 0
         }
     }
 
+    /// Implements `OrderJournalStore.openOrderReferences(limit:)` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.
     public func openOrderReferences(limit: Int) async throws -> [JournaledOrderReference] {
         guard limit > 0 else { return [] }
         let open = OrderStatus.allCases.filter(\.isActive).map(\.rawValue)

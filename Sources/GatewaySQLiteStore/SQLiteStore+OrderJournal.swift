@@ -66,6 +66,7 @@ extension SQLiteStore: OrderJournalStore {
         }
     }
 
+    /// Implements `OrderJournalStore.heldIdempotencyKey(tenantId:key:requestHash:)` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.
     public func heldIdempotencyKey(tenantId: String, key: String, requestHash: String) async throws -> IdempotencyClaim? {
         try await read("heldIdempotencyKey") { db in
             guard
@@ -194,6 +195,7 @@ extension SQLiteStore: OrderJournalStore {
 
     // MARK: Reading the journal
 
+    /// Implements `OrderJournalStore.journaledOrder(tenantId:id:)` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.
     public func journaledOrder(tenantId: String, id: String) async throws -> JournaledOrder? {
         try await read("journaledOrder") { db in
             try Row.fetchOne(
@@ -239,49 +241,20 @@ extension SQLiteStore: OrderJournalStore {
         }
     }
 
-    /// Across all tenants (for the reconciler): oldest `createdAt` first, then by id.
-    public func journaledOrders(in states: [JournalState], limit: Int) async throws -> [JournaledOrder] {
-        try await orders("journaledOrders", Self.journaledOrderColumns, tenantId: nil, states, limit, JournaledOrder.init(row:))
+    /// Implements `OrderJournalStore.journaledOrders(tenantId:in:limit:)` on SQLite: oldest `createdAt` first, then by id.
+    public func journaledOrders(tenantId: String?, in states: [JournalState], limit: Int) async throws -> [JournaledOrder] {
+        let operation = tenantId == nil ? "journaledOrders" : "journaledOrdersOfTenant"
+        return try await orders(operation, Self.journaledOrderColumns, tenantId: tenantId, states, limit, JournaledOrder.init(row:))
     }
 
-    /// Across all tenants (for the reconciler): oldest `createdAt` first, then by id; only columns that always read.
-    public func journaledOrderReferences(in states: [JournalState], limit: Int) async throws -> [JournaledOrderReference] {
-        try await orders(
-            "journaledOrderReferences",
-            Self.referenceColumns,
-            tenantId: nil,
-            states,
-            limit,
-            JournaledOrderReference.init(row:)
-        )
-    }
-
-    /// One tenant's orders in the given states, as references: oldest `createdAt` first, then by id.
+    /// Implements `OrderJournalStore.journaledOrderReferences(tenantId:in:limit:)` on SQLite: only columns that always read.
     public func journaledOrderReferences(
-        tenantId: String,
+        tenantId: String?,
         in states: [JournalState],
         limit: Int
     ) async throws -> [JournaledOrderReference] {
-        try await orders(
-            "journaledOrderReferencesOfTenant",
-            Self.referenceColumns,
-            tenantId: tenantId,
-            states,
-            limit,
-            JournaledOrderReference.init(row:)
-        )
-    }
-
-    /// One tenant's orders in the given states: oldest `createdAt` first, then by id.
-    public func journaledOrders(tenantId: String, in states: [JournalState], limit: Int) async throws -> [JournaledOrder] {
-        try await orders(
-            "journaledOrdersOfTenant",
-            Self.journaledOrderColumns,
-            tenantId: tenantId,
-            states,
-            limit,
-            JournaledOrder.init(row:)
-        )
+        let operation = tenantId == nil ? "journaledOrderReferences" : "journaledOrderReferencesOfTenant"
+        return try await orders(operation, Self.referenceColumns, tenantId: tenantId, states, limit, JournaledOrderReference.init(row:))
     }
 
     /// The orders in `states` (of one tenant, or of all), oldest `createdAt` first, then by id, read as `columns`.
@@ -293,17 +266,17 @@ extension SQLiteStore: OrderJournalStore {
         _ limit: Int,
         _ decode: @escaping @Sendable (Row) throws -> Item
     ) async throws -> [Item] {
-        let states = Set(states.map(\.rawValue)).sorted()
-        guard !states.isEmpty, limit > 0 else { return [] }
+        guard let listing = JournalListing(tenantId: tenantId, states, limit: limit) else { return [] }
         return try await read(operation) { db in
             try Row.fetchAll(
                 db,
                 sql: """
                     SELECT \(columns) FROM orders
-                    WHERE \(tenantId == nil ? "" : "tenant_id = ? AND ")state IN (\(databaseQuestionMarks(count: states.count)))
+                    WHERE \(listing.tenantCondition)state IN (\(databaseQuestionMarks(count: listing.states.count)))
                     ORDER BY created_at, id LIMIT ?
                     """,
-                arguments: StatementArguments(tenantId.map { [$0] } ?? []) + StatementArguments(states) + [limit]
+                arguments: StatementArguments(listing.tenantId.map { [$0] } ?? []) + StatementArguments(listing.states)
+                    + [listing.limit]
             ).map(decode)
         }
     }

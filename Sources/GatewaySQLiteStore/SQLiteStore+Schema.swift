@@ -3,6 +3,7 @@ import GRDB
 import GatewayStore
 
 extension SQLiteStore {
+    /// Implements `TenantStore.migrationsApplied()` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.
     public func migrationsApplied() async throws -> Bool {
         try await read("migrationsApplied") { db in try Self.migrator.hasCompletedMigrations(db) }
     }

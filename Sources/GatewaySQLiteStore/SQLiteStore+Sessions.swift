@@ -13,6 +13,7 @@ extension SQLiteStore {
 
     // MARK: Passwords and login codes
 
+    /// Implements `SessionStore.setPasswordHash(tenantId:userId:hash:audit:)` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.
     public func setPasswordHash(tenantId: String, userId: String, hash: String?, audit: AuditRecord?) async throws -> Bool {
         let now = StoreClock.nowMillis()
         return try await write("setPasswordHash") { db in
@@ -30,6 +31,7 @@ extension SQLiteStore {
         }
     }
 
+    /// Implements `SessionStore.loginCandidate(tenantId:email:)` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.
     public func loginCandidate(tenantId: String, email: String) async throws -> LoginCandidate? {
         try await read("loginCandidate") { db in
             try Row.fetchOne(
@@ -87,6 +89,7 @@ extension SQLiteStore {
         }
     }
 
+    /// Implements `SessionStore.recordSuccessfulLogin(tenantId:userId:)` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.
     public func recordSuccessfulLogin(tenantId: String, userId: String) async throws {
         try await write("recordSuccessfulLogin") { db in
             try db.execute(
@@ -96,6 +99,7 @@ extension SQLiteStore {
         }
     }
 
+    /// Implements `SessionStore.createLoginCode(tenantId:userId:hash:expiresAt:audit:)` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.
     public func createLoginCode(tenantId: String, userId: String, hash: [UInt8], expiresAt: Date, audit: AuditRecord?) async throws {
         let now = StoreClock.nowMillis()
         try await write("createLoginCode") { db in
@@ -165,12 +169,7 @@ extension SQLiteStore {
                     details: [FieldProblem(field: "device", problem: "is over the limit of \(limit) devices")]
                 )
             }
-            let newest = try Int64.fetchOne(
-                db,
-                sql: "SELECT MAX(created_at) FROM devices WHERE tenant_id = ? AND user_id = ?",
-                arguments: [tenantId, userId]
-            )
-            let created = StoreClock.millis(after: newest)
+            let created = try Self.creationTime(db, in: "devices", tenantId: tenantId, userId: userId)
             try db.execute(
                 sql: """
                     INSERT INTO devices (id, tenant_id, user_id, name, type, model, os, app_version, fingerprint,
@@ -186,6 +185,7 @@ extension SQLiteStore {
         }
     }
 
+    /// Implements `DeviceStore.devices(tenantId:userId:)` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.
     public func devices(tenantId: String, userId: String) async throws -> [Device] {
         try await read("devices") { db in
             try Row.fetchAll(
@@ -196,6 +196,7 @@ extension SQLiteStore {
         }
     }
 
+    /// Implements `DeviceStore.device(tenantId:userId:id:)` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.
     public func device(tenantId: String, userId: String, id: String) async throws -> Device? {
         try await read("device") { db in try Self.fetchDevice(db, tenantId: tenantId, userId: userId, id: id) }
     }
@@ -230,6 +231,7 @@ extension SQLiteStore {
 
     // MARK: Push tokens
 
+    /// Implements `DeviceStore.setPushToken(tenantId:userId:deviceId:token:platform:audit:)` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.
     public func setPushToken(
         tenantId: String,
         userId: String,
@@ -241,9 +243,7 @@ extension SQLiteStore {
         let now = StoreClock.nowMillis()
         return try await write("setPushToken") { db in
             guard let device = try Self.fetchDevice(db, tenantId: tenantId, userId: userId, id: deviceId) else { return nil }
-            if let current = device.pushToken, current.token == token, current.platform == platform, current.active {
-                return device
-            }
+            if device.holdsActivePushToken(token, platform: platform) { return device }
             // One device per token per user: the app reinstalled, or the token moved to this device.
             try db.execute(
                 sql: """
@@ -266,6 +266,7 @@ extension SQLiteStore {
         }
     }
 
+    /// Implements `DeviceStore.removePushToken(tenantId:userId:deviceId:audit:)` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.
     public func removePushToken(tenantId: String, userId: String, deviceId: String, audit: AuditRecord?) async throws -> Bool {
         let now = StoreClock.nowMillis()
         return try await write("removePushToken") { db in
@@ -283,6 +284,7 @@ extension SQLiteStore {
         }
     }
 
+    /// Implements `DeviceStore.deactivatePushToken(tenantId:userId:deviceId:token:reason:at:)` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.
     public func deactivatePushToken(
         tenantId: String,
         userId: String,
@@ -313,6 +315,7 @@ extension SQLiteStore {
 
     // MARK: Sessions
 
+    /// Implements `SessionStore.createSession(tenantId:userId:deviceId:refreshHash:expiresAt:audit:)` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.
     public func createSession(
         tenantId: String,
         userId: String,
@@ -335,14 +338,12 @@ extension SQLiteStore {
                 arguments: [id, tenantId, userId, deviceId, Data(refreshHash), now, now, StoreClock.millis(expiresAt)]
             )
             try db.execute(sql: "UPDATE devices SET last_seen_at = ? WHERE id = ?", arguments: [now, deviceId])
-            if var audit {
-                audit.target = id
-                try Self.insertAudit(db, audit, at: now)
-            }
+            if let audit { try Self.insertAudit(db, audit.targeting(id), at: now) }
             return try Self.requireSession(db, id: id)
         }
     }
 
+    /// Implements `SessionStore.session(id:)` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.
     public func session(id: String) async throws -> SessionRecord? {
         try await read("session") { db in try Self.fetchSession(db, id: id) }
     }

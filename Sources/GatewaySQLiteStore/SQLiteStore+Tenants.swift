@@ -6,6 +6,7 @@ public import GatewayStore
 extension SQLiteStore {
     // MARK: Tenants
 
+    /// Implements `TenantStore.createTenant(name:)` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.
     public func createTenant(name: String) async throws -> Tenant {
         let createdAt = StoreClock.nowMillis()
         let tenant = Tenant(id: StoreIdentifier.make(StoreIdentifier.tenant), name: name, createdAt: StoreClock.date(createdAt))
@@ -20,6 +21,7 @@ extension SQLiteStore {
 
     static let tenantColumns = "id, name, created_at, read_max_age_ms, disabled_at"
 
+    /// Implements `TenantStore.tenant(id:)` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.
     public func tenant(id: String) async throws -> Tenant? {
         try await read("tenant") { db in
             try Row.fetchOne(db.cachedStatement(sql: "SELECT \(Self.tenantColumns) FROM tenants WHERE id = ?"), arguments: [id])
@@ -35,6 +37,7 @@ extension SQLiteStore {
         }
     }
 
+    /// Implements `TenantStore.setReadMaxAge(tenantId:milliseconds:)` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.
     public func setReadMaxAge(tenantId: String, milliseconds: Int?) async throws -> Tenant? {
         try await write("setReadMaxAge") { db in
             try db.execute(
@@ -49,6 +52,7 @@ extension SQLiteStore {
         }
     }
 
+    /// Implements `TenantStore.disableTenant(id:audit:)` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.
     public func disableTenant(id: String, audit: AuditRecord?) async throws -> Tenant? {
         let now = StoreClock.nowMillis()
         return try await write("disableTenant") { db in
@@ -72,41 +76,20 @@ extension SQLiteStore {
         userId: String?,
         audit: AuditRecord?
     ) async throws -> IssuedAPIKey {
-        let scopesText = scopes.joined(separator: ",")
-        // The lookup part has 60 random bits; a collision is all but impossible, but costs only a retry.
-        for _ in 0..<3 {
-            let key = APIKeySecret.generate()
-            let createdAt = StoreClock.nowMillis()
-            do {
-                try await write("issueAPIKey", conflict: "api key id collision") { db in
-                    try Self.requireTenant(db, tenantId)
-                    if let userId { try Self.requireUser(db, tenantId: tenantId, userId) }
-                    try db.execute(
-                        sql: """
-                            INSERT INTO api_keys (id, tenant_id, label, hash, created_at, scopes, user_id)
-                            VALUES (?, ?, ?, ?, ?, ?, ?)
-                            """,
-                        arguments: [key.keyId, tenantId, label, Data(key.hash), createdAt, scopesText, userId]
-                    )
-                    if var audit {
-                        audit.target = key.keyId
-                        try Self.insertAudit(db, audit, at: createdAt)
-                    }
-                }
-                let info = APIKeyInfo(
-                    id: key.keyId,
-                    tenantId: tenantId,
-                    label: label,
-                    scopes: StoreRules.scopeNames(scopesText),
-                    userId: userId,
-                    createdAt: StoreClock.date(createdAt)
+        try await StoreRules.issueAPIKey(tenantId: tenantId, label: label, scopes: scopes, userId: userId) { issue in
+            try await write("issueAPIKey", conflict: "api key id collision") { db in
+                try Self.requireTenant(db, tenantId)
+                if let userId { try Self.requireUser(db, tenantId: tenantId, userId) }
+                try db.execute(
+                    sql: """
+                        INSERT INTO api_keys (id, tenant_id, label, hash, created_at, scopes, user_id)
+                        VALUES (?, ?, ?, ?, ?, ?, ?)
+                        """,
+                    arguments: [issue.keyId, tenantId, label, issue.hash, issue.createdAt, issue.scopesText, userId]
                 )
-                return IssuedAPIKey(id: key.keyId, tenantId: tenantId, plaintext: key.plaintext, info: info)
-            } catch let error as GatewayError where error.code == .conflict {
-                continue
+                if let audit { try Self.insertAudit(db, audit.targeting(issue.keyId), at: issue.createdAt) }
             }
         }
-        throw GatewayError(.internalError, "an API key could not be issued")
     }
 
     /// One indexed query (primary key of `api_keys` joined to its tenant and bound user), then a constant-time
@@ -168,6 +151,7 @@ extension SQLiteStore {
         }
     }
 
+    /// Implements `TenantStore.apiKey(tenantId:id:)` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.
     public func apiKey(tenantId: String, id: String) async throws -> APIKeyInfo? {
         try await read("apiKey") { db in
             try Row.fetchOne(
@@ -189,6 +173,7 @@ extension SQLiteStore {
 extension SQLiteStore {
     // MARK: The demo tenant
 
+    /// Implements `TenantStore.demoTenantId()` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.
     public func demoTenantId() async throws -> String? {
         try await read("demoTenantId") { db in
             try Data.fetchOne(db, sql: "SELECT value FROM store_meta WHERE key = ?", arguments: [StoreRules.demoTenantKey])

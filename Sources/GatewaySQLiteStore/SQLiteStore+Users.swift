@@ -14,13 +14,7 @@ extension SQLiteStore {
         return try await write("createUser", conflict: "a user with this id already exists") { db in
             try Self.requireTenant(db, tenantId)
             try Self.requireFreeUserFields(db, tenantId: tenantId, externalId: user.externalId, email: user.email, except: nil)
-            // Strictly after the tenant's newest user, so "oldest first" is also creation order and a cursor is exact.
-            let newest = try Int64.fetchOne(
-                db,
-                sql: "SELECT MAX(created_at) FROM users WHERE tenant_id = ?",
-                arguments: [tenantId]
-            )
-            let now = StoreClock.millis(after: newest)
+            let now = try Self.creationTime(db, in: "users", tenantId: tenantId)
             try db.execute(
                 sql: """
                     INSERT INTO users (id, tenant_id, external_id, email, display_name, created_at, updated_at)
@@ -28,19 +22,8 @@ extension SQLiteStore {
                     """,
                 arguments: [id, tenantId, user.externalId, user.email, user.displayName, now, now]
             )
-            if var audit {
-                audit.target = id
-                try Self.insertAudit(db, audit, at: now)
-            }
-            return User(
-                id: id,
-                tenantId: tenantId,
-                externalId: user.externalId,
-                email: user.email,
-                displayName: user.displayName,
-                createdAt: StoreClock.date(now),
-                updatedAt: StoreClock.date(now)
-            )
+            if let audit { try Self.insertAudit(db, audit.targeting(id), at: now) }
+            return user.stored(id: id, tenantId: tenantId, at: now)
         }
     }
 
@@ -54,49 +37,32 @@ extension SQLiteStore {
         email: String?
     ) async throws -> [User] {
         try await read("users") { db in
-            var conditions = ["tenant_id = ?"]
-            var arguments: StatementArguments = [tenantId]
-            if let after {
-                guard
-                    let cursor = try Int64.fetchOne(
-                        db,
-                        sql: "SELECT created_at FROM users WHERE tenant_id = ? AND id = ?",
-                        arguments: [tenantId, after]
-                    )
-                else {
-                    throw GatewayError(
-                        .notFound,
-                        "no user '\(after)' to list after",
-                        details: [FieldProblem(field: "after", problem: "names no user of this tenant")]
-                    )
-                }
-                conditions.append("(created_at > ? OR (created_at = ? AND id > ?))")
-                arguments += [cursor, cursor, after]
+            let cursor = try after.flatMap { after in
+                try Int64.fetchOne(db, sql: "SELECT created_at FROM users WHERE tenant_id = ? AND id = ?", arguments: [tenantId, after])
             }
-            if let externalId {
-                conditions.append("external_id = ?")
-                arguments += [externalId]
-            }
-            if let email {
-                conditions.append("email = ?")
-                arguments += [email]
-            }
-            arguments += [limit]
+            let page = try UserPage(tenantId: tenantId, after: after, cursor: cursor, externalId: externalId, email: email)
             return try Row.fetchAll(
                 db,
-                sql: """
-                    SELECT \(Self.userColumns) FROM users WHERE \(conditions.joined(separator: " AND "))
-                    ORDER BY created_at, id LIMIT ?
-                    """,
-                arguments: arguments
+                sql: "SELECT \(Self.userColumns) FROM users WHERE \(page.whereClause) ORDER BY created_at, id LIMIT ?",
+                arguments: StatementArguments(page.values.map(Self.argument)) + [limit]
             ).map(User.init(row:))
         }
     }
 
+    /// A shared condition's value as GRDB binds it.
+    static func argument(_ value: UserPage.Value) -> any DatabaseValueConvertible {
+        switch value {
+        case .text(let text): text
+        case .integer(let integer): integer
+        }
+    }
+
+    /// Implements `UserStore.user(tenantId:id:)` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.
     public func user(tenantId: String, id: String) async throws -> User? {
         try await read("user") { db in try Self.fetchUser(db, tenantId: tenantId, id: id) }
     }
 
+    /// Implements `UserStore.updateUser(tenantId:id:_:)` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.
     public func updateUser(tenantId: String, id: String, _ update: UserUpdate) async throws -> User? {
         let now = StoreClock.nowMillis()
         return try await write("updateUser", conflict: "another user of this tenant has this external id or email") { db in
@@ -147,6 +113,7 @@ extension SQLiteStore {
         }
     }
 
+    /// Implements `UserStore.defaultUser(tenantId:)` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.
     public func defaultUser(tenantId: String) async throws -> User {
         try await write("defaultUser") { db in
             try Self.requireTenant(db, tenantId)

@@ -9,18 +9,10 @@ extension SQLiteStore {
 
     /// The user's gateway-side watchlists, oldest first.
     public func watchlists(tenantId: String, userId: String) async throws -> [Watchlist] {
-        try await read("watchlists") { db in
-            try Row.fetchAll(
-                db,
-                sql: """
-                    SELECT \(Self.watchlistColumns) FROM watchlists WHERE tenant_id = ? AND user_id = ?
-                    ORDER BY created_at, id
-                    """,
-                arguments: [tenantId, userId]
-            ).map(Watchlist.init(row:))
-        }
+        try await userRows("watchlists", of: "watchlists", columns: Self.watchlistColumns, tenantId: tenantId, userId: userId, Watchlist.init(row:))
     }
 
+    /// Implements `WatchlistStore.watchlist(tenantId:userId:id:)` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.
     public func watchlist(tenantId: String, userId: String, id: String) async throws -> Watchlist? {
         try await read("watchlist") { db in
             try Self.fetchWatchlist(db, tenantId: tenantId, userId: userId, id: id)
@@ -37,34 +29,21 @@ extension SQLiteStore {
         name: String,
         instruments: [Instrument]
     ) async throws -> Watchlist {
-        let name = try StoreRules.validatedWatchlistName(name)
-        let instrumentsJSON = try StoreRules.encodeJSON(instruments)
+        let list = try WatchlistWrite(name: name, instruments: instruments)
         let id = StoreIdentifier.make(StoreIdentifier.watchlist)
-        return try await write("createWatchlist", conflict: StoreRules.watchlistNameConflict(name)) { db in
+        return try await write("createWatchlist", conflict: list.conflict) { db in
             try Self.requireTenant(db, tenantId)
             try Self.requireUser(db, tenantId: tenantId, userId)
-            try Self.requireFreeWatchlistName(db, tenantId: tenantId, userId: userId, name: name, except: nil)
-            let newest = try Int64.fetchOne(
-                db,
-                sql: "SELECT MAX(created_at) FROM watchlists WHERE tenant_id = ?",
-                arguments: [tenantId]
-            )
-            let now = StoreClock.millis(after: newest)
+            try Self.requireFreeWatchlistName(db, tenantId: tenantId, userId: userId, name: list.name, except: nil)
+            let now = try Self.creationTime(db, in: "watchlists", tenantId: tenantId)
             try db.execute(
                 sql: """
                     INSERT INTO watchlists (id, tenant_id, user_id, name, instruments, created_at, updated_at)
                     VALUES (?, ?, ?, ?, ?, ?, ?)
                     """,
-                arguments: [id, tenantId, userId, name, instrumentsJSON, now, now]
+                arguments: [id, tenantId, userId, list.name, list.instrumentsJSON, now, now]
             )
-            return Watchlist(
-                id: id,
-                name: name,
-                instruments: instruments,
-                connectionId: nil,
-                createdAt: StoreClock.date(now),
-                updatedAt: StoreClock.date(now)
-            )
+            return list.stored(id: id, at: now)
         }
     }
 
@@ -78,12 +57,11 @@ extension SQLiteStore {
         name: String?,
         instruments: [Instrument]?
     ) async throws -> Watchlist? {
-        let name = try name.map(StoreRules.validatedWatchlistName)
-        let instrumentsJSON = try instruments.map(StoreRules.encodeJSON)
+        let change = try WatchlistChange(name: name, instruments: instruments)
         let now = StoreClock.nowMillis()
-        return try await write("updateWatchlist", conflict: name.map(StoreRules.watchlistNameConflict)) { db in
+        return try await write("updateWatchlist", conflict: change.conflict) { db in
             guard try Self.fetchWatchlist(db, tenantId: tenantId, userId: userId, id: id) != nil else { return nil }
-            if let name {
+            if let name = change.name {
                 try Self.requireFreeWatchlistName(db, tenantId: tenantId, userId: userId, name: name, except: id)
             }
             try db.execute(
@@ -93,12 +71,13 @@ extension SQLiteStore {
                         updated_at = MAX(?, updated_at + 1)
                     WHERE tenant_id = ? AND user_id = ? AND id = ?
                     """,
-                arguments: [name, instrumentsJSON, now, tenantId, userId, id]
+                arguments: [change.name, change.instrumentsJSON, now, tenantId, userId, id]
             )
             return try Self.fetchWatchlist(db, tenantId: tenantId, userId: userId, id: id)
         }
     }
 
+    /// Implements `WatchlistStore.deleteWatchlist(tenantId:userId:id:)` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.
     public func deleteWatchlist(tenantId: String, userId: String, id: String) async throws -> Bool {
         try await write("deleteWatchlist") { db in
             try db.execute(
@@ -110,14 +89,9 @@ extension SQLiteStore {
     }
 
     static func fetchWatchlist(_ db: Database, tenantId: String, userId: String, id: String) throws -> Watchlist? {
-        try Row.fetchOne(
-            db,
-            sql: "SELECT \(watchlistColumns) FROM watchlists WHERE tenant_id = ? AND user_id = ? AND id = ?",
-            arguments: [tenantId, userId, id]
-        ).map(Watchlist.init(row:))
+        try userRow(db, of: "watchlists", columns: watchlistColumns, tenantId: tenantId, userId: userId, id: id, Watchlist.init(row:))
     }
 
-    /// Checked before writing for a clear message; the unique index is the backstop against a race.
     static func requireFreeWatchlistName(
         _ db: Database,
         tenantId: String,
@@ -125,14 +99,14 @@ extension SQLiteStore {
         name: String,
         except id: String?
     ) throws {
-        let taken = try String.fetchOne(
+        try requireFreeName(
             db,
-            sql: "SELECT id FROM watchlists WHERE tenant_id = ? AND user_id = ? AND name = ?",
-            arguments: [tenantId, userId, name]
+            in: "watchlists",
+            tenantId: tenantId,
+            userId: userId,
+            name: name,
+            except: id,
+            conflict: StoreRules.watchlistNameConflict(name)
         )
-        if let taken, taken != id {
-            throw GatewayError(.conflict, StoreRules.watchlistNameConflict(name))
-        }
     }
-
 }

@@ -7,11 +7,13 @@ public struct AuditRecord: Sendable, Hashable {
     /// The actor of what the operator does on the data folder (`gateway …` commands, the first run's demo data).
     public static let operatorActor = "operator"
 
+    /// How the action ended: audited failures (a refused link, a failed login) matter as much as successes.
     public enum Outcome: String, Codable, Sendable, Hashable {
         case ok
         case failed
     }
 
+    /// The tenant whose log the record goes to.
     public var tenantId: String
     /// A key id (`key_…`), a user id (`usr_…`, an end user's own session) or `operator`.
     public var actor: String
@@ -19,9 +21,12 @@ public struct AuditRecord: Sendable, Hashable {
     public var action: String
     /// The id of what it happened to.
     public var target: String?
+    /// Whether it succeeded.
     public var outcome: Outcome
+    /// Safe fields only (ids, labels, scopes, counts, broker kinds): every admin key of the tenant reads them.
     public var detail: [String: String]
 
+    /// A record to write; the store stamps its time and id, and a create fills `target` with the id it chose.
     public init(
         tenantId: String,
         actor: String,
@@ -43,14 +48,22 @@ public struct AuditRecord: Sendable, Hashable {
 public struct AuditEvent: Codable, Sendable, Hashable {
     /// `aud_…`
     public var id: String
+    /// The tenant whose log it is in.
     public var tenantId: String
+    /// When the store wrote it.
     public var at: Date
+    /// Who acted: a key id, a user id or `operator`.
     public var actor: String
+    /// What happened, as `resource.verb`.
     public var action: String
+    /// The id of what it happened to, when there is one.
     public var target: String?
+    /// Whether it succeeded.
     public var outcome: AuditRecord.Outcome
+    /// Safe fields only, as recorded.
     public var detail: [String: String]
 
+    /// Builds a log entry; the store fills it from a row.
     public init(
         id: String,
         tenantId: String,

@@ -193,6 +193,7 @@ public enum MasterKeySource: Sendable, Hashable, CustomStringConvertible {
     /// A random key that lives only in memory (`random()`).
     case ephemeral
 
+    /// Where the key came from, for the start-up log line: a path or a variable's name, never key material.
     public var description: String {
         switch self {
         case .environment: "environment variable \(CredentialCipher.environmentVariable)"

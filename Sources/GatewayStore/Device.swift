@@ -5,24 +5,33 @@ public import Foundation
 public struct Device: Codable, Sendable, Hashable {
     /// `dev_…`
     public var id: String
+    /// The tenant of the device's user.
     public var tenantId: String
+    /// The user who signs in from it: only they see or remove it.
     public var userId: String
+    /// A name the user recognizes it by (`Anna's iPhone`), shown in the device list.
     public var name: String
     /// What kind of device (`ios`, `android`, `web`, …), as the app says.
     public var type: String
+    /// The hardware model, as the app reports it (informational).
     public var model: String?
+    /// The operating system and version, as the app reports it (informational).
     public var os: String?
+    /// The app's version, as it reports it: support can tell which build a device runs.
     public var appVersion: String?
     /// The app's stable id for the installation: signing in again from it reuses the device.
     public var fingerprint: String?
     /// A trusted device's sessions may be extended further.
     public var trusted: Bool
+    /// When the device first signed in.
     public var createdAt: Date
+    /// When one of its sessions was last created or refreshed: lets the user spot a device they no longer use.
     public var lastSeenAt: Date
     /// The push token the app registered for this device (`POST /v1/devices/current/push-token`), if any. Shown only
     /// to the device's owner (every device read is the user's own).
     public var pushToken: PushToken?
 
+    /// Builds a device; the store fills it from a row, tests from literals.
     public init(
         id: String,
         tenantId: String,
@@ -64,11 +73,14 @@ public struct PushToken: Codable, Sendable, Hashable {
     public var platform: PushPlatform
     /// `false` once the push service said the token is invalid (APNs 410 `Unregistered` or 400 `BadDeviceToken`).
     public var active: Bool
+    /// When the app last registered it (a registration again reactivates it).
     public var registeredAt: Date
+    /// When the push service reported it invalid; `nil` while active.
     public var deactivatedAt: Date?
     /// Why it is inactive: the push service's reason (`Unregistered`, `BadDeviceToken`).
     public var deactivatedReason: String?
 
+    /// Builds a token's state; the store fills it from a row.
     public init(
         token: String,
         platform: PushPlatform,
@@ -94,13 +106,20 @@ public enum PushPlatform: String, Codable, Sendable, Hashable, CaseIterable {
 
 /// A device as a login registers it, already checked.
 public struct NewDevice: Sendable, Hashable {
+    /// A name the user recognizes the device by.
     public var name: String
+    /// What kind of device (`ios`, `android`, `web`, …), as the app says.
     public var type: String
+    /// The hardware model, if the app says.
     public var model: String?
+    /// The operating system and version, if the app says.
     public var os: String?
+    /// The app's version, if it says.
     public var appVersion: String?
+    /// The installation's stable id: a login from a known fingerprint reuses its device instead of adding one.
     public var fingerprint: String?
 
+    /// A device to register at login, with the fields the app sent (already checked).
     public init(name: String, type: String, model: String? = nil, os: String? = nil, appVersion: String? = nil, fingerprint: String? = nil) {
         self.name = name
         self.type = type
@@ -115,17 +134,24 @@ public struct NewDevice: Sendable, Hashable {
 public struct SessionRecord: Codable, Sendable, Hashable {
     /// `ses_…`
     public var id: String
+    /// The tenant of the session's user.
     public var tenantId: String
+    /// The user the session signs in.
     public var userId: String
+    /// The device it belongs to: removing the device revokes it.
     public var deviceId: String
+    /// When the login created it.
     public var createdAt: Date
+    /// When its refresh token was last rotated.
     public var refreshedAt: Date
     /// The session's absolute end: no refresh reaches past it.
     public var expiresAt: Date
+    /// When it was revoked; `nil` while it may still be refreshed.
     public var revokedAt: Date?
     /// `logout`, `device_logout`, `all_devices_logout`, `device_removed`, `refresh_reuse`.
     public var revokedReason: String?
 
+    /// Builds a session record; the store fills it from a row.
     public init(
         id: String,
         tenantId: String,
@@ -148,6 +174,7 @@ public struct SessionRecord: Codable, Sendable, Hashable {
         self.revokedReason = revokedReason
     }
 
+    /// Whether a refresh at `now` may use the session: not revoked and not past its absolute end.
     public func isLive(at now: Date) -> Bool { revokedAt == nil && expiresAt > now }
 }
 
@@ -168,11 +195,16 @@ public enum RefreshOutcome: Sendable, Hashable {
 
 /// A user as a password login finds them, with what the login needs to decide.
 public struct LoginCandidate: Sendable {
+    /// The user the login names.
     public var user: User
+    /// The stored password hash (PHC text); `nil` for a user who has no password and cannot log in with one.
     public var passwordHash: String?
+    /// Failed logins since the last success: what the lock-out counts.
     public var failedLogins: Int
+    /// Until when logins are refused after too many failures; `nil` when not locked.
     public var lockedUntil: Date?
 
+    /// Pairs a user with their login state, as one read under the user's lock finds them.
     public init(user: User, passwordHash: String?, failedLogins: Int, lockedUntil: Date?) {
         self.user = user
         self.passwordHash = passwordHash

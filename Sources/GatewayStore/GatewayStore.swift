@@ -4,8 +4,11 @@ public import GatewayModel
 
 /// A tenant: one customer of the gateway, with its own keys, connections and watchlists.
 public struct Tenant: Codable, Sendable, Hashable {
+    /// The tenant's id (`ten_…`).
     public var id: String
+    /// The operator's name for the tenant.
     public var name: String
+    /// When it was created.
     public var createdAt: Date
     /// How old an answer the tenant's reads accept by default (`maxAgeMs` of a read overrides it); `nil` leaves it to
     /// the gateway's default.
@@ -13,6 +16,7 @@ public struct Tenant: Codable, Sendable, Hashable {
     /// When the operator disabled the tenant: its keys and sessions are refused from the next request on.
     public var disabledAt: Date?
 
+    /// Builds a tenant; the store fills it from a row.
     public init(id: String, name: String, createdAt: Date, readMaxAgeMs: Int? = nil, disabledAt: Date? = nil) {
         self.id = id
         self.name = name
@@ -24,12 +28,16 @@ public struct Tenant: Codable, Sendable, Hashable {
 
 /// An API key as issued: `plaintext` is shown once and never stored (the store keeps only its hash).
 public struct IssuedAPIKey: Sendable {
+    /// The key's id (`key_…`), the lookup part of `plaintext`.
     public var id: String
+    /// The tenant it acts in.
     public var tenantId: String
+    /// The whole key to present (`bgw_<lookup>_<secret>`): shown once, since only its hash is stored.
     public var plaintext: String
     /// The key as listed from now on (without its secret).
     public var info: APIKeyInfo
 
+    /// Builds an issued key; `StoreWrites.swift` builds it after the row is written.
     public init(id: String, tenantId: String, plaintext: String, info: APIKeyInfo) {
         self.id = id
         self.tenantId = tenantId
@@ -43,13 +51,20 @@ public struct NewConnection: Sendable {
     /// The id to save the connection under, chosen before it is saved (`NewConnection.makeId()`), so that the adapter
     /// that proves the link can be the connection's own from its first call; `nil` lets the store choose one.
     public var id: String?
+    /// Which broker dialect the connection speaks.
     public var broker: BrokerKind
+    /// The user's name for the link, shown in listings.
     public var displayName: String
+    /// The broker's API root the adapter calls (or a `sandbox://` name for the built-in simulators).
     public var baseURL: String
+    /// Broker-specific settings the adapter reads (never secrets: those go in `credentials`).
     public var settings: [String: String]
+    /// The broker credentials, sealed with the master key before they are stored.
     public var credentials: BrokerCredentials
+    /// The status it starts in (`active`, or `challenge_required` when the broker asked a question at once).
     public var status: ConnectionStatus
 
+    /// A connection to save, with the status its proof left it in.
     public init(
         broker: BrokerKind,
         displayName: String,
@@ -356,10 +371,14 @@ public protocol AlertStore: Sendable {
 
 /// An alert with its owner.
 public struct OwnedAlert: Sendable, Hashable {
+    /// The tenant of the alert's owner.
     public var tenantId: String
+    /// The user it belongs to: what it fires for, and whose devices and webhooks it reaches.
     public var userId: String
+    /// The alert as stored.
     public var alert: Alert
 
+    /// Pairs an alert with its owner, as the evaluator reads every enabled alert.
     public init(tenantId: String, userId: String, alert: Alert) {
         self.tenantId = tenantId
         self.userId = userId
@@ -369,12 +388,18 @@ public struct OwnedAlert: Sendable, Hashable {
 
 /// An alert's fields as the store writes them (already checked by the application).
 public struct AlertDraft: Sendable, Hashable {
+    /// The user's name for it; trimmed again by the store.
     public var name: String?
+    /// What fires it (a price crossing, a move), as JSON in its column.
     public var rule: AlertRule
+    /// Where it is delivered (webhook, APNs), as JSON in its column.
     public var channels: AlertChannels
+    /// A disabled alert is kept but not evaluated.
     public var enabled: Bool
+    /// Whether it fires once or re-arms when the condition clears.
     public var rearm: AlertRearm
 
+    /// An alert's fields to write, already checked by the application.
     public init(name: String?, rule: AlertRule, channels: AlertChannels, enabled: Bool, rearm: AlertRearm) {
         self.name = name
         self.rule = rule
@@ -401,14 +426,17 @@ extension SessionStore {
 
 // The goal writes without an audit record (the tests', and the operator's).
 extension GoalStore {
+    /// Creates a goal with no audit record.
     public func createGoal(tenantId: String, userId: String, _ draft: GoalDraft) async throws -> Goal {
         try await createGoal(tenantId: tenantId, userId: userId, draft, audit: nil)
     }
 
+    /// Replaces a goal's fields with no audit record; `nil` when the user has no such goal.
     public func updateGoal(tenantId: String, userId: String, id: String, _ draft: GoalDraft) async throws -> Goal? {
         try await updateGoal(tenantId: tenantId, userId: userId, id: id, draft, audit: nil)
     }
 
+    /// Deletes a goal with no audit record; `false` when the user has no such goal.
     public func deleteGoal(tenantId: String, userId: String, id: String) async throws -> Bool {
         try await deleteGoal(tenantId: tenantId, userId: userId, id: id, audit: nil)
     }
@@ -416,15 +444,20 @@ extension GoalStore {
 
 /// A goal's fields as the store writes them (already checked by the application; the name is trimmed again here).
 public struct GoalDraft: Sendable, Hashable {
+    /// The user's name for the goal; unique per user.
     public var name: String
+    /// The value to reach, in `currency` (a `Decimal`, stored as text).
     public var targetValue: Decimal
+    /// The currency the target and the progress are valued in.
     public var currency: String
+    /// The positions counted toward the goal, each at most the units the user holds.
     public var allocations: [Goal.Allocation]
     /// The user's other goals (oldest first) as they were when the allocations were checked against them: the write
     /// happens only if they are still exactly so, else it throws a retryable `conflict` (`goalsChangedMessage`), so
     /// two writes racing for the same units cannot both pass the check. `nil`: written whatever the others are.
     public var checkedAgainst: [Goal]?
 
+    /// A goal's fields to write, with the other goals the allocations were checked against (if any).
     public init(name: String, targetValue: Decimal, currency: String, allocations: [Goal.Allocation], checkedAgainst: [Goal]? = nil) {
         self.name = name
         self.targetValue = targetValue
@@ -463,6 +496,7 @@ extension GatewayStore {
         )
     }
 
+    /// Revokes a key with no audit record (the operator's and the tests' use); `false` when the tenant has no such key.
     public func revokeAPIKey(tenantId: String, keyId: String) async throws -> Bool {
         try await revokeAPIKey(tenantId: tenantId, keyId: keyId, audit: nil)
     }

@@ -1,9 +1,14 @@
 /// Why the gateway cannot use a master key. The message says what to do and never contains key material.
 public struct MasterKeyError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// A stable machine-readable reason, so scripts and tests match on it rather than on the message.
     public struct Code: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+        /// The code's text, as the error's description prints it.
         public let rawValue: String
+        /// A code from its text (`RawRepresentable`).
         public init(rawValue: String) { self.rawValue = rawValue }
+        /// A code from its text, the short form the constants below use.
         public init(_ rawValue: String) { self.rawValue = rawValue }
+        /// The code's text.
         public var description: String { rawValue }
 
         /// The key is not base64, or not 32 bytes.
@@ -16,13 +21,17 @@ public struct MasterKeyError: Error, Sendable, Hashable, CustomStringConvertible
         public static let keyMismatch = Code("key_mismatch")
     }
 
+    /// Why the key cannot be used.
     public var code: Code
+    /// What to do about it, for the operator; never key material.
     public var message: String
 
+    /// An error with its code and the operator's message.
     public init(_ code: Code, _ message: String) {
         self.code = code
         self.message = message
     }
 
+    /// `code: message`, as the start-up failure prints it.
     public var description: String { "\(code.rawValue): \(message)" }
 }

@@ -23,20 +23,29 @@ public enum JournalState: String, WireEnum {
 public struct JournaledOrder: Codable, Sendable, Hashable {
     /// The gateway order id (`ord_…`): stable for the order's whole life, across broker-side replaces.
     public var id: String
+    /// The tenant whose order it is.
     public var tenantId: String
+    /// The connection it was placed through.
     public var connectionId: String
+    /// The broker account it was placed in.
     public var accountId: String
+    /// The id sent to the broker with the order, so a lost answer can be found again (unique per connection).
     public var clientOrderId: String
     /// The canonical request, as validated (with `clientOrderId` set).
     public var request: OrderRequest
+    /// Where the order stands in the journal (intent, accepted, unknown, rejected, released).
     public var state: JournalState
+    /// The broker's current id for the order, once it has one (changes when the broker replaces the order).
     public var brokerOrderId: String?
     /// The latest known order, once the broker has it.
     public var order: Order?
     /// Why the order was rejected, or what is unknown.
     public var error: GatewayError.Code?
+    /// The error's message, as answered to the client.
     public var errorMessage: String?
+    /// When the intent was journaled.
     public var createdAt: Date
+    /// When the entry last changed.
     public var updatedAt: Date
     /// When the intent was last sent to the broker: `createdAt`, or later when a released intent was sent again.
     /// Reconciliation looks for the order from then on.
@@ -47,6 +56,7 @@ public struct JournaledOrder: Codable, Sendable, Hashable {
     /// The broker of the connection that placed it, as the journal recorded it then (it outlives the connection).
     public var broker: BrokerKind?
 
+    /// Builds a journal entry; the order service builds the intent, the store reads the rest from rows.
     public init(
         id: String,
         tenantId: String,
@@ -87,16 +97,23 @@ public struct JournaledOrder: Codable, Sendable, Hashable {
 /// Where a journaled order stands, without its request or broker view: what a scan of the journal reads, so that one
 /// row whose JSON cannot be read never hides the others (the reconciler then reads each order on its own).
 public struct JournaledOrderReference: Sendable, Hashable {
+    /// The gateway order id (`ord_…`).
     public var id: String
+    /// The tenant whose order it is.
     public var tenantId: String
+    /// The connection it was placed through: what the reconciler asks.
     public var connectionId: String
+    /// Where the order stands in the journal.
     public var state: JournalState
+    /// When the intent was journaled.
     public var createdAt: Date
+    /// When it was last sent: reconciliation looks for the order from then on.
     public var sentAt: Date
     /// The user whose connection placed it, as the journal records it from the connection when the intent is
     /// written (never from the caller). Kept when the user is deleted: then only a tenant admin reads the order.
     public var userId: String?
 
+    /// Builds a reference; the store reads it from the columns that always decode.
     public init(id: String, tenantId: String, connectionId: String, state: JournalState, createdAt: Date, sentAt: Date) {
         self.id = id
         self.tenantId = tenantId
@@ -131,18 +148,22 @@ public struct OrderEvent: Codable, Sendable, Hashable {
         case cancelRefused = "cancel_refused"
     }
 
+    /// What happened.
     public var kind: Kind
     /// The journal state after the event.
     public var state: JournalState
     /// The broker order status after the event, where known.
     public var status: OrderStatus?
+    /// The broker's order id after the event, where it has one.
     public var brokerOrderId: String?
     /// Human-readable detail (never a secret).
     public var detail: String?
+    /// When it happened.
     public var at: Date
     /// Position in the order's history, from 1.
     public var sequence: Int
 
+    /// An event to append; the store assigns its `sequence`.
     public init(
         kind: Kind,
         state: JournalState,
@@ -201,18 +222,16 @@ public protocol OrderJournalStore: Sendable {
     func journaledOrder(tenantId: String, connectionId: String, brokerOrderId: String) async throws -> JournaledOrder?
     /// Every event of an order, oldest first.
     func orderEvents(tenantId: String, orderId: String) async throws -> [OrderEvent]
-    /// Orders in the given states across all tenants, oldest first, at most `limit`. Throws when any of them cannot
-    /// be read; scans that must go on past such a row use ``journaledOrderReferences(in:limit:)``.
-    func journaledOrders(in states: [JournalState], limit: Int) async throws -> [JournaledOrder]
-    /// One tenant's orders in the given states, oldest first, at most `limit`.
-    func journaledOrders(tenantId: String, in states: [JournalState], limit: Int) async throws -> [JournaledOrder]
-    /// The orders in the given states across all tenants (for the reconciler), oldest first, at most `limit`, without
-    /// their JSON: a row whose request cannot be read is listed like any other, and fails only when it is read.
-    func journaledOrderReferences(in states: [JournalState], limit: Int) async throws -> [JournaledOrderReference]
-    /// One tenant's orders in the given states, as ``journaledOrderReferences(in:limit:)`` (`GET /v1/status`: what
-    /// awaits reconciliation).
+    /// Orders in the given states, oldest first, at most `limit`: one tenant's, or every tenant's when `tenantId` is
+    /// `nil`. Throws when any of them cannot be read; scans that must go on past such a row use
+    /// ``journaledOrderReferences(tenantId:in:limit:)``. The spellings without `tenantId` and with a non-optional one
+    /// are in an extension below.
+    func journaledOrders(tenantId: String?, in states: [JournalState], limit: Int) async throws -> [JournaledOrder]
+    /// The orders in the given states (one tenant's, or every tenant's for the reconciler when `tenantId` is `nil`),
+    /// oldest first, at most `limit`, without their JSON: a row whose request cannot be read is listed like any other,
+    /// and fails only when it is read. One tenant's answer `GET /v1/status` (what awaits reconciliation).
     func journaledOrderReferences(
-        tenantId: String,
+        tenantId: String?,
         in states: [JournalState],
         limit: Int
     ) async throws
@@ -251,16 +270,22 @@ public protocol OrderJournalStore: Sendable {
 public struct OrderFeedEvent: Sendable, Hashable {
     /// Its place in the feed: increasing in commit order, never reused.
     public var cursor: Int64
+    /// The tenant whose order it is: a subscriber only sees its own tenant's events.
     public var tenantId: String
     /// The user whose connection placed the order (`nil` for an order journaled before users existed).
     public var userId: String?
+    /// The gateway order id the event belongs to.
     public var orderId: String
+    /// The connection the order was placed through.
     public var connectionId: String
+    /// The connection's broker as the journal recorded it.
     public var broker: BrokerKind?
+    /// The event itself.
     public var event: OrderEvent
     /// The order as the journal holds it now (not as of the event), when the broker has it and it reads.
     public var order: Order?
 
+    /// Builds a feed entry; the store reads it from a join of the event and its order.
     public init(
         cursor: Int64,
         tenantId: String,
@@ -279,5 +304,31 @@ public struct OrderFeedEvent: Sendable, Hashable {
         self.broker = broker
         self.event = event
         self.order = order
+    }
+}
+
+extension OrderJournalStore {
+    /// Orders in the given states across all tenants, oldest first, at most `limit` (the reconciler's scans).
+    public func journaledOrders(in states: [JournalState], limit: Int) async throws -> [JournaledOrder] {
+        try await journaledOrders(tenantId: nil, in: states, limit: limit)
+    }
+
+    /// One tenant's orders in the given states, oldest first, at most `limit`.
+    public func journaledOrders(tenantId: String, in states: [JournalState], limit: Int) async throws -> [JournaledOrder] {
+        try await journaledOrders(tenantId: Optional(tenantId), in: states, limit: limit)
+    }
+
+    /// The orders in the given states across all tenants, as references (for the reconciler).
+    public func journaledOrderReferences(in states: [JournalState], limit: Int) async throws -> [JournaledOrderReference] {
+        try await journaledOrderReferences(tenantId: nil, in: states, limit: limit)
+    }
+
+    /// One tenant's orders in the given states, as references (`GET /v1/status`: what awaits reconciliation).
+    public func journaledOrderReferences(
+        tenantId: String,
+        in states: [JournalState],
+        limit: Int
+    ) async throws -> [JournaledOrderReference] {
+        try await journaledOrderReferences(tenantId: Optional(tenantId), in: states, limit: limit)
     }
 }

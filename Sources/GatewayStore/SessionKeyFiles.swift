@@ -7,6 +7,7 @@ import GatewayCore
 /// adding a newer file rotates the signing key without logging anyone out, and removing an old one (after the access
 /// token lifetime) retires it.
 public enum SessionKeyFiles {
+    /// The folder under the data folder that holds the signing keys.
     public static let directoryName = "session-keys"
 
     /// The keys, oldest first, with their ids; a first key is made when the folder has none.
