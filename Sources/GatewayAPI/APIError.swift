@@ -22,7 +22,10 @@ struct ErrorBody: Encodable {
     var error: Payload
 }
 
+/// The API's own errors, the ones the HTTP layer raises before any service runs (the services' errors are
+/// `GatewayError`s of their own).
 public enum APIError {
+    /// The request carries no credential, or one no tenant holds: a 401 that says how to authenticate.
     public static let unauthenticated = GatewayError(
         .unauthorized,
         "a valid API key is required: send 'Authorization: Bearer <key>'"

@@ -6,6 +6,8 @@ import OpenAPIRuntime
 /// The unified API's JSON conventions: camelCase, RFC 3339 timestamps with milliseconds, decimals as strings
 /// (the model types encode them so).
 public enum APIJSON {
+    /// The encoder every API body goes through, so keys are sorted and timestamps are RFC 3339 with milliseconds;
+    /// `pretty` indents (the OpenAPI document and humans' reads).
     public static func encoder(pretty: Bool = false) -> JSONEncoder {
         let encoder = JSONEncoder()
         encoder.outputFormatting = pretty ? [.sortedKeys, .prettyPrinted, .withoutEscapingSlashes] : [.sortedKeys, .withoutEscapingSlashes]
@@ -16,10 +18,13 @@ public enum APIJSON {
         return encoder
     }
 
+    /// A timestamp as the API writes it: RFC 3339 in UTC with milliseconds, the same in every body and header.
     public static func formatTimestamp(_ date: Date) -> String {
         date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }
 
+    /// A timestamp a client sent, parsed as RFC 3339; `nil` when it is not one, so the caller can say which field was
+    /// wrong.
     public static func parseTimestamp(_ text: String) -> Date? {
         RFC3339Timestamp.parse(text)
     }

@@ -8,6 +8,8 @@ import OpenAPIRuntime
 
 /// Who is calling, for the duration of one request: the principal `Authentication` made from the credential.
 public enum RequestIdentity {
+    /// The principal of the request under way; `nil` outside a request or before `Authentication` has run (a task-local,
+    /// because the generated handlers are not handed a context).
     @TaskLocal public static var principal: Principal?
 
     /// The caller's tenant; every operation the document secures runs behind `Authentication`, which sets it.

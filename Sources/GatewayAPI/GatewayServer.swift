@@ -40,6 +40,7 @@ public enum GatewayServer {
             reads: gateway.reads,
             watchlists: gateway.watchlists,
             orders: gateway.orders,
+            orderHistory: gateway.orderHistory,
             portfolio: gateway.portfolio,
             tenancy: gateway.tenancy,
             sessions: gateway.sessions,

@@ -11,6 +11,7 @@ public struct HTTPBodies: Sendable {
     /// The largest request body the API reads.
     public var maxBodyBytes: Int
 
+    /// The limit a deployment sets; 64 KiB by default, far above the largest valid body.
     public init(maxBodyBytes: Int = 64 * 1024) {
         self.maxBodyBytes = maxBodyBytes
     }

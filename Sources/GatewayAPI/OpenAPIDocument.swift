@@ -16,8 +16,9 @@ public struct OpenAPIDocument: Sendable {
     public let requiredScopes: [String: Scope]
     /// Operations that act for one of the tenant's users: they declare the `X-User-ID` header.
     public let userScopedOperationIDs: Set<String>
-    /// Which credentials each secured operation takes: tenant API keys (`apiKey`), end users' sessions (`session`).
+    /// The secured operations that take tenant API keys (`apiKey`).
     public let apiKeyOperationIDs: Set<String>
+    /// The secured operations that take end users' sessions (`session`); an operation may take both.
     public let sessionOperationIDs: Set<String>
     /// Each operation's id by `METHOD path` (`GET /v1/orders/{id}`).
     let operationIDsByRoute: [String: String]
@@ -49,6 +50,8 @@ public struct OpenAPIDocument: Sendable {
         return try OpenAPIDocument(data: Data(contentsOf: url))
     }
 
+    /// Parses a document (the bundled one, or a test's): the operations, their scopes, credentials and query
+    /// parameters are read once here, so authentication and query checks never walk the JSON per request.
     public init(data: Data) throws {
         self.data = data
         object = try JSONDecoder().decode(OpenAPIObjectContainer.self, from: data)

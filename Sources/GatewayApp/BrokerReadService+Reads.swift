@@ -18,10 +18,12 @@ extension BrokerReadService {
         }
     }
 
+    /// The clients (account holders) each selected connection reports.
     public func clients(owner: Owner, _ selection: Gateway.Selection) async throws -> FanOut<Client> {
         try await fanOut(owner: owner, selection, operation: .clients, sharing: "") { adapter, _ in try await adapter.clients() }
     }
 
+    /// The accounts of each selected connection, only `selection.accountId` when it names one.
     public func accounts(owner: Owner, _ selection: Gateway.Selection) async throws -> FanOut<Account> {
         let account = selection.accountId
         return try await fanOut(owner: owner, selection, operation: .accounts, sharing: account ?? "*") { adapter, _ in
@@ -29,6 +31,7 @@ extension BrokerReadService {
         }
     }
 
+    /// Each selected account's balances per currency, as its broker reports them.
     public func balances(owner: Owner, _ selection: Gateway.Selection) async throws -> FanOut<Balance> {
         let account = selection.accountId
         return try await fanOut(owner: owner, selection, operation: .balances, sharing: account ?? "*") { adapter, _ in
@@ -36,6 +39,7 @@ extension BrokerReadService {
         }
     }
 
+    /// Each selected account's net positions, as its broker reports them.
     public func positions(owner: Owner, _ selection: Gateway.Selection) async throws -> FanOut<Position> {
         let account = selection.accountId
         return try await fanOut(owner: owner, selection, operation: .positions, sharing: account ?? "*") { adapter, _ in
@@ -85,6 +89,8 @@ extension BrokerReadService {
         }
     }
 
+    /// The last `count` candles of `interval` for one instrument from each selected connection that serves them;
+    /// reads asking for the same series share one broker call.
     public func candles(
         owner: Owner,
         _ selection: Gateway.Selection,
@@ -127,6 +133,7 @@ extension BrokerReadService {
         }
     }
 
+    /// Instruments whose symbol or name matches `text` at each selected connection, optionally of one asset class.
     public func instruments(
         owner: Owner,
         _ selection: Gateway.Selection,

@@ -13,15 +13,18 @@ public import ServiceLifecycle
 /// new one is counted by the others' next beat, within `ttl / 3`. While the store cannot be reached the last count is
 /// kept: it is the best guess, and the broker's own rate-limit headers keep correcting the pacing meanwhile.
 public struct ClusterMembership: Service {
+    /// The prefix of the membership leases in the store; each instance's lease is this followed by its id.
     public static let leasePrefix = "instance/"
 
     let leases: any LeaderLeaseStore
     let share: InstanceShare
     /// This instance's id in its lease.
     public let holder: String
+    /// How long a lease lives without a beat: how soon a dead instance stops being counted.
     public let ttl: Duration
     let logger: Logger
 
+    /// A member whose beats set `share`, the pipeline's fraction of each broker's rate limit.
     public init(
         leases: any LeaderLeaseStore,
         share: InstanceShare,
@@ -71,6 +74,7 @@ public struct ClusterMembership: Service {
         }
     }
 
+    /// Beats every `ttl / 3` until the service group shuts down, then leaves, so the others count one fewer at once.
     public func run() async throws {
         while !Task.isCancelled, !Task.isShuttingDownGracefully {
             await beat()

@@ -7,12 +7,18 @@ import Synchronization
 
 /// What a client asks for when it links a connection (`POST /v1/connections`), before it is checked.
 public struct LinkRequest: Sendable, Hashable {
+    /// The broker kind to link (`alpaca`, `saxo`, …); one `GET /v1/brokers` lists.
     public var broker: BrokerKind
+    /// The name the user sees; the broker's display name when absent.
     public var displayName: String?
+    /// Where the broker's API is (a paper or live endpoint); the broker's default when absent.
     public var baseURL: String?
+    /// Broker-specific settings the adapter reads.
     public var settings: [String: String]?
+    /// The credentials by the keys the broker kind names (`credentialKeys`); never returned once saved.
     public var credentials: [String: String]?
 
+    /// A link request as the API decoded it; `newConnection` checks it.
     public init(
         broker: BrokerKind,
         displayName: String? = nil,
@@ -36,10 +42,15 @@ public enum LinkOutcome: Sendable {
 
 /// A broker kind as `GET /v1/brokers` shows it.
 public struct BrokerDescription: Codable, Sendable, Hashable {
+    /// The kind's identifier, as connections and requests name it.
     public var kind: BrokerKind
+    /// The broker's name for people.
     public var displayName: String
+    /// What the broker can do: supported, emulated by the gateway, or unsupported, each with notes.
     public var capabilities: Capabilities
+    /// The credential keys a link request must carry for this kind.
     public var credentialKeys: [String]
+    /// The broker's known API endpoints by name, for a client to offer as `baseURL`.
     public var knownBaseURLs: [String: String]
 }
 

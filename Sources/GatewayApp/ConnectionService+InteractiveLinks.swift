@@ -7,16 +7,23 @@ import Logging
 
 /// A link that has started: the connection (status `pending_link`) and where to send the user's browser.
 public struct PendingLink: Codable, Sendable, Hashable {
+    /// The saved connection, waiting for the user's login (`pending_link`).
     public var connection: ConnectionDescriptor
+    /// The broker's login page, carrying the single-use `state` that completes this link.
     public var popupURL: String
 }
 
 /// One connection's outcome in "authenticate all".
 public struct AuthenticationReport: Codable, Sendable, Hashable {
+    /// The connection's id.
     public var connection: String
+    /// The connection's broker kind.
     public var broker: BrokerKind
+    /// `active`, `challenge_required`, or the connection's status that kept it from authenticating.
     public var status: String
+    /// The broker's security question, when it asked one (answer it with `answerChallenge`).
     public var challenge: Challenge?
+    /// Why authenticating failed, as a read's status line would say it.
     public var error: SourceReport.Failure?
 }
 
@@ -49,6 +56,8 @@ extension ConnectionService {
             createdAt: Date(),
             updatedAt: Date()
         )
+        // An adapter that cannot be made here is not one with a login page: the direct link that follows makes it
+        // again and answers with its error.
         guard let adapter = try? registry.makeAdapter(for: probe, credentials: new.credentials) else { return false }
         return adapter is any LinkingAdapter && (new.credentials["userToken"] ?? "").isEmpty
     }
@@ -238,6 +247,8 @@ extension ConnectionService {
         }
     }
 
+    /// Opens a session at the broker for one of the owner's interactively linked connections (TradeIt), reporting
+    /// a security question the broker asks instead of failing on it.
     public func authenticate(owner: Owner, id: String) async throws -> AuthenticationReport {
         let connection = try await self.connection(owner: owner, id: id)
         return await authenticate(connection)
@@ -281,7 +292,18 @@ extension ConnectionService {
         let tenant = owner.tenant
         var connections: [ConnectionDescriptor] = []
         for connection in try await store.connections(tenantId: tenant.id, userId: owner.userId) {
-            if (try? await directory.adapter(for: connection)) is any LinkingAdapter { connections.append(connection) }
+            let adapter: any BrokerAdapter
+            do {
+                adapter = try await directory.adapter(for: connection)
+            } catch {
+                // Not authenticated, so not reported (the answer lists interactive connections); its reads say why.
+                logger.warning(
+                    "authenticate-all skips a connection whose adapter cannot be made",
+                    metadata: ["connection": .string(connection.id), "error": .string("\(error)")]
+                )
+                continue
+            }
+            if adapter is any LinkingAdapter { connections.append(connection) }
         }
         return await withTaskGroup(of: (Int, AuthenticationReport).self) { group in
             for (index, connection) in connections.enumerated() {
@@ -299,6 +321,7 @@ extension ConnectionService {
         }
     }
 
+    /// Answers the security question a connection is waiting on; the broker may accept it, or ask another.
     public func answerChallenge(owner: Owner, id: String, answer: String) async throws -> AuthenticationReport {
         let connection = try await self.connection(owner: owner, id: id)
         guard connection.status == .challengeRequired else {

@@ -10,20 +10,36 @@ public import Logging
 /// serve. The store, the journal and the adapter registry reach the services through this composition and nowhere
 /// else.
 public struct Gateway: Sendable {
+    /// Linking, relinking and unlinking connections, and their credentials.
     public let connections: ConnectionService
+    /// The built-in sandboxes' simulated accounts, one per sandbox connection.
     public let sandboxes: SandboxService
+    /// The fan-out reads: accounts, balances, positions, quotes, candles, order books, instruments.
     public let reads: BrokerReadService
+    /// Watchlists, the gateway's own and the brokers'.
     public let watchlists: WatchlistService
+    /// Placing, changing and cancelling orders through the journal, and reconciling the unknown ones.
     public let orders: OrderService
+    /// Order lists, lookups by broker order id and journal event histories (reads only).
+    public let orderHistory: OrderHistoryService
+    /// Tenants, users, API keys and the audit log.
     public let tenancy: TenancyService
+    /// End users' logins, sessions and devices.
     public let sessions: SessionService
+    /// Alerts, their delivery and its log.
     public let alerts: AlertService
+    /// Portfolio valuation and goals.
     public let portfolio: PortfolioService
+    /// The live stream: quotes, order updates, holdings changes and alert firings.
     public let streams: StreamService
+    /// Sealed export and import of a tenant's connections between gateways.
     public let transfer: TransferService
+    /// Health, readiness and what awaits reconciliation.
     public let status: StatusService
     let registry: AdapterRegistry
 
+    /// Composes every service over one store (which is also the order journal) and one broker pipeline (`router`),
+    /// with today's settings; each setting's default is the gateway's own.
     public init(
         store: some GatewayStore & OrderJournalStore,
         registry: AdapterRegistry,
@@ -85,9 +101,9 @@ public struct Gateway: Sendable {
             reconciliationAttempts: reconciliationAttempts,
             journalQuarantine: journalQuarantine,
             directory: directory,
-            fanOut: fanOut,
             streams: hub
         )
+        self.orderHistory = OrderHistoryService(journal: store, fanOut: fanOut)
         self.tenancy = TenancyService(
             store: store,
             registry: registry,
@@ -156,12 +172,16 @@ public struct Gateway: Sendable {
 
     /// Which connections a read goes to.
     public struct Selection: Sendable {
+        /// Only this connection; every connection of the owner when `nil`.
         public var connectionId: String?
+        /// Only connections to this broker kind.
         public var broker: BrokerKind?
+        /// Only this account; connections holding no such account answer with nothing.
         public var accountId: String?
         /// How old an answer the read accepts (`maxAgeMs`); `nil` for the tenant's default. Reads of orders ignore it.
         public var maxAge: Duration?
 
+        /// A selection; the default selects every connection of the owner.
         public init(
             connectionId: String? = nil,
             broker: BrokerKind? = nil,

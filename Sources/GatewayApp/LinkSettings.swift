@@ -18,6 +18,7 @@ public struct LinkSettings: Sendable {
     /// The clock link states are timed by (a test moves it past a link's lifetime without waiting).
     public var now: @Sendable () -> Date
 
+    /// Link settings from configuration; the clock defaults to the system's.
     public init(
         stateLifetime: Duration = .seconds(600),
         exportEnabled: Bool = false,

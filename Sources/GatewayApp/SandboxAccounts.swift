@@ -12,15 +12,18 @@ public import GatewayModel
 public struct SandboxAccounts: Sendable {
     /// One built-in sandbox.
     public struct Sandbox: Sendable {
+        /// The broker kind the sandbox simulates.
         public var broker: BrokerKind
         /// A new simulated account, as the adapter's credentials.
         public var provision: @Sendable () throws -> BrokerCredentials
         /// Forgets an account `provision` made (its connection was deleted or relinked); the demo account stays.
         public var release: @Sendable (BrokerCredentials) -> Void
-        /// The credential key and value that name the public demo login (`keyId` = `SANDBOX-ALPACA-KEY`).
+        /// The credential key that names the public demo login (`keyId` in `keyId` = `SANDBOX-ALPACA-KEY`).
         public var demoKey: String
+        /// That key's value for the demo login (`SANDBOX-ALPACA-KEY`).
         public var demoValue: String
 
+        /// A sandbox as the server registers it.
         public init(
             broker: BrokerKind,
             demoKey: String,
@@ -46,6 +49,7 @@ public struct SandboxAccounts: Sendable {
     /// How many connections one tenant may hold to one sandbox: each holds a simulated account in memory.
     public var maximumPerTenant: Int
 
+    /// The sandboxes by broker kind, each tenant holding at most `maximumPerTenant` connections to one.
     public init(_ sandboxes: [String: Sandbox] = [:], maximumPerTenant: Int = 10) {
         self.sandboxes = sandboxes
         self.maximumPerTenant = max(1, maximumPerTenant)

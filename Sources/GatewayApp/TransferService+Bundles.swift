@@ -10,7 +10,9 @@ public struct ConnectionExport: Codable, Sendable, Hashable {
     public var bundle: String
     /// The receiving gateway's public key the bundle is sealed to (as the request named it).
     public var recipientKey: String
+    /// The HPKE suite the bundle is sealed with, so the receiver knows it can open it.
     public var suite: String
+    /// How many connections the bundle holds.
     public var count: Int
 }
 
@@ -18,11 +20,13 @@ public struct ConnectionExport: Codable, Sendable, Hashable {
 public struct ImportKey: Codable, Sendable, Hashable {
     /// base64 of the 32-byte X25519 public key.
     public var publicKey: String
+    /// The HPKE suite bundles for this key must be sealed with.
     public var suite: String
 }
 
 /// What importing one connection of a bundle came to.
 public struct ImportReport: Codable, Sendable, Hashable {
+    /// What happened to the connection.
     public enum Outcome: String, Codable, Sendable, Hashable {
         /// Checked and proven like `POST /v1/connections`, and saved.
         case linked
@@ -34,8 +38,11 @@ public struct ImportReport: Codable, Sendable, Hashable {
 
     /// The error a refused connection got, as the API's error body says it.
     public struct Refusal: Codable, Sendable, Hashable {
+        /// The error code.
         public var code: GatewayError.Code
+        /// What was wrong, for people.
         public var message: String
+        /// The fields that were wrong, each with its problem.
         public var details: [FieldProblem]
     }
 
@@ -43,10 +50,15 @@ public struct ImportReport: Codable, Sendable, Hashable {
     public var index: Int
     /// The broker kind the bundle names (perhaps one this gateway does not know).
     public var broker: String
+    /// The connection's display name as the bundle carries it.
     public var displayName: String?
+    /// Linked, waiting for the user's login, or refused.
     public var outcome: Outcome
+    /// The connection made, when one was (linked or pending).
     public var connection: ConnectionDescriptor?
+    /// Where the user logs in, for a pending link.
     public var popupURL: String?
+    /// Why it was refused.
     public var error: Refusal?
 }
 

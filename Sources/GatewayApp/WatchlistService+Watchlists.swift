@@ -5,11 +5,14 @@ public import GatewayStore
 
 /// A watchlist as a client creates (`POST`) or changes (`PUT`) it.
 public struct WatchlistInput: Sendable, Hashable {
+    /// The list's name; required when creating.
     public var name: String?
+    /// The instruments, in order; a change replaces them all.
     public var instruments: [InstrumentReference]?
     /// Create the list at this connection's broker instead of in the gateway (creation only).
     public var connectionId: String?
 
+    /// An input as the API decoded it.
     public init(name: String? = nil, instruments: [InstrumentReference]? = nil, connectionId: String? = nil) {
         self.name = name
         self.instruments = instruments
@@ -68,6 +71,7 @@ extension WatchlistService {
         return result
     }
 
+    /// One of the user's watchlists, the gateway's or a broker's (read from the broker).
     public func watchlist(owner: Owner, id: String) async throws -> Watchlist {
         let tenant = owner.tenant
         if let (connection, adapter, brokerId) = try await brokerWatchlistTarget(owner: owner, id: id) {
@@ -81,6 +85,7 @@ extension WatchlistService {
         return watchlist
     }
 
+    /// Creates a watchlist in the gateway, or at the broker of `input.connectionId`.
     public func createWatchlist(owner: Owner, _ input: WatchlistInput) async throws -> Watchlist {
         let tenant = owner.tenant
         let problems = input.problems(creating: true)
@@ -100,6 +105,7 @@ extension WatchlistService {
         return try await store.createWatchlist(tenantId: tenant.id, userId: owner.userId, name: name, instruments: instruments.map(Self.instrument))
     }
 
+    /// Changes a watchlist's name or instruments, where it lives.
     public func updateWatchlist(owner: Owner, id: String, _ input: WatchlistInput) async throws -> Watchlist {
         let tenant = owner.tenant
         let problems = input.problems(creating: false)
@@ -125,6 +131,7 @@ extension WatchlistService {
         return updated
     }
 
+    /// Deletes one of the user's watchlists, where it lives.
     public func deleteWatchlist(owner: Owner, id: String) async throws {
         let tenant = owner.tenant
         if let (connection, adapter, brokerId) = try await brokerWatchlistTarget(owner: owner, id: id) {

@@ -137,14 +137,14 @@ struct OrderLimitsEndToEndTests {
             )
             #expect(placed.outcome == .accepted)
             #expect(!placed.replayed)
-            let events = try await world.gateway.orders.orderEvents(
+            let events = try await world.gateway.orderHistory.orderEvents(
                 owner: try await world.gateway.tenancy.defaultOwner(world.tenant),
                 id: placed.order.id
             )
             #expect(events.map(\.kind) == [.intent, .released, .intent, .accepted])
             #expect(events.map(\.state) == [.submitting, .released, .submitting, .accepted])
             // One order at the broker under the key's client order id.
-            let orders = try await world.gateway.orders.orders(
+            let orders = try await world.gateway.orderHistory.orders(
                 owner: try await world.gateway.tenancy.defaultOwner(world.tenant),
                 Gateway.Selection(connectionId: world.alpaca.id),
                 OrderQuery(state: .all)
@@ -246,7 +246,7 @@ struct OrderLimitsEndToEndTests {
                     == [theirBrokerId]
             )
             // The account has B's order only.
-            let atBroker = try await gateway.orders.orders(
+            let atBroker = try await gateway.orderHistory.orders(
                 owner: try await gateway.tenancy.defaultOwner(tenantA),
                 Gateway.Selection(),
                 OrderQuery(state: .open)

@@ -5,36 +5,9 @@ import GatewayModel
 import GatewayStore
 import OpenAPIRuntime
 
+/// Orders acted on: preview, placement, one order read by id (brought up to date from its broker), changes and
+/// cancels, all through `OrderService`.
 extension APIHandlers {
-    func listOrders(_ input: Operations.ListOrders.Input) async throws -> Operations.ListOrders.Output {
-        let owner = try RequestIdentity.requireOwner()
-        let q = input.query
-        let selection = try QueryValue.selection(connection: q.connection, broker: q.broker, account: q.account)
-        if let brokerOrderId = try QueryValue.brokerIdentifier(q.brokerOrderId, "brokerOrderId") {
-            // One order looked up; the list's filters still apply to it (any state unless `status` says).
-            let filters = OrderQuery(
-                state: q.status ?? .all,
-                accountId: selection.accountId,
-                symbols: try QueryValue.symbols(q.symbols, "symbols") ?? [],
-                limit: try QueryValue.int(q.limit, "limit", range: 1...500) ?? 100,
-                after: q.after,
-                until: q.until
-            )
-            let r = try await orders.orders(owner: owner, selection, brokerOrderId: brokerOrderId, matching: filters)
-            return .ok(.init(body: .json(.init(data: r.data, sources: r.sources, partial: r.partial))))
-        }
-        let query = OrderQuery(
-            state: q.status ?? .open,
-            accountId: selection.accountId,
-            symbols: try QueryValue.symbols(q.symbols, "symbols") ?? [],
-            limit: try QueryValue.int(q.limit, "limit", range: 1...500) ?? 100,
-            after: q.after,
-            until: q.until
-        )
-        let r = try await orders.orders(owner: owner, selection, query)
-        return .ok(.init(body: .json(.init(data: r.data, sources: r.sources, partial: r.partial))))
-    }
-
     func placeOrder(_ input: Operations.PlaceOrder.Input) async throws -> Operations.PlaceOrder.Output {
         let owner = try RequestIdentity.requireOwner()
         guard case .json(let request) = input.body else { throw APIError.unsupportedBody }
@@ -78,14 +51,5 @@ extension APIHandlers {
     func cancelOrder(_ input: Operations.CancelOrder.Input) async throws -> Operations.CancelOrder.Output {
         let owner = try RequestIdentity.requireOwner()
         return .ok(.init(body: .json(.init(data: try await orders.cancelOrder(owner: owner, id: input.path.id)))))
-    }
-
-    func listOrderEvents(_ input: Operations.ListOrderEvents.Input) async throws -> Operations.ListOrderEvents.Output {
-        let principal = try RequestIdentity.requirePrincipal()
-        if principal.userId == nil, principal.has(.admin) {
-            return .ok(.init(body: .json(.init(data: try await orders.orderEventsForAdmin(tenant: principal.tenant, id: input.path.id)))))
-        }
-        let owner = try principal.owner()
-        return .ok(.init(body: .json(.init(data: try await orders.orderEvents(owner: owner, id: input.path.id)))))
     }
 }

@@ -16,6 +16,7 @@ struct APIHandlers: APIProtocol {
     let reads: BrokerReadService
     let watchlists: WatchlistService
     let orders: OrderService
+    let orderHistory: OrderHistoryService
     let portfolio: PortfolioService
     let tenancy: TenancyService
     let sessions: SessionService

@@ -28,6 +28,7 @@ public struct ServerLimits: Sendable, Hashable {
     /// The largest request line or header section, and the largest single header field; larger is answered 431.
     public var maxHeaderBytes: Int
 
+    /// The limits a deployment sets; each default is the one README's configuration table lists.
     public init(
         headerTimeout: Duration = .seconds(10),
         idleTimeout: Duration = .seconds(60),

@@ -25,6 +25,8 @@ public struct AlertDelivery: Sendable {
     /// Where each attempt is counted (`brokergateway_alert_deliveries_total`); the gateway's own.
     var metrics: ApplicationMetrics?
 
+    /// A delivery of firings to webhooks and APNs. `now` and `sleep` are the clock and the wait between retries,
+    /// which a test replaces to see the backoff without waiting for it.
     public init(
         store: any GatewayStore,
         settings: AlertSettings,
@@ -251,8 +253,18 @@ public struct AlertDelivery: Sendable {
             result.error = await retire(target, reason: reason ?? "Unregistered", status: status, alert: alert, tenantId: tenantId, userId: userId)
             result.retryable = false
         } else if status == 403, reason == "ExpiredProviderToken" {
-            _ = try? await apns.token(now: now(), refresh: true)
-            result.retryable = true
+            do {
+                _ = try await apns.token(now: now(), refresh: true)
+                result.retryable = true
+            } catch {
+                // Retrying would send the same expired token again: the attempt fails for good, and says why.
+                logger.error(
+                    "the APNs provider token could not be renewed",
+                    metadata: ["alert": "\(alert.id)", "error": "\(type(of: error))"]
+                )
+                result.error = "ExpiredProviderToken: the APNs provider token could not be renewed"
+                result.retryable = false
+            }
         }
         return result
     }

@@ -27,9 +27,12 @@ final class AlertStreamRelay: Sendable {
 
 /// One user of one tenant: whose alerts, quotes and orders these are.
 public struct AlertUserKey: Hashable, Sendable {
+    /// The tenant the user belongs to.
     public var tenantId: String
+    /// The user within that tenant.
     public var userId: String
 
+    /// The key of one tenant's user.
     public init(tenantId: String, userId: String) {
         self.tenantId = tenantId
         self.userId = userId
@@ -46,6 +49,7 @@ public struct AlertUserKey: Hashable, Sendable {
 /// window and whether it is armed (also stored, so a restart does not fire a crossing again), the orders seen
 /// unknown, and which order each order alert has fired for.
 public final class AlertEngine: Service, Sendable {
+    /// Where a firing goes at once: the user's open streams (the gateway's hub, or a test's recorder).
     public typealias StreamSink = @Sendable (_ tenantId: String, _ userId: String, AlertNotification) async -> Void
 
     typealias Scheduler = AlertDeliveryScheduler<AlertDelivery.Job>

@@ -31,6 +31,8 @@ public struct AlertMonitor: Service {
         self.leadership = leadership
     }
 
+    /// Watches for firings while this instance leads (always, without `leadership`), until the service group
+    /// shuts down.
     public func run() async throws {
         let streaming = self.streaming
         let engine = self.engine

@@ -24,14 +24,21 @@ public enum AlertRules {
     /// What one price alert remembers between quotes: whether it is armed and, for `percent_move`, the prices
     /// seen within its window (oldest first).
     public struct PriceState: Sendable, Hashable {
+        /// Whether the alert may fire: a fired alert is disarmed until its condition stops holding (or for good,
+        /// as its rearm policy says).
         public var armed: Bool
+        /// The prices seen within a `percent_move` window, oldest first; empty for other rules.
         public var window: [Sample]
 
+        /// One price seen, and when: what a `percent_move` window is made of.
         public struct Sample: Sendable, Hashable {
+            /// When the quote carrying the price was seen.
             public var at: Date
+            /// The price the rule compared.
             public var price: Decimal
         }
 
+        /// A price alert's state: whether it is armed, and the prices its window holds.
         public init(armed: Bool, window: [Sample] = []) {
             self.armed = armed
             self.window = window
@@ -41,6 +48,7 @@ public enum AlertRules {
         static let maximumSamples = 4096
     }
 
+    /// What one quote means for a price alert.
     public enum Verdict: Sendable, Hashable {
         /// The condition holds and the alert was armed: it fires (and is disarmed), saying why.
         case fire(String)
@@ -113,10 +121,13 @@ public enum AlertRules {
     /// The orders of one user whose outcome is unknown: since when, and the update that said so. An update of kind
     /// `unknown` starts an order's clock (a repeated one keeps the first time); any other update of the order stops it.
     public struct UnknownOrders: Sendable, Hashable {
+        /// The orders whose outcome is unknown, by order id, each with the update that first said so.
         public var pending: [String: OrderUpdate] = [:]
 
+        /// No order pending: a user's state before any update was seen.
         public init() {}
 
+        /// Takes one order update: an `unknown` one starts the order's clock, any other stops it.
         public mutating func observe(_ update: OrderUpdate) {
             if update.kind == .unknown {
                 if pending[update.orderId] == nil { pending[update.orderId] = update }

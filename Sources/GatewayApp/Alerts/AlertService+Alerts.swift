@@ -5,7 +5,9 @@ public import GatewayStore
 
 /// What a test send did.
 public struct AlertTestSend: Sendable {
+    /// The firing that was sent, as a real one would be (kind `test`).
     public var notification: AlertNotification
+    /// Each webhook and APNs attempt the test made, as the delivery log records them.
     public var attempts: [AlertDeliveryAttempt]
     /// Whether it went on the user's stream (an `AlertEngine` is attached to the gateway).
     public var streamed: Bool
@@ -16,10 +18,12 @@ extension AlertService {
     /// The most entries one page of a delivery log holds.
     public static let alertDeliveriesPageLimit = 200
 
+    /// The user's alerts, every rule and channel, in the store's order.
     public func alerts(owner: Owner) async throws -> [Alert] {
         try await store.alerts(tenantId: owner.tenant.id, userId: owner.userId)
     }
 
+    /// One of the user's alerts; another user's alert is not found, the same as one that does not exist.
     public func alert(owner: Owner, id: String) async throws -> Alert {
         guard let alert = try await store.alert(tenantId: owner.tenant.id, userId: owner.userId, id: id) else {
             throw GatewayError(.notFound, "no alert '\(id)'")
@@ -89,6 +93,7 @@ extension AlertService {
         return alert
     }
 
+    /// Deletes one of the user's alerts, audited; the user's open streams stop watching it at once.
     public func deleteAlert(owner: Owner, id: String) async throws {
         let audit = AuditRecord(
             tenantId: owner.tenant.id,

@@ -33,6 +33,7 @@ public struct AlertSettings: Sendable {
     /// to its alert's delivery log and counted), and other tenants' queues are untouched.
     public var maxPendingPerTenant: Int
 
+    /// Delivery settings from configuration; each default is the gateway's own.
     public init(
         maxAlertsPerUser: Int = 100,
         maxAttempts: Int = 5,
@@ -64,10 +65,12 @@ public struct AlertSettings: Sendable {
 
 /// The operator's APNs provider credentials (token-based: a .p8 signing key from the Apple developer account).
 public struct APNsSettings: Sendable {
+    /// Which APNs service pushes go to: Apple's production service, or its sandbox for development builds of an app.
     public enum Environment: String, Sendable, CaseIterable {
         case production
         case sandbox
 
+        /// The environment's APNs host, as Apple documents it.
         public var host: String {
             switch self {
             case .production: "api.push.apple.com"
@@ -76,16 +79,20 @@ public struct APNsSettings: Sendable {
         }
     }
 
+    /// The Apple developer team id: the provider token's issuer (`iss`).
     public var teamId: String
+    /// The id of the signing key in the developer account: the provider token's `kid`.
     public var keyId: String
     /// The .p8 key (ES256, P-256).
     public var key: P256.Signing.PrivateKey
     /// The app's bundle id (`apns-topic`).
     public var topic: String
+    /// Production or sandbox; a device token is valid in one of them only.
     public var environment: Environment
     /// Where pushes go; `https://<environment's host>` unless a test points it elsewhere.
     public var baseURL: String
 
+    /// APNs credentials from configuration; `baseURL` defaults to the environment's host.
     public init(
         teamId: String,
         keyId: String,

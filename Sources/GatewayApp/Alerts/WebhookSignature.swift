@@ -7,7 +7,9 @@ import GatewayCore
 /// being the exact bytes POSTed. A receiver recomputes it, compares in constant time, and refuses a `t` too far
 /// from its clock (replays). Pure: the tests and the README's recipe agree on it.
 public enum WebhookSignature {
+    /// The header carrying `t=<unix seconds>,v1=<hex HMAC>`, which a receiver checks before trusting the body.
     public static let signatureHeader = "BrokerGateway-Signature"
+    /// The header carrying the firing's event id, the same on every retry, so a receiver can drop duplicates.
     public static let eventIdHeader = "BrokerGateway-Event-Id"
     /// How far a timestamp may be from the receiver's clock by default.
     public static let defaultTolerance: TimeInterval = 300

@@ -12,7 +12,9 @@ public import GatewayModel
 public enum GoalValuation {
     /// What one connection holds of what an allocation names.
     public struct Held: Sendable, Hashable {
+        /// How much of the instrument the connection holds over all its accounts.
         public var quantity: Decimal
+        /// The positions that quantity is made of.
         public var positions: [Position]
     }
 

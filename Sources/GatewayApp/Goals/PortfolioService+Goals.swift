@@ -6,9 +6,13 @@ import GatewayStore
 /// A read of goals: each with its progress, the overall figure, one status line per connection the goals use, and
 /// whether anything is missing (an allocation not valued, or a goal not converted into the overall currency).
 public struct GoalsRead: Sendable {
+    /// The goals, each with its progress valued now.
     public var goals: [Goal]
+    /// All goals together, in the overall currency.
     public var overall: Goal.Overall
+    /// One status line per connection the goals' allocations read.
     public var sources: [SourceReport]
+    /// Whether any figure is missing: a connection failed, or a value could not be converted.
     public var partial: Bool
 }
 
@@ -32,6 +36,7 @@ extension PortfolioService {
         return try await valued([goal], owner: owner, overallCurrency: goal.currency, maxAge: nil)
     }
 
+    /// Saves a new goal for the user (checked, audited) and answers with it valued at once.
     public func createGoal(owner: Owner, _ input: GoalInput) async throws -> GoalsRead {
         let problems = input.problems(creating: true)
         if !problems.isEmpty { throw GatewayError.unprocessable(problems) }
@@ -107,6 +112,7 @@ extension PortfolioService {
         }
     }
 
+    /// Deletes one of the user's goals, audited; another user's goal is not found.
     public func deleteGoal(owner: Owner, id: String) async throws {
         let audit = Self.goalAudit(owner, "goal.deleted", target: id, name: nil)
         guard try await store.deleteGoal(tenantId: owner.tenant.id, userId: owner.userId, id: id, audit: audit) else {

@@ -24,10 +24,12 @@ public struct LoginLimits: Sendable, Hashable {
     public var failuresBeforeLockout: Int
     /// The first lockout's length in seconds; each further failure doubles it, up to `lockoutMaximumSeconds`.
     public var lockoutBaseSeconds: Int
+    /// The longest lockout in seconds, however many failures came before.
     public var lockoutMaximumSeconds: Int
     /// The most (address, tenant, email) entries the lockout table keeps; past it the stalest are forgotten.
     public var lockoutEntries: Int
 
+    /// Login limits from configuration; each default is the gateway's own.
     public init(
         perAddressPerMinute: Int = 30,
         perAddressBurst: Int = 10,

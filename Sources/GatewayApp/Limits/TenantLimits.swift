@@ -16,6 +16,7 @@ public struct TenantLimits: Sendable, Hashable {
     /// Broker calls one request may make on one connection (`CallBudget`).
     public var callsPerConnection: Int
 
+    /// Per-tenant limits from configuration; each default is the gateway's own.
     public init(
         tenantRequestsPerSecond: Int = 200,
         tenantBurst: Int = 400,

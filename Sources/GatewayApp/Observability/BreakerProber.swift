@@ -15,15 +15,18 @@ public struct BreakerProber: Service {
     let status: StatusService
     let interval: Duration
 
+    /// A prober of the gateway's status service.
     public init(gateway: Gateway, interval: Duration = .seconds(1)) {
         self.init(status: gateway.status, interval: interval)
     }
 
+    /// A prober of one status service, every `interval`.
     public init(status: StatusService, interval: Duration = .seconds(1)) {
         self.status = status
         self.interval = interval
     }
 
+    /// Probes the breakers whose cool-down ended, each interval, until the service group shuts down.
     public func run() async throws {
         while !Task.isCancelled, !Task.isShuttingDownGracefully {
             await status.probeRecoveringBreakers()

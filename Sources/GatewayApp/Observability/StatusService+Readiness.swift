@@ -15,14 +15,21 @@ final class Heartbeat: Sendable {
 
 /// Whether the gateway can serve, check by check.
 public struct Readiness: Sendable, Hashable {
+    /// One thing the gateway needs to serve, and whether it has it.
     public struct Check: Sendable, Hashable {
+        /// What is checked: the store answers, its migrations are current, the reconciler runs.
         public enum Name: String, Sendable { case store, migrations, reconciler }
+        /// Which check this is.
         public var name: Name
+        /// Whether it passed.
         public var ok: Bool
+        /// Why it failed (never a secret); `nil` when it passed.
         public var detail: String?
     }
 
+    /// Every check, in a fixed order.
     public var checks: [Check]
+    /// Whether every check passed: `/readyz` answers 200 only then.
     public var ready: Bool { checks.allSatisfy(\.ok) }
 }
 

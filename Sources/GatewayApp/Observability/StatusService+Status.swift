@@ -47,6 +47,7 @@ public enum HealthState: String, WireEnum {
         return link == .active ? .healthy : .degraded
     }
 
+    /// A broker's state from its connections' states: failing when all fail, degraded when any is not healthy.
     public static func ofBroker(_ connections: [HealthState]) -> HealthState {
         if !connections.isEmpty, connections.allSatisfy({ $0 == .failing }) { return .failing }
         if connections.contains(where: { $0 != .healthy }) { return .degraded }
@@ -58,33 +59,47 @@ public enum HealthState: String, WireEnum {
 public struct GatewayStatus: Codable, Sendable, Hashable {
     /// One broker, summarised over the tenant's connections to it.
     public struct BrokerSummary: Codable, Sendable, Hashable {
+        /// The broker kind.
         public var broker: BrokerKind
+        /// The broker's state over its connections (`ofBroker`).
         public var state: HealthState
+        /// How many of the tenant's connections go to it.
         public var connections: Int
-        /// Of those, how many are failing and degraded.
+        /// Of those, how many are failing.
         public var failing: Int
+        /// Of those, how many are degraded.
         public var degraded: Int
     }
 
     /// One connection: what the store says of it (its link) and what the pipeline measured.
     public struct ConnectionReport: Codable, Sendable, Hashable {
+        /// The connection's id.
         public var connectionId: String
+        /// The connection's broker kind.
         public var broker: BrokerKind
         /// The connection's display name.
         public var label: String
         /// The stored link state (`active`, `relink_required`, …).
         public var link: ConnectionStatus
+        /// The connection's state, from its link and its recent calls.
         public var state: HealthState
+        /// What the pipeline measured: the breaker, recent calls and errors, latency.
         public var health: ConnectionHealth
     }
 
     /// An order whose outcome is not known yet: the reconciler is asking the broker.
     public struct PendingOrder: Codable, Sendable, Hashable {
+        /// The journal's id of the order.
         public var orderId: String
+        /// The connection the order was sent through.
         public var connectionId: String
+        /// The connection's broker kind, when the journal recorded it.
         public var broker: BrokerKind?
+        /// The account the order is for.
         public var accountId: String
+        /// The order's symbol.
         public var symbol: String
+        /// Buy or sell.
         public var side: OrderSide
         /// A decimal string; absent for an order sized in money.
         public var quantity: String?
@@ -92,31 +107,42 @@ public struct GatewayStatus: Codable, Sendable, Hashable {
         public var notional: String?
         /// `unknown`, or `submitting` for an intent whose call has not come back.
         public var state: JournalState
-        /// When the order was placed, and when it last changed state.
+        /// When the order was placed.
         public var createdAt: Date
+        /// When it last changed state: how long it has waited for its outcome.
         public var since: Date
         /// Reconciliation attempts by this gateway process (the count starts again on restart).
         public var attempts: Int
+        /// When this process last asked the broker about it; `nil` before the first attempt.
         public var lastAttemptAt: Date?
     }
 
     /// A pending order whose journal row cannot be read: the reconciler has set it aside (``JournalQuarantine``) and
     /// an operator must look at the row. `reason` names the order and the column, never its value.
     public struct UnreadableOrder: Codable, Sendable, Hashable {
+        /// The journal's id of the order.
         public var orderId: String
+        /// The connection the order was sent through.
         public var connectionId: String
+        /// The connection's broker kind, when the journal recorded it.
         public var broker: BrokerKind?
         /// The row's stored state (`unknown` or `submitting`): it stays so until the row is repaired.
         public var state: JournalState
+        /// What cannot be read: the order and the column, never the value.
         public var reason: String
         /// When this process found it unreadable.
         public var since: Date
     }
 
+    /// When this status was put together.
     public var asOf: Date
+    /// One summary per broker the tenant links.
     public var brokers: [BrokerSummary]
+    /// One report per connection of the tenant.
     public var connections: [ConnectionReport]
+    /// Orders whose outcome is not known yet, oldest first.
     public var unknownOrders: [PendingOrder]
+    /// Pending orders set aside because their journal rows cannot be read.
     public var unreadableOrders: [UnreadableOrder]
 }
 

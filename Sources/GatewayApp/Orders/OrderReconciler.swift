@@ -11,16 +11,19 @@ public struct OrderReconciler: Service {
     let interval: Duration
     let leadership: ReconcilerLeadership?
 
+    /// A reconciler of the gateway's orders.
     public init(gateway: Gateway, interval: Duration = .seconds(2), leadership: ReconcilerLeadership? = nil) {
         self.init(orders: gateway.orders, interval: interval, leadership: leadership)
     }
 
+    /// A reconciler of one order service, every `interval`; with `leadership`, only while this instance leads.
     public init(orders: OrderService, interval: Duration = .seconds(2), leadership: ReconcilerLeadership? = nil) {
         self.orders = orders
         self.interval = interval
         self.leadership = leadership
     }
 
+    /// Reconciles the pending orders each interval until the service group shuts down.
     public func run() async throws {
         var leading: Bool?
         while !Task.isCancelled, !Task.isShuttingDownGracefully {

@@ -6,6 +6,8 @@ import Logging
 
 /// Changing and cancelling working orders; each change is journaled for orders the gateway placed.
 extension OrderService {
+    /// Changes a working order (quantity, prices, time in force) at its broker, by replacing it where the broker
+    /// replaces; the change is journaled for orders the gateway placed.
     public func modifyOrder(owner: Owner, id: String, _ modification: OrderModification) async throws -> Order {
         let problems = modification.problems()
         if !problems.isEmpty { throw GatewayError.unprocessable(problems) }
@@ -30,13 +32,13 @@ extension OrderService {
             let changed = try await BrokerOperationScope.$current.withValue(BrokerOperation.modifyOrder.rawValue) {
                 try await withDeadline(orderSettings.brokerTimeout) { try await adapter.modifyOrder(current, modification) }
             }
-            let mapped = gatewayOrder(changed, connection: connection)
+            let mapped = OrderView.gateway(changed, connection: connection)
             guard let journaled else { return mapped }
             let detail =
                 mapped.brokerOrderId != current.brokerOrderId
                 ? "replaced broker order \(current.brokerOrderId ?? "?") with \(mapped.brokerOrderId ?? "?")" : "changed"
             let updated = try await record(journaled, order: mapped, kind: .modified, detail: detail)
-            return view(updated, broker: connection.broker)
+            return OrderView.journaled(updated, broker: connection.broker)
         } catch let error as GatewayError {
             if let journaled {
                 // The broker's refusal is the answer; a journal that cannot take the event is logged, not hidden,
@@ -64,6 +66,7 @@ extension OrderService {
         }
     }
 
+    /// Cancels a working order at its broker. An order that ended meanwhile is a 409 saying its final state.
     public func cancelOrder(owner: Owner, id: String) async throws -> Order {
         let (current, connection, adapter, journaled) = try await orderHandle(owner: owner, id: id).parts
         try directory.requireSupport(.cancelOrder, connection)
@@ -81,16 +84,16 @@ extension OrderService {
             let canceled = try await BrokerOperationScope.$current.withValue(BrokerOperation.cancelOrder.rawValue) {
                 try await withDeadline(orderSettings.brokerTimeout) { try await adapter.cancelOrder(current) }
             }
-            let mapped = gatewayOrder(canceled, connection: connection)
+            let mapped = OrderView.gateway(canceled, connection: connection)
             guard let journaled else { return mapped }
-            return view(try await record(journaled, order: mapped, kind: .canceled), broker: connection.broker)
+            return OrderView.journaled(try await record(journaled, order: mapped, kind: .canceled), broker: connection.broker)
         } catch let error as GatewayError where error.code == .conflict {
             // It filled or ended meanwhile: say its final state. Reading it is best-effort (the broker's own conflict is
             // the answer when the read fails too; no store is involved in the read).
             if let final = try? await withDeadline(router.perSourceTimeout, { try await adapter.order(brokerOrderId: current.brokerOrderId ?? "") }) {
                 if let journaled {
                     do {
-                        _ = try await record(journaled, order: gatewayOrder(final, connection: connection), kind: .cancelRefused)
+                        _ = try await record(journaled, order: OrderView.gateway(final, connection: connection), kind: .cancelRefused)
                     } catch let journalError {
                         logger.error(
                             "a refused cancel could not be journaled",

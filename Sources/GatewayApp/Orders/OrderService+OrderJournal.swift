@@ -1,5 +1,5 @@
 import Foundation
-public import GatewayCore
+import GatewayCore
 public import GatewayModel
 public import GatewayStore
 import Logging
@@ -26,9 +26,14 @@ extension OrderService {
             if connection.status != .active { throw ConnectionDirectory.statusError(connection) }
             let adapter = try await directory.adapter(for: connection)
             journaled = try await refresh(journaled, connection: connection, adapter: adapter)
-            return OrderHandle(order: view(journaled, broker: connection.broker), connection: connection, adapter: adapter, journaled: journaled)
+            return OrderHandle(
+                order: OrderView.journaled(journaled, broker: connection.broker),
+                connection: connection,
+                adapter: adapter,
+                journaled: journaled
+            )
         }
-        guard let (connectionId, brokerId) = OpaqueID.parse(id, prefix: Self.orderPrefix),
+        guard let (connectionId, brokerId) = OpaqueID.parse(id, prefix: OrderView.idPrefix),
             let connection = try await store.connection(tenantId: tenant.id, id: connectionId), owner.owns(connection)
         else {
             throw GatewayError(.notFound, "no order '\(id)'")
@@ -36,7 +41,7 @@ extension OrderService {
         if connection.status != .active { throw ConnectionDirectory.statusError(connection) }
         let adapter = try await directory.adapter(for: connection)
         let order = try await withDeadline(router.perSourceTimeout) { try await adapter.order(brokerOrderId: brokerId) }
-        return OrderHandle(order: gatewayOrder(order, connection: connection), connection: connection, adapter: adapter, journaled: nil)
+        return OrderHandle(order: OrderView.gateway(order, connection: connection), connection: connection, adapter: adapter, journaled: nil)
     }
 
     /// A journaled order as the journal last recorded it, whoever's it is (a deleted user's too): what a tenant admin
@@ -51,15 +56,7 @@ extension OrderService {
         guard let broker = journaled.broker ?? journaled.order?.broker else {
             throw GatewayError(.notFound, "journaled order '\(id)' has no recorded broker")
         }
-        return view(journaled, broker: broker)
-    }
-
-    /// A journaled order's events, whoever's it is: what a tenant admin reads without acting for a user.
-    public func orderEventsForAdmin(tenant: Tenant, id: String) async throws -> [OrderEvent] {
-        guard try await journal.journaledOrder(tenantId: tenant.id, id: id) != nil else {
-            throw GatewayError(.notFound, "no journaled order '\(id)'")
-        }
-        return try await journal.orderEvents(tenantId: tenant.id, orderId: id)
+        return OrderView.journaled(journaled, broker: broker)
     }
 
     /// Brings a journaled order up to date: reconciles an unknown outcome, or reads the broker's current status.
@@ -90,7 +87,7 @@ extension OrderService {
             // that saw the broker's side of it first must not record it as a status change of its own (checked after
             // the read: a read that saw the change began after the change did).
             if inFlight.isRunning(journaled.id) { return journaled }
-            let mapped = gatewayOrder(current, connection: connection)
+            let mapped = OrderView.gateway(current, connection: connection)
             guard Self.isSameOrder(mapped, as: last, journaledAt: journaled.updatedAt) else {
                 // The broker now uses this id for another order (it started over, or reused it): that order is not
                 // this one, and this one's view is not rewritten with it.
@@ -205,15 +202,6 @@ extension OrderService {
         )
         return try await journal.journaledOrder(tenantId: updated.tenantId, id: updated.id) ?? updated
     }
-
-    public func orderEvents(owner: Owner, id: String) async throws -> [OrderEvent] {
-        let tenant = owner.tenant
-        guard let journaled = try await journal.journaledOrder(tenantId: tenant.id, id: id), journaled.userId == owner.userId else {
-            throw GatewayError(.notFound, "no journaled order '\(id)' (orders placed outside the gateway have no journal)")
-        }
-        return try await journal.orderEvents(tenantId: tenant.id, orderId: id)
-    }
-
 }
 
 /// An order found by its gateway id, with what acting on it needs.

@@ -50,6 +50,8 @@ extension OrderService {
         }
     }
 
+    /// Checks an order against its connection and the broker without placing it, and keeps the answer a while, so a
+    /// placement can name the preview it follows (`previewId`).
     public func previewOrder(owner: Owner, _ request: OrderRequest) async throws -> OrderPreview {
         let tenant = owner.tenant
         let problems = request.problems()
@@ -196,9 +198,9 @@ extension OrderService {
         }
         // A store failure from here on leaves the intent `submitting`: the broker has the order, and the reconciler
         // (or the same key, once the sender's time is up) finds it there.
-        journaled = try await record(journaled, order: gatewayOrder(placed, connection: connection), kind: .accepted)
+        journaled = try await record(journaled, order: OrderView.gateway(placed, connection: connection), kind: .accepted)
         metrics.placement("accepted")
-        return PlacementResult(order: view(journaled, broker: connection.broker), outcome: .accepted, replayed: false)
+        return PlacementResult(order: OrderView.journaled(journaled, broker: connection.broker), outcome: .accepted, replayed: false)
     }
 
     /// Journals what a failed placement means (``PlacementStateMachine/afterFailure(_:nothingWritten:)``) and answers:
@@ -249,7 +251,7 @@ extension OrderService {
             logger.warning("placement outcome unknown; reconciling", metadata: ["order": .string(journaled.id)])
             if let adapter { journaled = await reconcileNow(journaled, connection: connection, adapter: adapter) }
             return PlacementResult(
-                order: view(journaled, broker: connection.broker),
+                order: OrderView.journaled(journaled, broker: connection.broker),
                 outcome: PlacementStateMachine.outcome(journaled.state),
                 replayed: false
             )
@@ -333,14 +335,14 @@ extension OrderService {
                 current = await reconcileNow(current, connection: connection, adapter: adapter)
                 if current.state == .rejected { throw Self.rejection(current, connection: connection) }
                 return PlacementResult(
-                    order: view(current, broker: connection.broker),
+                    order: OrderView.journaled(current, broker: connection.broker),
                     outcome: PlacementStateMachine.outcome(current.state),
                     replayed: true
                 )
             case .answer:
                 guard let current = journaled else { continue }
                 return PlacementResult(
-                    order: view(current, broker: connection.broker),
+                    order: OrderView.journaled(current, broker: connection.broker),
                     outcome: PlacementStateMachine.outcome(current.state),
                     replayed: true
                 )

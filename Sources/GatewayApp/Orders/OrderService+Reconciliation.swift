@@ -51,7 +51,7 @@ extension OrderService {
             do {
                 return try await record(
                     journaled,
-                    order: gatewayOrder(found, connection: connection),
+                    order: OrderView.gateway(found, connection: connection),
                     kind: .reconciled,
                     detail: "the broker has the order"
                 )

@@ -4,8 +4,9 @@ public import GatewayModel
 public import GatewayStore
 public import Logging
 
-/// Orders: preview, placement, changes and cancels through the journal, their views, and reconciliation and
-/// watching of the orders whose outcome or state the broker has not yet told.
+/// Orders: preview, placement, changes and cancels through the journal, one order read by gateway id (brought up to
+/// date first), and reconciliation and watching of the orders whose outcome or state the broker has not yet told.
+/// The read-only lists, lookups and event histories are `OrderHistoryService`'s.
 public struct OrderService: Sendable {
     let store: any GatewayStore
     let journal: any OrderJournalStore
@@ -21,7 +22,6 @@ public struct OrderService: Sendable {
     let reconciliationAttempts: ReconciliationAttempts
     let journalQuarantine: JournalQuarantine
     let directory: ConnectionDirectory
-    let fanOut: ReadFanOut
     /// The streams' hub: an order changed at the broker is refreshed once, whoever notices it.
     let streams: StreamHub
 }

@@ -17,6 +17,7 @@ public struct OrderSettings: Sendable {
     /// How long a preview stays valid.
     public var previewLifetime: TimeInterval
 
+    /// Order settings from configuration; the defaults are the gateway's own.
     public init(
         brokerTimeout: Duration = .seconds(10),
         idempotencyRetention: TimeInterval = 24 * 3600,
@@ -188,8 +189,11 @@ enum OrderDigest {
 
 /// The answer to a placement: the order, and whether the broker's acceptance is known.
 public struct PlacementResult: Sendable {
+    /// Whether the broker accepted the order (201), or its answer is not known yet and the reconciler will find out (202).
     public enum Outcome: Sendable { case accepted, unknown }
+    /// The order as the client sees it: the broker's once known, else the journaled intent.
     public var order: Order
+    /// Accepted, or not known yet.
     public var outcome: Outcome
     /// True when this answer repeats an earlier request with the same idempotency key.
     public var replayed: Bool
@@ -198,4 +202,5 @@ public struct PlacementResult: Sendable {
 /// The journal's types under names the generated server can bind to (`typeOverrides`): inside a module named
 /// `GatewayStore` that also has a protocol named `GatewayStore`, `GatewayStore.JournalState` does not resolve.
 public typealias OrderJournalState = JournalState
+/// The journal's event type under a name the generated server can bind to, as above.
 public typealias OrderJournalEvent = OrderEvent

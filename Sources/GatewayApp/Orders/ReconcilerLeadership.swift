@@ -11,14 +11,17 @@ public import Logging
 /// never a wrong outcome (reconciliation reads the broker and records under the journal's row locks; it never
 /// resends an order), so `ttl` is a matter of cost, chosen well above a pass's usual length.
 public struct ReconcilerLeadership: Sendable {
+    /// The lease's name in the store, one for every instance of a deployment.
     public static let leaseName = "order-reconciler"
 
     let leases: any LeaderLeaseStore
     /// This instance's own id in the lease (random per process unless given).
     public let holder: String
+    /// How long the lease lasts without renewal: how soon another instance takes over from one that died.
     public let ttl: Duration
     let logger: Logger
 
+    /// A contender for the reconciler's lease in `leases`.
     public init(
         leases: any LeaderLeaseStore,
         ttl: Duration,

@@ -4,7 +4,9 @@ public import GatewayModel
 
 /// A portfolio read: the portfolio, one status line per connection, and whether anything is missing from it.
 public struct PortfolioRead: Sendable {
+    /// The valued portfolio.
     public var portfolio: Portfolio
+    /// One status line per connection read.
     public var sources: [SourceReport]
     /// True when a connection failed or an amount could not be converted or valued (then it is named in
     /// `portfolio.unconverted`): the totals are then not the whole.

@@ -13,19 +13,24 @@ public import GatewayModel
 public struct PortfolioValuation: Sendable {
     /// A quote with the broker of its connection.
     public struct PricedQuote: Sendable {
+        /// The quote.
         public var quote: Quote
+        /// The broker it came from, which the portfolio names as the rate's source.
         public var broker: BrokerKind
 
+        /// A quote from a connection to `broker`.
         public init(_ quote: Quote, broker: BrokerKind) {
             self.quote = quote
             self.broker = broker
         }
     }
 
+    /// The currency everything is valued in.
     public let currency: String
     /// `BASE/QUOTE` → the first usable quote of it.
     let pairs: [String: Portfolio.FXRate.Source]
 
+    /// A valuation into `currency` with these quotes as its exchange rates.
     public init(currency: String, quotes: [PricedQuote]) {
         self.currency = currency.uppercased()
         var pairs: [String: Portfolio.FXRate.Source] = [:]

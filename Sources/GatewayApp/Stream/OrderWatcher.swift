@@ -18,10 +18,13 @@ public struct OrderWatcher: Service {
     let leadership: ReconcilerLeadership?
     let perConnection: Int
 
+    /// A watcher of the gateway's orders.
     public init(gateway: Gateway, interval: Duration, leadership: ReconcilerLeadership? = nil, perConnection: Int = 3) {
         self.init(orders: gateway.orders, interval: interval, leadership: leadership, perConnection: perConnection)
     }
 
+    /// A watcher of one order service's open orders every `interval`, `perConnection` orders per connection a pass;
+    /// with `leadership`, only while this instance leads.
     public init(orders: OrderService, interval: Duration, leadership: ReconcilerLeadership? = nil, perConnection: Int = 3) {
         self.orders = orders
         self.interval = interval
@@ -29,6 +32,7 @@ public struct OrderWatcher: Service {
         self.perConnection = max(1, perConnection)
     }
 
+    /// Watches until the service group shuts down.
     public func run() async throws {
         let turns = WatchTurns()
         // Connections with open orders whose broker pushes order changes (Alpaca's trade updates): each has a

@@ -167,9 +167,14 @@ actor QuoteFeeds {
                                 instruments,
                                 {
                                     // Subscribed: what the stream will not push (the price now, and moves while it
-                                    // was being opened) is read once.
-                                    if let quotes = try? await source.poll(instruments) {
+                                    // was being opened) is read once. Without that read the watchers see a symbol's
+                                    // price only at its next move; the stream itself works, so it is not a failing
+                                    // source, but it is said.
+                                    do {
+                                        let quotes = try await source.poll(instruments)
                                         await self.received(quotes, connectionId: connectionId)
+                                    } catch {
+                                        await self.initialReadFailed(connectionId, error)
                                     }
                                 },
                                 { quote in
@@ -231,6 +236,16 @@ actor QuoteFeeds {
             }
             do { try await Task.sleep(for: pause) } catch { return }
         }
+    }
+
+    /// The read of the current quotes after a stream subscribed failed: logged, the stream goes on.
+    private func initialReadFailed(_ connectionId: String, _ error: any Error) {
+        if error is CancellationError || Task.isCancelled { return }
+        let failure = error as? GatewayError ?? GatewayError(.upstreamUnavailable, "the quotes could not be read")
+        logger.notice(
+            "a broker's quote stream opened, but its current quotes could not be read; they arrive as they move",
+            metadata: ["connection": .string(connectionId), "error": .string(failure.message)]
+        )
     }
 
     private func received(_ quotes: [Quote], connectionId: String) {

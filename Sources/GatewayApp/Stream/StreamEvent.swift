@@ -53,14 +53,18 @@ public enum StreamEvent: Sendable {
 /// Why a stream ended: an error code of the API's own (`unauthorized`, `forbidden`) and what happened, as the
 /// `error` event's data says.
 public struct StreamError: Codable, Sendable, Hashable {
+    /// The error code, as the API's error bodies name it.
     public var code: String
+    /// What happened, for people.
     public var message: String
 
+    /// An error of a code and a message.
     public init(code: String, message: String) {
         self.code = code
         self.message = message
     }
 
+    /// The error a stream ends with for a gateway error, in the API's terms.
     public init(_ error: GatewayError) {
         self.init(code: error.code.rawValue, message: error.message)
     }
@@ -74,12 +78,16 @@ public struct StreamReady: Codable, Sendable, Hashable {
     public var resumed: Bool
     /// The instruments whose quotes it sends (the symbols asked for and the watchlist's).
     public var quotes: [String]
+    /// Whether it sends the user's order updates.
     public var orders: Bool
+    /// Whether it sends position changes.
     public var positions: Bool
+    /// Whether it sends balance changes.
     public var balances: Bool
     /// The connections it reads from.
     public var connections: [String]
 
+    /// What a stream says it does when it opens.
     public init(
         cursor: String,
         resumed: Bool,
@@ -108,21 +116,28 @@ public enum HoldingChangeKind: String, WireEnum {
     case closed
 }
 
+/// A position that appeared, changed or closed: the stream's `position` event.
 public struct PositionChange: Codable, Sendable, Hashable {
+    /// Whether it appeared, changed or closed.
     public var change: HoldingChangeKind
     /// The holding now; for `closed`, as it was last seen.
     public var position: Position
 
+    /// A change of one position.
     public init(change: HoldingChangeKind, position: Position) {
         self.change = change
         self.position = position
     }
 }
 
+/// A balance that appeared, changed or went away: the stream's `balance` event.
 public struct BalanceChange: Codable, Sendable, Hashable {
+    /// Whether it appeared, changed or went away.
     public var change: HoldingChangeKind
+    /// The balance now; when it went away, as it was last seen.
     public var balance: Balance
 
+    /// A change of one balance.
     public init(change: HoldingChangeKind, balance: Balance) {
         self.change = change
         self.balance = balance
@@ -133,13 +148,18 @@ public struct BalanceChange: Codable, Sendable, Hashable {
 public struct StreamSubscription: Sendable, Hashable {
     /// Symbols to quote.
     public var symbols: [String]
+    /// The asset class the symbols are of, where a symbol alone is ambiguous.
     public var assetClass: AssetClass?
     /// A watchlist whose instruments are quoted too.
     public var watchlistId: String?
+    /// Whether to send the user's order updates.
     public var orders: Bool
+    /// Whether to send position changes.
     public var positions: Bool
+    /// Whether to send balance changes.
     public var balances: Bool
 
+    /// What a client asks a stream for.
     public init(
         symbols: [String] = [],
         assetClass: AssetClass? = nil,
@@ -174,6 +194,7 @@ public struct StreamSettings: Sendable {
     /// Messages a stream holds for a slow client before it is ended (the client resumes with `Last-Event-ID`).
     public var bufferedMessages: Int
 
+    /// Stream settings from configuration; the defaults are the gateway's own.
     public init(
         quoteInterval: Duration = .seconds(1),
         holdingsInterval: Duration = .seconds(5),

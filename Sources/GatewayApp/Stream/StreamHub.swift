@@ -1,6 +1,6 @@
 import Foundation
 import GatewayCore
-public import GatewayModel
+import GatewayModel
 import GatewayStore
 import Logging
 public import ServiceLifecycle
@@ -25,7 +25,7 @@ final class StreamHub: Sendable {
         self.settings = settings
         self.tail = OrderFeedTail(journal: journal, interval: settings.feedInterval, logger: logger)
         self.quotes = QuoteFeeds(interval: settings.quoteInterval, logger: logger)
-        self.stampWatch = StampWatch(interval: settings.feedInterval)
+        self.stampWatch = StampWatch(interval: settings.feedInterval, logger: logger)
     }
 
     /// Takes one of the user's stream slots, or refuses with 429 when they are all taken (or the gateway is stopping).
@@ -140,10 +140,12 @@ final class StampWatch: Sendable {
     }
 
     let interval: Duration
+    private let logger: Logger
     private let state = Mutex(State())
 
-    init(interval: Duration) {
+    init(interval: Duration, logger: Logger) {
         self.interval = interval
+        self.logger = logger
     }
 
     /// A signal each time the stamp is found other than the watcher last knew (first `since`, the stamp it read
@@ -175,19 +177,38 @@ final class StampWatch: Sendable {
     }
 
     private func read(_ source: any StoreChangeStamp) async {
+        var unreadable = false
         while !Task.isCancelled {
-            // An unreadable stamp is not a change: the heartbeat's re-check still comes.
-            if let stamp = try? await source.changeStamp() {
-                let moved = state.withLock { state -> [AsyncStream<Void>.Continuation] in
-                    var moved: [AsyncStream<Void>.Continuation] = []
-                    for (id, watcher) in state.watchers where watcher.stamp != stamp {
-                        state.watchers[id]?.stamp = stamp
-                        moved.append(watcher.continuation)
-                    }
-                    return moved
+            let stamp: UInt64
+            do {
+                stamp = try await source.changeStamp()
+            } catch {
+                // An unreadable stamp is not a change: the heartbeat's re-check still comes. But while it stays
+                // unreadable a revoked key or ended session reaches open streams only at their heartbeat, which an
+                // operator should know: said once when it starts, and again when it ends.
+                if !unreadable, !Task.isCancelled {
+                    unreadable = true
+                    logger.warning(
+                        "the store's change stamp cannot be read; open streams re-check their credentials at each heartbeat only",
+                        metadata: ["error": .string("\(error)")]
+                    )
                 }
-                for continuation in moved { continuation.yield() }
+                do { try await Task.sleep(for: interval) } catch { return }
+                continue
             }
+            if unreadable {
+                unreadable = false
+                logger.notice("the store's change stamp can be read again; open streams re-check at each change")
+            }
+            let moved = state.withLock { state -> [AsyncStream<Void>.Continuation] in
+                var moved: [AsyncStream<Void>.Continuation] = []
+                for (id, watcher) in state.watchers where watcher.stamp != stamp {
+                    state.watchers[id]?.stamp = stamp
+                    moved.append(watcher.continuation)
+                }
+                return moved
+            }
+            for continuation in moved { continuation.yield() }
             do { try await Task.sleep(for: interval) } catch { return }
         }
     }
@@ -198,11 +219,15 @@ final class StampWatch: Sendable {
 public struct StreamShutdown: Service {
     let hub: StreamHub
 
+    /// The shutdown of the gateway's streams.
     public init(gateway: Gateway) {
         self.hub = gateway.streams.streams
     }
 
+    /// Waits for the graceful shutdown, then ends every open stream.
     public func run() async throws {
+        // `gracefulShutdown()` throws only when this task is cancelled, which is a shutdown too: either way the
+        // streams end.
         try? await gracefulShutdown()
         hub.closeAll()
     }

@@ -1,5 +1,5 @@
-public import Foundation
-public import GatewayCore
+import Foundation
+import GatewayCore
 public import GatewayModel
 import GatewayStore
 import Logging
@@ -233,6 +233,8 @@ extension StreamService {
                 group.addTask {
                     // The stamp before the first check: whatever changes after it (even before the shared reader's
                     // next read) is signalled, and whatever changed since the request was authenticated is checked now.
+                    // An unreadable stamp leaves `since` unknown, so the reader's first stamp counts as a change and the
+                    // stream re-checks: nothing is missed (the reader logs a stamp that stays unreadable).
                     let since = try? await stamps.changeStamp()
                     let (id, changes) = hub.stampWatch.watch(stamps, since: since)
                     if await stillStanding() {
@@ -365,10 +367,13 @@ extension StreamService {
             }
             waker.yield()
             var afterFill = false
+            var readLog = HoldingsReadLog()
             for await _ in wake {
                 var read = fresh
                 if afterFill { read.maxAge = .zero }
-                if holdings.positions, let answer = try? await self.reads.positions(owner: owner, read) {
+                if holdings.positions,
+                    let answer = await readLog.reading("positions", logger, { try await self.reads.positions(owner: owner, read) })
+                {
                     let now = Dictionary(answer.data.map { (Self.holdingKey($0), $0) }, uniquingKeysWith: { a, _ in a })
                     let failed = Set(answer.sources.filter { $0.status == .error }.map(\.connection))
                     for change in Self.changes(from: positions, to: now, failed: failed, connectionOf: \.connectionId, same: Self.sameHolding) {
@@ -379,7 +384,9 @@ extension StreamService {
                     }
                     positions = Self.merged(positions, now, failed: failed, connectionOf: \.connectionId)
                 }
-                if holdings.balances, let answer = try? await self.reads.balances(owner: owner, read) {
+                if holdings.balances,
+                    let answer = await readLog.reading("balances", logger, { try await self.reads.balances(owner: owner, read) })
+                {
                     let now = Dictionary(
                         answer.data.map { ("\($0.connectionId)|\($0.accountId)|\($0.currency)", $0) },
                         uniquingKeysWith: { a, _ in a }

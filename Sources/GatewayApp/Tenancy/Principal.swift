@@ -24,6 +24,7 @@ public enum Scope: String, Sendable, Hashable, CaseIterable, Codable, Comparable
     /// password or mints their login code must hold all of it (a login never yields more than the act that made it).
     public static let session: Set<Scope> = [.read, .trade]
 
+    /// Scopes by what they allow: `read` < `trade` < `admin`.
     public static func < (lhs: Scope, rhs: Scope) -> Bool { lhs.rank < rhs.rank }
 
     private var rank: Int {
@@ -48,13 +49,17 @@ public struct Principal: Sendable, Hashable {
         case session(id: String, deviceId: String)
     }
 
+    /// The tenant the credential belongs to; every operation is scoped by it.
     public var tenant: Tenant
     /// The user the request acts for: a bound key's user, the user `X-User-ID` names, a session's own user; `nil` for
     /// an unbound key on a tenant-level operation (or a user-scoped one without the header).
     public var userId: String?
+    /// What the credential may do.
     public var scopes: Set<Scope>
+    /// The credential the request came with (an API key or a session), which the audit log names.
     public var credential: Credential
 
+    /// A principal as `Authentication` makes it from a checked credential.
     public init(tenant: Tenant, userId: String?, scopes: Set<Scope>, credential: Credential) {
         self.tenant = tenant
         self.userId = userId
@@ -78,6 +83,7 @@ public struct Principal: Sendable, Hashable {
         }
     }
 
+    /// Whether the credential holds `scope` itself (a scope does not imply the ones below it here).
     public func has(_ scope: Scope) -> Bool { scopes.contains(scope) }
 
     /// The user whose data a user-scoped operation reaches.
@@ -100,11 +106,14 @@ public struct Principal: Sendable, Hashable {
 /// Whose data a user-scoped operation reaches: a user of a tenant. Every store query of user-scoped data is scoped by
 /// both, so a user's connections, orders and watchlists never reach another user of the same tenant.
 public struct Owner: Sendable, Hashable {
+    /// The user's tenant.
     public var tenant: Tenant
+    /// The user.
     public var userId: String
     /// Who acts for the user, as the audit log names them: a key id, the user's own id (a session), or `operator`.
     public var actor: String
 
+    /// The owner `actor` acts for.
     public init(tenant: Tenant, userId: String, actor: String) {
         self.tenant = tenant
         self.userId = userId
@@ -125,8 +134,13 @@ public struct Owner: Sendable, Hashable {
 
 // The store's tenancy types under names the generated server can reach (`GatewayStore.User` would name a member of
 // the `GatewayStore` protocol, not the module's type).
+/// A tenant's user, as the generated server names it.
 public typealias TenantUser = User
+/// An API key's public description, as the generated server names it.
 public typealias TenantAPIKey = APIKeyInfo
+/// An audit log entry, as the generated server names it.
 public typealias TenantAuditEvent = AuditEvent
+/// A user's device, as the generated server names it.
 public typealias TenantDevice = Device
+/// A user's session, as the generated server names it.
 public typealias TenantSession = SessionRecord

@@ -5,10 +5,12 @@ public import GatewayStore
 
 /// A user's devices and their sessions (seed 003): listed, renamed, trusted, removed (which ends their sessions).
 extension SessionService {
+    /// The user's devices.
     public func devices(owner: Owner) async throws -> [Device] {
         try await store.devices(tenantId: owner.tenant.id, userId: owner.userId)
     }
 
+    /// One of the user's devices; another user's device is not found.
     public func device(owner: Owner, id: String) async throws -> Device {
         guard let device = try await store.device(tenantId: owner.tenant.id, userId: owner.userId, id: id) else {
             throw GatewayError(.notFound, "no device '\(id)'")

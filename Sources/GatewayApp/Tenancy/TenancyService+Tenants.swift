@@ -8,10 +8,12 @@ extension TenancyService {
         try await store.tenant(forAPIKey: key)
     }
 
+    /// Every tenant: what the operator lists.
     public func tenants() async throws -> [Tenant] {
         try await store.tenants()
     }
 
+    /// Creates a tenant, with no users and no keys yet (the demo bootstrap's first step).
     public func createTenant(name: String) async throws -> Tenant {
         try await store.createTenant(name: name)
     }

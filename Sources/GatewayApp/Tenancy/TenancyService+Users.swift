@@ -7,16 +7,21 @@ import Logging
 /// A user as a tenant admin creates or changes it (`POST /v1/users`, `PATCH /v1/users/{id}`): each field absent
 /// (kept), a value, or, when changing, `null` (cleared).
 public struct UserInput: Sendable, Hashable, Codable {
+    /// One field of the input: not sent (kept), `null` (cleared), or a value.
     public enum Field: Sendable, Hashable {
         case absent
         case null
         case value(String)
     }
 
+    /// The tenant's own id for the user (its identity provider's), unique within the tenant.
     public var externalId: Field
+    /// The user's email, unique within the tenant; what a login names.
     public var email: Field
+    /// The name shown for the user.
     public var displayName: Field
 
+    /// An input; every field absent unless given.
     public init(externalId: Field = .absent, email: Field = .absent, displayName: Field = .absent) {
         self.externalId = externalId
         self.email = email
@@ -41,6 +46,7 @@ public struct UserInput: Sendable, Hashable, Codable {
         displayName = try field(.displayName)
     }
 
+    /// Writes the fields that are not absent, `null` for cleared ones.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         for (key, field) in [(CodingKeys.externalId, externalId), (.email, email), (.displayName, displayName)] {
@@ -99,6 +105,7 @@ extension TenancyService {
     /// The most users one page lists.
     public static let userPageLimit = 200
 
+    /// Creates a user of the tenant (checked, audited as `actor`).
     public func createUser(tenant: Tenant, actor: String, _ input: UserInput) async throws -> User {
         let checked = try input.checked()
         let user = NewUser(externalId: checked.externalId.value, email: checked.email.value, displayName: checked.displayName.value)
@@ -114,6 +121,7 @@ extension TenancyService {
         )
     }
 
+    /// A page of the tenant's users after the id `after`, optionally only the one with `externalId` or `email`.
     public func users(tenant: Tenant, after: String?, limit: Int, externalId: String?, email: String?) async throws -> [User] {
         guard (1...Self.userPageLimit).contains(limit) else {
             throw GatewayError.invalid("limit", "must be between 1 and \(Self.userPageLimit)")
@@ -127,6 +135,7 @@ extension TenancyService {
         )
     }
 
+    /// One user of the tenant.
     public func user(tenant: Tenant, id: String) async throws -> User {
         guard let user = try await store.user(tenantId: tenant.id, id: id) else {
             throw GatewayError(.notFound, "no user '\(id)'")
@@ -134,6 +143,7 @@ extension TenancyService {
         return user
     }
 
+    /// Changes a user's fields as the input says (absent kept, `null` cleared).
     public func updateUser(tenant: Tenant, id: String, _ input: UserInput) async throws -> User {
         let update = try input.checked()
         guard let user = try await store.updateUser(tenantId: tenant.id, id: id, update) else {

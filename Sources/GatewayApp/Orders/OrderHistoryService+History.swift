@@ -2,21 +2,18 @@ import Foundation
 public import GatewayCore
 public import GatewayModel
 public import GatewayStore
-import Logging
 
-/// How orders look to clients: gateway ids for broker orders, journal ids for the orders the gateway placed, and
-/// the intent itself while the broker's answer is not known.
-extension OrderService {
-    static let orderPrefix = "ord_"
-
+/// Order lists and lookups at the brokers, with the ids of their journal entries where the gateway placed them, and
+/// the journal's events of one order.
+extension OrderHistoryService {
     /// Each broker's orders, with the ids of their journal entries where the gateway placed them.
     /// A page of `query.limit` orders may cost a call per order on brokers whose order list lacks the fills (TradeOgre
     /// reads each open order), so the read's call budget grows by the page size, which the API bounds (500).
     public func orders(owner: Owner, _ selection: Gateway.Selection, _ query: OrderQuery) async throws -> FanOut<Order> {
         let tenant = owner.tenant
-        let gateway = self
+        let history = self
         return try await fanOut(owner: owner, selection, operation: .orders, extraCalls: query.limit) { adapter, connection in
-            try await gateway.journalIds(try await adapter.orders(query), tenant: tenant, connection: connection)
+            try await history.journalIds(try await adapter.orders(query), tenant: tenant, connection: connection)
         }
     }
 
@@ -32,7 +29,7 @@ extension OrderService {
         matching query: OrderQuery = OrderQuery(state: .all)
     ) async throws -> FanOut<Order> {
         let tenant = owner.tenant
-        let gateway = self
+        let history = self
         let account = selection.accountId
         return try await fanOut(owner: owner, selection, operation: .order) { adapter, connection in
             let order: Order
@@ -43,8 +40,26 @@ extension OrderService {
                 return []
             }
             guard account == nil || order.accountId == account, Self.order(order, matches: query) else { return [] }
-            return try await gateway.journalIds([order], tenant: tenant, connection: connection)
+            return try await history.journalIds([order], tenant: tenant, connection: connection)
         }
+    }
+
+    /// The events the journal recorded for one of the owner's orders: how a client follows what happened to an
+    /// order the gateway placed (its intent, the broker's answers, changes and cancels), oldest first.
+    public func orderEvents(owner: Owner, id: String) async throws -> [OrderEvent] {
+        let tenant = owner.tenant
+        guard let journaled = try await journal.journaledOrder(tenantId: tenant.id, id: id), journaled.userId == owner.userId else {
+            throw GatewayError(.notFound, "no journaled order '\(id)' (orders placed outside the gateway have no journal)")
+        }
+        return try await journal.orderEvents(tenantId: tenant.id, orderId: id)
+    }
+
+    /// A journaled order's events, whoever's it is: what a tenant admin reads without acting for a user.
+    public func orderEventsForAdmin(tenant: Tenant, id: String) async throws -> [OrderEvent] {
+        guard try await journal.journaledOrder(tenantId: tenant.id, id: id) != nil else {
+            throw GatewayError(.notFound, "no journaled order '\(id)'")
+        }
+        return try await journal.orderEvents(tenantId: tenant.id, orderId: id)
     }
 
     /// Whether an order passes a list's filters (its state, symbols and creation window; not its limit).
@@ -64,21 +79,11 @@ extension OrderService {
         return true
     }
 
-    func gatewayOrder(_ order: Order, connection: ConnectionDescriptor) -> Order {
-        var order = order
-        order.connectionId = connection.id
-        order.broker = connection.broker
-        if let brokerId = order.brokerOrderId {
-            order.id = OpaqueID.make(prefix: Self.orderPrefix, connectionId: connection.id, brokerId: brokerId)
-        }
-        return order
-    }
-
     /// Gives broker orders the ids of their journal entries where the gateway placed them.
     func journalIds(_ orders: [Order], tenant: Tenant, connection: ConnectionDescriptor) async throws -> [Order] {
         var result: [Order] = []
         for var order in orders {
-            order = gatewayOrder(order, connection: connection)
+            order = OrderView.gateway(order, connection: connection)
             if let brokerId = order.brokerOrderId,
                 let journaled = try await journal.journaledOrder(tenantId: tenant.id, connectionId: connection.id, brokerOrderId: brokerId)
             {
@@ -88,38 +93,4 @@ extension OrderService {
         }
         return result
     }
-
-    /// What a journaled order looks like to a client: the broker's order once known, else the intent.
-    func view(_ journaled: JournaledOrder, broker: BrokerKind) -> Order {
-        if var order = journaled.order {
-            order.id = journaled.id
-            order.clientOrderId = journaled.clientOrderId
-            return order
-        }
-        let request = journaled.request
-        return Order(
-            id: journaled.id,
-            brokerOrderId: journaled.brokerOrderId,
-            clientOrderId: journaled.clientOrderId,
-            connectionId: journaled.connectionId,
-            broker: broker,
-            accountId: journaled.accountId,
-            instrument: WatchlistService.instrument(request.instrument),
-            side: request.side,
-            type: request.type,
-            timeInForce: request.timeInForce,
-            quantity: request.quantity ?? 0,
-            limitPrice: request.limitPrice,
-            // A released order is not at the broker: it reads as rejected until the same key sends it again.
-            stopPrice: request.stopPrice,
-            status: journaled.state == .rejected || journaled.state == .released ? .rejected : .unknown,
-            filledQuantity: 0,
-            createdAt: journaled.createdAt,
-            updatedAt: journaled.updatedAt,
-            expiresAt: request.expiresAt,
-            brokerStatus: journaled.errorMessage,
-            notional: request.notional
-        )
-    }
-
 }
