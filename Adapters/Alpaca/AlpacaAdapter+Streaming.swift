@@ -8,11 +8,16 @@ import HTTPTypes
 /// (`wss://<trading host>/stream`: `{"stream":"trade_updates","data":{"event":"fill","order":{…}}}`). Both
 /// authenticate with the key pair; a connection that uses OAuth polls instead.
 extension AlpacaAdapter: BrokerStreaming {
+    /// True when the connection has a socket transport and authenticates with a key pair: Alpaca's streams take the key
+    /// pair in their `auth` message, so OAuth connections poll instead.
     public var canStream: Bool {
         guard context.sockets != nil, case .keys = configuration.auth else { return false }
         return true
     }
 
+    /// Streams quotes over the market data sockets (stocks on the connection's feed, else IEX; crypto on
+    /// `/v1beta3/crypto/us`), calling `onSubscribed` once subscribed and `onQuote` for each update, until cancelled or the
+    /// socket closes.
     public func streamQuotes(
         _ instruments: [InstrumentReference],
         onSubscribed: @escaping @Sendable () async -> Void,
@@ -42,6 +47,8 @@ extension AlpacaAdapter: BrokerStreaming {
         }
     }
 
+    /// Listens to the trading host's `trade_updates` stream and calls `onChange` with each updated order's broker id, so
+    /// the gateway reads that order instead of polling; a refused key is `unauthorized`.
     public func streamOrderChanges(_ onChange: @escaping @Sendable (String) async -> Void) async throws {
         guard let sockets = context.sockets, case .keys(let keyId, let secret) = configuration.auth else {
             throw GatewayError(.notSupported, "this Alpaca connection cannot stream trade updates", broker: .alpaca)

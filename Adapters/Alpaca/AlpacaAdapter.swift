@@ -11,7 +11,9 @@ import Synchronization
 /// credentials (`accountId`, saved when the link is proven), so reads of positions and orders never call the
 /// account endpoint; for a connection saved without it, a failing lookup never hides the read's own error.
 public struct AlpacaAdapter: BrokerAdapter {
+    /// Always `.alpaca`.
     public var kind: BrokerKind { .alpaca }
+    /// What Alpaca supports, emulates or refuses (see `AlpacaAdapterFactory`).
     public var capabilities: Capabilities { AlpacaAdapterFactory.alpacaCapabilities }
 
     let context: AdapterContext
@@ -30,6 +32,8 @@ public struct AlpacaAdapter: BrokerAdapter {
     /// The credentials key the account id is kept under (not a secret; kept with the connection).
     static let accountIdKey = "accountId"
 
+    /// Binds the adapter to one connection; a kept account id in the credentials (`accountId`) spares later reads the `GET
+    /// /v2/account` lookup. Makes no call.
     public init(context: AdapterContext, configuration: AlpacaConfiguration) {
         self.context = context
         self.configuration = configuration
@@ -40,6 +44,8 @@ public struct AlpacaAdapter: BrokerAdapter {
 
     // MARK: Account
 
+    /// Reads `GET /v2/account`; a 403 there (a key of the other environment, paper against live) is reported as
+    /// `unauthorized`, like a wrong key.
     public func validateCredentials() async throws {
         do {
             _ = try await account()
@@ -55,20 +61,25 @@ public struct AlpacaAdapter: BrokerAdapter {
         }
     }
 
+    /// The one client a key pair reaches, from `GET /v2/account`.
     public func clients() async throws -> [Client] {
         [Client(alpaca: try await account(), connectionId: connectionId)]
     }
 
+    /// The one account a key pair reaches, from `GET /v2/account`.
     public func accounts() async throws -> [Account] {
         [Account(alpaca: try await account(), connectionId: connectionId)]
     }
 
+    /// The account's cash and buying power from `GET /v2/account`; another `accountId` is `notFound`.
     public func balances(accountId: String?) async throws -> [Balance] {
         let account = try await account()
         try check(accountId, against: account.id)
         return [Balance(alpaca: account, connectionId: connectionId)]
     }
 
+    /// Every position from `GET /v2/positions` (one unpaged array, so read with
+    /// ``AlpacaConfiguration/positionListMaxBytes``), stamped with the account id.
     public func positions(accountId: String?) async throws -> [Position] {
         let maxBytes = configuration.positionListMaxBytes
         let (id, positions) = try await reading(accountId) {
@@ -79,6 +90,8 @@ public struct AlpacaAdapter: BrokerAdapter {
 
     // MARK: Watchlists
 
+    /// Every watchlist with its instruments: `GET /v2/watchlists` leaves the assets out, so lists without them are read one
+    /// by one, concurrently, in the broker's order.
     public func watchlists() async throws -> [Watchlist] {
         let summaries = try await fetch([AlpacaWatchlist].self, .watchlists())
         // The list endpoint leaves the assets out: read each list that lacks them, concurrently, in order.
@@ -94,6 +107,7 @@ public struct AlpacaAdapter: BrokerAdapter {
         return complete.map { Watchlist(alpaca: $0, connectionId: connectionId) }
     }
 
+    /// `POST /v2/watchlists`; an empty name is refused before the call.
     public func createWatchlist(name: String, instruments: [InstrumentReference]) async throws -> Watchlist {
         try checkWatchlistName(name)
         let body = try encode(AlpacaWatchlistRequest(name: name, symbols: instruments.map(\.alpacaSymbol)))
@@ -101,6 +115,7 @@ public struct AlpacaAdapter: BrokerAdapter {
         return Watchlist(alpaca: list, connectionId: connectionId)
     }
 
+    /// `PUT /v2/watchlists/{id}` with the new name, the new instruments, or both; changing neither is refused.
     public func updateWatchlist(id: String, name: String?, instruments: [InstrumentReference]?) async throws -> Watchlist {
         guard name != nil || instruments != nil else {
             throw GatewayError.unprocessable([FieldProblem(field: "body", problem: "must change name or instruments")])
@@ -111,12 +126,14 @@ public struct AlpacaAdapter: BrokerAdapter {
         return Watchlist(alpaca: list, connectionId: connectionId)
     }
 
+    /// `DELETE /v2/watchlists/{id}`.
     public func deleteWatchlist(id: String) async throws {
         _ = try await send(.deleteWatchlist(id: id))
     }
 
     // MARK: Orders
 
+    /// `GET /v2/orders` filtered by state, time window and symbols; the limit is clamped to Alpaca's 1 to 500.
     public func orders(_ query: OrderQuery) async throws -> [Order] {
         let endpoint = Endpoint.orders(
             status: query.state.rawValue,
@@ -129,11 +146,13 @@ public struct AlpacaAdapter: BrokerAdapter {
         return try orders.map { try Order(alpaca: $0, connectionId: connectionId, accountId: accountId) }
     }
 
+    /// `GET /v2/orders/{id}`.
     public func order(brokerOrderId: String) async throws -> Order {
         let (accountId, order) = try await reading(nil) { try await fetch(AlpacaOrder.self, .order(id: brokerOrderId)) }
         return try Order(alpaca: order, connectionId: connectionId, accountId: accountId)
     }
 
+    /// `GET /v2/orders:by_client_order_id`; Alpaca's 404 there means no such order, answered as `nil`.
     public func order(clientOrderId: String, accountId: String) async throws -> Order? {
         let (accountId, response) = try await reading(accountId) { try await exchange(.order(clientOrderId: clientOrderId)) }
         if response.status == 404 { return nil }
@@ -187,6 +206,8 @@ public struct AlpacaAdapter: BrokerAdapter {
         )
     }
 
+    /// `POST /v2/orders` with the gateway's client order id, after the request passes Alpaca's rules (`AlpacaRules`);
+    /// Alpaca refuses a client order id it has seen on the account.
     public func placeOrder(_ request: OrderRequest) async throws -> Order {
         try validate(request)
         guard let clientOrderId = request.clientOrderId else {
@@ -247,19 +268,25 @@ public struct AlpacaAdapter: BrokerAdapter {
 
     // MARK: Market data
 
+    /// Latest quotes and trades for equities and crypto in one fan-out; instruments of other asset classes are refused, and
+    /// ones Alpaca has no data for are left out.
     public func quotes(_ instruments: [InstrumentReference]) async throws -> [Quote] {
         try await marketQuotes(instruments)
     }
 
-    /// Alpaca serves bars from its market-data API (`/v2/stocks/bars`), which this adapter does not use yet.
+    /// Bars from Alpaca's market data API: `/v2/stocks/bars` for equities, `/v1beta3/crypto/us/bars` for crypto
+    /// (see `marketCandles`); a quiet stock can answer fewer than `count`.
     public func candles(_ instrument: InstrumentReference, interval: CandleInterval, count: Int) async throws -> CandleSeries {
         try await marketCandles(instrument, interval: interval, count: count)
     }
 
+    /// The crypto order book from `/v1beta3/crypto/us/latest/orderbooks`; Alpaca has no stock order book.
     public func orderBook(_ instrument: InstrumentReference, depth: Int) async throws -> OrderBook {
         try await cryptoOrderBook(instrument, depth: depth)
     }
 
+    /// Searches `GET /v2/assets` (filtered by asset class) by symbol and name, best matches first, at most
+    /// ``AlpacaConfiguration/searchLimit``; asset classes Alpaca does not trade answer an empty list.
     public func searchInstruments(_ text: String, assetClass: AssetClass?) async throws -> [Instrument] {
         let needle = text.trimmingCharacters(in: .whitespaces).uppercased()
         guard !needle.isEmpty else {

@@ -3,13 +3,18 @@ public import GatewayModel
 
 /// Makes `AlpacaAdapter`s and describes the `alpaca` kind to clients.
 public struct AlpacaAdapterFactory: BrokerAdapterFactory {
+    /// A factory holds no state; the registry keeps one per kind.
     public init() {}
 
+    /// Always `.alpaca`.
     public var kind: BrokerKind { .alpaca }
+    /// The name shown to users in `GET /v1/brokers`.
     public var displayName: String { "Alpaca" }
+    /// What Alpaca supports, emulates or refuses, with the notes served at `GET /v1/brokers`.
     public var capabilities: Capabilities { Self.alpacaCapabilities }
     /// `keyId` + `secretKey`; an OAuth connection stores `oauthToken` instead (see `AlpacaConfiguration`).
     public var credentialKeys: [String] { ["keyId", "secretKey"] }
+    /// Alpaca's paper and live trading hosts, by name.
     public var knownBaseURLs: [String: String] {
         ["paper": AlpacaConfiguration.paperBaseURL, "live": AlpacaConfiguration.liveBaseURL]
     }
@@ -24,6 +29,8 @@ public struct AlpacaAdapterFactory: BrokerAdapterFactory {
         }
     ]
 
+    /// Reads the connection's settings and credentials into an ``AlpacaConfiguration`` (throwing on bad ones) and makes an
+    /// adapter for it.
     public func makeAdapter(_ context: AdapterContext) throws -> any BrokerAdapter {
         let configuration = try AlpacaConfiguration(
             baseURL: context.baseURL,

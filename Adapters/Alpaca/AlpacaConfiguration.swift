@@ -15,10 +15,13 @@ import HTTPTypes
 /// Credentials: `keyId` + `secretKey` (sent as `APCA-API-KEY-ID` / `APCA-API-SECRET-KEY`), or `oauthToken` (sent as
 /// `Authorization: Bearer`), never both.
 public struct AlpacaConfiguration: Sendable {
+    /// How a connection authenticates: an API key pair, or an OAuth access token. Alpaca takes either, never both;
+    /// `description` redacts the secrets so a configuration can be logged.
     public enum Auth: Sendable, Hashable, CustomStringConvertible {
         case keys(keyId: String, secretKey: String)
         case oauth(token: String)
 
+        /// Names the kind of authentication only; the secrets never appear.
         public var description: String {
             switch self {
             case .keys: "Auth.keys(redacted)"
@@ -27,8 +30,11 @@ public struct AlpacaConfiguration: Sendable {
         }
     }
 
+    /// Alpaca's paper-trading host (simulated fills, real market data): the base URL for a paper key pair.
     public static let paperBaseURL = "https://paper-api.alpaca.markets"
+    /// Alpaca's live-trading host: orders here are real.
     public static let liveBaseURL = "https://api.alpaca.markets"
+    /// Alpaca's market data host, which serves quotes, bars and order books for both paper and live keys.
     public static let defaultDataBaseURL = "https://data.alpaca.markets"
 
     /// Alpaca's stock data feeds, as its market data API's `feed` parameter and its stream paths
@@ -39,8 +45,12 @@ public struct AlpacaConfiguration: Sendable {
 
     /// The trading API host, without a trailing slash and without `/v2`.
     public var baseURL: String
+    /// The market data host, without a trailing slash (see ``defaultDataBaseURL(for:)`` for how it is chosen).
     public var dataBaseURL: String
+    /// The stock data feed sent as `feed=` and used as the stock stream's path, one of ``feeds``; `nil` leaves the choice
+    /// to Alpaca (its data API's default; IEX on the stream).
     public var feed: String?
+    /// The key pair or OAuth token every request carries.
     public var auth: Auth
     /// Reads (account, positions, orders, quotes).
     public var readTimeout: Duration = .seconds(10)
@@ -48,6 +58,7 @@ public struct AlpacaConfiguration: Sendable {
     public var writeTimeout: Duration = .seconds(15)
     /// `GET /v2/assets` lists every asset (tens of thousands): more time and a larger body.
     public var assetListTimeout: Duration = .seconds(30)
+    /// The largest `GET /v2/assets` body read (48 MiB): the full asset list runs to tens of thousands of entries.
     public var assetListMaxBytes = 48 * 1024 * 1024
     /// `GET /v2/positions` answers every position of the account in one array, unpaged, at some 700 bytes each: the
     /// transport's default 8 MiB would refuse an account past about 11,000 positions, so this read takes up to 32 MiB
@@ -60,6 +71,8 @@ public struct AlpacaConfiguration: Sendable {
     /// The clock, replaceable in tests (rate-limit reset arithmetic, preview expiry).
     public var now: @Sendable () -> Date = { Date() }
 
+    /// Makes a configuration from parts already checked; trailing slashes are dropped and the data host defaults from the
+    /// trading host. Use ``init(baseURL:settings:credentials:)`` for a stored connection.
     public init(baseURL: String, dataBaseURL: String? = nil, feed: String? = nil, auth: Auth) {
         let trimmed = Self.trimmed(baseURL)
         self.baseURL = trimmed

@@ -12,7 +12,9 @@ import Synchronization
 /// `AccountId`s callers use; instruments are addressed by `Uic` + `AssetType`, resolved from canonical symbols
 /// through `ref/v1/instruments` and remembered.
 public struct SaxoAdapter: BrokerAdapter {
+    /// Always `.saxo`.
     public var kind: BrokerKind { .saxo }
+    /// What Saxo supports, emulates or refuses (see `SaxoAdapterFactory`).
     public var capabilities: Capabilities { SaxoAdapterFactory.saxoCapabilities }
 
     let context: AdapterContext
@@ -30,6 +32,7 @@ public struct SaxoAdapter: BrokerAdapter {
         let resolutions = Mutex<[String: Instrument]>([:])
     }
 
+    /// Binds the adapter to one connection, with its own token manager; makes no call.
     public init(context: AdapterContext, configuration: SaxoConfiguration) {
         self.context = context
         self.configuration = configuration
@@ -57,12 +60,15 @@ public struct SaxoAdapter: BrokerAdapter {
         }
     }
 
+    /// The connection's client from `port/v1/clients/me`; its `ClientKey` is remembered for balance and position reads.
     public func clients() async throws -> [Client] {
         let client = try await fetch(SaxoClient.self, .clientsMe())
         session.clientKey.withLock { $0 = client.clientKey }
         return [Client(saxo: client, connectionId: connectionId)]
     }
 
+    /// The connection's accounts from `port/v1/accounts/me`, read fresh and remembered for mapping `AccountId`s to
+    /// `AccountKey`s.
     public func accounts() async throws -> [Account] {
         try await saxoAccounts(fresh: true).map { try Account(saxo: $0, connectionId: connectionId) }
     }
@@ -137,14 +143,17 @@ public struct SaxoAdapter: BrokerAdapter {
         return result
     }
 
+    /// Refused: Saxo documents no call to create a watchlist (see ``watchlists()``).
     public func createWatchlist(name: String, instruments: [InstrumentReference]) async throws -> Watchlist {
         throw GatewayError.notSupported("creating watchlists", broker: .saxo)
     }
 
+    /// Refused: Saxo documents no call to change a watchlist (see ``watchlists()``).
     public func updateWatchlist(id: String, name: String?, instruments: [InstrumentReference]?) async throws -> Watchlist {
         throw GatewayError.notSupported("changing watchlists", broker: .saxo)
     }
 
+    /// Refused: Saxo documents no call to delete a watchlist (see ``watchlists()``).
     public func deleteWatchlist(id: String) async throws {
         throw GatewayError.notSupported("deleting watchlists", broker: .saxo)
     }

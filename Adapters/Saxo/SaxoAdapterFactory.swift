@@ -5,13 +5,18 @@ import HTTPTypes
 
 /// Makes `SaxoAdapter`s and describes the `saxo` kind to clients.
 public struct SaxoAdapterFactory: BrokerAdapterFactory {
+    /// A factory holds no state; the registry keeps one per kind.
     public init() {}
 
+    /// Always `.saxo`.
     public var kind: BrokerKind { .saxo }
+    /// The name shown to users in `GET /v1/brokers`.
     public var displayName: String { "Saxo Bank" }
+    /// What Saxo supports, emulates or refuses, with the notes served at `GET /v1/brokers`.
     public var capabilities: Capabilities { Self.saxoCapabilities }
     /// `appKey` + `appSecret` (the OAuth app) and `refreshToken`; optionally `accessToken` + `accessTokenExpiresAt`.
     public var credentialKeys: [String] { ["appKey", "appSecret", "refreshToken"] }
+    /// Saxo's SIM and live OpenAPI gateways, by name.
     public var knownBaseURLs: [String: String] {
         ["sim": SaxoConfiguration.simBaseURL, "live": SaxoConfiguration.liveBaseURL]
     }
@@ -73,6 +78,8 @@ public struct SaxoAdapterFactory: BrokerAdapterFactory {
         ]
     }
 
+    /// Reads the connection's settings and credentials into a ``SaxoConfiguration`` (throwing on bad ones) and makes an
+    /// adapter for it.
     public func makeAdapter(_ context: AdapterContext) throws -> any BrokerAdapter {
         let configuration = try SaxoConfiguration(
             baseURL: context.baseURL,

@@ -13,19 +13,31 @@ public import GatewayCore
 /// `accessToken` + `accessTokenExpiresAt` (RFC 3339) to start without a refresh. A connection with only an
 /// `accessToken` (Saxo's 24-hour developer token) works until that token expires, then needs linking again.
 public struct SaxoConfiguration: Sendable {
+    /// Saxo's simulation (SIM) OpenAPI gateway: paper money, for developer apps.
     public static let simBaseURL = "https://gateway.saxobank.com/sim/openapi"
+    /// Saxo's live OpenAPI gateway: real accounts.
     public static let liveBaseURL = "https://gateway.saxobank.com/openapi"
+    /// The OAuth host whose `/token` serves SIM apps.
     public static let simAuthBaseURL = "https://sim.logonvalidation.net"
+    /// The OAuth host whose `/token` serves live apps (from Saxo's samples; see the type's note).
     public static let liveAuthBaseURL = "https://live.logonvalidation.net"
 
     /// The secrets, kept out of every description.
     public struct Credentials: Sendable, Hashable, CustomStringConvertible {
+        /// The OAuth app's key (client id), sent as the HTTP Basic user to `/token`; needed to refresh.
         public var appKey: String?
+        /// The OAuth app's secret, sent as the HTTP Basic password to `/token`; needed to refresh.
         public var appSecret: String?
+        /// The long-lived token `/token` exchanges for access tokens; Saxo rotates it on each refresh, so the new one is
+        /// saved with the connection.
         public var refreshToken: String?
+        /// A bearer token to start with, or the only one (a 24-hour developer token); `nil` to refresh first.
         public var accessToken: String?
+        /// When ``accessToken`` expires; `nil` reads it from the token's JWT `exp` claim where it has one.
         public var accessTokenExpiresAt: Date?
 
+        /// Collects the secrets as given; whether they suffice is checked by
+        /// `SaxoConfiguration/init(baseURL:settings:credentials:)`.
         public init(
             appKey: String? = nil,
             appSecret: String? = nil,
@@ -40,6 +52,7 @@ public struct SaxoConfiguration: Sendable {
             self.accessTokenExpiresAt = accessTokenExpiresAt
         }
 
+        /// Says whether the connection can refresh and whether it holds an access token, never the secrets themselves.
         public var description: String {
             "SaxoConfiguration.Credentials(refreshable: \(refreshToken != nil), accessToken: \(accessToken == nil ? "none" : "redacted"))"
         }
@@ -49,6 +62,7 @@ public struct SaxoConfiguration: Sendable {
     public var baseURL: String
     /// The OAuth host, without a trailing slash; `/token` is appended.
     public var authBaseURL: String
+    /// The OAuth app and tokens the connection authenticates with.
     public var credentials: Credentials
     /// Reads (portfolio, reference data, prices).
     public var readTimeout: Duration = .seconds(10)
@@ -69,6 +83,8 @@ public struct SaxoConfiguration: Sendable {
     /// The clock, replaceable in tests (token expiry, preview expiry, chart end time).
     public var now: @Sendable () -> Date = { Date() }
 
+    /// Makes a configuration from parts already checked; trailing slashes are dropped and the OAuth host defaults from the
+    /// base URL (``defaultAuthBaseURL(for:)``). Use ``init(baseURL:settings:credentials:)`` for a stored connection.
     public init(baseURL: String, authBaseURL: String? = nil, credentials: Credentials) {
         let base = Self.trimmed(baseURL)
         self.baseURL = base

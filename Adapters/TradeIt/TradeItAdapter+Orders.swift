@@ -4,6 +4,8 @@ public import GatewayModel
 import Logging
 
 extension TradeItAdapter {
+    /// `order/getAllOrderStatus` for each account (or the one asked for), then filtered here by state and symbols and cut
+    /// to the query's limit, since TradeIt filters nothing.
     public func orders(_ query: OrderQuery) async throws -> [Order] {
         let numbers = try await accountNumbers(query.accountId)
         let all = try await forEachAccount(numbers) { number in
@@ -27,6 +29,7 @@ extension TradeItAdapter {
         return Array(selected.prefix(max(query.limit, 1)))
     }
 
+    /// `order/getSingleOrderStatus`, asked of each account in turn, since an order number does not name its account.
     public func order(brokerOrderId: String) async throws -> Order {
         // The order number alone does not say its account: ask each account until one knows it.
         for number in try await accountNumbers(nil) {
@@ -54,6 +57,8 @@ extension TradeItAdapter {
 
     // MARK: Preview and place
 
+    /// TradeIt's own preview (`order/previewStockOrEtfOrder` or `order/previewCryptoOrder`): its estimates and warnings,
+    /// with its `orderId` kept as the broker preview id.
     public func previewOrder(_ request: OrderRequest) async throws -> OrderPreview {
         let (preview, _) = try await brokerPreview(request)
         let details = preview.orderDetails
@@ -195,6 +200,8 @@ extension TradeItAdapter {
 
     // MARK: Cancel and modify
 
+    /// `order/cancelOrder` with the order's account and number; the answer is the order's status after the request, keeping
+    /// the gateway's order id.
     public func cancelOrder(_ order: Order) async throws -> Order {
         guard let number = order.brokerOrderId else {
             throw GatewayError(.invalidRequest, "TradeIt: the order has no broker order number", broker: .tradeit)

@@ -10,13 +10,16 @@ import Logging
 /// once and transparently when TradeIt answers code 600. A security question moves the connection to
 /// `challenge_required` until `answerChallenge`; code 700 moves it to `relink_required`.
 public struct TradeItAdapter: LinkingAdapter {
+    /// Always `.tradeit`.
     public var kind: BrokerKind { .tradeit }
+    /// What TradeIt supports, emulates or refuses (see `TradeItAdapterFactory`).
     public var capabilities: Capabilities { TradeItAdapterFactory.tradeItCapabilities }
 
     let context: AdapterContext
     let configuration: TradeItConfiguration
     let sessions: TradeItSessionStore
 
+    /// Binds the adapter to one connection with an empty session store; the first call opens a session.
     public init(context: AdapterContext, configuration: TradeItConfiguration) {
         self.context = context
         self.configuration = configuration
@@ -27,6 +30,9 @@ public struct TradeItAdapter: LinkingAdapter {
 
     // MARK: Linking
 
+    /// Asks TradeIt for its OAuth popup URL: `user/getOAuthLoginPopupUrlForMobile` for a new link, or
+    /// `user/getOAuthLoginPopupURLForTokenUpdate` (with the stored `userId` and `userToken`) to relink after code 700. The
+    /// broker's login page later redirects to `callbackURL` with an `oAuthVerifier`.
     public func startLink(callbackURL: String, relink: Bool) async throws -> LinkStart {
         let path: String
         var request = TradeItPopupRequest(
@@ -48,6 +54,8 @@ public struct TradeItAdapter: LinkingAdapter {
         return LinkStart(popupURL: response.oAuthURL)
     }
 
+    /// Exchanges the popup's `oAuthVerifier` for the long-lived `userId` and `userToken` (`user/getOAuthAccessToken`),
+    /// returned as the credentials to store.
     public func completeLink(verifier: String) async throws -> BrokerCredentials {
         let response = try await call(
             TradeItAccessTokenResponse.self,
@@ -57,6 +65,8 @@ public struct TradeItAdapter: LinkingAdapter {
         return BrokerCredentials(["apiKey": configuration.apiKey, "userId": response.userId, "userToken": response.userToken])
     }
 
+    /// Opens a new session now (`user/authenticate`), replacing any open one; a security question comes back as
+    /// `challengeRequired` and is kept until ``answerChallenge(_:)``.
     public func authenticate() async throws -> AuthenticationOutcome {
         let outcome = try await sessions.obtain(
             force: true,
@@ -70,6 +80,8 @@ public struct TradeItAdapter: LinkingAdapter {
         }
     }
 
+    /// Answers the pending security question (`user/answerSecurityQuestion`); a fresh adapter asks TradeIt again first.
+    /// TradeIt may answer with another question. `conflict` when no question is pending.
     public func answerChallenge(_ answer: String) async throws -> AuthenticationOutcome {
         var token = await sessions.pendingToken()
         if token == nil {
@@ -92,6 +104,8 @@ public struct TradeItAdapter: LinkingAdapter {
         }
     }
 
+    /// A linked connection opens a session (a security question counts as proof); one not linked yet checks only the API
+    /// key with `preference/getBrokerList`.
     public func validateCredentials() async throws {
         if configuration.isLinked {
             // A security question proves the link works: the user only has to answer it.
@@ -179,6 +193,7 @@ public struct TradeItAdapter: LinkingAdapter {
 
     // MARK: Accounts
 
+    /// The linked login as one client, named by its `userId`, with the session's first account as its default.
     public func clients() async throws -> [Client] {
         let session = try await openSession()
         guard let userId = configuration.userId else { return [] }
@@ -194,6 +209,7 @@ public struct TradeItAdapter: LinkingAdapter {
         ]
     }
 
+    /// The accounts `user/authenticate` listed for the session.
     public func accounts() async throws -> [Account] {
         try await openSession().accounts.map { Account(tradeIt: $0, connectionId: connectionId) }
     }
@@ -208,6 +224,7 @@ public struct TradeItAdapter: LinkingAdapter {
         return [accountId]
     }
 
+    /// `balance/getAccountOverview` for each account (or the one asked for), concurrently.
     public func balances(accountId: String?) async throws -> [Balance] {
         let numbers = try await accountNumbers(accountId)
         return try await forEachAccount(numbers) { number in
@@ -221,6 +238,8 @@ public struct TradeItAdapter: LinkingAdapter {
         }
     }
 
+    /// Every page of `position/getPositions` for each account (or the one asked for); pages are 0-based, at most
+    /// ``TradeItConfiguration/maximumPositionPages``.
     public func positions(accountId: String?) async throws -> [Position] {
         let numbers = try await accountNumbers(accountId)
         return try await forEachAccount(numbers) { number in
@@ -271,20 +290,27 @@ public struct TradeItAdapter: LinkingAdapter {
 
     // MARK: Unsupported
 
+    /// Refused: TradeIt has no watchlists; the gateway's own watchlists serve.
     public func watchlists() async throws -> [Watchlist] { throw GatewayError.notSupported("watchlists", broker: .tradeit) }
+    /// Refused: TradeIt has no watchlists.
     public func createWatchlist(name: String, instruments: [InstrumentReference]) async throws -> Watchlist {
         throw GatewayError.notSupported("watchlists", broker: .tradeit)
     }
+    /// Refused: TradeIt has no watchlists.
     public func updateWatchlist(id: String, name: String?, instruments: [InstrumentReference]?) async throws -> Watchlist {
         throw GatewayError.notSupported("watchlists", broker: .tradeit)
     }
+    /// Refused: TradeIt has no watchlists.
     public func deleteWatchlist(id: String) async throws { throw GatewayError.notSupported("watchlists", broker: .tradeit) }
+    /// Refused: instrument search is not offered for TradeIt (see the capability notes).
     public func searchInstruments(_ text: String, assetClass: AssetClass?) async throws -> [Instrument] {
         throw GatewayError.notSupported("instrument search", broker: .tradeit)
     }
+    /// Refused: TradeIt serves no price history.
     public func candles(_ instrument: InstrumentReference, interval: CandleInterval, count: Int) async throws -> CandleSeries {
         throw GatewayError.notSupported("candles", broker: .tradeit)
     }
+    /// Refused: TradeIt serves no order book.
     public func orderBook(_ instrument: InstrumentReference, depth: Int) async throws -> OrderBook {
         throw GatewayError.notSupported("order books", broker: .tradeit)
     }

@@ -3,19 +3,26 @@ public import GatewayModel
 
 /// Makes `TradeItAdapter`s and describes the `tradeit` kind to clients.
 public struct TradeItAdapterFactory: BrokerAdapterFactory {
+    /// A factory holds no state; the registry keeps one per kind.
     public init() {}
 
+    /// Always `.tradeit`.
     public var kind: BrokerKind { .tradeit }
+    /// The name shown to users in `GET /v1/brokers`.
     public var displayName: String { "TradeIt" }
+    /// What TradeIt supports, emulates or refuses, with the notes served at `GET /v1/brokers`.
     public var capabilities: Capabilities { Self.tradeItCapabilities }
     /// `apiKey` is required; `userId` and `userToken` come from linking (`completeLink`) and are stored by the gateway.
     public var credentialKeys: [String] { ["apiKey", "userId", "userToken"] }
+    /// TradeIt's production and QA EMS hosts, by name.
     public var knownBaseURLs: [String: String] {
         ["production": TradeItConfiguration.productionBaseURL, "qa": TradeItConfiguration.qaBaseURL]
     }
     /// TradeIt documents no rate limit (see the broker notes); the pipeline still honours `Retry-After` on a 429.
     public var rateLimits: [RateLimitRule] { [] }
 
+    /// Reads the connection's settings and credentials into a ``TradeItConfiguration`` (throwing on bad ones) and makes an
+    /// adapter for it.
     public func makeAdapter(_ context: AdapterContext) throws -> any BrokerAdapter {
         let configuration = try TradeItConfiguration(
             baseURL: context.baseURL,

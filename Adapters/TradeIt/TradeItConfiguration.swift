@@ -9,15 +9,22 @@ public import GatewayCore
 /// Connection settings (non-secret): `brokerShortName`, the TradeIt broker to link (default `Dummy`, TradeIt's QA
 /// broker and the sandbox's only one).
 public struct TradeItConfiguration: Sendable {
+    /// TradeIt's production EMS host (the service is gone; kept for venues that still speak the dialect).
     public static let productionBaseURL = "https://ems.tradingticket.com"
+    /// TradeIt's QA EMS host, where the `Dummy` broker answered.
     public static let qaBaseURL = "https://ems.qa.tradingticket.com"
+    /// `Dummy`: TradeIt's QA test broker, and the only broker of the built-in sandbox.
     public static let defaultBroker = "Dummy"
 
     /// The EMS host, without a trailing slash and without `/api/v2`.
     public var baseURL: String
+    /// The app's TradeIt API key, sent as `apiKey` on every call that has no session token (linking, `user/authenticate`).
     public var apiKey: String
+    /// The linked login's user id from `user/getOAuthAccessToken`; `nil` until the connection is linked.
     public var userId: String?
+    /// The long-lived link token paired with ``userId``; `user/authenticate` exchanges the two for a session token.
     public var userToken: String?
+    /// The TradeIt broker the popup links (`broker` in `user/getOAuthLoginPopupUrlForMobile`).
     public var brokerShortName: String
     /// Reads and session calls.
     public var readTimeout: Duration = .seconds(15)
@@ -32,8 +39,11 @@ public struct TradeItConfiguration: Sendable {
     public var positionPageConcurrency = 4
     /// The most pages read for one account (a guard against a broker that never stops paging).
     public var maximumPositionPages = 100
+    /// The clock, replaceable in tests (session age, preview expiry).
     public var now: @Sendable () -> Date = { Date() }
 
+    /// Makes a configuration from parts already checked; trailing slashes and an `/api/v2` or `/api/v1` suffix are dropped,
+    /// since the adapter adds `/api/v2/` itself. Use ``init(baseURL:settings:credentials:)`` for a stored connection.
     public init(baseURL: String, apiKey: String, userId: String? = nil, userToken: String? = nil, brokerShortName: String = defaultBroker) {
         var base = baseURL
         while base.hasSuffix("/") { base.removeLast() }
@@ -45,6 +55,8 @@ public struct TradeItConfiguration: Sendable {
         self.brokerShortName = brokerShortName
     }
 
+    /// Reads a connection: `baseURL` is the resolved one (`sandbox://` already replaced). Requires `apiKey`, and `userId`
+    /// with `userToken` or neither (a connection not linked yet); throws `invalid` otherwise.
     public init(baseURL: String, settings: [String: String], credentials: BrokerCredentials) throws {
         guard let apiKey = credentials["apiKey"], !apiKey.isEmpty else {
             throw GatewayError.invalid("credentials", "must hold apiKey")

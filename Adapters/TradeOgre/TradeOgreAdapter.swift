@@ -14,7 +14,9 @@ public struct TradeOgreAdapter: BrokerAdapter {
     /// The one account a key pair reaches.
     public static let accountId = "spot"
 
+    /// Always `.tradeogre`.
     public var kind: BrokerKind { .tradeogre }
+    /// What TradeOgre supports, emulates or refuses (see `TradeOgreAdapterFactory`).
     public var capabilities: Capabilities { TradeOgreAdapterFactory.tradeOgreCapabilities }
 
     let context: AdapterContext
@@ -24,10 +26,15 @@ public struct TradeOgreAdapter: BrokerAdapter {
     /// What was sent for a placement, kept so a placement whose answer was lost can be looked for among the open
     /// orders (TradeOgre has no client order ids).
     public struct PlacementRecord: Sendable, Hashable {
+        /// The gateway's client order id the placement was made under.
         public var clientOrderId: String
+        /// The market the order was placed in.
         public var instrument: InstrumentReference
+        /// Buy or sell.
         public var side: OrderSide
+        /// The limit price sent (every TradeOgre order is a limit order).
         public var price: Decimal
+        /// The quantity sent, in the base currency.
         public var quantity: Decimal
         /// When the placement was sent (the gateway's clock).
         public var sentAt: Date
@@ -65,6 +72,7 @@ public struct TradeOgreAdapter: BrokerAdapter {
         }
     }
 
+    /// Binds the adapter to one connection, with an empty placement record; makes no call.
     public init(context: AdapterContext, configuration: TradeOgreConfiguration) {
         self.context = context
         self.configuration = configuration
@@ -86,6 +94,7 @@ public struct TradeOgreAdapter: BrokerAdapter {
         }
     }
 
+    /// The one client a key pair reaches (id `spot`); `unauthorized` without keys.
     public func clients() async throws -> [Client] {
         try requireKeys()
         return [
@@ -100,6 +109,7 @@ public struct TradeOgreAdapter: BrokerAdapter {
         ]
     }
 
+    /// The spot wallet as the one account (id `spot`, in the valuation currency); `unauthorized` without keys.
     public func accounts() async throws -> [Account] {
         try requireKeys()
         return [
@@ -172,16 +182,20 @@ public struct TradeOgreAdapter: BrokerAdapter {
 
     // MARK: Watchlists (the gateway's own serve TradeOgre connections)
 
+    /// Refused: TradeOgre has no watchlists; the gateway's own serve TradeOgre connections.
     public func watchlists() async throws -> [Watchlist] { throw GatewayError.notSupported("watchlists", broker: kind) }
 
+    /// Refused: TradeOgre has no watchlists.
     public func createWatchlist(name: String, instruments: [InstrumentReference]) async throws -> Watchlist {
         throw GatewayError.notSupported("createWatchlist", broker: kind)
     }
 
+    /// Refused: TradeOgre has no watchlists.
     public func updateWatchlist(id: String, name: String?, instruments: [InstrumentReference]?) async throws -> Watchlist {
         throw GatewayError.notSupported("updateWatchlist", broker: kind)
     }
 
+    /// Refused: TradeOgre has no watchlists.
     public func deleteWatchlist(id: String) async throws { throw GatewayError.notSupported("deleteWatchlist", broker: kind) }
 
     // MARK: Helpers

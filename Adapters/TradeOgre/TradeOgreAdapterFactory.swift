@@ -3,10 +3,14 @@ public import GatewayModel
 
 /// Makes `TradeOgreAdapter`s and describes the `tradeogre` kind to clients.
 public struct TradeOgreAdapterFactory: BrokerAdapterFactory {
+    /// A factory holds no state; the registry keeps one per kind.
     public init() {}
 
+    /// Always `.tradeogre`.
     public var kind: BrokerKind { .tradeogre }
+    /// The name shown to users in `GET /v1/brokers`.
     public var displayName: String { "TradeOgre" }
+    /// What TradeOgre supports, emulates or refuses, with the notes served at `GET /v1/brokers`.
     public var capabilities: Capabilities { Self.tradeOgreCapabilities }
     /// None required: a connection without keys serves public market data. `apiKey` + `apiSecret` (both) unlock the
     /// account.
@@ -18,6 +22,8 @@ public struct TradeOgreAdapterFactory: BrokerAdapterFactory {
     /// honours `Retry-After` on a 429.
     public var rateLimits: [RateLimitRule] { [] }
 
+    /// Reads the connection's settings and credentials into a ``TradeOgreConfiguration`` (throwing on bad ones) and makes
+    /// an adapter for it.
     public func makeAdapter(_ context: AdapterContext) throws -> any BrokerAdapter {
         let configuration = try TradeOgreConfiguration(
             baseURL: context.baseURL,

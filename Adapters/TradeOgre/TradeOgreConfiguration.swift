@@ -24,20 +24,30 @@ public enum TradeOgreMarketNaming: String, Sendable, Hashable, CaseIterable {
 /// Credentials are optional: `apiKey` + `apiSecret` (HTTP Basic), both or neither. Without them the connection is
 /// public: market data works, everything of the account answers `unauthorized`.
 public struct TradeOgreConfiguration: Sendable {
+    /// A TradeOgre API key pair, sent as HTTP Basic (`apiKey:apiSecret`); `description` redacts it so a configuration can
+    /// be logged.
     public struct Keys: Sendable, Hashable, CustomStringConvertible {
+        /// The API key: the HTTP Basic user name.
         public var apiKey: String
+        /// The API secret: the HTTP Basic password.
         public var apiSecret: String
+        /// Names the type only; the keys never appear.
         public var description: String { "Keys(redacted)" }
     }
 
     /// The API root without a trailing slash, `/api/v1` included.
     public var baseURL: String
+    /// The key pair; `nil` for a public connection (market data only).
     public var keys: Keys?
+    /// How the venue spells markets (`XMR-BTC` or `BTC-XMR`); read from the `marketNaming` setting.
     public var marketNaming: TradeOgreMarketNaming
+    /// The currency holdings are valued in as positions and the accounts' currency (`BTC` by default).
     public var valuationCurrency: String
+    /// Whether currencies with a zero total stay in `balances` (left out by default).
     public var includeZeroBalances: Bool
     /// How many `/account/balance` calls run at once.
     public var balanceConcurrency = 4
+    /// Reads: market data, balances and orders.
     public var readTimeout: Duration = .seconds(10)
     /// Placements and cancels: longer, because a lost answer costs a reconciliation.
     public var writeTimeout: Duration = .seconds(15)
@@ -50,6 +60,8 @@ public struct TradeOgreConfiguration: Sendable {
     /// The clock, replaceable in tests (preview expiry, placement records).
     public var now: @Sendable () -> Date = { Date() }
 
+    /// Makes a configuration from parts already checked; trailing slashes are dropped. Use
+    /// ``init(baseURL:settings:credentials:)`` for a stored connection.
     public init(
         baseURL: String,
         keys: Keys? = nil,

@@ -91,7 +91,9 @@ public struct BrokerGatewayClient: Sendable {
 
 /// A fan-out read's answer: what arrived, and a line per broker connection.
 public struct FanOutAnswer<Item: Sendable>: Sendable {
+    /// Every item that arrived in time, grouped by connection.
     public var data: [Item]
+    /// One line per connection asked, failed ones included, so an app can say which broker is missing.
     public var sources: [SourceLine]
     /// True when any broker failed or was too slow: `data` lacks its part.
     public var partial: Bool
@@ -99,11 +101,17 @@ public struct FanOutAnswer<Item: Sendable>: Sendable {
 
 /// How one broker connection did in a fan-out read.
 public struct SourceLine: Sendable, Hashable {
+    /// The connection's id (`conn_…`).
     public var connection: String
+    /// The connection's broker.
     public var broker: BrokerKind
+    /// Whether the connection answered; when false, `data` has nothing from it.
     public var ok: Bool
+    /// How long the connection took, in milliseconds.
     public var latencyMs: Int
+    /// The API's error code when the connection failed (`upstream_timeout`, `unauthorized`, …); `nil` when `ok`.
     public var errorCode: String?
+    /// The gateway's explanation of the failure, safe to show a user; `nil` when `ok`.
     public var errorMessage: String?
 
     init(_ report: Components.Schemas.SourceReport) {
@@ -118,6 +126,7 @@ public struct SourceLine: Sendable, Hashable {
 
 /// The answer to a placement.
 public struct Placement: Sendable, Hashable {
+    /// The order the placement made, under the gateway's `id`, which ``BrokerGatewayClient/order(id:)`` reads again.
     public var order: Order
     /// False when the gateway could not learn whether the broker took the order (HTTP 202): read it again later,
     /// never place it again.
@@ -128,9 +137,13 @@ public struct Placement: Sendable, Hashable {
 
 /// An error answer of the gateway: its HTTP status and the API's error code, message and field problems.
 public struct BrokerGatewayError: Error, Sendable, CustomStringConvertible {
+    /// The HTTP status (400, 401, 404, 409, 422, 429, 503, …).
     public var statusCode: Int
+    /// The API's error code (`invalid_request`, `rate_limited`, …); `nil` when the body was not the API's error.
     public var code: String?
+    /// The gateway's message, safe to show a user; `nil` when the body was not the API's error.
     public var message: String?
+    /// The fields at fault and what is wrong with each, for 400 and 422 answers; empty otherwise.
     public var details: [FieldProblem]
 
     init(statusCode: Int, body: Components.Schemas._Error?) {
@@ -140,6 +153,7 @@ public struct BrokerGatewayError: Error, Sendable, CustomStringConvertible {
         details = body?.error.details ?? []
     }
 
+    /// Status, code, message and field problems in one line, for logs.
     public var description: String {
         "BrokerGateway answered \(statusCode) \(code ?? "?"): \(message ?? "no message")"
             + (details.isEmpty ? "" : " (" + details.map(\.description).joined(separator: "; ") + ")")

@@ -9,6 +9,7 @@ import Synchronization
 /// adapter; status changes keep it (the adapter itself reported them, and keeps its session). Whoever replaces a
 /// connection's credentials from outside the adapter (a completed link, an import) calls `evict`.
 public final class AdapterRegistry: Sendable {
+    /// One factory per broker kind (a later factory of a kind replaces an earlier one); fixed at init.
     public let factories: [BrokerKind: any BrokerAdapterFactory]
     let transport: any BrokerTransport
     /// The chain every adapter's call passes through, and its per-connection health.
@@ -19,6 +20,9 @@ public final class AdapterRegistry: Sendable {
     let sandboxes: Mutex<[String: SandboxRegistration]>
     let cache = Mutex<[String: (version: ConnectionDescriptor, adapter: any BrokerAdapter)]>([:])
 
+    /// A registry whose adapters send through `transport` (the gateway's one `HTTPClientTransport`, or a test
+    /// double) wrapped in `pipeline`; `egress` is the policy linking checks URLs against, and should be the
+    /// transport's own.
     public init(
         factories: [any BrokerAdapterFactory],
         transport: any BrokerTransport,
@@ -39,6 +43,7 @@ public final class AdapterRegistry: Sendable {
     /// The kinds in a stable order.
     public var kinds: [BrokerKind] { factories.keys.sorted() }
 
+    /// The factory of a kind, or `nil` when this gateway has no adapter for it.
     public func factory(for kind: BrokerKind) -> (any BrokerAdapterFactory)? { factories[kind] }
 
     /// The adapter for a connection, made on first use.
@@ -149,13 +154,13 @@ public final class AdapterRegistry: Sendable {
         return try factory.makeAdapter(context)
     }
 
-    /// Forgets the cached adapter of a connection (deleted, or its credentials changed). Its pipeline state (breaker,
-    /// budgets, health) stays: the broker's view of the account has not changed; `forget` drops it too.
     /// The adapter made for a connection, and the connection as it was then, if one is cached.
     public func cachedAdapter(connectionId: String) -> (connection: ConnectionDescriptor, adapter: any BrokerAdapter)? {
         cache.withLock { $0[connectionId] }.map { ($0.version, $0.adapter) }
     }
 
+    /// Forgets the cached adapter of a connection (deleted, or its credentials changed). Its pipeline state (breaker,
+    /// budgets, health) stays: the broker's view of the account has not changed; `forget` drops it too.
     public func evict(connectionId: String) {
         _ = cache.withLock { $0.removeValue(forKey: connectionId) }
     }

@@ -5,13 +5,17 @@ public import HTTPTypes
 /// show. Headers an adapter adds are its own (authentication, request ids); `Accept` and, with a body,
 /// `Content-Type` are set by ``BrokerHTTPClient``.
 public struct BrokerCall: Sendable {
+    /// The HTTP method; with `isWrite` unset, it decides whether the call counts as a write.
     public var method: HTTPRequest.Method
     /// The absolute URL, query included.
     public var url: String
     /// What logs and error messages show for the call: the path without query values, and without ids where they
     /// identify an account's data (`/account/order/{uuid}`).
     public var loggedPath: String
+    /// The adapter's own fields (authentication, request ids), appended after `Accept` and `Content-Type`; never
+    /// logged.
     public var headers: HTTPFields
+    /// The encoded body (``BrokerHTTPClient/json(_:)`` or ``BrokerURL/form(_:)``), or `nil` for none.
     public var body: Data?
     /// The body's media type; JSON unless said otherwise.
     public var contentType: String
@@ -24,6 +28,7 @@ public struct BrokerCall: Sendable {
     /// Overrides `BrokerRequest.defaultMaxResponseBytes`.
     public var maxResponseBytes: Int?
 
+    /// Describes a call. `loggedPath` has no default: only the adapter knows which parts of its URL are safe to log.
     public init(
         _ method: HTTPRequest.Method,
         url: String,
@@ -46,7 +51,9 @@ public struct BrokerCall: Sendable {
         self.maxResponseBytes = maxResponseBytes
     }
 
+    /// The `contentType` of a JSON body, the default.
     public static let json = "application/json"
+    /// The `contentType` of a form body (``BrokerURL/form(_:)``), for endpoints that take forms (TradeOgre's API, Saxo's token endpoint).
     public static let form = "application/x-www-form-urlencoded"
 }
 

@@ -12,10 +12,17 @@ public import Logging
 /// response → `GatewayError`) and the wording of `malformed_response`. The adapter keeps its own authentication,
 /// URLs and error table, and nothing else about HTTP.
 public struct BrokerHTTPClient: Sendable {
+    /// The broker every transport failure is tagged with (`GatewayError.broker`), so a source line names it.
     public var broker: BrokerKind
+    /// Where calls go: the connection's `BrokerPipeline` chain in production, a replay transport in contract tests.
     public var transport: any BrokerTransport
+    /// The adapter's logger (the connection and broker as metadata), for what the adapter logs itself; each call's
+    /// log line comes from the pipeline.
     public var logger: Logger
+    /// The deadline of a call that does not write (`BrokerCall.isWrite` false), unless the call sets its own.
     public var readTimeout: Duration
+    /// The deadline of a write (placement, change, cancel), unless the call sets its own; usually longer than
+    /// `readTimeout`, since a write cut short leaves its outcome unknown.
     public var writeTimeout: Duration
     /// The broker's error table: the error for a response whose status is not 2xx.
     public var errorTable: @Sendable (_ response: BrokerResponse, _ call: BrokerCall) -> GatewayError
@@ -27,6 +34,8 @@ public struct BrokerHTTPClient: Sendable {
     /// Signs calls whose credentials change (an OAuth access token); `nil` where the adapter's headers suffice.
     public var authenticator: (any BrokerAuthenticator)?
 
+    /// A client with the broker's timeouts, error table and `malformed_response` wording; an adapter makes one per
+    /// connection from its `AdapterContext`.
     public init(
         broker: BrokerKind,
         transport: any BrokerTransport,

@@ -14,13 +14,16 @@ public enum ReadService: String, WireEnum {
 
 /// One connection's answer to a fan-out read, with how old it is and how it was obtained.
 public struct SourceAnswer<Item: Sendable>: Sendable {
+    /// The canonical records this connection answered, in the adapter's order.
     public var items: [Item]
     /// When the broker gave this answer.
     public var asOf: Date
+    /// Whether this read called the broker, shared a call in flight, or reused a recent answer.
     public var served: ReadService
     /// What the answer lacks: an auxiliary call of the read failed and the adapter answered without it.
     public var gaps: [SourceReport.Failure]
 
+    /// An answer; `gaps` lists what an auxiliary call of the read failed to get (see ``ReadGaps``).
     public init(items: [Item], asOf: Date, served: ReadService, gaps: [SourceReport.Failure] = []) {
         self.items = items
         self.asOf = asOf
@@ -34,9 +37,11 @@ public struct SourceAnswer<Item: Sendable>: Sendable {
 /// instead of failing the whole source: the fan-out reports the source `ok` with its `gaps`, and the read `partial`.
 /// Set as a task-local around one connection's part of a read; outside one, recording does nothing.
 public final class ReadGaps: Sendable {
+    /// The collector of the connection's read now running, bound by ``collecting(_:)``; `nil` outside a read.
     @TaskLocal public static var current: ReadGaps?
     private let recorded = Mutex<[SourceReport.Failure]>([])
 
+    /// An empty collector; ``collecting(_:)`` makes and binds one, so callers rarely need this.
     public init() {}
 
     /// Records what the answer lacks, and why.
@@ -44,6 +49,7 @@ public final class ReadGaps: Sendable {
         current?.recorded.withLock { $0.append(SourceReport.Failure(error)) }
     }
 
+    /// Every failure recorded so far, in order; safe to read from any task.
     public var all: [SourceReport.Failure] { recorded.withLock { $0 } }
 
     /// Runs `body` with a fresh collector; returns its result and what was recorded.
@@ -56,14 +62,22 @@ public final class ReadGaps: Sendable {
 
 /// What became of one connection's part in a fan-out read.
 public struct SourceReport: Codable, Sendable, Hashable {
+    /// Whether the connection answered (`ok`, possibly with gaps) or failed (`error`), as the wire's `status`.
     public enum State: String, WireEnum { case ok, error }
 
+    /// The client-safe part of a `GatewayError`, as a source line's `error` (or one of its `gaps`) carries it: no
+    /// broker code, no field details.
     public struct Failure: Codable, Sendable, Hashable {
+        /// The error's code, such as `upstream_timeout`.
         public var code: GatewayError.Code
+        /// The error's message, safe to show a user.
         public var message: String
+        /// Whether reading again may succeed.
         public var retryable: Bool
+        /// Seconds to wait before reading again, where the broker or breaker said.
         public var retryAfter: Double?
 
+        /// The failure as reported for `error`.
         public init(_ error: GatewayError) {
             code = error.code
             message = error.message
@@ -72,18 +86,24 @@ public struct SourceReport: Codable, Sendable, Hashable {
         }
     }
 
+    /// The connection's id (`conn_…`).
     public var connection: String
+    /// The connection's broker, so a client sees which broker was slow or failing without a lookup.
     public var broker: BrokerKind
+    /// `ok` when the connection answered, `error` when it failed or ran out of time.
     public var status: State
+    /// How long this connection's part took, in milliseconds (about its deadline for one that timed out).
     public var latencyMs: Int
     /// When the data was the broker's answer: now for a fresh read, earlier for a shared or cached one.
     public var asOf: Date
     /// How an `ok` answer was obtained; absent for an error.
     public var served: ReadService?
+    /// Why the connection failed; `nil` when `status` is `ok`.
     public var error: Failure?
     /// For an `ok` answer that lacks a part (an auxiliary call failed): what is missing and why. Absent when whole.
     public var gaps: [Failure]?
 
+    /// A source line; an empty `gaps` is stored as `nil`, so a whole answer encodes no `gaps` member.
     public init(
         connection: String,
         broker: BrokerKind,
@@ -107,11 +127,14 @@ public struct SourceReport: Codable, Sendable, Hashable {
 
 /// The answer to a fan-out read: everything that arrived in time, and a line per source.
 public struct FanOut<Item: Sendable>: Sendable {
+    /// Every item that arrived in time, grouped by connection in the order the connections were given.
     public var data: [Item]
+    /// One line per connection asked, in the same order, failed ones included.
     public var sources: [SourceReport]
     /// True when any source failed or timed out, or answered without a part of its read (`gaps`).
     public var partial: Bool { sources.contains { $0.status == .error || $0.gaps != nil } }
 
+    /// A fan-out's answer; `partial` is derived from `sources`, never set.
     public init(data: [Item], sources: [SourceReport]) {
         self.data = data
         self.sources = sources
@@ -129,6 +152,8 @@ public struct BrokerRouter: Sendable {
     /// How long the whole read may take; no source is waited for past it.
     public var overallTimeout: Duration
 
+    /// A router with the given bounds (5 s per connection, 8 s overall by default); a connection that starts late
+    /// gets only what is left of the overall bound.
     public init(perSourceTimeout: Duration = .seconds(5), overallTimeout: Duration = .seconds(8)) {
         self.perSourceTimeout = perSourceTimeout
         self.overallTimeout = overallTimeout

@@ -7,6 +7,7 @@ public import HTTPTypes
 public struct BrokerSocketRequest: Sendable {
     /// `ws://` or `wss://`, path and query included.
     public var url: String
+    /// Sent with the upgrade request; never logged, so they may carry a credential.
     public var headers: HTTPFields
     /// How long connecting and the upgrade may take.
     public var connectTimeout: Duration
@@ -17,6 +18,8 @@ public struct BrokerSocketRequest: Sendable {
     /// As ``BrokerRequest/sandboxOrigin``: set by the adapter registry only.
     public var sandboxOrigin: EgressOrigin?
 
+    /// A socket request with a 10 s connect timeout and 1 MiB messages unless told otherwise; `loggedPath` has no
+    /// default because only the adapter knows which parts of its URL are safe to show.
     public init(
         url: String,
         headers: HTTPFields = [:],
@@ -41,7 +44,9 @@ public struct BrokerSocketRequest: Sendable {
 
 /// One message of a broker's socket.
 public enum BrokerSocketMessage: Sendable, Hashable {
+    /// A text frame's payload (JSON, for Alpaca), decoded as UTF-8.
     case text(String)
+    /// A binary frame's payload, as the broker sent it.
     case binary(Data)
 
     /// The message's bytes (text as UTF-8).
@@ -55,9 +60,12 @@ public enum BrokerSocketMessage: Sendable, Hashable {
 
 /// An open socket: its messages, and a way to send text. Valid only inside ``BrokerSocketTransport/withSocket``.
 public struct BrokerSocket: Sendable {
+    /// The broker's messages in arrival order (fragments joined, pings answered); ends when the broker closes the
+    /// socket and throws `malformed_response` for a message over the size limit. Iterate it from one task.
     public let messages: AsyncThrowingStream<BrokerSocketMessage, any Error>
     let sendText: @Sendable (String) async throws -> Void
 
+    /// A socket over the given stream and sender; transports make it, and tests make one over their own stream.
     public init(
         messages: AsyncThrowingStream<BrokerSocketMessage, any Error>,
         send: @escaping @Sendable (String) async throws -> Void
@@ -66,6 +74,7 @@ public struct BrokerSocket: Sendable {
         self.sendText = send
     }
 
+    /// Sends one text message (a subscription, an authentication); throws when the socket is closed.
     public func send(_ text: String) async throws {
         try await sendText(text)
     }

@@ -4,10 +4,13 @@ public import HTTPTypes
 /// One HTTP exchange with a broker, as the transport and the pipeline's middlewares see it: typed method and
 /// header fields (swift-http-types), plus what the middlewares need to decide without reading the URL or body.
 public struct BrokerRequest: Sendable {
+    /// The HTTP method; with `idempotent` unset, GET, HEAD and OPTIONS count as safe to retry.
     public var method: HTTPRequest.Method
     /// The absolute URL, query included.
     public var url: String
+    /// The fields sent as they are, credentials included: the pipeline logs `loggedPath`, never these.
     public var headers: HTTPFields
+    /// The body's bytes as sent, or `nil` for none; its media type is the `Content-Type` in `headers`.
     public var body: Data?
     /// How long the whole exchange (connect, send, receive the full body) may take; the pipeline also uses it as
     /// the call's deadline (rate-limit waits and retries included).
@@ -27,7 +30,10 @@ public struct BrokerRequest: Sendable {
     /// tenant's `http://127.0.0.1:<port>` included, meets the policy.
     public var sandboxOrigin: EgressOrigin?
 
+    /// Ten seconds: the `timeout` of a request that names none.
     public static let defaultTimeout: Duration = .seconds(10)
+    /// 8 MiB: the `maxResponseBytes` of a request that names none, generous for a list; adapters set less where
+    /// they know the answer's size.
     public static let defaultMaxResponseBytes = 8 * 1024 * 1024
 
     /// `loggedPath` defaults to the URL's path; `idempotent` to GET, HEAD and OPTIONS.
@@ -59,10 +65,14 @@ public struct BrokerRequest: Sendable {
 
 /// A broker's answer.
 public struct BrokerResponse: Sendable {
+    /// The HTTP status as the broker sent it; error statuses arrive here too, for the adapter's error table.
     public var status: Int
+    /// The broker's response fields (rate-limit counters, `Retry-After`, correlation ids).
     public var headers: HTTPFields
+    /// The whole body; `HTTPClientTransport` has held it to the request's `maxResponseBytes`.
     public var body: Data
 
+    /// An answer from its parts, as transports and replay doubles build it.
     public init(status: Int, headers: HTTPFields = [:], body: Data = Data()) {
         self.status = status
         self.headers = headers
@@ -110,5 +120,7 @@ extension HTTPFields {
 /// Implementations throw `GatewayError` (`upstream_timeout`, `upstream_unavailable`, `malformed_response`) for
 /// transport failures and return every HTTP status, error statuses included, for the adapter to interpret.
 public protocol BrokerTransport: Sendable {
+    /// Sends one request and returns the broker's answer whatever its status; called concurrently, and must honour
+    /// task cancellation and `request.timeout`.
     func send(_ request: BrokerRequest) async throws -> BrokerResponse
 }

@@ -2,6 +2,7 @@
 /// (the earliest of the nested ones). The broker-call pipeline bounds its calls by it, so a call never waits for a
 /// rate-limit slot, or retries, past the time its caller will wait for it.
 public enum DeadlineScope {
+    /// The deadline of the work running now; `nil` when nothing bounds it.
     @TaskLocal public static var current: ContinuousClock.Instant?
 }
 

@@ -6,6 +6,8 @@ import Foundation
 /// objects that the payload names (a map keyed by symbol or currency), shown as `{…}`: an answer from a service
 /// posing as a broker must not be readable back through an error message.
 public enum DecodingFailure {
+    /// A client-safe sentence for why `error` kept a body from decoding (`a value of the wrong type at
+    /// positions[0].qty`); any error that is not a `DecodingError` reads as a body that is not the expected JSON.
     public static func describe(_ error: any Error) -> String {
         guard let decoding = error as? DecodingError else { return "a body that is not the expected JSON" }
         switch decoding {

@@ -20,6 +20,10 @@ extension HTTPClientTransport: BrokerSocketTransport {
         try NIOSSLContext(configuration: .makeClientConfiguration())
     }
 
+    /// Opens the socket under the egress policy and runs `body` with it; a URL that is not `ws://`/`wss://` is an
+    /// `invalid_request`, a destination the policy refuses `egress_refused`, a refused or unreachable upgrade
+    /// `upstream_unavailable`, a slow one `upstream_timeout` (`connectTimeout`). The socket is closed when `body`
+    /// returns or throws.
     public func withSocket<Output: Sendable>(
         _ request: BrokerSocketRequest,
         _ body: @Sendable (BrokerSocket) async throws -> Output

@@ -17,6 +17,7 @@ import NIOHTTP1
 /// rebinding) gains nothing. An address literal is checked as it is. A call of a `sandbox://` connection
 /// (``BrokerRequest/sandboxOrigin``) may reach exactly its sandbox's loopback origin, never `/_sandbox/`.
 public struct HTTPClientTransport: BrokerTransport {
+    /// The rules every call's URL and resolved addresses must pass; fixed for the transport's life.
     public let policy: EgressPolicy
     /// The bytes of answers this transport's calls may hold at once (the gateway's one transport: the process's).
     public let responseBudget: ResponseBudget
@@ -41,6 +42,10 @@ public struct HTTPClientTransport: BrokerTransport {
         self.responseBudget = responseBudget
     }
 
+    /// Sends one call under the egress policy, `request.timeout` and `request.maxResponseBytes`. Any HTTP status is
+    /// returned as is; failures are `GatewayError`s: `egress_refused`, `upstream_timeout`, `upstream_unavailable`
+    /// (unreachable, or the response budget is spent), `malformed_response` (body over the limit), or
+    /// `CancellationError` when the task is cancelled.
     public func send(_ request: BrokerRequest) async throws -> BrokerResponse {
         let target = try checkedTarget(request)
         let host = BrokerText.sanitized(target.host, limit: 100)

@@ -5,6 +5,7 @@ public struct LinkStart: Codable, Sendable, Hashable {
     /// The broker's login page (a popup or a browser tab).
     public var popupURL: String
 
+    /// A link start pointing the browser at `popupURL`.
     public init(popupURL: String) {
         self.popupURL = popupURL
     }
@@ -12,9 +13,12 @@ public struct LinkStart: Codable, Sendable, Hashable {
 
 /// A question the broker asks before it opens a session (TradeIt's security question).
 public struct Challenge: Codable, Sendable, Hashable {
+    /// The broker's question, to show the user.
     public var question: String
+    /// The answers to choose from, for a multiple-choice question; empty when the answer is free text.
     public var options: [String]
 
+    /// A challenge; `options` defaults to none, a free-text answer.
     public init(question: String, options: [String] = []) {
         self.question = question
         self.options = options
@@ -23,7 +27,9 @@ public struct Challenge: Codable, Sendable, Hashable {
 
 /// What authenticating a connection came to.
 public enum AuthenticationOutcome: Sendable, Hashable {
+    /// A session is open; calls may proceed.
     case authenticated
+    /// The broker asks a question first; the connection becomes `challenge_required` until it is answered.
     case challengeRequired(Challenge)
 }
 

@@ -8,18 +8,24 @@ public struct OrderIntent: Sendable, Hashable {
     public var clientOrderId: String?
     /// `nil` matches any account.
     public var accountId: String?
+    /// The canonical symbol; a broker order must carry the same one.
     public var symbol: String
+    /// The direction asked for; a broker that reports `buy`/`sell` for `buy_to_cover`/`sell_short` still matches.
     public var side: OrderSide
+    /// The order type asked for, matched exactly.
     public var type: OrderType
     /// The units asked for; `nil` for an order sized in money (`notional`).
     public var quantity: Decimal?
     /// The money asked for, for an order sized in money.
     public var notional: Decimal?
+    /// The limit price asked for, matched exactly (`nil` matches only an order without one).
     public var limitPrice: Decimal?
+    /// The stop price asked for, matched exactly (`nil` matches only an order without one).
     public var stopPrice: Decimal?
     /// When the placement was sent, on the gateway's clock.
     public var sentAt: Date
 
+    /// An intent from its parts; ``init(_:clientOrderId:sentAt:)`` makes one from a canonical request.
     public init(
         clientOrderId: String?,
         accountId: String?,
@@ -74,6 +80,7 @@ public struct OrderMatcher: Sendable {
     /// How far the broker's clock may be behind the gateway's.
     public var clockSkew: TimeInterval
 
+    /// A matcher allowing `clockSkew` seconds (one minute by default) between the two clocks.
     public init(clockSkew: TimeInterval = 60) {
         self.clockSkew = clockSkew
     }

@@ -19,6 +19,7 @@ public final class ResponseBudget: Sendable {
     /// once (most are kilobytes), and a bound a hostile broker cannot push the process past.
     public static let defaultLimit = 256 * 1024 * 1024
 
+    /// A budget of `limit` bytes (at least 1); share one instance between every call that should count together.
     public init(limit: Int = ResponseBudget.defaultLimit) {
         self.limit = max(1, limit)
     }

@@ -13,18 +13,28 @@ public import Foundation
 /// re-arms once the condition no longer holds (the price crosses back), so it fires once per crossing; with `once`
 /// a firing disables the alert. Order alerts fire once for each matching order, whatever `rearm` says.
 public struct Alert: Codable, Sendable, Hashable {
+    /// The gateway's id for the alert.
     public var id: String
+    /// A name for people (trimmed of surrounding spaces, not unique); `nil` when none was given.
     public var name: String?
+    /// What the alert watches and when it fires.
     public var rule: AlertRule
+    /// Where a firing is delivered besides the user's stream.
     public var channels: AlertChannels
+    /// Whether the alert may fire: a disabled alert never does (a `once` alert disables itself when it fires).
     public var enabled: Bool
+    /// What a price alert does after it fires (see above).
     public var rearm: AlertRearm
     /// Whether a price alert would fire on its condition now (`false` between a firing and the price crossing back).
     public var armed: Bool
+    /// When the alert was created.
     public var createdAt: Date?
+    /// When the alert was last changed.
     public var updatedAt: Date?
+    /// When the alert last fired; `nil` before its first firing.
     public var lastFiredAt: Date?
 
+    /// An alert; a new one is enabled, armed and re-arms on `cross_back`.
     public init(
         id: String,
         name: String? = nil,

@@ -2,22 +2,29 @@ import Foundation
 
 /// Where an alert is delivered besides the user's stream (which always carries it).
 public struct AlertChannels: Codable, Sendable, Hashable {
+    /// POST every firing's notification to this webhook; `nil` for none.
     public var webhook: Webhook?
+    /// Push every firing through APNs; `nil` for none.
     public var apns: APNs?
 
+    /// Channels; none at all leaves the user's stream as the only one.
     public init(webhook: Webhook? = nil, apns: APNs? = nil) {
         self.webhook = webhook
         self.apns = apns
     }
 
+    /// A webhook: each notification is POSTed as JSON to `url`, signed with the alert's secret
+    /// (`BrokerGateway-Signature`), and retried with backoff on network errors, 5xx, 408 and 429.
     public struct Webhook: Codable, Sendable, Hashable {
         /// An http(s) URL on a public address (the gateway's egress policy).
         public var url: String
 
+        /// A webhook to `url` (checked with the alert's input, not here).
         public init(url: String) { self.url = url }
 
         enum CodingKeys: String, CodingKey, CaseIterable { case url }
 
+        /// Closed, as every request body: an unknown field is refused (``StrictKeys``).
         public init(from decoder: any Decoder) throws {
             try StrictKeys.reject(unknownKeysIn: decoder, known: CodingKeys.self)
             let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -40,11 +47,13 @@ public struct AlertChannels: Codable, Sendable, Hashable {
             case all
         }
 
+        /// Push to one device token, as hex.
         public init(deviceToken: String) {
             self.deviceToken = deviceToken
             self.devices = nil
         }
 
+        /// Push to the active push tokens of the user's devices.
         public init(devices: Devices) {
             self.deviceToken = nil
             self.devices = devices
@@ -52,6 +61,8 @@ public struct AlertChannels: Codable, Sendable, Hashable {
 
         enum CodingKeys: String, CodingKey, CaseIterable { case deviceToken, devices }
 
+        /// Closed: an unknown field or `devices` value is refused. That exactly one of the two is given is the input's
+        /// rule (a 422 naming `channels.apns`), not a decoding error.
         public init(from decoder: any Decoder) throws {
             try StrictKeys.reject(unknownKeysIn: decoder, known: CodingKeys.self)
             let c = try decoder.container(keyedBy: CodingKeys.self)
@@ -94,6 +105,7 @@ public struct AlertChannels: Codable, Sendable, Hashable {
 
     enum CodingKeys: String, CodingKey, CaseIterable { case webhook, apns }
 
+    /// Closed, as every request body: an unknown field is refused (``StrictKeys``).
     public init(from decoder: any Decoder) throws {
         try StrictKeys.reject(unknownKeysIn: decoder, known: CodingKeys.self)
         let c = try decoder.container(keyedBy: CodingKeys.self)

@@ -4,13 +4,17 @@ public import Foundation
 public struct AlertDeliveryAttempt: Codable, Sendable, Hashable {
     /// `dlv_…`
     public var id: String
+    /// The alert whose notification this was.
     public var alertId: String
     /// The notification's event id (`BrokerGateway-Event-Id`): the same for every attempt of one notification.
     public var eventId: String
+    /// The channel tried: the webhook or APNs.
     public var channel: AlertChannel
     /// 1 for the first attempt of the notification on this channel.
     public var attempt: Int
+    /// When the attempt was made.
     public var at: Date
+    /// How the attempt ended.
     public var outcome: AlertDeliveryOutcome
     /// The receiver's HTTP status, when it answered.
     public var httpStatus: Int?
@@ -22,6 +26,7 @@ public struct AlertDeliveryAttempt: Codable, Sendable, Hashable {
     /// device's pushes are attempts of their own.
     public var deviceId: String?
 
+    /// A log entry of one attempt.
     public init(
         id: String,
         alertId: String,

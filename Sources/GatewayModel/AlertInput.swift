@@ -3,12 +3,18 @@ import Foundation
 /// An alert as a client creates (`POST`: `rule` required) or changes it (`PATCH`: what is given replaces, what is
 /// absent is kept; `channels` given replaces all of them). Closed: an unknown field is refused.
 public struct AlertInput: Codable, Sendable, Hashable {
+    /// A name for people: 1 to ``maximumNameLength`` characters once trimmed of surrounding spaces; not unique.
     public var name: String?
+    /// What the alert watches: required to create, replaced whole when given to a change.
     public var rule: AlertRuleInput?
+    /// Where firings are delivered besides the stream; given to a change, it replaces every channel.
     public var channels: AlertChannels?
+    /// Whether the alert may fire; a new alert is enabled unless this says `false`.
     public var enabled: Bool?
+    /// What a price alert does after it fires; `cross_back` unless given.
     public var rearm: AlertRearm?
 
+    /// An input as a client builds it; ``problems(creating:)`` says whether it is valid.
     public init(
         name: String? = nil,
         rule: AlertRuleInput? = nil,
@@ -25,6 +31,7 @@ public struct AlertInput: Codable, Sendable, Hashable {
 
     enum CodingKeys: String, CodingKey, CaseIterable { case name, rule, channels, enabled, rearm }
 
+    /// Closed, as every request body: an unknown field is refused (``StrictKeys``).
     public init(from decoder: any Decoder) throws {
         try StrictKeys.reject(unknownKeysIn: decoder, known: CodingKeys.self)
         let c = try decoder.container(keyedBy: CodingKeys.self)

@@ -4,6 +4,7 @@ public import Foundation
 /// an APNs push summarises it. `eventId` is the same on every channel and every retry of one firing
 /// (`BrokerGateway-Event-Id`), so a receiver can drop duplicates.
 public struct AlertNotification: Codable, Sendable, Hashable {
+    /// What made the notification: a price rule, an order rule, or a test.
     public enum Kind: String, WireEnum {
         case price
         case order
@@ -13,8 +14,11 @@ public struct AlertNotification: Codable, Sendable, Hashable {
 
     /// `evt_…`
     public var eventId: String
+    /// The alert that fired.
     public var alertId: String
+    /// The alert's name when it fired, where it has one (an APNs push's title).
     public var alertName: String?
+    /// What made the notification.
     public var kind: Kind
     /// What the rule was, for a reader that does not keep alerts.
     public var rule: AlertRule
@@ -26,8 +30,10 @@ public struct AlertNotification: Codable, Sendable, Hashable {
     public var quote: Quote?
     /// The order change that fired an order alert (for `unknown`, the update that made it unknown).
     public var orderUpdate: OrderUpdate?
+    /// When the alert fired.
     public var firedAt: Date
 
+    /// A notification of one firing; `eventId` is made once and kept for every channel and retry.
     public init(
         eventId: String,
         alertId: String,

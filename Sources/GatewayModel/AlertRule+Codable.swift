@@ -16,6 +16,7 @@ extension AlertRule: Codable {
         }
     }
 
+    /// Reads the flat wire form and checks it: a rule that is not valid is a decoding error that lists its problems.
     public init(from decoder: any Decoder) throws {
         let input = try AlertRuleInput(from: decoder)
         switch input.checked() {
@@ -30,6 +31,7 @@ extension AlertRule: Codable {
         }
     }
 
+    /// Writes the flat wire form, ``input``.
     public func encode(to encoder: any Encoder) throws {
         try input.encode(to: encoder)
     }

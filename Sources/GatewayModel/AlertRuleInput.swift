@@ -4,15 +4,26 @@ public import Foundation
 /// misplaced field (that is a rule of the request, a 422 from `AlertInput.problems`); only an unknown field, a
 /// wrong type or an unknown enum value is a decoding error.
 public struct AlertRuleInput: Codable, Sendable, Hashable {
+    /// Which kind of rule: it decides which of the other fields apply.
     public var type: AlertRuleType
+    /// Price rules: the instrument watched (symbol, and asset class when ambiguous).
     public var instrument: InstrumentReference?
+    /// Watch only this connection (one of the user's); `nil` for all of the user's connections.
     public var connectionId: String?
+    /// Price rules: `above`, `below` or `percent_move`.
     public var condition: AlertCondition?
+    /// Price rules: the price to cross (greater than 0, within ``DecimalBounds/price``), or for `percent_move` the
+    /// percent (greater than 0, at most ``maximumPercent``).
     @OptionalDecimalString public var threshold: Decimal?
+    /// `percent_move` only: how far back, in seconds, the prices compared reach (``windowSecondsRange``).
     public var windowSeconds: Int?
+    /// Order rules: which outcome fires the alert.
     public var on: AlertOrderEvent?
+    /// Order rules on `unknown` only: how many seconds an order's outcome may stay unknown before the alert fires
+    /// (``unknownForSecondsRange``).
     public var unknownForSeconds: Int?
 
+    /// A rule as a client writes it; ``checked(field:)`` says whether it is valid.
     public init(
         type: AlertRuleType,
         instrument: InstrumentReference? = nil,

@@ -9,6 +9,7 @@ public enum CandleInterval: String, WireEnum {
     case oneDay = "1d"
     case oneWeek = "1w"
 
+    /// The width in minutes (a week is 10,080), for stepping through time and sizing a broker request.
     public var minutes: Int {
         switch self {
         case .oneMinute: 1

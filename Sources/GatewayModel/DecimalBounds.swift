@@ -13,6 +13,7 @@ public struct DecimalBounds: Sendable, Hashable {
     /// The most digits allowed after the decimal point.
     public var fractionDigits: Int
 
+    /// Bounds of at most 10^`maximumExponent` in size and `fractionDigits` digits after the point.
     public init(maximumExponent: Int, fractionDigits: Int) {
         self.maximumExponent = maximumExponent
         self.fractionDigits = fractionDigits

@@ -11,8 +11,11 @@ public import Foundation
 /// `encodeDecimal(_:forKey:)`): the same text, the same errors with the same coding paths.
 @propertyWrapper
 public struct DecimalString: Codable, Sendable, Hashable {
+    /// The decimal itself, as the model's code sees it.
     public var wrappedValue: Decimal
 
+    /// Wraps `wrappedValue`: what the compiler calls when a wrapped property is first set (in a memberwise or
+    /// hand-written `init`).
     public init(wrappedValue: Decimal) {
         self.wrappedValue = wrappedValue
     }
@@ -22,6 +25,7 @@ public struct DecimalString: Codable, Sendable, Hashable {
         wrappedValue = try decoder.singleValueContainer().decodeDecimal()
     }
 
+    /// Writes the canonical text as a JSON string (`"123.45"`), never a number.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(DecimalText.format(wrappedValue))

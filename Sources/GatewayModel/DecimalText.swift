@@ -30,6 +30,7 @@ public enum DecimalText {
         /// ("has more than 38 significant digits …").
         case inexact(problem: String)
 
+        /// The refusal as a field problem's text, ready for a client's 422.
         public var problem: String {
             switch self {
             case .notADecimal: "must be a decimal number, as a string or a number"

@@ -5,16 +5,24 @@ public import Foundation
 ///
 /// `progress` is never stored: a read computes it from live positions (see `Goal.Progress`).
 public struct Goal: Codable, Sendable, Hashable {
+    /// The gateway's id for the goal.
     public var id: String
+    /// The goal's name, unique among the user's goals (trimmed of surrounding spaces).
     public var name: String
+    /// The value to reach, in `currency`: greater than 0.
     @DecimalString public var targetValue: Decimal
+    /// The currency of the target and of the progress (upper case: `EUR`, `USD`, `BTC`).
     public var currency: String
+    /// The holdings allocated to the goal, in the order the user gave them.
     public var allocations: [Allocation]
+    /// When the goal was created.
     public var createdAt: Date?
+    /// When the goal was last changed.
     public var updatedAt: Date?
     /// What the allocations are worth now, in `currency`; absent where the goal is only stored.
     public var progress: Progress?
 
+    /// A goal; `progress` is added by a read, never stored.
     public init(
         id: String,
         name: String,
@@ -38,12 +46,19 @@ public struct Goal: Codable, Sendable, Hashable {
     /// A holding allocated to a goal: the instrument `symbol` (of `assetClass`, when given) held at `connectionId`,
     /// by `quantity` (units) or by `percent` of what is held there: exactly one of the two.
     public struct Allocation: Codable, Sendable, Hashable {
+        /// The user's connection (`conn_…`) that holds the instrument.
         public var connectionId: String
+        /// The instrument's canonical symbol, compared case-insensitively (stored upper-cased).
         public var symbol: String
+        /// Narrows the match to this asset class, when the symbol alone is ambiguous.
         public var assetClass: AssetClass?
+        /// Units allocated: greater than 0, within ``DecimalBounds/quantity``; or `nil` when allocated by `percent`.
         @OptionalDecimalString public var quantity: Decimal?
+        /// The percent of what the connection holds (greater than 0, at most 100; 25 is a quarter); or `nil` when
+        /// allocated by `quantity`.
         @OptionalDecimalString public var percent: Decimal?
 
+        /// An allocation; exactly one of `quantity` and `percent` (``GoalInput/problems(creating:)`` checks it).
         public init(connectionId: String, symbol: String, assetClass: AssetClass? = nil, quantity: Decimal? = nil, percent: Decimal? = nil) {
             self.connectionId = connectionId
             self.symbol = symbol
@@ -78,13 +93,18 @@ public struct Goal: Codable, Sendable, Hashable {
     /// the target is passed), `remaining` is what is still missing (never negative). An allocation that could not be
     /// valued is in no sum and says why (`problem`); then `complete` is false.
     public struct Progress: Codable, Sendable, Hashable {
+        /// What the valued allocations are worth now, in the goal's currency.
         @DecimalString public var currentValue: Decimal
+        /// `currentValue / targetValue`, rounded to 6 places: 0.5 is halfway, above 1 once the target is passed.
         @DecimalString public var progress: Decimal
+        /// What is still missing to the target, in the goal's currency: never negative.
         @DecimalString public var remaining: Decimal
+        /// Whether every allocation could be valued; `false` when one says why not (`problem`).
         public var complete: Bool
         /// One per allocation of the goal, in the same order.
         public var allocations: [AllocationValue]
 
+        /// A goal's progress, as ``Goal/Progress`` describes its parts.
         public init(currentValue: Decimal, progress: Decimal, remaining: Decimal, complete: Bool, allocations: [AllocationValue]) {
             self.currentValue = currentValue
             self.progress = progress
@@ -112,19 +132,31 @@ public struct Goal: Codable, Sendable, Hashable {
     /// held), its value in the goal's currency and the rate used. `shortfall` is how much of the allocated quantity
     /// is no longer held (the position shrank since); the value counts only what is held.
     public struct AllocationValue: Codable, Sendable, Hashable {
+        /// The connection of the allocation.
         public var connectionId: String
+        /// The symbol of the allocation, as the goal names it.
         public var symbol: String
+        /// What the connection holds of the instrument now (every account of it together); 0 when nothing is held,
+        /// `nil` when it could not be read.
         @OptionalDecimalString public var heldQuantity: Decimal?
+        /// The units the allocation stands for: its `quantity`, or its `percent` of `heldQuantity`; `nil` when a percent
+        /// cannot be worked out (nothing read).
         @OptionalDecimalString public var quantity: Decimal?
+        /// How much of the allocated quantity is no longer held; `nil` when nothing is missing or it is not known.
         @OptionalDecimalString public var shortfall: Decimal?
         /// In the position's currency.
         @OptionalDecimalString public var marketValue: Decimal?
+        /// The position's currency: that of `marketValue`.
         public var positionCurrency: String?
         /// In the goal's currency.
         @OptionalDecimalString public var value: Decimal?
+        /// The rate `value` was converted at, from the position's currency into the goal's; `nil` when there is no
+        /// value.
         public var rate: Portfolio.FXRate?
+        /// Why the allocation has no value now; `nil` when it has one.
         public var problem: Problem?
 
+        /// An allocation's line; what could not be worked out stays `nil`.
         public init(
             connectionId: String,
             symbol: String,
@@ -153,14 +185,22 @@ public struct Goal: Codable, Sendable, Hashable {
     /// Every goal together, in one currency: targets and current values converted and summed. A goal whose target
     /// or value cannot be converted is in neither sum and is named in `unconverted` (by id).
     public struct Overall: Codable, Sendable, Hashable {
+        /// The currency every amount here is in.
         public var currency: String
+        /// The sum of the converted targets.
         @DecimalString public var targetValue: Decimal
+        /// The sum of the converted current values.
         @DecimalString public var currentValue: Decimal
+        /// `currentValue / targetValue`, rounded to 6 places; `nil` when there is no target (no goal converted).
         @OptionalDecimalString public var progress: Decimal?
+        /// What is still missing to the summed target: never negative.
         @DecimalString public var remaining: Decimal
+        /// The rate used for each goal currency converted (none for the overall currency itself).
         public var fxRates: [Portfolio.FXRate]
+        /// The ids of the goals left out of both sums: no rate converts them, or they have no progress.
         public var unconverted: [String]
 
+        /// The overall figures, as ``Goal/Overall`` describes them.
         public init(
             currency: String,
             targetValue: Decimal,

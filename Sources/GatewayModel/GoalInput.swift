@@ -3,11 +3,17 @@ public import Foundation
 /// A goal as a client creates (`POST`, every field but none may be left out) or changes it (`PUT`: what is given
 /// replaces, what is absent is kept). Closed: an unknown field is refused.
 public struct GoalInput: Codable, Sendable, Hashable {
+    /// The goal's name: 1 to 100 characters once trimmed of surrounding spaces, unique among the user's goals.
     public var name: String?
+    /// The value to reach: greater than 0, within ``targetBounds`` (never rounded).
     @OptionalDecimalString public var targetValue: Decimal?
+    /// The goal's currency: a code of 2 to 10 letters or digits (`EUR`, `BTC`), stored upper-cased.
     public var currency: String?
+    /// The holdings allocated (at most ``maximumAllocations``); given to a change, they replace all of them and are
+    /// checked again against live positions.
     public var allocations: [Goal.Allocation]?
 
+    /// An input as a client builds it; ``problems(creating:)`` says whether it is valid.
     public init(name: String? = nil, targetValue: Decimal? = nil, currency: String? = nil, allocations: [Goal.Allocation]? = nil) {
         self.name = name
         self.targetValue = targetValue

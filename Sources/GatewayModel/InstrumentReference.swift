@@ -1,8 +1,11 @@
 /// How a client names an instrument in a request: a canonical symbol, with the asset class when it is ambiguous.
 public struct InstrumentReference: Codable, Sendable, Hashable {
+    /// The canonical symbol (`AAPL`, `EUR/USD`, `BTC/USD`).
     public var symbol: String
+    /// The asset class, when the symbol alone is ambiguous; `nil` leaves it to ``impliedAssetClass``.
     public var assetClass: AssetClass?
 
+    /// A reference to the instrument `symbol`, of `assetClass` when given.
     public init(symbol: String, assetClass: AssetClass? = nil) {
         self.symbol = symbol
         self.assetClass = assetClass
@@ -10,6 +13,7 @@ public struct InstrumentReference: Codable, Sendable, Hashable {
 
     enum CodingKeys: String, CodingKey, CaseIterable { case symbol, assetClass }
 
+    /// Closed, as every request body: an unknown field is refused, never dropped (``StrictKeys``).
     public init(from decoder: any Decoder) throws {
         try StrictKeys.reject(unknownKeysIn: decoder, known: CodingKeys.self)
         let c = try decoder.container(keyedBy: CodingKeys.self)

@@ -4,8 +4,11 @@ public import Foundation
 /// at all (never `null`), as `encodeIfPresent` does for the model's other optional fields.
 @propertyWrapper
 public struct OptionalDecimalString: Codable, Sendable, Hashable {
+    /// The decimal itself, or `nil` for an absent field.
     public var wrappedValue: Decimal?
 
+    /// Wraps `wrappedValue`: what the compiler calls when a wrapped property is first set (in a memberwise or
+    /// hand-written `init`).
     public init(wrappedValue: Decimal?) {
         self.wrappedValue = wrappedValue
     }
@@ -15,11 +18,14 @@ public struct OptionalDecimalString: Codable, Sendable, Hashable {
         wrappedValue = nil
     }
 
+    /// The whole value is the decimal or `null` (outside a keyed container, which the overloads below serve).
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         wrappedValue = container.decodeNil() ? nil : try container.decodeDecimal()
     }
 
+    /// Writes the canonical text as a JSON string, or `null` for `nil` (in a keyed container the overload below writes
+    /// no key instead).
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         if let wrappedValue {

@@ -12,22 +12,44 @@ public import Foundation
 public struct Order: Codable, Sendable, Hashable {
     /// The gateway's id for the order: opaque, stable across replaces.
     public var id: String
+    /// The broker's own id for the order (the one `GET /v1/orders?brokerOrderId=` finds); `nil` while the gateway knows
+    /// none, as for a placement whose outcome is still unknown.
     public var brokerOrderId: String?
+    /// The client order id: for an order placed through the gateway, the caller's or the one the gateway made (derived
+    /// from the `Idempotency-Key`); for an order placed elsewhere, the broker's (its order id where the broker has
+    /// none, as TradeIt).
     public var clientOrderId: String
+    /// The gateway connection (`conn_…`) the order was placed through or seen at.
     public var connectionId: String
+    /// The dialect of that connection's broker.
     public var broker: BrokerKind
+    /// The broker's account id the order belongs to (`Account.id`).
     public var accountId: String
+    /// The instrument traded.
     public var instrument: Instrument
+    /// Whether the order buys or sells (and whether it opens or covers a short).
     public var side: OrderSide
+    /// How the order is priced: market, limit, stop or stop limit.
     public var type: OrderType
+    /// How long the order stays working.
     public var timeInForce: TimeInForce
+    /// Units ordered. For an order sized in money (`notional`) the broker decides the units as it fills: until then
+    /// this reads as the quantity filled so far (0 for an unfilled order).
     @DecimalString public var quantity: Decimal
+    /// The limit price, for `limit` and `stop_limit` orders; `nil` for the others.
     @OptionalDecimalString public var limitPrice: Decimal?
+    /// The stop (trigger) price, for `stop` and `stop_limit` orders; `nil` for the others.
     @OptionalDecimalString public var stopPrice: Decimal?
+    /// The gateway's state of the order, mapped from the broker's: what to act on (see ``OrderStatus``).
     public var status: OrderStatus
+    /// Units filled so far: 0 before the first fill.
     @DecimalString public var filledQuantity: Decimal
+    /// The average price of the fills so far; `nil` before the first fill or where the broker does not say.
     @OptionalDecimalString public var averageFillPrice: Decimal?
+    /// When the order was created: the broker's time where it reports one, else the gateway's at placement; `nil` when
+    /// neither is known.
     public var createdAt: Date?
+    /// When the order last changed, where known: the broker's time, or the gateway's when it recorded the change.
     public var updatedAt: Date?
     /// For `gtd` orders: when the order expires.
     public var expiresAt: Date?
@@ -52,6 +74,7 @@ public struct Order: Codable, Sendable, Hashable {
     /// broker's own report.
     public var source: OrderSource?
 
+    /// An order as an adapter maps it from its broker's answer (or the journal rebuilds it); unknown parts stay `nil`.
     public init(
         id: String,
         brokerOrderId: String?,

@@ -3,14 +3,20 @@ public import Foundation
 /// The resting orders of one instrument at one broker: bids best (highest) first, asks best (lowest) first, at most
 /// the depth asked for on each side. Prices and sizes are decimals, written as strings.
 public struct OrderBook: Codable, Sendable, Hashable {
+    /// The instrument whose book this is.
     public var instrument: Instrument
+    /// The gateway connection whose broker gave the book.
     public var connectionId: String?
+    /// The dialect of that connection's broker.
     public var broker: BrokerKind?
+    /// The buy side: highest price first.
     public var bids: [OrderBookLevel]
+    /// The sell side: lowest price first.
     public var asks: [OrderBookLevel]
     /// When the broker took the book, when it says (TradeOgre does not).
     public var time: Date?
 
+    /// A book as the broker sent it; ``normalized(depth:)`` puts it in canonical order.
     public init(
         instrument: Instrument,
         connectionId: String? = nil,

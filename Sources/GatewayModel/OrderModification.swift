@@ -2,13 +2,18 @@ public import Foundation
 
 /// A change to a working order. Fields left `nil` keep their value.
 public struct OrderModification: Codable, Sendable, Hashable {
+    /// The new number of units: greater than 0, within ``DecimalBounds/quantity`` (never rounded).
     @OptionalDecimalString public var quantity: Decimal?
+    /// The new limit price: greater than 0, within ``DecimalBounds/price`` (never rounded).
     @OptionalDecimalString public var limitPrice: Decimal?
+    /// The new stop price: greater than 0, within ``DecimalBounds/price`` (never rounded).
     @OptionalDecimalString public var stopPrice: Decimal?
+    /// The new time in force.
     public var timeInForce: TimeInForce?
     /// Saxo's seed flow turns a market order into a limit order and back.
     public var type: OrderType?
 
+    /// A change; a field left `nil` keeps the order's value.
     public init(
         quantity: Decimal? = nil,
         limitPrice: Decimal? = nil,
@@ -36,10 +41,13 @@ public struct OrderModification: Codable, Sendable, Hashable {
         type = try c.decodeIfPresent(OrderType.self, forKey: .type)
     }
 
+    /// Whether the change names no field at all: such a body is refused (`body` must change something).
     public var isEmpty: Bool {
         quantity == nil && limitPrice == nil && stopPrice == nil && timeInForce == nil && type == nil
     }
 
+    /// What is wrong with the change, field by field: an empty change, a value not greater than 0 or beyond its
+    /// ``DecimalBounds``. Whether the broker can make the change is the adapter's rule.
     public func problems() -> [FieldProblem] {
         var problems: [FieldProblem] = []
         if isEmpty {

@@ -2,13 +2,20 @@ public import Foundation
 
 /// What a client asks the gateway to place.
 public struct OrderRequest: Codable, Sendable, Hashable {
+    /// The longest `clientOrderId` accepted, in characters: ``problems()`` refuses a longer one.
     public static let maximumClientOrderIdLength = 48
 
+    /// The gateway connection (`conn_…`) to place the order through.
     public var connectionId: String
+    /// The account at that connection's broker (`Account.id`).
     public var accountId: String
+    /// The instrument to trade; on the wire it travels flat, as `symbol` and `assetClass`.
     public var instrument: InstrumentReference
+    /// Whether to buy or sell (or sell short, or buy to cover).
     public var side: OrderSide
+    /// How the order is priced; it decides whether `limitPrice` and `stopPrice` are required or refused.
     public var type: OrderType
+    /// How long the order works; `day` when the body leaves it out.
     public var timeInForce: TimeInForce
     /// Units to trade. Exactly one of `quantity` and `notional` is set.
     public var quantity: Decimal?
@@ -16,7 +23,11 @@ public struct OrderRequest: Codable, Sendable, Hashable {
     /// fills. Exactly one of `quantity` and `notional` is set; only brokers whose capabilities list `notionalOrders`
     /// take one (Alpaca: market orders, day for equities, fractionable assets).
     public var notional: Decimal?
+    /// The limit price: required for `limit` and `stop_limit`, refused for the other types; greater than 0, within
+    /// ``DecimalBounds/price`` (never rounded).
     public var limitPrice: Decimal?
+    /// The stop (trigger) price: required for `stop` and `stop_limit`, refused for the other types; greater than 0,
+    /// within ``DecimalBounds/price`` (never rounded).
     public var stopPrice: Decimal?
     /// The caller's id for the order; the gateway makes one when it is missing.
     public var clientOrderId: String?
@@ -25,6 +36,7 @@ public struct OrderRequest: Codable, Sendable, Hashable {
     /// A preview made earlier by `POST /v1/orders/preview` that this placement confirms.
     public var previewId: String?
 
+    /// A request as a client builds it: `quantity` or `notional`, exactly one; ``problems()`` says whether it is valid.
     public init(
         connectionId: String,
         accountId: String,
@@ -83,6 +95,8 @@ public struct OrderRequest: Codable, Sendable, Hashable {
         previewId = try c.decodeIfPresent(String.self, forKey: .previewId)
     }
 
+    /// The wire form ``init(from:)`` reads: the instrument flat (`symbol`, `assetClass`), decimals as strings, absent
+    /// fields left out.
     public func encode(to encoder: any Encoder) throws {
         var c = encoder.container(keyedBy: CodingKeys.self)
         try c.encode(connectionId, forKey: .connectionId)

@@ -1,3 +1,5 @@
+/// Which way an order trades: `buy`, `sell`, `sell_short` (sell what the account does not hold, opening a short) and
+/// `buy_to_cover` (buy back what was sold short).
 public enum OrderSide: String, WireEnum {
     case buy, sell
     case sellShort = "sell_short"

@@ -26,10 +26,13 @@ public struct OrderUpdate: Codable, Sendable, Hashable {
         case statusChanged = "status_changed"
     }
 
+    /// What happened to the order.
     public var kind: Kind
     /// The gateway's order id.
     public var orderId: String
+    /// The gateway connection (`conn_…`) of the order.
     public var connectionId: String
+    /// The dialect of that connection's broker, where the journal knows it.
     public var broker: BrokerKind?
     /// The broker's order status after the change, where known.
     public var status: OrderStatus?
@@ -38,8 +41,10 @@ public struct OrderUpdate: Codable, Sendable, Hashable {
     public var order: Order?
     /// Human-readable detail (a rejection's reason, say); never a secret.
     public var detail: String?
+    /// When the gateway's journal recorded the change.
     public var at: Date
 
+    /// An update of the order `orderId`, as the journal's event says.
     public init(
         kind: Kind,
         orderId: String,

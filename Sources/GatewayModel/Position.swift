@@ -18,8 +18,11 @@ public import Foundation
 /// ``signedLikeQuantity(_:quantity:)``), whatever the broker sends: Alpaca signs cost basis and market value like
 /// the quantity already, TradeIt sends a short's `costbasis` as a positive amount.
 public struct Position: Codable, Sendable, Hashable {
+    /// The gateway connection (`conn_…`) of the account.
     public var connectionId: String
+    /// The broker's account id (`Account.id`).
     public var accountId: String
+    /// The instrument held; the broker's own identity of it is in `instrument.brokerKey`.
     public var instrument: Instrument
     /// Signed: negative is short.
     @DecimalString public var quantity: Decimal
@@ -36,11 +39,15 @@ public struct Position: Codable, Sendable, Hashable {
     @OptionalDecimalString public var lastPrice: Decimal?
     /// The currency of prices and values above.
     public var currency: String
+    /// When the broker says the figures were taken; `nil` when it does not (the time of the read is its source line's
+    /// `asOf`).
     public var asOf: Date?
     /// The gain (positive) or loss (negative) of the position since the previous close, in `currency`, for longs
     /// and shorts alike; where the broker reports it.
     @OptionalDecimalString public var dayChange: Decimal?
 
+    /// A position as an adapter maps it: signs already in the convention above (see
+    /// ``signedLikeQuantity(_:quantity:)``).
     public init(
         connectionId: String,
         accountId: String,

@@ -1,22 +1,39 @@
 public import Foundation
 
-/// A market snapshot for one instrument.
+/// A market snapshot for one instrument, as one broker reports it. Prices are decimals (strings on the wire) in the
+/// currency the instrument is quoted in; a field the broker does not report is absent.
 public struct Quote: Codable, Sendable, Hashable {
+    /// The instrument quoted.
     public var instrument: Instrument
+    /// The gateway connection whose broker gave the quote.
     public var connectionId: String?
+    /// The best bid: the highest price a buyer offers; absent when there is none (an empty side) or the broker does not
+    /// say.
     @OptionalDecimalString public var bid: Decimal?
+    /// The best ask: the lowest price a seller asks; absent when there is none (an empty side) or the broker does not
+    /// say.
     @OptionalDecimalString public var ask: Decimal?
+    /// The price of the latest trade; absent where there is none (Saxo FX has no trades).
     @OptionalDecimalString public var last: Decimal?
+    /// The opening price of the broker's period: the session's open, or the price 24 hours ago (TradeOgre).
     @OptionalDecimalString public var open: Decimal?
+    /// The highest price of the broker's period (the session, or 24 hours for TradeOgre).
     @OptionalDecimalString public var high: Decimal?
+    /// The lowest price of the broker's period (the session, or 24 hours for TradeOgre).
     @OptionalDecimalString public var low: Decimal?
+    /// The previous session's closing price (Saxo `LastClose`; TradeIt's last price less its change).
     @OptionalDecimalString public var previousClose: Decimal?
+    /// The price change over the broker's period, in the quote's currency: since the previous close, or over 24 hours
+    /// (TradeOgre).
     @OptionalDecimalString public var netChange: Decimal?
-    /// Percentage change from the previous close (1.5 = 1.5 %).
+    /// Percentage change over the same period as `netChange` (1.5 = 1.5 %).
     @OptionalDecimalString public var percentChange: Decimal?
+    /// The volume traded in the broker's period, as the broker reports it (its unit is the broker's).
     @OptionalDecimalString public var volume: Decimal?
+    /// When the broker last updated the quote; absent when it does not say (TradeOgre).
     public var time: Date?
 
+    /// A quote as an adapter maps it; a field the broker does not report stays `nil`.
     public init(
         instrument: Instrument,
         connectionId: String? = nil,

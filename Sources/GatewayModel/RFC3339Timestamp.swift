@@ -14,6 +14,8 @@ public enum RFC3339Timestamp {
     /// Nanoseconds.
     public static let maximumFractionDigits = 9
 
+    /// The moment `text` names, or `nil` for anything that is not a whole RFC 3339 timestamp (a missing zone, an
+    /// impossible date, more than ``maximumFractionDigits`` fraction digits, trailing text).
     public static func parse(_ text: some StringProtocol) -> Date? {
         guard text.utf8.count <= maximumLength else { return nil }
         let bytes = Array(text.utf8)

@@ -24,6 +24,7 @@ public struct ContractFolder: Sendable {
         self.init(path: Self.packageRoot(of: file).appendingPathComponent("Contracts").appendingPathComponent(broker).path)
     }
 
+    /// The folder at `path`, for cases kept outside this repository's `Contracts/`.
     public init(path: String) {
         self.path = path
     }

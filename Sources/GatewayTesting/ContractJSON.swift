@@ -33,6 +33,7 @@ public enum ContractJSON {
         return try decoder.decode(type, from: json.data)
     }
 
+    /// A date as cases write it: RFC 3339 in UTC with milliseconds (`2024-03-01T14:30:00.000Z`).
     public static func formatDate(_ date: Date) -> String {
         date.formatted(Date.ISO8601FormatStyle(includingFractionalSeconds: true))
     }

@@ -9,8 +9,10 @@ public struct ContractProviderTarget: Sendable {
     public var baseURL: String
     /// The headers that authenticate against the target (for Alpaca: `APCA-API-KEY-ID`, `APCA-API-SECRET-KEY`).
     public var authHeaders: [(name: String, value: String)]
+    /// The longest one request to the target may take.
     public var timeout: Duration
 
+    /// Makes a target; a trailing slash on `baseURL` is dropped.
     public init(baseURL: String, authHeaders: [(name: String, value: String)], timeout: Duration = .seconds(10)) {
         var base = baseURL
         while base.hasSuffix("/") { base.removeLast() }
@@ -28,14 +30,19 @@ public struct ContractProviderTarget: Sendable {
 /// The provider side of contract cases: sends each case's recorded requests to a running target, after the case's
 /// setup steps, and checks each answer has the recorded status and the recorded JSON shape.
 public struct ContractProvider: Sendable {
+    /// The target for each broker kind; a case of a kind without one is skipped.
     public let targets: [BrokerKind: ContractProviderTarget]
+    /// The transport the recorded requests are sent through (a real HTTP client in tests).
     public let transport: any BrokerTransport
 
+    /// Makes a provider side over `targets`, sending through `transport`.
     public init(targets: [BrokerKind: ContractProviderTarget], transport: any BrokerTransport) {
         self.targets = targets
         self.transport = transport
     }
 
+    /// Runs one case against its broker's target: the setup steps, then each chosen exchange's request (with the case's
+    /// replacements), checking status and JSON shape. Never throws: every problem is the verdict.
     public func run(_ contract: ContractCase) async -> ContractResult {
         var notes: [String] = []
         func verdict(_ outcome: ContractResult.Outcome) -> ContractResult {

@@ -8,11 +8,14 @@ import Synchronization
 /// operation, and compares the canonical output with the expectation. Never uses `#expect`: it returns a verdict,
 /// so tests and `gateway contracts verify` share it.
 public struct ContractRunner: Sendable {
+    /// The factory for each broker kind; a case whose kind has none fails.
     public let factories: [BrokerKind: any BrokerAdapterFactory]
+    /// Where the adapters under test log (nowhere by default).
     public var logger: Logger
     /// The longest one case may run (a hung adapter fails instead of blocking the suite).
     public var timeout: Duration
 
+    /// Makes a runner over factories by kind, with a logger and a per-case time limit (30 seconds by default).
     public init(
         factories: [BrokerKind: any BrokerAdapterFactory],
         logger: Logger = Logger(label: "contracts", factory: { _ in SwiftLogNoOpLogHandler() }),
@@ -23,12 +26,16 @@ public struct ContractRunner: Sendable {
         self.timeout = timeout
     }
 
+    /// Makes a runner over a list of factories, keyed by their kinds, with the default logger and time limit.
     public init(factories: [any BrokerAdapterFactory]) {
         var byKind: [BrokerKind: any BrokerAdapterFactory] = [:]
         for factory in factories { byKind[factory.kind] = factory }
         self.init(factories: byKind)
     }
 
+    /// Runs one case on the consumer side: makes the adapter over `ReplayTransport`s of the recorded exchanges, calls the
+    /// operation, and compares the outcome with the expectation, then checks every exchange was used. Never throws: every
+    /// problem is the verdict.
     public func run(_ contract: ContractCase) async -> ContractResult {
         func verdict(_ outcome: ContractResult.Outcome) -> ContractResult {
             ContractResult(label: contract.label, source: contract.source, side: .consumer, outcome: outcome)

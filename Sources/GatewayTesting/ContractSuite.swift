@@ -12,8 +12,11 @@ public import GatewayModel
 public enum ContractSuite {
     /// A case file that cannot be used.
     public struct LoadError: Error, CustomStringConvertible, Sendable {
+        /// The file (or folder) that could not be used.
         public var path: String
+        /// Why: unreadable, not JSON, not a case, or a case that breaks a format rule.
         public var reason: String
+        /// `path: reason`, for a test failure message.
         public var description: String { "\(path): \(reason)" }
     }
 

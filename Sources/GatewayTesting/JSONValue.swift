@@ -10,6 +10,7 @@ public enum JSONValue: Codable, Sendable, Hashable, CustomStringConvertible {
     case array([JSONValue])
     case object([String: JSONValue])
 
+    /// Reads any JSON value; numbers decode as exact `Decimal`s.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
@@ -27,6 +28,7 @@ public enum JSONValue: Codable, Sendable, Hashable, CustomStringConvertible {
         }
     }
 
+    /// Writes the value back as the JSON it came from.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
@@ -52,8 +54,10 @@ public enum JSONValue: Codable, Sendable, Hashable, CustomStringConvertible {
         return (try? encoder.encode(self)) ?? Data("null".utf8)
     }
 
+    /// The value's compact JSON text with sorted keys.
     public var description: String { String(decoding: data, as: UTF8.self) }
 
+    /// The member `key` of an object; `nil` for a missing key or a value that is not an object.
     public subscript(key: String) -> JSONValue? {
         if case .object(let object) = self { return object[key] }
         return nil

@@ -4,22 +4,32 @@ import Foundation
 /// line is a comment (`# HELP`, `# TYPE`), blank, or a sample `name{label="value",...} value [timestamp]`. Anything
 /// else is an error, so a malformed exposition fails the test that reads it.
 public struct PrometheusText: Sendable {
+    /// One sample line: a metric name, its labels and its value.
     public struct Sample: Hashable, Sendable {
+        /// The metric name, with a histogram's `_bucket`, `_sum` or `_count` suffix as written.
         public var name: String
+        /// The labels, unescaped.
         public var labels: [String: String]
+        /// The sample's value as written (`+Inf`, `NaN` included); metrics are not money, so `Double` is right here.
         public var value: Double
     }
 
+    /// Why a line of the exposition is not valid text format, with its 1-based line number.
     public struct ParseError: Error, CustomStringConvertible {
+        /// The 1-based line number of the offending line.
         public var line: Int
+        /// What is wrong with it.
         public var reason: String
+        /// `line N: reason`, for a test failure message.
         public var description: String { "line \(line): \(reason)" }
     }
 
     /// `# TYPE` of each family.
     public var types: [String: String] = [:]
+    /// Every sample, in the order served.
     public var samples: [Sample] = []
 
+    /// Parses a whole exposition, throwing ``ParseError`` at the first line that is not a comment, blank or sample.
     public init(_ text: String) throws {
         for (index, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated() {
             let number = index + 1

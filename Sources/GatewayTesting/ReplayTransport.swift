@@ -5,10 +5,11 @@ import Synchronization
 
 /// A request as recorded in a contract case or a test: what the adapter must send.
 public struct RecordedRequest: Codable, Sendable, Hashable {
+    /// The HTTP method the adapter must use (`GET`, `POST`…).
     public var method: String
     /// The path after the base URL, without the query (`/v2/orders`).
     public var path: String
-    /// Query parameters that must be present with these values (others are allowed only if `exactQuery`).
+    /// Query parameters that must be present with these values (others may be present too).
     public var query: [String: String]?
     /// Headers that must be present with these values (names compared case-insensitively).
     public var headers: [String: String]?
@@ -17,6 +18,7 @@ public struct RecordedRequest: Codable, Sendable, Hashable {
     /// A form-encoded body (`a=1&b=2`), compared as a set of fields.
     public var form: [String: String]?
 
+    /// Makes a recorded request in code, as a case file would hold it; only what is given is checked.
     public init(
         method: String,
         path: String,
@@ -36,13 +38,16 @@ public struct RecordedRequest: Codable, Sendable, Hashable {
 
 /// A broker's recorded answer.
 public struct RecordedResponse: Codable, Sendable, Hashable {
+    /// The status the broker answered with.
     public var status: Int
+    /// Response headers the adapter sees (a rate limit's `X-RateLimit-Reset`, a `Retry-After`).
     public var headers: [String: String]?
     /// A JSON body.
     public var body: JSONValue?
     /// A body that is not JSON (or is deliberately malformed), sent as is.
     public var rawBody: String?
 
+    /// Makes a recorded answer in code; give `body` or `rawBody`, or neither for an empty body.
     public init(status: Int, headers: [String: String]? = nil, body: JSONValue? = nil, rawBody: String? = nil) {
         self.status = status
         self.headers = headers
@@ -50,6 +55,7 @@ public struct RecordedResponse: Codable, Sendable, Hashable {
         self.rawBody = rawBody
     }
 
+    /// The bytes the transport answers with: `rawBody` as is, else `body` as compact JSON, else nothing.
     public var bodyData: Data {
         if let rawBody { return Data(rawBody.utf8) }
         if let body { return body.data }
@@ -57,10 +63,14 @@ public struct RecordedResponse: Codable, Sendable, Hashable {
     }
 }
 
+/// One request the adapter must send and the answer it gets, as `ReplayTransport` replays them.
 public struct RecordedExchange: Codable, Sendable, Hashable {
+    /// What the adapter must send.
     public var request: RecordedRequest
+    /// What it is answered with.
     public var response: RecordedResponse
 
+    /// Pairs a request with its answer.
     public init(request: RecordedRequest, response: RecordedResponse) {
         self.request = request
         self.response = response
@@ -69,6 +79,7 @@ public struct RecordedExchange: Codable, Sendable, Hashable {
 
 /// Why a replayed request did not match.
 public struct ReplayMismatch: Error, Sendable, CustomStringConvertible {
+    /// What differed between the request sent and the one recorded.
     public var description: String
 }
 
@@ -83,10 +94,13 @@ public final class ReplayTransport: BrokerTransport {
         var mismatches: [String] = []
     }
 
+    /// The base URL recorded paths are relative to; a request elsewhere matches nothing.
     public let baseURL: String
     let ordered: Bool
     let state: Mutex<State>
 
+    /// Replays `exchanges` against requests to `baseURL`: in the recorded order when `ordered`, else each at most once in
+    /// any order (for adapters that call concurrently).
     public init(baseURL: String, exchanges: [RecordedExchange], ordered: Bool = true) {
         self.baseURL = baseURL
         self.ordered = ordered
@@ -100,6 +114,8 @@ public final class ReplayTransport: BrokerTransport {
     /// Every request that matched nothing, explained.
     public var mismatches: [String] { state.withLock { $0.mismatches } }
 
+    /// Answers with the first remaining exchange that matches the request and uses it up; a request that matches none is
+    /// recorded in ``mismatches`` and fails with ``ReplayMismatch``.
     public func send(_ request: BrokerRequest) async throws -> BrokerResponse {
         try state.withLock { state in
             state.sent.append(request)

@@ -178,6 +178,8 @@ public final class ScriptedTransport: BrokerTransport {
 
     // MARK: Answering
 
+    /// Records the request, then answers it from the first route that matches (its handler, or the next answer of its
+    /// queue), else from the fallback; a request nothing answers fails loudly (see the type's note).
     public func send(_ request: BrokerRequest) async throws -> BrokerResponse {
         let (number, route) = state.withLock { state in
             state.requests.append(request)

@@ -45,9 +45,12 @@ public final class ChildProcess: Sendable {
 
     /// How the child ended.
     public enum Termination: Sendable, Equatable, CustomStringConvertible {
+        /// The child called `exit` with this status (0 for success).
         case exited(Int32)
+        /// A signal ended the child (`SIGTERM` from ``stop(grace:)``, `SIGKILL` past its grace, or a crash).
         case signalled(Int32)
 
+        /// `exited with status N` or `killed by signal N`, for test failure messages.
         public var description: String {
             switch self {
             case .exited(let status): "exited with status \(status)"
@@ -56,12 +59,18 @@ public final class ChildProcess: Sendable {
         }
     }
 
+    /// A system call that failed while starting the child (opening an output file, making a pipe, spawning).
     public struct Failure: Error, CustomStringConvertible {
+        /// The call and its subject, such as `open <path>` or `posix_spawn <executable>`.
         public var operation: String
+        /// The `errno` (or `posix_spawn` result) it failed with.
         public var code: Int32
+        /// The operation, the system's text for `code`, and `code` itself.
         public var description: String { "\(operation) failed: \(String(cString: strerror(code))) (\(code))" }
     }
 
+    /// The child's process id, fixed at spawn; after the child is reaped the id may be reused, so signal it through
+    /// ``send(_:)``, which checks that the child is still running.
     public let pid: Int32
     /// The lines of every stream sent to `.lines`, in order; finishes when the child closes them.
     public let lines: AsyncStream<String>

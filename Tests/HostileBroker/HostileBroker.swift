@@ -12,12 +12,16 @@ import Synchronization
 public final class HostileBroker: Sendable {
     /// A request as it arrived.
     public struct Request: Sendable {
+        /// The method as sent (`GET`, `POST`, …).
         public var method: String
         /// The request target: path and query.
         public var uri: String
+        /// The header fields in arrival order, names as the client spelled them, repeats kept.
         public var headers: [(name: String, value: String)]
+        /// The request body's bytes (recording stops past about 1 MiB); empty for none.
         public var body: [UInt8]
 
+        /// `uri` without its query, for scripts that answer by path.
         public var path: String { String(uri.split(separator: "?", maxSplits: 1).first ?? "") }
 
         /// The first value of a header, by case-insensitive name.
@@ -45,6 +49,8 @@ public final class HostileBroker: Sendable {
         case streamed(status: Int, headers: [(String, String)], chunk: [UInt8], count: Int?)
     }
 
+    /// Chooses the answer to each request; called on the connection's event loop, for many requests at once, so
+    /// it must not block and keeps any state of its own behind a lock.
     public typealias Script = @Sendable (Request) -> Answer
 
     let script: Script
@@ -54,6 +60,7 @@ public final class HostileBroker: Sendable {
 
     /// `http://<host>:PORT`, once it listens.
     public let url: String
+    /// The ephemeral port the broker listens on.
     public let port: Int
 
     init(script: @escaping Script, host: String, port: Int) {

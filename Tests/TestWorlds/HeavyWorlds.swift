@@ -77,6 +77,7 @@ final class AdmissionGate: Sendable {
 
 /// The trait that admits a test (or every test of a suite) through ``HeavyWorlds``.
 public struct HeavyWorldTrait: SuiteTrait, TestTrait, TestScoping {
+    /// On a suite, the trait reaches every test inside it, nested suites included.
     public var isRecursive: Bool { true }
 
     /// Each test case is admitted on its own; a suite holds no slot itself, or its tests would share one.
@@ -84,6 +85,7 @@ public struct HeavyWorldTrait: SuiteTrait, TestTrait, TestScoping {
         test.isSuite || testCase == nil ? nil : self
     }
 
+    /// Runs the test case once it holds a slot, and gives the slot back when it ends, passing or failing.
     public func provideScope(
         for test: Test,
         testCase: Test.Case?,

@@ -3,8 +3,10 @@
 /// A value that is there but not of the asked type is an error that names the option, never the default in
 /// silence: a typo must not turn a 1,000-client run into a 200-client one.
 public struct Arguments: Sendable {
+    /// The words of the command line as given; options are found by searching, so order does not matter.
     public let values: [String]
 
+    /// Reads `values` as given, usually `CommandLine.arguments` (the program name is harmless: it is never an option).
     public init(_ values: [String]) { self.values = values }
 
     /// Whether `--name` is given.
@@ -38,6 +40,8 @@ public struct Arguments: Sendable {
 
 /// Why a benchmark stopped, in words.
 public struct BenchmarkError: Error, CustomStringConvertible {
+    /// The reason, naming the option or step at fault.
     public var description: String
+    /// An error that says `description`.
     public init(_ description: String) { self.description = description }
 }

@@ -85,6 +85,8 @@ public struct EgressPolicy: Sendable, Hashable {
 
 /// An `--egress-allow` entry that is not a CIDR block or an address.
 public struct EgressPolicyError: Error, Sendable, CustomStringConvertible {
+    /// The entry as given (at most its first 64 characters), so the operator sees which one to fix.
     public var entry: String
+    /// Names the entry and the forms accepted; shown when the gateway refuses to start.
     public var description: String { "'\(entry)' is not an IP address or a CIDR block such as 10.1.0.0/16 or fd12::/64" }
 }

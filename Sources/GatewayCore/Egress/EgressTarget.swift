@@ -8,6 +8,7 @@ public struct EgressTarget: Sendable, Hashable {
     public var scheme: String
     /// The host as the client sees it: a name, or an address literal without brackets.
     public var host: String
+    /// The port connected to: the URL's, else 443 for `https` and 80 for `http`.
     public var port: Int
     /// The address, when the host is a literal (no name resolution happens then).
     public var literal: IPAddress?
@@ -17,6 +18,8 @@ public struct EgressTarget: Sendable, Hashable {
     /// The scheme, host and port, the way origins compare.
     public var origin: EgressOrigin { EgressOrigin(scheme: scheme, host: host.lowercased(), port: port) }
 
+    /// Reads an absolute URL as the client will. Throws `invalid_request` for a URL that is not absolute or has no
+    /// host, and `egress_refused` for a scheme other than http(s) or for user information (`user:password@`).
     public init(url text: String) throws(GatewayError) {
         guard let url = URL(string: text), let rawScheme = url.scheme else {
             throw GatewayError(.invalidRequest, "the broker URL is not an absolute URL", retryable: false)
@@ -57,10 +60,14 @@ public struct EgressTarget: Sendable, Hashable {
 
 /// Scheme, host and port: what a sandbox grant names.
 public struct EgressOrigin: Sendable, Hashable, CustomStringConvertible {
+    /// `http` or `https`, lower-cased.
     public var scheme: String
+    /// The host name or address literal (no brackets), lower-cased so origins compare as names do.
     public var host: String
+    /// The explicit or default port, so `http://h` and `http://h:80` are one origin.
     public var port: Int
 
+    /// An origin from its parts; scheme and host are lower-cased.
     public init(scheme: String, host: String, port: Int) {
         self.scheme = scheme.lowercased()
         self.host = host.lowercased()
@@ -73,6 +80,7 @@ public struct EgressOrigin: Sendable, Hashable, CustomStringConvertible {
         self = target.origin
     }
 
+    /// `scheme://host:port`, an IPv6 host in brackets, for logs and messages.
     public var description: String {
         let bracketed = host.contains(":") ? "[\(host)]" : host
         return "\(scheme)://\(bracketed):\(port)"

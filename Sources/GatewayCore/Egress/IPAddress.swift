@@ -14,6 +14,7 @@ public struct IPAddress: Sendable, Hashable, CustomStringConvertible {
     /// 4 bytes (IPv4) or 16 bytes (IPv6), network order.
     public let bytes: [UInt8]
 
+    /// Whether this is a 4-byte IPv4 address; an IPv4-mapped IPv6 address is not (see ``embeddedIPv4``).
     public var isIPv4: Bool { bytes.count == 4 }
 
     init?(bytes: [UInt8]) {

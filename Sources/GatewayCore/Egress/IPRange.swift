@@ -1,7 +1,9 @@
 /// A CIDR block (`10.0.0.0/8`, `fc00::/7`): an operator's allowed range, or one of the special-purpose blocks the
 /// egress policy refuses.
 public struct IPRange: Sendable, Hashable, CustomStringConvertible {
+    /// The block's first address, host bits zero.
     public let network: IPAddress
+    /// How many leading bits an address must share with `network` (0 to 32 for IPv4, 0 to 128 for IPv6).
     public let prefixLength: Int
 
     /// `address/prefix`, or a bare address (a range of one). `nil` unless the text is exactly that, with host bits
@@ -26,6 +28,8 @@ public struct IPRange: Sendable, Hashable, CustomStringConvertible {
         self.prefixLength = prefixLength
     }
 
+    /// Whether `address` lies in the block; an address of the other family never does (the policy judges an
+    /// IPv6 address that embeds an IPv4 one by ``IPAddress/embeddedIPv4`` itself).
     public func contains(_ address: IPAddress) -> Bool {
         address.bytes.count == network.bytes.count && Self.masked(address.bytes, prefixLength) == network.bytes
     }
@@ -33,6 +37,7 @@ public struct IPRange: Sendable, Hashable, CustomStringConvertible {
     /// Whether the range is a single address (`/32`, `/128`).
     public var isSingleAddress: Bool { prefixLength == network.bytes.count * 8 }
 
+    /// `network/prefixLength`, as an operator writes it.
     public var description: String { "\(network)/\(prefixLength)" }
 
     static func masked(_ bytes: [UInt8], _ length: Int) -> [UInt8] {
@@ -46,10 +51,17 @@ public struct IPRange: Sendable, Hashable, CustomStringConvertible {
 extension IPRange {
     /// Why an address is not a public unicast one, for the refusal message.
     public enum Kind: String, Sendable {
+        /// `0.0.0.0/8`, `::`, loopback (this host) and private networks (RFC 1918, IPv6 unique local): the
+        /// gateway's own machine and internal network.
         case unspecified, loopback, `private`
+        /// `169.254.0.0/16`, `fe80::/10`: reachable only on the local link.
         case linkLocal = "link-local"
+        /// `100.64.0.0/10` (RFC 6598): a provider's internal network.
         case sharedAddressSpace = "carrier-grade NAT"
+        /// Multicast, the limited broadcast, blocks reserved by the IETF, and the documentation examples: never a
+        /// broker's address.
         case multicast, broadcast, reserved, documentation
+        /// A cloud instance-metadata service (``IPRange/metadata``), which can hand out the machine's cloud credentials.
         case metadata = "cloud metadata"
 
         /// `a loopback`, `an unspecified`.

@@ -5,6 +5,8 @@ public import GatewayModel
 ///
 /// Middlewares are values shared by every call of one connection; per-connection state lives in objects they hold.
 public protocol BrokerMiddleware: Sendable {
+    /// Handles one call: pass it on with `next` (possibly changed, possibly more than once), or answer or throw
+    /// without calling it. Called concurrently for many calls of the connection; must honour cancellation.
     func intercept(
         _ request: BrokerRequest,
         context: BrokerCallContext,
@@ -14,6 +16,7 @@ public protocol BrokerMiddleware: Sendable {
 
 /// What a middleware knows of a call besides its request: whose call it is and how long it may take.
 public struct BrokerCallContext: Sendable {
+    /// The connection's broker: the label metrics are grouped by.
     public var broker: BrokerKind
     /// The connection's id; a throwaway key for an adapter made to validate credentials before a connection exists.
     public var connectionId: String
@@ -22,6 +25,7 @@ public struct BrokerCallContext: Sendable {
     /// When the call must be over, rate-limit waits and retries included.
     public var deadline: ContinuousClock.Instant
 
+    /// The context of one call, made by the pipeline as the call enters it.
     public init(broker: BrokerKind, connectionId: String, operation: String, deadline: ContinuousClock.Instant) {
         self.broker = broker
         self.connectionId = connectionId
@@ -39,6 +43,7 @@ public struct BrokerCallContext: Sendable {
 /// (`positions`, `balances`, `placeOrder`), so metrics can say which canonical operation was slow without the
 /// adapters knowing about metrics. Labels must come from a closed set (`BrokerOperation` raw values), never from input.
 public enum BrokerOperationScope {
+    /// The label of the scope running now; `nil` outside one, counted as ``fallback``. Set it with ``with(_:isolation:_:)``.
     @TaskLocal public static var current: String?
 
     /// The label when none is set.

@@ -45,11 +45,14 @@ public final class BrokerPipeline: Sendable {
 
     /// Where the pipeline's metrics go: a Prometheus registry's factory in the server, a no-op one by default.
     public let metrics: any MetricsFactory
+    /// The breaker, retry, rate-limit and health tunings every connection of this pipeline uses.
     public let settings: PipelineSettings
     /// How many instances share every connection's rate-limit budgets (1 unless a cluster's membership says more).
     public let share: InstanceShare
     private let connections = Mutex<[String: ConnectionPipelineState]>([:])
 
+    /// A pipeline with no connections yet; per-connection state is made as connections' transports are wrapped.
+    /// The gateway makes one per process and hands it to its `AdapterRegistry`.
     public init(
         metrics: any MetricsFactory = NOOPMetricsHandler.instance,
         settings: PipelineSettings = PipelineSettings(),

@@ -15,6 +15,7 @@ public final class BrokerSendLedger: Sendable {
 
     private let counts = Mutex<(calls: Int, writesSent: Int)>((calls: 0, writesSent: 0))
 
+    /// An empty ledger: no calls yet, so ``nothingWritten`` is `nil` until a call enters the pipeline.
     public init() {}
 
     /// A call entered a connection's pipeline.

@@ -14,6 +14,7 @@ public final class CallBudget: Sendable {
     public let limit: Int
     private let spent = Atomic<Int>(0)
 
+    /// A budget of `limit` calls (at least 1), none spent; ``with(limit:_:)`` makes and binds one for a scope.
     public init(limit: Int) {
         self.limit = max(1, limit)
     }

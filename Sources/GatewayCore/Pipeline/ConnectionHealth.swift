@@ -16,12 +16,17 @@ public enum BreakerState: String, WireEnum {
 public struct ConnectionHealth: Codable, Sendable, Hashable {
     /// One failed call, as an operator sees it (no payload, no credentials: the canonical code and message).
     public struct Failure: Codable, Sendable, Hashable {
+        /// When the call ended.
         public var at: Date
+        /// The canonical code: the transport's error, or the outcome of the broker's status (`rate_limited` for a
+        /// 429, `unauthorized` for a 401).
         public var code: GatewayError.Code
+        /// What went wrong, safe to show an operator.
         public var message: String
         /// The call's logged path (`GET /v2/positions`), without query values or account ids.
         public var call: String?
 
+        /// A failure record; `call` is `nil` for a refusal found in a successful answer's body (a refused login).
         public init(at: Date, code: GatewayError.Code, message: String, call: String? = nil) {
             self.at = at
             self.code = code
@@ -32,12 +37,16 @@ public struct ConnectionHealth: Codable, Sendable, Hashable {
 
     /// The calls of one slice of the window (ten seconds), oldest slice first: the dashboard's sparkline.
     public struct Slice: Codable, Sendable, Hashable {
+        /// When the slice began.
         public var start: Date
+        /// Upstream calls that ended in the slice, retries included.
         public var calls: Int
+        /// Those of `calls` that failed (transport errors, 5xx, 429, 401, 403, refusals in the broker's body).
         public var errors: Int
         /// Median latency of the slice's calls; `nil` when there were none.
         public var p50Ms: Int?
 
+        /// A slice as the pipeline's health record summarizes it.
         public init(start: Date, calls: Int, errors: Int, p50Ms: Int?) {
             self.start = start
             self.calls = calls
@@ -46,19 +55,27 @@ public struct ConnectionHealth: Codable, Sendable, Hashable {
         }
     }
 
+    /// The connection measured.
     public var connectionId: String
+    /// The connection's broker, so a status page can group connections without a store lookup.
     public var broker: BrokerKind
+    /// The connection's circuit breaker now; `open` means calls fail at once without reaching the broker.
     public var breaker: BreakerState
     /// When the breaker last changed state; `nil` when it never has.
     public var breakerSince: Date?
+    /// When a call last succeeded; `nil` when none has since the process started (or the connection was forgotten).
     public var lastSuccessAt: Date?
+    /// The most recent failure, kept past the window so an operator still sees why a quiet connection broke.
     public var lastError: Failure?
     /// Upstream calls (retries included) in the window.
     public var calls: Int
+    /// Failed upstream calls in the window (transport errors, 5xx, 429, 401, 403, refusals in the broker's body).
     public var errors: Int
     /// `errors / calls`, 0 when there were no calls.
     public var errorRate: Double
+    /// Median latency of the window's calls in milliseconds, from a bounded sample; `nil` without calls.
     public var p50Ms: Int?
+    /// 99th-percentile latency of the window's calls in milliseconds, from a bounded sample; `nil` without calls.
     public var p99Ms: Int?
     /// The smallest share of a rate-limit budget left across this connection's buckets, 0…1; `nil` before the first
     /// call says anything about it.
@@ -68,6 +85,7 @@ public struct ConnectionHealth: Codable, Sendable, Hashable {
     /// The latest failures, newest first (at most ten).
     public var recentErrors: [Failure]
 
+    /// A health snapshot; the defaults describe a connection with no calls yet.
     public init(
         connectionId: String,
         broker: BrokerKind,

@@ -15,6 +15,7 @@ import Synchronization
 public final class InstanceShare: Sendable {
     private let count: Atomic<Int>
 
+    /// A share among `instances` (at least 1); the default, 1, is a gateway alone with its brokers.
     public init(instances: Int = 1) {
         count = Atomic(max(1, instances))
     }

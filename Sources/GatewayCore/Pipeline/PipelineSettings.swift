@@ -6,7 +6,10 @@ public struct PipelineSettings: Sendable {
     /// Failure share over `breakerWindow` that opens the breaker, once `breakerMinimumCalls` calls were seen: catches
     /// a broker that fails every other call, which never makes a run of consecutive failures.
     public var breakerFailureRatio: Double
+    /// Calls the window must hold before `breakerFailureRatio` may open the breaker (at least 1), so a few early
+    /// failures of a quiet connection do not.
     public var breakerMinimumCalls: Int
+    /// The rolling window the failure ratio is measured over.
     public var breakerWindow: Duration
     /// How long an open breaker fails calls at once before it lets one probe through.
     public var breakerCoolDown: Duration
@@ -14,6 +17,7 @@ public struct PipelineSettings: Sendable {
     public var maxRetries: Int
     /// The first backoff; each retry doubles it, up to `retryMaxDelay`, with jitter.
     public var retryBaseDelay: Duration
+    /// The longest backoff between two attempts, whatever the doubling reached.
     public var retryMaxDelay: Duration
     /// The longest `Retry-After` a retry waits for (a broker asking for more fails the call with its hint).
     public var retryAfterLimit: Duration
@@ -27,10 +31,13 @@ public struct PipelineSettings: Sendable {
     public var minimumCallTime: Duration
     /// Length of one health slice; the window is `healthSlices` of them (ten seconds × 30 = five minutes).
     public var healthSlice: Duration
+    /// How many slices the health window keeps; with `healthSlice` it sets the window `GET /v1/status` reports.
     public var healthSlices: Int
     /// Latency samples kept per slice (bounded memory; p50/p99 come from these).
     public var latencySamplesPerSlice: Int
 
+    /// Settings with production defaults. Counts are raised to their minimum (1; retries 0), the reserve is kept
+    /// within 0…0.5, and a health slice that is not positive becomes ten seconds.
     public init(
         breakerConsecutiveFailures: Int = 5,
         breakerFailureRatio: Double = 0.5,

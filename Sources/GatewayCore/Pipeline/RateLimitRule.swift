@@ -13,11 +13,16 @@ public struct RateLimitRule: Sendable {
         /// ``BrokerNumber/resetSeconds(_:kind:now:)``.
         public typealias Reset = BrokerNumber.ResetKind
 
+        /// The header that carries the budget's whole size per window.
         public var limit: String
+        /// The header that carries the calls left in the current window (counting every instance's calls).
         public var remaining: String
+        /// The header that says when the window ends, read as `resetKind` says.
         public var reset: String
+        /// How to read `reset`: an absolute time or a delay.
         public var resetKind: Reset
 
+        /// Header names for a broker that reports its budget in some other spelling than the presets below.
         public init(limit: String, remaining: String, reset: String, resetKind: Reset) {
             self.limit = limit
             self.remaining = remaining
@@ -47,13 +52,18 @@ public struct RateLimitRule: Sendable {
 
     /// Names the rule in bucket keys and messages (`trading`, `session`, `orders`).
     public var name: String
+    /// Calls allowed per `window` in each bucket (at least 1); this instance paces by its share when several
+    /// instances share the store (``InstanceShare``).
     public var limit: Int
+    /// The length of the window the limit counts over.
     public var window: Duration
     /// The bucket a request counts against, or `nil` when the rule does not apply to it.
     public var scope: @Sendable (BrokerRequest) -> String?
     /// Where answers report this budget; `nil` when the broker says nothing.
     public var headers: Headers?
 
+    /// A rule of `limit` calls per `window`; by default it applies to every request, as one bucket. A limit below 1
+    /// becomes 1, and a window that is not positive becomes one second.
     public init(
         name: String,
         limit: Int,

@@ -37,9 +37,13 @@ public enum Fault: Sendable, Hashable {
 /// `pathPrefix` (if set). A matching rule then fires with `probability` (drawn from the injector's seeded generator;
 /// nil means always). A firing rule counts down `count` (nil means forever) and is removed when it reaches zero.
 public struct FaultRule: Sendable, Hashable, Identifiable {
+    /// Names the rule for the admin API's `DELETE`; generated (`fault-…`) when not given.
     public var id: String
+    /// What the rule does to a request it fires on.
     public var fault: Fault
+    /// The HTTP method the rule matches, upper-cased; `nil` for any.
     public var method: String?
+    /// The path prefix the rule matches (`/v2/orders`); `nil` for any path.
     public var pathPrefix: String?
     /// Fire on the next `count` matching requests, then disappear; nil for no limit.
     public var count: Int?
@@ -48,6 +52,7 @@ public struct FaultRule: Sendable, Hashable, Identifiable {
     /// How many times the rule has fired (reported by the admin API).
     public var fired: Int
 
+    /// Makes a rule; `method` is upper-cased, and an id is generated when none is given.
     public init(
         _ fault: Fault,
         method: String? = nil,

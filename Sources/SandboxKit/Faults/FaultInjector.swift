@@ -23,13 +23,17 @@ public final class FaultInjector: Sendable {
     /// Longest a ``Fault/timeout(afterEffect:)`` holds a request when the client never gives up.
     public let timeoutHoldLimit: Duration
 
+    /// Makes an injector with `rules` and a probability generator started from `seed`; a timeout fault holds a request at
+    /// most `timeoutHoldLimit`.
     public init(seed: UInt64 = 0, rules: [FaultRule] = [], timeoutHoldLimit: Duration = .seconds(120)) {
         self.state = Mutex(State(rules: rules, seed: seed, generator: SplitMix64(seed: seed)))
         self.timeoutHoldLimit = timeoutHoldLimit
     }
 
+    /// The rules in force, in evaluation order.
     public var rules: [FaultRule] { state.withLock { $0.rules } }
 
+    /// The seed the probability generator was last started from.
     public var seed: UInt64 { state.withLock { $0.seed } }
 
     /// Replaces every rule; with a `seed`, also restarts the probability generator from it.
@@ -58,6 +62,7 @@ public final class FaultInjector: Sendable {
         }
     }
 
+    /// Removes every rule, so the sandbox behaves again.
     public func removeAll() {
         state.withLock { $0.rules.removeAll() }
     }
@@ -130,8 +135,12 @@ public final class FaultInjector: Sendable {
 
 /// One firing of a fault rule.
 public struct FiredFault: Sendable, Hashable {
+    /// The id of the rule that fired.
     public var ruleID: String
+    /// What the rule did to the request.
     public var fault: Fault
+    /// The request's HTTP method.
     public var method: String
+    /// The request's path.
     public var path: String
 }

@@ -2,8 +2,10 @@ import Foundation
 
 /// The instruments every sandbox simulator starts with. Each simulator lists the subset its broker trades.
 public enum InstrumentCatalogue {
+    /// Every instrument of the catalogue: the equities, then crypto pairs, then FX pairs.
     public static let standard: [MarketInstrument] = equities + crypto + fx
 
+    /// US equities and an ETF, with plausible reference prices.
     public static let equities: [MarketInstrument] = [
         equity("AAPL", "Apple Inc. Common Stock", "NASDAQ", reference: "190.00"),
         equity("MSFT", "Microsoft Corporation Common Stock", "NASDAQ", reference: "420.00"),
@@ -13,6 +15,7 @@ public enum InstrumentCatalogue {
         equity("SPY", "SPDR S&P 500 ETF Trust", "ARCA", reference: "560.00", volatility: "0.00005", spread: "0.00004"),
     ]
 
+    /// Crypto pairs, quoted in USD, BTC or USDT.
     public static let crypto: [MarketInstrument] = [
         pair(
             "BTC/USD",
@@ -94,6 +97,7 @@ public enum InstrumentCatalogue {
         ),
     ]
 
+    /// Currency pairs.
     public static let fx: [MarketInstrument] = [
         currencyPair("EUR/USD", "Euro / US Dollar", reference: "1.08500", tick: "0.00001"),
         currencyPair("EUR/DKK", "Euro / Danish Krone", reference: "7.46000", tick: "0.00001", volatility: "0.000005"),

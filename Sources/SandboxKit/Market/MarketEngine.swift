@@ -10,6 +10,7 @@ public struct MarketConfiguration: Sendable {
     /// The instruments the market quotes.
     public var instruments: [MarketInstrument]
 
+    /// Makes settings; `bucketSeconds` is clamped to 1 to 86 400.
     public init(seed: UInt64 = 20_250_106, bucketSeconds: Int = 1, instruments: [MarketInstrument] = InstrumentCatalogue.standard) {
         self.seed = seed
         self.bucketSeconds = min(max(1, bucketSeconds), 86_400)
@@ -23,6 +24,7 @@ public enum MarketError: Error, Sendable, Equatable, CustomStringConvertible {
     case invalidPrice(String)
     case invalidQuantity(String)
 
+    /// A short reason for an error answer's message.
     public var description: String {
         switch self {
         case .unknownSymbol(let symbol): "unknown symbol \(symbol)"
@@ -42,7 +44,9 @@ public enum MarketError: Error, Sendable, Equatable, CustomStringConvertible {
 /// Day statistics use UTC days. High and low are taken from the path sampled once a minute plus the current price
 /// and any override, which keeps them cheap and reproducible.
 public final class MarketEngine: Sendable {
+    /// The seed, bucket length and instruments the market was made with.
     public let configuration: MarketConfiguration
+    /// The time source every price and day statistic reads.
     public let clock: any SandboxClock
     /// Signals to the market's watchers that prices may have moved (pins, admin clock moves).
     package let moves = MarketMoves()
@@ -70,6 +74,7 @@ public final class MarketEngine: Sendable {
         var depth: [String: Decimal] = [:]
     }
 
+    /// Makes a market over `configuration`, reading `clock` (the wall clock by default; a ``ManualClock`` in tests).
     public init(configuration: MarketConfiguration = MarketConfiguration(), clock: any SandboxClock = WallClock()) {
         var configuration = configuration
         configuration.bucketSeconds = min(max(1, configuration.bucketSeconds), 86_400)
@@ -87,14 +92,19 @@ public final class MarketEngine: Sendable {
         self.state = Mutex(State())
     }
 
+    /// The instruments the market quotes, in catalogue order.
     public var instruments: [MarketInstrument] { configuration.instruments }
 
+    /// The market's current time, from its clock.
     public var now: Date { clock.now() }
 
+    /// The instrument with canonical `symbol`; `nil` when the market does not list it.
     public func instrument(symbol: String) -> MarketInstrument? {
         bySymbol[symbol].map { configuration.instruments[$0] }
     }
 
+    /// The instrument with the stable `id` (see ``MarketInstrument/stableID(for:)``); `nil` when the market does not list
+    /// it.
     public func instrument(id: UUID) -> MarketInstrument? {
         byID[id].map { configuration.instruments[$0] }
     }
@@ -216,10 +226,12 @@ public final class MarketEngine: Sendable {
         }
     }
 
+    /// The price pinned on `symbol`, if any.
     public func priceOverride(for symbol: String) -> Decimal? {
         state.withLock { $0.overrides[symbol] }
     }
 
+    /// Unpins every symbol, so prices follow their simulated paths again, and wakes the market's watchers.
     public func clearPriceOverrides() {
         state.withLock { $0.overrides.removeAll() }
         moves.signal()

@@ -8,8 +8,11 @@ public import Foundation
 public struct MarketInstrument: Sendable, Hashable, Identifiable {
     /// Stable across runs and machines: derived from the symbol (see ``MarketInstrument/stableID(for:)``).
     public var id: UUID
+    /// The canonical symbol: `AAPL`, `BTC/USD`, `EUR/USD`, `XMR/BTC`.
     public var symbol: String
+    /// Equity, crypto or FX; simulators map it onto their own asset types.
     public var assetClass: AssetClass
+    /// The display name (`Apple Inc. Common Stock`).
     public var name: String
     /// Listing venue code, e.g. `NASDAQ`, `ARCA`, `CRYPTO`, `FX`.
     public var exchange: String
@@ -34,6 +37,7 @@ public struct MarketInstrument: Sendable, Hashable, Identifiable {
     /// Quoted size unit: sizes are small multiples of it (100 shares, 0.01 BTC, 100 000 EUR).
     public var sizeUnit: Decimal
 
+    /// Describes an instrument; `id` defaults to the symbol's stable id, so every simulator agrees on it.
     public init(
         symbol: String,
         assetClass: AssetClass,
@@ -68,7 +72,6 @@ public struct MarketInstrument: Sendable, Hashable, Identifiable {
         self.sizeUnit = sizeUnit
     }
 
-    /// A name-based UUID (version 5 layout over SHA-256) so every run and every simulator agree on an instrument's id.
     /// The broad kind of an instrument; simulators map it onto their own vocabularies (`us_equity`, `Stock`, ...).
     public enum AssetClass: String, Sendable, Hashable, Codable, CaseIterable {
         case equity
@@ -76,6 +79,7 @@ public struct MarketInstrument: Sendable, Hashable, Identifiable {
         case fx
     }
 
+    /// A name-based UUID (version 5 layout over SHA-256) so every run and every simulator agree on an instrument's id.
     public static func stableID(for symbol: String) -> UUID {
         let digest = Array(SHA256.hash(data: Array("brokergateway.sandbox.instrument:\(symbol)".utf8)))
         var bytes = Array(digest.prefix(16))

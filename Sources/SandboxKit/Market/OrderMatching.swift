@@ -16,6 +16,7 @@ public enum ExecutionTerms: Sendable, Hashable {
     case trailingStop(TrailingOffset)
 }
 
+/// How far a trailing stop trails the best price seen: a fixed amount, or a percentage (0 to 100) of that price.
 public enum TrailingOffset: Sendable, Hashable {
     case price(Decimal)
     case percent(Decimal)
@@ -40,6 +41,7 @@ public enum OrderMatching {
         /// Trailing stops: the best price seen (highest bid for a sell, lowest ask for a buy).
         public var watermark: Decimal?
 
+        /// Makes the state of a newly resting order: not triggered, no watermark yet.
         public init(triggered: Bool = false, watermark: Decimal? = nil) {
             self.triggered = triggered
             self.watermark = watermark

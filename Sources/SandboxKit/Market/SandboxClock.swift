@@ -9,7 +9,9 @@ public protocol SandboxClock: Sendable {
 
 /// The machine's wall clock.
 public struct WallClock: SandboxClock {
+    /// The wall clock has no state.
     public init() {}
+    /// The machine's current time.
     public func now() -> Date { Date() }
 }
 
@@ -25,6 +27,7 @@ public final class ManualClock: SandboxClock {
     /// 2025-01-06T15:00:00Z.
     public static let defaultStart = Date(timeIntervalSince1970: 1_736_175_600)
 
+    /// The clock's current time; it changes only through ``advance(by:)`` and ``set(_:)``.
     public func now() -> Date { current.withLock { $0 } }
 
     /// Moves the clock forward (a negative interval is ignored: time never runs backwards).
@@ -33,6 +36,7 @@ public final class ManualClock: SandboxClock {
         current.withLock { $0 = $0.addingTimeInterval(seconds) }
     }
 
+    /// Moves the clock forward by `duration` (a negative one is ignored: time never runs backwards).
     public func advance(by duration: Duration) {
         let (seconds, attoseconds) = duration.components
         advance(by: Double(seconds) + Double(attoseconds) / 1e18)

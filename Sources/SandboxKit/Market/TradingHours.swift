@@ -4,9 +4,13 @@ public import Foundation
 /// Exchange holidays are not modelled. Daylight saving follows the US rule in force since 2007, computed here
 /// rather than read from tzdata so the answer does not depend on the host's time-zone files.
 public enum USEquityHours {
+    /// The regular session's open, 09:30 New York time, in minutes after midnight.
     public static let regularOpenMinute = 9 * 60 + 30
+    /// The regular session's close, 16:00 New York time, in minutes after midnight.
     public static let regularCloseMinute = 16 * 60
+    /// The extended session's open (pre-market), 04:00 New York time, in minutes after midnight.
     public static let extendedOpenMinute = 4 * 60
+    /// The extended session's close (after hours), 20:00 New York time, in minutes after midnight.
     public static let extendedCloseMinute = 20 * 60
 
     /// New York's offset from UTC at `date`, in seconds (-14400 in summer, -18000 in winter).

@@ -10,6 +10,8 @@ extension CodingUserInfoKey {
 /// ``CodingUserInfoKey/sandboxMarket``), so a saved order follows the instrument as this build describes it
 /// (tick size, lot size) instead of freezing an old description.
 extension MarketInstrument: Codable {
+    /// Reads the symbol and looks it up in the decoder's market (``CodingUserInfoKey/sandboxMarket``); a missing market or
+    /// a symbol it does not list is a decoding error.
     public init(from decoder: any Decoder) throws {
         let symbol = try decoder.singleValueContainer().decode(String.self)
         guard let market = decoder.userInfo[.sandboxMarket] as? MarketEngine else {
@@ -26,6 +28,7 @@ extension MarketInstrument: Codable {
         self = instrument
     }
 
+    /// Writes the canonical symbol only.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(symbol)

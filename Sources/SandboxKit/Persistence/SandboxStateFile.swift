@@ -6,13 +6,16 @@ public import Foundation
 public struct SandboxStateError: Error, Sendable, CustomStringConvertible {
     /// The file's path.
     public var path: String
+    /// What went wrong: unreadable, another document, a newer version, or a failed write.
     public var reason: String
 
+    /// Names the file and what went wrong with it.
     public init(path: String, reason: String) {
         self.path = path
         self.reason = reason
     }
 
+    /// `sandbox state file <path>: <reason>`, for a start-up failure message.
     public var description: String { "sandbox state file \(path): \(reason)" }
 }
 
@@ -24,6 +27,7 @@ public struct SandboxStateError: Error, Sendable, CustomStringConvertible {
 /// simulated accounts' keys and tokens). A missing file is a fresh sandbox; an unreadable file, another document,
 /// or a version newer than this build knows is an error naming the file.
 public struct SandboxStateFile<Snapshot: Codable & Sendable>: Sendable {
+    /// The file the state is read from and written to.
     public let url: URL
     /// The snapshot layout this build writes and the newest it reads.
     public let version: Int
@@ -32,6 +36,7 @@ public struct SandboxStateFile<Snapshot: Codable & Sendable>: Sendable {
 
     static var format: String { "brokergateway-sandbox-state" }
 
+    /// A state file at `url`, for the sandbox named `sandbox`, whose snapshots have layout `version`. Touches no file.
     public init(url: URL, sandbox: String, version: Int) {
         self.url = url
         self.sandbox = sandbox

@@ -8,6 +8,7 @@ public import NIOCore
 /// and a slot for the simulator's authenticated principal. It can carry a WebSocket upgrade, so a simulator's
 /// streaming endpoints are routes of its one router, behind the same middleware (error rendering, faults).
 public struct SandboxRequestContext: RequestContext, WebSocketRequestContext {
+    /// Hummingbird's own per-request storage (logger, request id, decoding).
     public var coreContext: CoreRequestContextStorage
     /// The connection the request arrived on.
     public let channel: any Channel
@@ -16,6 +17,7 @@ public struct SandboxRequestContext: RequestContext, WebSocketRequestContext {
     /// Where a WebSocket route leaves its handler for the upgrade.
     public let webSocket: WebSocketHandlerReference<SandboxRequestContext>
 
+    /// Makes the context for one request on `source`'s channel, with no principal yet.
     public init(source: ApplicationRequestContextSource) {
         self.coreContext = .init(source: source)
         self.channel = source.channel

@@ -27,6 +27,9 @@ public struct SandboxServer: Service {
     private let app: Application<RouterResponder<SandboxRequestContext>>
     private let simulator: any SandboxSimulator
 
+    /// Makes the server for `simulator` on `host:port` (port 0 for an ephemeral one), with the simulator's router behind
+    /// HTTP/1 and its WebSocket upgrade; `onRunning` gets the base URL once the socket listens. Binds nothing until
+    /// ``run()``.
     public init(
         _ simulator: some SandboxSimulator,
         host: String = "127.0.0.1",
@@ -75,6 +78,7 @@ public struct SandboxServer: Service {
 
 /// Why ``withSandbox(_:host:port:logger:_:)`` could not provide a server.
 public struct SandboxServerError: Error, Sendable, CustomStringConvertible {
+    /// What went wrong.
     public var description: String
 }
 

@@ -13,11 +13,13 @@ public struct SandboxTicker: Service {
     private let interval: Duration
     private let tick: @Sendable () -> Void
 
+    /// Makes a ticker that calls `tick` every `interval` (one second by default).
     public init(every interval: Duration = .seconds(1), _ tick: @escaping @Sendable () -> Void) {
         self.interval = interval
         self.tick = tick
     }
 
+    /// Ticks until graceful shutdown or cancellation; the first tick comes one interval after start.
     public func run() async throws {
         // Ends on graceful shutdown or cancellation; a tick is never interrupted half-way (it is synchronous).
         try? await cancelWhenGracefulShutdown {

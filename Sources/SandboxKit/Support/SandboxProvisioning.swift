@@ -2,6 +2,7 @@ public import Foundation
 
 /// Why a simulator cannot open another account at run time.
 public struct SandboxProvisioningError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// Why, in words the admin API answers with.
     public var message: String
 
     package init(_ message: String) {
@@ -12,6 +13,7 @@ public struct SandboxProvisioningError: Error, Sendable, Hashable, CustomStringC
         SandboxProvisioningError("the \(broker) sandbox holds \(limit) accounts opened at run time, its most")
     }
 
+    /// The message.
     public var description: String { message }
 }
 

@@ -19,8 +19,11 @@ import Synchronization
 /// against the current market, so no background task is needed (``SandboxTicker`` can add one). The simulated account is a cash account (multiplier 1, no shorting):
 /// buying power is cash less what open buy orders reserve, and sells are limited to the unreserved position.
 public final class AlpacaSandbox: BrokerSimulator {
+    /// The accounts, limits and behaviour the simulator was made with.
     public let configuration: AlpacaSandboxConfiguration
+    /// The shared market every quote, bar and fill comes from; its clock is the simulator's clock.
     public let market: MarketEngine
+    /// The live fault rules the simulator's middleware applies (see `/_sandbox/faults`).
     public let faults: FaultInjector
 
     let assets: AlpacaAssets

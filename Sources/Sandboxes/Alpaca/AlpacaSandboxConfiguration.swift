@@ -29,6 +29,8 @@ public struct AlpacaSandboxConfiguration: Sendable {
     /// `init`.)
     public var streamAuthTimeout: Duration = .seconds(10)
 
+    /// Makes settings: the demo account alone, Alpaca's 200 requests a minute, equities always open, fills while the order
+    /// is answered, and up to 10 000 accounts opened at run time. A rate below 1 is raised to 1.
     public init(
         accounts: [AlpacaSandboxAccount] = [.demo],
         requestsPerMinute: Int = 200,
@@ -57,7 +59,9 @@ public enum AlpacaMarketHours: Sendable, Hashable {
 
 /// One simulated Alpaca account and how it starts.
 public struct AlpacaSandboxAccount: Sendable {
+    /// The account's id, answered as `id` by `GET /v2/account` and stamped on its orders.
     public var id: UUID
+    /// The account number (`PA3…`, as Alpaca's paper accounts are numbered), answered as `account_number`.
     public var accountNumber: String
     /// Sent as `APCA-API-KEY-ID`.
     public var keyID: String
@@ -65,18 +69,25 @@ public struct AlpacaSandboxAccount: Sendable {
     public var secretKey: String
     /// Accepted as `Authorization: Bearer <token>` instead of the key pair.
     public var oauthTokens: [String]
+    /// The cash the account starts with, in USD.
     public var startingCash: Decimal
+    /// The positions the account starts with.
     public var positions: [Holding]
+    /// The watchlists the account starts with.
     public var watchlists: [SeedWatchlist]
+    /// When the account was opened, answered as `created_at`.
     public var createdAt: Date
 
     /// A position the account starts with.
     public struct Holding: Sendable {
         /// Canonical symbol (`AAPL`, `BTC/USD`).
         public var symbol: String
+        /// The quantity held; only a positive one is seeded (the simulated account is a cash account: no shorts).
         public var quantity: Decimal
+        /// The average price paid, which with the quantity gives the position's cost basis.
         public var averageEntryPrice: Decimal
 
+        /// Describes a starting position.
         public init(symbol: String, quantity: Decimal, averageEntryPrice: Decimal) {
             self.symbol = symbol
             self.quantity = quantity
@@ -86,15 +97,19 @@ public struct AlpacaSandboxAccount: Sendable {
 
     /// A watchlist the account starts with.
     public struct SeedWatchlist: Sendable {
+        /// The watchlist's name.
         public var name: String
+        /// Its instruments' canonical symbols, in order.
         public var symbols: [String]
 
+        /// Describes a starting watchlist.
         public init(name: String, symbols: [String]) {
             self.name = name
             self.symbols = symbols
         }
     }
 
+    /// Describes an account; its id is random unless given, and it was opened on 2024-01-01 unless told otherwise.
     public init(
         id: UUID = UUID(),
         accountNumber: String,
@@ -119,9 +134,11 @@ public struct AlpacaSandboxAccount: Sendable {
 
     /// Public demo credentials: `APCA-API-KEY-ID: SANDBOX-ALPACA-KEY`, `APCA-API-SECRET-KEY: SANDBOX-ALPACA-SECRET`.
     public static let demoKeyID = "SANDBOX-ALPACA-KEY"
+    /// The demo account's secret key (see ``demoKeyID``).
     public static let demoSecretKey = "SANDBOX-ALPACA-SECRET"
     /// `Authorization: Bearer SANDBOX-ALPACA-OAUTH-TOKEN` reaches the same demo account.
     public static let demoOAuthToken = "SANDBOX-ALPACA-OAUTH-TOKEN"
+    /// The demo account's fixed id, so demo links and saved states keep pointing at the same account.
     public static let demoAccountID = UUID(uuidString: "5a9d1e2c-7b3f-4c1a-9e8d-0b1a2c3d4e5f")!
 
     /// The demo account: $100,000 cash, 10 AAPL, 5 MSFT, 0.05 BTC and a "Primary Watchlist".

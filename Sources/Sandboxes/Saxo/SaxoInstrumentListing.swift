@@ -6,6 +6,7 @@ import SandboxKit
 /// Uics 16 (EURDKK), 21 (EURUSD), 23 (GBPCAD), 31 (GBPUSD) and 211 (AAPL:xnas) appear in public Saxo samples;
 /// the others are plausible stand-ins: the sandbox is self-consistent, not a copy of Saxo's instrument database.
 public struct SaxoInstrumentListing: Sendable, Hashable {
+    /// Saxo's universal instrument code (`Uic`), as `ref/v1/instruments` answers it in `Identifier`.
     public var uic: Int
     /// `FxSpot` or `Stock`.
     public var assetType: String
@@ -17,8 +18,10 @@ public struct SaxoInstrumentListing: Sendable, Hashable {
     public var description: String
     /// `SBFX` for FX, the MIC-like code for stocks (`NASDAQ`).
     public var exchangeId: String
+    /// Saxo's instrument group (`GroupId` in reference data); 0 where none is modelled.
     public var groupId: Int
 
+    /// Describes a listing; `groupId` is 0 unless given.
     public init(
         uic: Int,
         assetType: String,
@@ -37,8 +40,10 @@ public struct SaxoInstrumentListing: Sendable, Hashable {
         self.groupId = groupId
     }
 
+    /// The listing's (Uic, AssetType) identity.
     public var key: SaxoInstrumentKey { SaxoInstrumentKey(uic: uic, assetType: assetType) }
 
+    /// The listings the simulator starts with: seven FX spot pairs and three US stocks of the shared market.
     public static let standard: [SaxoInstrumentListing] = [
         fx(16, "EUR/DKK", "Euro/Danish Krone", group: 28_858),
         fx(17, "EUR/GBP", "Euro/British Pound", group: 28_862),

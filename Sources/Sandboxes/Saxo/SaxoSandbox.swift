@@ -29,8 +29,11 @@ import Synchronization
 /// give the market a ``ManualClock`` to expire tokens or cross prices from a test without sleeping.
 /// Working orders are matched lazily at the start of every authenticated request.
 public final class SaxoSandbox: BrokerSimulator {
+    /// The app, client, instruments and limits the simulator was made with.
     public let configuration: SaxoSandboxConfiguration
+    /// The shared market every price, chart and fill comes from; its clock is the simulator's clock.
     public let market: MarketEngine
+    /// The live fault rules the simulator's middleware applies (see `/_sandbox/faults`).
     public let faults: FaultInjector
 
     let instruments: SaxoInstruments
@@ -410,9 +413,11 @@ public final class SaxoSandbox: BrokerSimulator {
 
 /// A token pair, as `/token` answers it.
 public struct SaxoTokenPair: Sendable, Hashable {
+    /// The bearer token for the OpenAPI, as `access_token`.
     public var accessToken: String
     /// Seconds.
     public var expiresIn: Int
+    /// The token that `POST /token` exchanges for the next pair, spent on use, as `refresh_token`.
     public var refreshToken: String
     /// Seconds.
     public var refreshTokenExpiresIn: Int
@@ -429,9 +434,12 @@ public struct SaxoTokenPair: Sendable, Hashable {
 public struct SaxoSandboxApp: Sendable, Hashable {
     /// The app key (OAuth2 `client_id`).
     public var appKey: String
+    /// The app secret, sent with the app key as HTTP Basic credentials to `/token`.
     public var appSecret: String
     /// A refresh token that is never spent: `grant_type=refresh_token` with it starts a session of the app's client.
     public var refreshToken: String
+    /// The app's client's `ClientKey`.
     public var clientKey: String
+    /// The app's client's account's `AccountKey`.
     public var accountKey: String
 }

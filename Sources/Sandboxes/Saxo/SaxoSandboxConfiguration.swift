@@ -53,6 +53,8 @@ public struct SaxoSandboxConfiguration: Sendable {
     /// How many apps (each with its own client) may be registered at run time at once (``SaxoSandbox/provisionApp()``).
     public var maximumProvisionedApps: Int
 
+    /// Makes settings with Saxo SIM's limits and lifetimes and the public demo app and client by default. Lifetimes and
+    /// rates below 1 are raised to 1; windows, latency and margin below 0 to 0.
     public init(
         appKey: String = SaxoSandboxConfiguration.demoAppKey,
         appSecret: String = SaxoSandboxConfiguration.demoAppSecret,
@@ -108,20 +110,29 @@ public struct SaxoSandboxConfiguration: Sendable {
 
 /// The simulated Saxo client: one client with one account, as a SIM sign-up gets.
 public struct SaxoSandboxClient: Sendable, Codable {
+    /// The client's `ClientId`, as `port/v1/clients/me` answers it.
     public var clientId: String
     /// Base64-looking, with `+`, `/` and `=`, so a client that forgets to percent-encode it in a query fails.
     public var clientKey: String
+    /// The account's `AccountId`: the number users see and the gateway uses as the account id.
     public var accountId: String
+    /// The account's `AccountKey`, which Saxo's portfolio and trading calls take instead of the id; base64-looking like
+    /// ``clientKey``.
     public var accountKey: String
+    /// The signed-in user's `UserId`, as `port/v1/users/me` answers it.
     public var userId: String
+    /// The client's display `Name`.
     public var name: String
     /// The account currency (ISO 4217); every balance is reported in it.
     public var currency: String
+    /// The cash the account starts with, in ``currency``.
     public var startingCash: Decimal
+    /// When the account was opened, answered as `CreationDate`.
     public var createdAt: Date
     /// Watchlists served at `ref/v1/watchlists` (a resource the seed app uses; Saxo's public API has none).
     public var watchlists: [SaxoSandboxWatchlist]
 
+    /// Describes a client; by default a EUR account with 1,000,000 EUR opened on 2024-01-01, without watchlists.
     public init(
         clientId: String,
         clientKey: String,
@@ -146,7 +157,9 @@ public struct SaxoSandboxClient: Sendable, Codable {
         self.watchlists = watchlists
     }
 
+    /// The demo client's `ClientKey` (with `+` and `/`, so it must be percent-encoded in a query).
     public static let demoClientKey = "7m+Kq/ZsT2uRcX0b9vLd1A=="
+    /// The demo account's `AccountKey` (with `+` and `/`, so it must be percent-encoded in a query).
     public static let demoAccountKey = "Lp3/xQ+8bW9nHt2YcR5sEw=="
 
     /// The demo client: EUR account 8496691 with 1,000,000 EUR, an "FxSpot" and a "Stocks" watchlist.
@@ -166,11 +179,14 @@ public struct SaxoSandboxClient: Sendable, Codable {
 
 /// A watchlist of the simulated client.
 public struct SaxoSandboxWatchlist: Sendable, Codable {
+    /// The watchlist's id, as `ref/v1/watchlists/{id}` takes it.
     public var id: String
+    /// The watchlist's name.
     public var name: String
     /// Members as (Uic, AssetType); members the simulator does not list are left out when served.
     public var members: [SaxoInstrumentKey]
 
+    /// Describes a watchlist by its members' (Uic, AssetType) pairs.
     public init(id: String, name: String, uics: [(Int, String)]) {
         self.id = id
         self.name = name
@@ -180,9 +196,12 @@ public struct SaxoSandboxWatchlist: Sendable, Codable {
 
 /// Saxo's identity of an instrument: Uic plus AssetType.
 public struct SaxoInstrumentKey: Sendable, Hashable, Codable {
+    /// Saxo's universal instrument code (`Uic`): unique only together with the asset type.
     public var uic: Int
+    /// Saxo's asset type (`FxSpot`, `Stock`).
     public var assetType: String
 
+    /// Names an instrument by Uic and asset type.
     public init(uic: Int, assetType: String) {
         self.uic = uic
         self.assetType = assetType

@@ -27,8 +27,11 @@ import Synchronization
 /// `{"userId","userToken","oAuthVerifier"}`; `POST /_sandbox/tradeit/expireSessions`;
 /// `POST /_sandbox/tradeit/expireUserToken {"userId"}`.
 public final class TradeItSandbox: BrokerSimulator {
+    /// The API keys, personas' starting book and lifetimes the simulator was made with.
     public let configuration: TradeItSandboxConfiguration
+    /// The shared market every quote, preview price and fill comes from; its clock is the simulator's clock.
     public let market: MarketEngine
+    /// The live fault rules the simulator's middleware applies (see `/_sandbox/faults`).
     public let faults: FaultInjector
 
     struct User: Sendable, Codable {

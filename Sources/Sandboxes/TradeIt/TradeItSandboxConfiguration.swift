@@ -26,16 +26,21 @@ public struct TradeItSandboxConfiguration: Sendable {
     public var commission: Decimal
     /// Each persona's account starts with this cash and these holdings.
     public var startingCash: Decimal
+    /// The positions each persona's account starts with.
     public var holdings: [Holding]
     /// How many API keys may be issued at run time at once (``TradeItSandbox/provisionAPIKey()``).
     public var maximumProvisionedKeys: Int
 
+    /// A position a persona's account starts with.
     public struct Holding: Sendable, Hashable {
         /// Canonical symbol (`AAPL`, `BTC/USD`).
         public var symbol: String
+        /// The quantity held.
         public var quantity: Decimal
+        /// The average price paid per unit (USD), which with the quantity gives the position's cost basis.
         public var averagePrice: Decimal
 
+        /// Describes a starting position.
         public init(symbol: String, quantity: Decimal, averagePrice: Decimal) {
             self.symbol = symbol
             self.quantity = quantity
@@ -43,6 +48,8 @@ public struct TradeItSandboxConfiguration: Sendable {
         }
     }
 
+    /// Makes settings: the demo API key, 30-minute sessions, 5-minute previews, 10-minute verifiers, 20 positions a page, a
+    /// 4.95 USD commission and the demo holdings. A page size below 1 is raised to 1.
     public init(
         apiKeys: [String] = [TradeItSandboxConfiguration.demoAPIKey],
         sessionLifetime: TimeInterval = 30 * 60,
@@ -69,12 +76,15 @@ public struct TradeItSandboxConfiguration: Sendable {
     public static let demoAPIKey = "SANDBOX-TRADEIT-API-KEY"
     /// The one broker the sandbox offers, like TradeIt's QA `Dummy` broker.
     public static let dummyBroker = "Dummy"
+    /// The `Dummy` broker's `longName` in `preference/getBrokerList`, and the title of the sandbox's login page.
     public static let dummyBrokerLongName = "Dummy Broker"
     /// The password of every persona.
     public static let demoPassword = "dummy"
     /// The answer to `dummySecurity`'s question.
     public static let securityAnswer = "tradingticket"
+    /// The question `dummySecurity` is asked (`securityQuestion` of an `INFORMATION_NEEDED` answer).
     public static let securityQuestion = "What is the name of the company that built this ticket?"
+    /// The choices offered with it (`securityQuestionOptions`).
     public static let securityQuestionOptions = ["tradingticket", "tradestation", "tradeking"]
 
     /// 10 AAPL, 5 MSFT, 3 SPY.

@@ -23,8 +23,11 @@ import Synchronization
 ///
 /// Everything time-dependent reads `market.clock`; give the market a ``ManualClock`` to drive time from a test.
 public final class TradeOgreSandbox: BrokerSimulator {
+    /// The accounts, markets and synthetic liquidity the simulator was made with.
     public let configuration: TradeOgreSandboxConfiguration
+    /// The shared market the venue's prices follow; its clock is the simulator's clock.
     public let market: MarketEngine
+    /// The live fault rules the simulator's middleware applies (see `/_sandbox/faults`).
     public let faults: FaultInjector
 
     /// Listed markets by canonical symbol.

@@ -43,6 +43,8 @@ public struct TradeOgreSandboxConfiguration: Sendable {
     /// How many accounts may be open at run time at once (each lives in memory).
     public var maximumProvisionedAccounts: Int
 
+    /// Makes settings: the demo account, the standard markets spelled base first, five synthetic levels a side 0.1 % apart,
+    /// four participant orders and 30 seeded trades a market. Levels are clamped to 0 to 50, trades to 0 to 100.
     public init(
         accounts: [TradeOgreSandboxAccount] = [.demo],
         markets: [String] = TradeOgreSandboxConfiguration.standardMarkets,
@@ -78,6 +80,7 @@ public struct TradeOgreSandboxAccount: Sendable {
     /// Starting totals per currency (`BTC`, `XMR`, ...).
     public var balances: [String: Decimal]
 
+    /// Describes an account by its key pair and starting wallet.
     public init(apiKey: String, apiSecret: String, balances: [String: Decimal]) {
         self.apiKey = apiKey
         self.apiSecret = apiSecret
@@ -86,6 +89,7 @@ public struct TradeOgreSandboxAccount: Sendable {
 
     /// Public demo credentials: HTTP Basic `SANDBOX-TRADEOGRE-KEY` : `SANDBOX-TRADEOGRE-SECRET`.
     public static let demoAPIKey = "SANDBOX-TRADEOGRE-KEY"
+    /// The demo account's API secret (see ``demoAPIKey``).
     public static let demoAPISecret = "SANDBOX-TRADEOGRE-SECRET"
 
     /// The demo account: 1.5 BTC, 25 XMR, 40 LTC and 10,000 USDT, no open orders.
