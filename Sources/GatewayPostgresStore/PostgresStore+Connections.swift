@@ -83,15 +83,8 @@ extension PostgresStore {
                 [tenantId, connectionId]
             )?.bytes("credentials_ciphertext")
         }
-        guard let sealed else { throw StoreRules.connectionNotFound(connectionId) }
-        do {
-            return try cipher.open(sealed, tenantId: tenantId, connectionId: connectionId)
-        } catch {
-            logger.error(
-                "stored credentials do not decrypt",
-                metadata: ["tenant": .string(tenantId), "connection": .string(connectionId)]
-            )
-            throw error
+        return try cipher.openStored(sealed, tenantId: tenantId, connectionId: connectionId) {
+            logger.error("stored credentials do not decrypt", metadata: ["tenant": .string(tenantId), "connection": .string(connectionId)])
         }
     }
 

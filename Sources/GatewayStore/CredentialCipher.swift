@@ -134,6 +134,25 @@ public struct CredentialCipher: @unchecked Sendable {
         }
     }
 
+    /// The credentials a connection row holds, as both backends answer `ConnectionStore.credentials`: not found when
+    /// the tenant has no such row (`sealed` is `nil`); when the value does not open (another master key, a ciphertext
+    /// moved from another row), `undecryptable` runs first, so the backend logs it with its own logger, and the error
+    /// of ``open(_:tenantId:connectionId:)`` is rethrown.
+    package func openStored(
+        _ sealed: Data?,
+        tenantId: String,
+        connectionId: String,
+        undecryptable: () -> Void
+    ) throws -> BrokerCredentials {
+        guard let sealed else { throw StoreRules.connectionNotFound(connectionId) }
+        do {
+            return try open(sealed, tenantId: tenantId, connectionId: connectionId)
+        } catch {
+            undecryptable()
+            throw error
+        }
+    }
+
     /// Encrypts an alert's webhook signing secret, bound to the tenant and the alert as the credentials are to their
     /// connection (another purpose in the additional data, so neither opens as the other).
     package func seal(webhookSecret: String, tenantId: String, alertId: String) throws -> Data {
