@@ -62,8 +62,7 @@ public final class SQLiteStore: GatewayStore {
             // Another process (an admin command) may hold the write lock for a moment.
             configuration.busyMode = .timeout(busyTimeout)
             Self.traceStatements(&configuration, logger: logger)
-            writer = try DatabasePool(path: path, configuration: configuration)
-            stampConnection = try Self.openStampConnection(path: path, busyTimeout: busyTimeout)
+            (writer, stampConnection) = try Self.openRetryingBusy(path: path, configuration: configuration, busyTimeout: busyTimeout)
         } catch {
             logger.error(
                 "cannot open the database",
@@ -72,6 +71,29 @@ public final class SQLiteStore: GatewayStore {
             throw GatewayError(.internalError, "the gateway's database at \(path) cannot be opened")
         }
         try prepare()
+    }
+
+    /// The pool and the change-stamp connection, opened again while SQLite answers busy, for up to `busyTimeout`.
+    /// Two processes (or two stores in one) opening a new file at once both switch it to WAL; SQLite answers the one
+    /// whose lock upgrade would deadlock `SQLITE_BUSY` at once, without waiting in its busy handler, so the busy
+    /// timeout alone does not cover an open. Seen in CI: two stores opened together on one new file, under load.
+    static func openRetryingBusy(
+        path: String,
+        configuration: Configuration,
+        busyTimeout: TimeInterval
+    ) throws -> (DatabasePool, DatabaseQueue) {
+        let deadline = Date().addingTimeInterval(busyTimeout)
+        var attempt = 0
+        while true {
+            do {
+                let pool = try DatabasePool(path: path, configuration: configuration)
+                return (pool, try openStampConnection(path: path, busyTimeout: busyTimeout))
+            } catch let error as DatabaseError where error.resultCode == .SQLITE_BUSY && Date() < deadline {
+                // The other opener holds the lock for its switch to WAL and its first transaction: milliseconds.
+                attempt += 1
+                Thread.sleep(forTimeInterval: min(0.02 * Double(attempt), 0.2))
+            }
+        }
     }
 
     /// Opens the store as ``init(path:cipher:logger:busyTimeout:)`` does, on a dispatch queue: opening migrates the
