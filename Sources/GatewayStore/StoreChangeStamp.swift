@@ -2,8 +2,9 @@
 /// application keep what every request reads (an API key and its tenant, a session, a user, a connection list) in
 /// memory and still see a revocation on the very next request, whichever process made it.
 ///
-/// The application reads the stamp once per request before it consults its caches; a stamp other than the one its
-/// cached answers were read under drops them all. So the contract covers every write to what is cached (tenants, API
+/// The application reads the stamp before each consultation of its caches (concurrent requests share a read, but
+/// only one that began after they asked); a stamp other than the one its cached answers were read under drops them
+/// all. So the contract covers every write to what is cached (tenants, API
 /// keys, users, sessions, devices, connections), not only the ones that touch authentication: a store may change the
 /// stamp more often than needed (that only costs cache refills), never less.
 ///

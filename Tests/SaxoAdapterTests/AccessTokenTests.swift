@@ -1,5 +1,6 @@
 import Foundation
 import GatewayCore
+import GatewayModel
 import Testing
 
 @testable import SaxoAdapter

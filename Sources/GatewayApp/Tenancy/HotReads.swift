@@ -7,7 +7,8 @@ import GatewayStore
 /// session, a tenant, that a user exists, and a user's connection list.
 ///
 /// A store that does not conform to `StoreChangeStamp` cannot say when an answer went stale, so with it nothing is
-/// cached and every request reads the store, as before.
+/// cached and every request reads the store, as before. The stamp is read through one ``SharedStampReader``, so
+/// concurrent requests share reads without ever being answered from a read that began before they asked.
 struct HotReads: Sendable {
     struct UserKey: Hashable, Sendable {
         var tenantId: String
@@ -17,7 +18,7 @@ struct HotReads: Sendable {
     /// The most entries each cache keeps.
     static let capacity = 10_000
 
-    let stamps: (any StoreChangeStamp)?
+    let stamps: SharedStampReader?
     let keys = StampedCache<SHA256Digest, AuthenticatedAPIKey>(capacity: capacity)
     let sessions = StampedCache<String, SessionRecord>(capacity: capacity)
     let tenants = StampedCache<String, Tenant>(capacity: capacity)
@@ -25,7 +26,7 @@ struct HotReads: Sendable {
     let connectionLists = StampedCache<UserKey, [ConnectionDescriptor]>(capacity: capacity)
 
     init(store: any GatewayStore) {
-        stamps = store as? any StoreChangeStamp
+        stamps = (store as? any StoreChangeStamp).map(SharedStampReader.init)
     }
 
     /// `load`'s answer, from `cache` when it holds one under the store's current stamp.
