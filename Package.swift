@@ -351,10 +351,21 @@ let package = Package(
             path: "Tests/TestWorlds",
             swiftSettings: swiftSettings
         ),
+        // A logger whose lines a test reads back (swift-log's InMemoryLogHandler, with the queries the tests share).
+        // Test support only.
+        .target(
+            name: "LogCapture",
+            dependencies: [
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "InMemoryLogging", package: "swift-log"),
+            ],
+            path: "Tests/LogCapture",
+            swiftSettings: swiftSettings
+        ),
         .testTarget(
             name: "GatewayAppTests",
             dependencies: [
-                "GatewayApp", "GatewayModel", "GatewayCore", "GatewayStore", "GatewaySQLiteStore", "GatewayTesting",
+                "GatewayApp", "GatewayModel", "GatewayCore", "GatewayStore", "GatewaySQLiteStore", "GatewayTesting", "LogCapture",
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Logging", package: "swift-log"),
                 .product(name: "Metrics", package: "swift-metrics"),
@@ -430,7 +441,7 @@ let package = Package(
         .testTarget(
             name: "AlpacaAdapterTests",
             dependencies: [
-                "AlpacaAdapter", "GatewayModel", "GatewayCore", "GatewayTesting", "Sandbox",
+                "AlpacaAdapter", "GatewayModel", "GatewayCore", "GatewayTesting", "Sandbox", "LogCapture",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
@@ -440,7 +451,7 @@ let package = Package(
             name: "SaxoAdapterTests",
             dependencies: [
                 "TestWorlds",
-                "SaxoAdapter", "GatewayModel", "GatewayCore", "GatewayTesting", "Sandbox",
+                "SaxoAdapter", "GatewayModel", "GatewayCore", "GatewayTesting", "Sandbox", "LogCapture",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
@@ -465,7 +476,7 @@ let package = Package(
         .testTarget(
             name: "TradeOgreAdapterTests",
             dependencies: [
-                "TradeOgreAdapter", "GatewayModel", "GatewayCore", "GatewayTesting", "Sandbox",
+                "TradeOgreAdapter", "GatewayModel", "GatewayCore", "GatewayTesting", "Sandbox", "LogCapture",
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "HTTPTypes", package: "swift-http-types"),
             ],
@@ -485,7 +496,7 @@ let package = Package(
             name: "GatewayAPITests",
             dependencies: [
                 "GatewayModel", "GatewayCore", "GatewayStore", "GatewaySQLiteStore", "GatewayApp", "GatewayAPI", "GatewayTesting",
-                "TestWorlds",
+                "TestWorlds", "LogCapture",
                 .product(name: "HummingbirdTesting", package: "hummingbird"),
                 .product(name: "Crypto", package: "swift-crypto"),
                 .product(name: "Prometheus", package: "swift-prometheus"),

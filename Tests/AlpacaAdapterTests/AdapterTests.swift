@@ -3,8 +3,8 @@ import GatewayCore
 import GatewayModel
 import GatewayTesting
 import HTTPTypes
+import LogCapture
 import Logging
-import Synchronization
 import Testing
 
 @testable import AlpacaAdapter
@@ -18,20 +18,6 @@ let accountId = "e6fe16f3-64a4-4921-8928-cadf02f92f98"
 /// Alpaca's answers (status and body), one per request in order; a request past the last is unscripted.
 func queued(_ answers: [(Int, String)]) -> ScriptedTransport {
     ScriptedTransport(answers: answers.map { ScriptedTransport.text($0.0, $0.1) })
-}
-
-/// Collects log lines, to prove secrets never reach them.
-final class CollectingLogHandler: LogHandler, @unchecked Sendable {
-    let lines = Mutex<[String]>([])
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-    func log(event: LogEvent) {
-        lines.withLock { $0.append("\(event.message) \(event.metadata ?? [:])") }
-    }
 }
 
 let testCredentials = BrokerCredentials(["keyId": "PKTESTKEY", "secretKey": "SUPERSECRETVALUE"])
@@ -235,8 +221,8 @@ struct ErrorTableTests {
 
     @Test("secrets appear in no error and no log line")
     func noSecrets() async throws {
-        let handler = CollectingLogHandler()
-        let logger = Logger(label: "test", factory: { _ in handler })
+        // Every line, to prove secrets never reach them.
+        let (logger, log) = LogCapture.logger()
         // The call log line is the pipeline's (every adapter's calls go through it in production).
         let transport = BrokerPipeline().transport(
             wrapping: queued([(401, #"{"message": "unauthorized."}"#)]),
@@ -256,8 +242,8 @@ struct ErrorTableTests {
         let error = await #expect(throws: GatewayError.self) { try await adapter.validateCredentials() }
         let texts =
             [error?.description ?? "", error?.message ?? "", "\(String(describing: error))"]
-            + handler.lines.withLock { $0 }
-        #expect(!handler.lines.withLock { $0 }.isEmpty)
+            + log.lines
+        #expect(!log.lines.isEmpty)
         for text in texts {
             #expect(!text.contains("SUPERSECRETVALUE"))
             #expect(!text.contains("PKTESTKEY"))

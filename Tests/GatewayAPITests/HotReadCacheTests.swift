@@ -9,52 +9,30 @@ import GatewayTesting
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import LogCapture
 import Logging
-import Synchronization
 import Testing
-
-/// Collects the SQL of every statement a store runs (its logger at `trace`), so a test can count the reads a cache
-/// saves. Only the store's `sqlite statement` lines are kept.
-final class StatementLog: Sendable {
-    let lines = Mutex<[String]>([])
-
-    var all: [String] { lines.withLock { $0 } }
-
-    /// How many statements so far read `table` (`FROM <table> ` in their SQL).
-    func reads(of table: String) -> Int {
-        all.filter { $0.contains("FROM \(table) ") }.count
-    }
-
-    var logger: Logger {
-        var logger = Logger(label: "store-trace") { _ in Handler(log: self) }
-        logger.logLevel = .trace
-        return logger
-    }
-
-    struct Handler: LogHandler {
-        let log: StatementLog
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-        func log(event: LogEvent) {
-            guard event.message.description == "sqlite statement", case .string(let sql)? = event.metadata?["sql"] else { return }
-            log.lines.withLock { $0.append(sql) }
-        }
-    }
-}
 
 /// A gateway on a SQLite file whose statements are counted, a tenant and its key, the server in process; and a second
 /// store on the same file standing in for another process (the operator CLI, another instance).
 struct CachedGatewayHarness {
     let store: SQLiteStore
     let otherProcess: SQLiteStore
-    let statements: StatementLog
+    /// The store's log at `trace`: a `sqlite statement` line, its SQL in `sql`, for every statement it runs.
+    let storeLog: LogCapture
     let tenant: Tenant
     let key: IssuedAPIKey
     let userId: String
+
+    /// The SQL of every statement the gateway's store ran so far, in order.
+    var statements: [String] {
+        storeLog.entries.filter { $0.message == "sqlite statement" }.compactMap { $0.metadataText("sql") }
+    }
+
+    /// How many statements so far read `table` (`FROM <table> ` in their SQL), to count the reads a cache saves.
+    func reads(of table: String) -> Int {
+        statements.filter { $0.contains("FROM \(table) ") }.count
+    }
 
     var auth: HTTPFields { [.authorization: "Bearer \(key.plaintext)", .contentType: "application/json"] }
 
@@ -64,8 +42,8 @@ struct CachedGatewayHarness {
         defer { try? FileManager.default.removeItem(at: directory) }
         let path = directory.appendingPathComponent("gateway.sqlite").path
         let cipher = CredentialCipher.random()
-        let statements = StatementLog()
-        let store = try await SQLiteStore.opening(path: path, cipher: cipher, logger: statements.logger)
+        let (storeLogger, storeLog) = LogCapture.logger(label: "store-trace")
+        let store = try await SQLiteStore.opening(path: path, cipher: cipher, logger: storeLogger)
         let otherProcess = try await SQLiteStore.opening(path: path, cipher: cipher)
         let logger = Logger(label: "test", factory: { _ in SwiftLogNoOpLogHandler() })
         let state = FakeBrokerState()
@@ -80,7 +58,7 @@ struct CachedGatewayHarness {
         let harness = CachedGatewayHarness(
             store: store,
             otherProcess: otherProcess,
-            statements: statements,
+            storeLog: storeLog,
             tenant: tenant,
             key: key,
             userId: try #require(key.info.userId)
@@ -111,15 +89,15 @@ struct HotReadCacheTests {
         try await CachedGatewayHarness.with { harness, client in
             try await harness.link(.alpaca)
             #expect(try await client.call(.get, "/v1/connections", headers: harness.auth).status == 200)
-            let keyReads = harness.statements.reads(of: "api_keys k")
-            let listReads = harness.statements.reads(of: "connections")
-            #expect(keyReads >= 1 && listReads >= 1, "the first request reads both: \(harness.statements.all)")
+            let keyReads = harness.reads(of: "api_keys k")
+            let listReads = harness.reads(of: "connections")
+            #expect(keyReads >= 1 && listReads >= 1, "the first request reads both: \(harness.statements)")
             for _ in 0..<3 {
                 let answer = try await client.call(.get, "/v1/connections", headers: harness.auth)
                 #expect(answer.status == 200 && answer.body.dataList.count == 1)
             }
-            #expect(harness.statements.reads(of: "api_keys k") == keyReads)
-            #expect(harness.statements.reads(of: "connections") == listReads)
+            #expect(harness.reads(of: "api_keys k") == keyReads)
+            #expect(harness.reads(of: "connections") == listReads)
         }
     }
 
@@ -127,10 +105,10 @@ struct HotReadCacheTests {
     func revocationByAnotherProcess() async throws {
         try await CachedGatewayHarness.with { harness, client in
             #expect(try await client.call(.get, "/v1/connections", headers: harness.auth).status == 200)
-            let keyReads = harness.statements.reads(of: "api_keys k")
+            let keyReads = harness.reads(of: "api_keys k")
             #expect(keyReads >= 1, "the first request reads the key")
             #expect(try await client.call(.get, "/v1/connections", headers: harness.auth).status == 200)
-            #expect(harness.statements.reads(of: "api_keys k") == keyReads, "the cache is warm")
+            #expect(harness.reads(of: "api_keys k") == keyReads, "the cache is warm")
 
             #expect(try await harness.otherProcess.revokeAPIKey(tenantId: harness.tenant.id, keyId: harness.key.id, audit: nil))
             let refused = try await client.call(.get, "/v1/connections", headers: harness.auth)
@@ -154,10 +132,10 @@ struct HotReadCacheTests {
             let first = try await harness.link(.alpaca)
             let second = try await harness.link(.saxo)
             #expect(try await client.call(.get, "/v1/connections", headers: harness.auth).body.dataList.count == 2)
-            let listReads = harness.statements.reads(of: "connections")
+            let listReads = harness.reads(of: "connections")
             #expect(listReads >= 1, "the first request reads the list")
             #expect(try await client.call(.get, "/v1/connections", headers: harness.auth).body.dataList.count == 2)
-            #expect(harness.statements.reads(of: "connections") == listReads, "the cache is warm")
+            #expect(harness.reads(of: "connections") == listReads, "the cache is warm")
 
             #expect(try await harness.otherProcess.deleteConnection(tenantId: harness.tenant.id, id: first.id))
             let afterOther = try await client.call(.get, "/v1/connections", headers: harness.auth)

@@ -7,6 +7,7 @@ import GatewayTesting
 import HTTPTypes
 import Hummingbird
 import HummingbirdTesting
+import LogCapture
 import Logging
 import NIOCore
 import Synchronization
@@ -152,8 +153,7 @@ struct OrderLimitsTests {
     /// it out in silence. Now it is quarantined: logged once over many passes and status reads, and listed in
     /// `unreadableOrders`.
     @Test func aPoisonedRowStopsNoOtherTenantsReconciliation() async throws {
-        let lines = CountingLogHandler.Lines()
-        let logger = Logger(label: "test") { label in CountingLogHandler(label: label, lines: lines) }
+        let (logger, log) = LogCapture.logger()
         try await APIHarness.with(orderSettings: OrderSettings(brokerTimeout: .milliseconds(300)), logger: logger) { harness, client in
             // Tenant A has a row its journal cannot read, older than anything else pending.
             let poisoned = try await harness.link(.alpaca, baseURL: "https://poisoned.fake")
@@ -200,7 +200,7 @@ struct OrderLimitsTests {
             // Tenant B's status has nothing of tenant A's row.
             let statusB = try await client.call(.get, "/v1/status", headers: headersB)
             #expect((statusB.body["unreadableOrders"] as? [Any])?.isEmpty == true)
-            #expect(lines.count { $0.contains("ord_poisoned") } == 1)
+            #expect(log.lines(containing: "ord_poisoned").count == 1)
         }
     }
 
@@ -302,29 +302,5 @@ struct OrderLimitsTests {
             #expect(error.retryAfter == 1)
         }
         lock.release()
-    }
-}
-
-/// Keeps every log line with its metadata's values, to count how often something was logged.
-struct CountingLogHandler: LogHandler {
-    final class Lines: Sendable {
-        private let lines = Mutex<[String]>([])
-        func append(_ line: String) { lines.withLock { $0.append(line) } }
-        func count(where matches: (String) -> Bool) -> Int { lines.withLock { $0.filter(matches).count } }
-    }
-
-    let label: String
-    let lines: Lines
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-
-    func log(event: LogEvent) {
-        let values = (metadata.merging(event.metadata ?? [:]) { $1 }).map { "\($0.key)=\($0.value)" }.sorted()
-        lines.append("\(event.level) \(event.message) \(values.joined(separator: " "))")
     }
 }

@@ -2,6 +2,7 @@ import Foundation
 import GatewayCore
 import GatewayModel
 import GatewayStore
+import LogCapture
 import Logging
 import Synchronization
 import Testing
@@ -12,67 +13,31 @@ import Testing
 /// it starts (and its end once), never swallowed and never a line per retry.
 @Suite("Failures that used to be silent are logged")
 struct FailureLogTests {
-    /// Every line logged through `logger`, kept in order.
-    final class LogRecorder: Sendable {
-        struct Line: Sendable {
-            var level: Logger.Level
-            var message: String
-            var metadata: Logger.Metadata
-        }
-
-        let recorded = Mutex<[Line]>([])
-
-        var all: [Line] { recorded.withLock { $0 } }
-
-        var logger: Logger {
-            var logger = Logger(label: "test") { _ in Handler(recorder: self) }
-            logger.logLevel = .trace
-            return logger
-        }
-
-        func record(_ line: Line) {
-            recorded.withLock { $0.append(line) }
-        }
-
-        struct Handler: LogHandler {
-            let recorder: LogRecorder
-            var metadata: Logger.Metadata = [:]
-            var logLevel: Logger.Level = .trace
-            subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-                get { metadata[key] }
-                set { metadata[key] = newValue }
-            }
-            func log(event: LogEvent) {
-                recorder.record(Line(level: event.level, message: event.message.description, metadata: event.metadata ?? [:]))
-            }
-        }
-    }
-
     struct Unreachable: Error {}
 
     @Test("A stream's failed holdings reads: one warning per run of failures, one line at recovery, none for a cancel")
     func holdingsReadFailures() async {
-        let log = LogRecorder()
+        let (logger, log) = LogCapture.logger()
         var readLog = HoldingsReadLog()
         let failing: () async throws -> Int = { throw Unreachable() }
-        #expect(await readLog.reading("positions", log.logger, failing) == nil)
-        #expect(await readLog.reading("positions", log.logger, failing) == nil)
-        #expect(await readLog.reading("balances", log.logger, failing) == nil)
-        #expect(log.all.map(\.level) == [.warning, .warning])
-        #expect(log.all.map { $0.metadata["holdings"] } == [.string("positions"), .string("balances")])
+        #expect(await readLog.reading("positions", logger, failing) == nil)
+        #expect(await readLog.reading("positions", logger, failing) == nil)
+        #expect(await readLog.reading("balances", logger, failing) == nil)
+        #expect(log.entries.map(\.level) == [.warning, .warning])
+        #expect(log.entries.map { $0.metadata["holdings"] } == [.string("positions"), .string("balances")])
 
-        #expect(await readLog.reading("positions", log.logger, { 7 }) == 7)
-        #expect(log.all.count == 3)
-        #expect(log.all.last?.level == .info)
-        #expect(await readLog.reading("positions", log.logger, { 8 }) == 8)
-        #expect(log.all.count == 3, "a read that keeps working is not logged")
+        #expect(await readLog.reading("positions", logger, { 7 }) == 7)
+        #expect(log.entries.count == 3)
+        #expect(log.entries.last?.level == .info)
+        #expect(await readLog.reading("positions", logger, { 8 }) == 8)
+        #expect(log.entries.count == 3, "a read that keeps working is not logged")
 
         // A read cut short because the stream ended is no failure.
-        #expect(await readLog.reading("positions", log.logger, { throw CancellationError() }) == nil)
-        #expect(log.all.count == 3)
+        #expect(await readLog.reading("positions", logger, { throw CancellationError() }) == nil)
+        #expect(log.entries.count == 3)
         // A new run of failures is said again.
-        #expect(await readLog.reading("positions", log.logger, failing) == nil)
-        #expect(log.all.map(\.level) == [.warning, .warning, .info, .warning])
+        #expect(await readLog.reading("positions", logger, failing) == nil)
+        #expect(log.entries.map(\.level) == [.warning, .warning, .info, .warning])
     }
 
     /// A change stamp that cannot be read for its first `failures` reads, then reads 1.
@@ -92,8 +57,8 @@ struct FailureLogTests {
 
     @Test("An unreadable change stamp is logged once while it lasts, and its recovery once")
     func unreadableChangeStamp() async throws {
-        let log = LogRecorder()
-        let watch = StampWatch(interval: .milliseconds(1), logger: log.logger)
+        let (logger, log) = LogCapture.logger()
+        let watch = StampWatch(interval: .milliseconds(1), logger: logger)
         let stamp = FlakyStamp(failures: 4)
         let (id, changes) = watch.watch(stamp, since: nil)
         // The first readable stamp differs from the watcher's unknown one: its signal means four failures came first.
@@ -101,16 +66,16 @@ struct FailureLogTests {
         _ = await iterator.next()
         watch.stop(id)
         #expect(stamp.reads.withLock { $0 } >= 5)
-        let warnings = log.all.filter { $0.level == .warning }
+        let warnings = log.entries(at: .warning)
         #expect(warnings.count == 1)
         #expect(warnings.first?.message.contains("change stamp cannot be read") == true)
-        #expect(log.all.filter { $0.level == .notice }.count == 1)
+        #expect(log.entries(at: .notice).count == 1)
     }
 
     @Test("A quote stream whose first read of the current quotes fails says so, and its quotes still come")
     func quoteStreamInitialReadFailure() async throws {
-        let log = LogRecorder()
-        let feeds = QuoteFeeds(interval: .milliseconds(50), logger: log.logger)
+        let (logger, log) = LogCapture.logger()
+        let feeds = QuoteFeeds(interval: .milliseconds(50), logger: logger)
         let connection = ConnectionDescriptor(
             id: "conn_q",
             tenantId: "ten_q",
@@ -144,7 +109,7 @@ struct FailureLogTests {
         await feeds.stopWatching(connection.id, id)
         #expect(received?.instrument.symbol == "AAPL")
         // The callback that logs ran to its end before the stream pushed the quote.
-        let notices = log.all.filter { $0.level == .notice }
+        let notices = log.entries(at: .notice)
         #expect(notices.count == 1)
         #expect(notices.first?.metadata["connection"] == .string("conn_q"))
         #expect(notices.first?.metadata["error"] == .string("the snapshot endpoint is down"))

@@ -3,6 +3,7 @@ import Foundation
 import GatewayCore
 import GatewayModel
 import GatewayTesting
+import LogCapture
 import Sandbox
 import TestWorlds
 import Testing
@@ -24,7 +25,7 @@ struct SandboxEndToEndTests {
         clock: ManualClock,
         saved: SavedState = SavedState(),
         refreshMargin: TimeInterval? = nil,
-        logs: CapturedLogs = CapturedLogs()
+        logs: LogCapture = LogCapture()
     ) throws -> SaxoAdapter {
         let pair = sandbox.issueTokens()
         var credentials = appCredentials
@@ -44,7 +45,7 @@ struct SandboxEndToEndTests {
                 updatedAt: Date()
             ),
             limits: SaxoAdapterFactory().rateLimits,
-            logger: logs.logger
+            logger: logs.logger(label: "saxo-test")
         )
         return try Fixture.adapter(
             transport: transport,
@@ -195,14 +196,14 @@ struct SandboxEndToEndTests {
         let sandbox = recordedIdentitySandbox(clock: clock, accessTokenLifetime: 120)
         try await withSandbox(sandbox) { url in
             let saved = SavedState()
-            let logs = CapturedLogs()
+            let logs = LogCapture()
             // Margin 0 and a clock that jumps past expiry: the adapter still believes the token valid, the sandbox does not.
             let adapter = try Self.adapter(sandbox, url: url, clock: clock, saved: saved, refreshMargin: -3600, logs: logs)
             _ = try await adapter.accounts()
             clock.advance(by: 600)
             _ = try await adapter.accounts()
             #expect(saved.savedCredentials.count == 1)
-            #expect(logs.all.contains { $0.contains("status=401") })
+            #expect(!logs.lines(containing: "status=401").isEmpty)
         }
     }
 

@@ -2,7 +2,7 @@ import Foundation
 import GatewayCore
 import GatewayModel
 import GatewayTesting
-import Logging
+import LogCapture
 import Synchronization
 
 @testable import SaxoAdapter
@@ -30,31 +30,6 @@ final class SavedState: Sendable {
     func save(_ status: ConnectionStatus, _ detail: [String: String]?) { statuses.withLock { $0.append((status, detail)) } }
 }
 
-/// Collects every log line (message and metadata) so tests can check secrets never appear.
-final class CapturedLogs: Sendable {
-    private let lines = Mutex<[String]>([])
-    var all: [String] { lines.withLock { $0 } }
-    func append(_ line: String) { lines.withLock { $0.append(line) } }
-
-    var logger: Logger {
-        Logger(label: "saxo-test") { _ in CapturingHandler(sink: self) }
-    }
-
-    struct CapturingHandler: LogHandler {
-        let sink: CapturedLogs
-        var metadata: Logger.Metadata = [:]
-        var logLevel: Logger.Level = .trace
-        subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-            get { metadata[key] }
-            set { metadata[key] = newValue }
-        }
-        func log(event: LogEvent) {
-            let merged = metadata.merging(event.metadata ?? [:]) { $1 }
-            sink.append("\(event.level) \(event.message) \(merged.map { "\($0.key)=\($0.value)" }.sorted().joined(separator: " "))")
-        }
-    }
-}
-
 enum Fixture {
     static let baseURL = "https://gateway.saxobank.com/sim/openapi"
     static let authURL = "https://sim.logonvalidation.net"
@@ -77,13 +52,14 @@ enum Fixture {
         request.header("Authorization").flatMap { $0.hasPrefix("Bearer ") ? String($0.dropFirst(7)) : nil }
     }
 
-    /// A Saxo adapter over `transport`, its clock, store callbacks and logs.
+    /// A Saxo adapter over `transport`, its clock, store callbacks and logs (every line, so tests can check secrets
+    /// never appear).
     static func adapter(
         transport: any BrokerTransport,
         credentials: [String: String],
         clock: TestClock = TestClock(),
         saved: SavedState = SavedState(),
-        logs: CapturedLogs = CapturedLogs(),
+        logs: LogCapture = LogCapture(),
         baseURL: String = baseURL,
         settings: [String: String] = [:],
         now: (@Sendable () -> Date)? = nil,
@@ -104,7 +80,7 @@ enum Fixture {
             baseURL: baseURL,
             credentials: BrokerCredentials(credentials),
             transport: transport,
-            logger: logs.logger,
+            logger: logs.logger(label: "saxo-test"),
             saveCredentials: { saved.save($0) },
             saveStatus: { saved.save($0, $1) }
         )

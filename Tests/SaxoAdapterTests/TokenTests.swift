@@ -2,6 +2,7 @@ import Foundation
 import GatewayCore
 import GatewayModel
 import GatewayTesting
+import LogCapture
 import Synchronization
 import Testing
 
@@ -272,7 +273,7 @@ struct TokenTests {
 
     @Test("secrets never appear in logs or error messages")
     func noSecretsLeak() async throws {
-        let logs = CapturedLogs()
+        let logs = LogCapture()
         let saxo = FakeSaxo(currentAccess: "revoked-elsewhere")
         let transport = ScriptedTransport { try await saxo.handle($0) }
         var credentials = Fixture.appCredentials
@@ -291,8 +292,8 @@ struct TokenTests {
             "app-secret", "refresh-token-1", "refresh-token-2", "access-1", "access-2",
             Data("app-key:app-secret".utf8).base64EncodedString(),
         ]
-        let texts = logs.all + [error.map { "\($0) \($0.message) \($0.brokerCode ?? "")" } ?? ""]
-        #expect(!logs.all.isEmpty)
+        let texts = logs.lines + [error.map { "\($0) \($0.message) \($0.brokerCode ?? "")" } ?? ""]
+        #expect(!logs.lines.isEmpty)
         for text in texts {
             for secret in secrets { #expect(!text.contains(secret), "\(text)") }
         }

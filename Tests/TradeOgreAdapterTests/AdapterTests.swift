@@ -3,8 +3,8 @@ import GatewayCore
 import GatewayModel
 import GatewayTesting
 import HTTPTypes
+import LogCapture
 import Logging
-import Synchronization
 import Testing
 
 @testable import TradeOgreAdapter
@@ -185,9 +185,8 @@ struct PublicModeTests {
 
     @Test("secrets never reach the logs")
     func logging() async throws {
-        let handler = CollectingLogHandler()
-        var logger = Logger(label: "t", factory: { _ in handler })
-        logger.logLevel = .trace
+        // Every line, to prove secrets never reach them.
+        let (logger, log) = LogCapture.logger(label: "t")
         // The call log line is the pipeline's (every adapter's calls go through it in production).
         let transport = BrokerPipeline().transport(
             wrapping: routed(["GET /account/balances": [(200, #"{"success":true,"balances":{}}"#)]]),
@@ -204,23 +203,9 @@ struct PublicModeTests {
             logger: logger
         )
         try await makeAdapter(transport, logger: logger).validateCredentials()
-        let lines = handler.lines.withLock { $0 }
+        let lines = log.lines
         #expect(!lines.isEmpty)
         #expect(lines.allSatisfy { !$0.contains("SUPERSECRETVALUE") && !$0.contains("KEY123") })
-    }
-}
-
-/// Collects log lines, to prove secrets never reach them.
-final class CollectingLogHandler: LogHandler, @unchecked Sendable {
-    let lines = Mutex<[String]>([])
-    var metadata: Logger.Metadata = [:]
-    var logLevel: Logger.Level = .trace
-    subscript(metadataKey key: String) -> Logger.Metadata.Value? {
-        get { metadata[key] }
-        set { metadata[key] = newValue }
-    }
-    func log(event: LogEvent) {
-        lines.withLock { $0.append("\(event.message) \(event.metadata ?? [:])") }
     }
 }
 
