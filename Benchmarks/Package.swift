@@ -57,7 +57,7 @@ let package = Package(
             ],
             swiftSettings: swiftSettings
         ),
-        // The gateway against the client-side aggregator a user would write instead (ccxt, asyncio.gather).
+        // The gateway against the floor (FloorServer) and the client-side aggregator a user would write instead (ccxt).
         .executableTarget(
             name: "ReadBenchmark",
             dependencies: [
@@ -68,6 +68,21 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
             ],
             exclude: ["ccxt_reads.py"],
+            swiftSettings: swiftSettings
+        ),
+        // The floor for ReadBenchmark: the same quote read on the same stack (Hummingbird, AsyncHTTPClient, Foundation
+        // JSON), none of the gateway's modules.
+        .executableTarget(
+            name: "FloorServer",
+            dependencies: [
+                "BenchmarkSupport",
+                .product(name: "AsyncHTTPClient", package: "async-http-client"),
+                .product(name: "Hummingbird", package: "hummingbird"),
+                .product(name: "Logging", package: "swift-log"),
+                .product(name: "NIOCore", package: "swift-nio"),
+                .product(name: "NIOFoundationCompat", package: "swift-nio"),
+                .product(name: "NIOHTTP1", package: "swift-nio"),
+            ],
             swiftSettings: swiftSettings
         ),
         // 10,000 positions of one account through /v1/positions, end to end over HTTP against the Alpaca sandbox.

@@ -75,5 +75,11 @@ public struct ProcStatus: Sendable {
 /// The `gateway` executable next to this benchmark's own (`swift build --package-path Benchmarks -c release
 /// --product gateway` puts it there).
 public func siblingGateway() -> String {
-    URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent("gateway").path
+    siblingExecutable("gateway")
+}
+
+/// The executable `name` next to this benchmark's own: another product of the same `swift build --package-path
+/// Benchmarks` (ReadBenchmark's `FloorServer`), so the benchmark finds it without a path on its command line.
+public func siblingExecutable(_ name: String) -> String {
+    URL(fileURLWithPath: CommandLine.arguments[0]).deletingLastPathComponent().appendingPathComponent(name).path
 }

@@ -5,26 +5,29 @@ import Foundation
 import NIOCore
 import NIOHTTP1
 
-/// The gateway against the client-side aggregator its users would write instead, on the same broker, in one run.
+/// The gateway against the floor (the same read on the same stack, without the gateway) and against the client-side
+/// aggregator its users would write instead, on the same broker, in one run, so every figure is a ratio to both.
 ///
 /// Starts the built-in sandboxes as a process of their own (`gateway sandbox`) with a fixed latency injected into
 /// every TradeOgre answer (TradeOgre's sandbox has no rate limit), then the real `gateway serve` on a fresh data folder
 /// with `--accounts` TradeOgre connections to that sandbox, reads coalescing off (every read reaches the broker, as
-/// the aggregator's do) and the gateway's per-tenant limits lifted. For each client count, alternating in rounds,
-/// it drives `/v1/quotes?symbols=XMR/BTC` through the gateway, then runs `ccxt_reads.py` (ccxt's async TradeOgre
-/// client, one exchange per account, `asyncio.gather` per read) for the same time, and prints reads/s, latency
-/// medians and p99s against the injected latency (the physical limit), and CPU per read: the gateway process's
-/// (from /proc) against the aggregator's own.
+/// the aggregator's do) and the gateway's per-tenant limits lifted, and `FloorServer` (built beside this benchmark)
+/// calling the same sandbox once per account per read. For each client count, alternating in rounds, it drives
+/// `/v1/quotes?symbols=XMR/BTC` through the gateway, then the same path through the floor (the same `drive`), then
+/// runs `ccxt_reads.py` (ccxt's async TradeOgre client, one exchange per account, `asyncio.gather` per read) for the
+/// same time, and prints reads/s, latency medians and p99s against the injected latency (the physical limit), and CPU
+/// per read: the gateway's and the floor's processes' (from /proc) against the aggregator's own. `--floor off` leaves
+/// the floor out.
 ///
 /// With `--database-url postgres://…` and `--instances 2`, the gateways are that many `gateway serve` processes on one
 /// PostgreSQL database (one data folder: one master key), and each round also drives the clients spread over every
 /// instance (client `i` reads from instance `i mod n`), against the same clients on the first instance alone; CPU is
 /// the sum over the instances.
 ///
-///     swift build --package-path Benchmarks -c release --product gateway --product ReadBenchmark
+///     swift build --package-path Benchmarks -c release --product gateway --product FloorServer --product ReadBenchmark
 ///     Benchmarks/.build/release/ReadBenchmark --python .venv-fidelity-tradeogre/bin/python \
 ///         [--clients 1,10,100,1000] [--seconds 10] [--warmup 2] [--rounds 3] [--latency-ms 25] [--accounts 2] \
-///         [--database-url postgres://… --instances 2]
+///         [--floor on|off] [--floor-server PATH] [--database-url postgres://… --instances 2]
 @main
 struct ReadBenchmark {
     static let unlimitedTenant = [
@@ -58,6 +61,11 @@ struct ReadBenchmark {
         let database = databaseURL.isEmpty ? [] : ["--database-url", databaseURL]
         let binary = try arguments.string("--gateway", siblingGateway())
         let python = try arguments.string("--python", "")
+        let floorSwitch = try arguments.string("--floor", "on")
+        guard floorSwitch == "on" || floorSwitch == "off" else {
+            throw BenchmarkError("--floor expects on or off, not \"\(floorSwitch)\"")
+        }
+        let floorBinary = try arguments.string("--floor-server", siblingExecutable("FloorServer"))
         let script = try arguments.string(
             "--ccxt-script",
             URL(fileURLWithPath: #filePath).deletingLastPathComponent().appendingPathComponent("ccxt_reads.py").path
@@ -88,6 +96,7 @@ struct ReadBenchmark {
             )
         )
         var gatewayProcesses: [ChildProcess] = []
+        var floorProcess: ChildProcess?
         do {
             try await send(
                 http,
@@ -151,17 +160,45 @@ struct ReadBenchmark {
             }
             let idle = ProcStatus(pid: gateway.pid)
 
+            // The floor: the same read on the same stack, one process with its own token, reading the same sandbox.
+            var floor: (process: ChildProcess, url: String, headers: [String: String])?
+            if floorSwitch == "on" {
+                let token = UUID().uuidString
+                let process = try ChildProcess(
+                    executable: floorBinary,
+                    arguments: [
+                        "--port", "0", "--upstream", broker.url, "--token", token, "--accounts", String(accounts),
+                    ],
+                    standardOutput: .lines,
+                    standardError: .file(directory.appendingPathComponent("floor.log").path)
+                )
+                floorProcess = process
+                let floorHeaders = ["Authorization": "Bearer \(token)"]
+                let url = try await servingURL(process, marker: "FloorServer is serving") + path
+                let floorProbe = try await send(http, "GET", url, headers: floorHeaders)
+                let floorSources = floorProbe["sources"] as? [[String: Any]] ?? []
+                guard floorSources.count == accounts, floorSources.allSatisfy({ $0["status"] as? String == "ok" }) else {
+                    throw BenchmarkError("the floor's first read did not reach every account: \(floorProbe)")
+                }
+                floor = (process, url, floorHeaders)
+            }
+            let floorIdle = floor.flatMap { ProcStatus(pid: $0.process.pid) }
+
             print(
                 "BrokerGateway read benchmark: \(path) over \(accounts) TradeOgre connections, \(latency) ms injected "
                     + "latency, \(seconds) s measured per run after \(warmup) s of warm-up, \(rounds) rounds alternating"
             )
-            print("gateway idle RSS after setup: \(idle.map { "\($0.rssKB / 1024) MB" } ?? "-")")
+            print(
+                "idle RSS after setup: gateway \(idle.map { "\($0.rssKB / 1024) MB" } ?? "-")"
+                    + (floor == nil ? "" : ", floor \(floorIdle.map { "\($0.rssKB / 1024) MB" } ?? "-")")
+            )
             if instances > 1 {
                 print("\(instances) instances on PostgreSQL; each round also spreads the clients over all of them")
             }
             var rows: [Row] = []
             for clients in levels {
                 var gatewayRuns: [RunResult] = []
+                var floorRuns: [RunResult] = []
                 var ccxtRuns: [RunResult] = []
                 var clusterRuns: [RunResult] = []
                 for _ in 0..<rounds {
@@ -189,6 +226,19 @@ struct ReadBenchmark {
                             )
                         )
                     }
+                    if let floor {
+                        floorRuns.append(
+                            try await drive(
+                                http,
+                                urls: [floor.url],
+                                headers: floor.headers,
+                                clients: clients,
+                                seconds: seconds,
+                                warmup: warmup,
+                                pids: [floor.process.pid]
+                            )
+                        )
+                    }
                     if !python.isEmpty {
                         ccxtRuns.append(
                             try await ccxt(
@@ -203,11 +253,12 @@ struct ReadBenchmark {
                         )
                     }
                 }
-                let row = Row(clients: clients, gateway: gatewayRuns, ccxt: ccxtRuns, cluster: clusterRuns)
+                let row = Row(clients: clients, gateway: gatewayRuns, floor: floorRuns, ccxt: ccxtRuns, cluster: clusterRuns)
                 print(row.line(latency: latency))
                 rows.append(row)
             }
             let peak = ProcStatus(pid: gateway.pid)
+            let floorPeak = floor.flatMap { ProcStatus(pid: $0.process.pid) }
             print("")
             print(Row.header)
             for row in rows { print(row.markdown(latency: latency)) }
@@ -218,14 +269,22 @@ struct ReadBenchmark {
             }
             print("")
             print("gateway RSS: idle \(idle.map { "\($0.rssKB / 1024) MB" } ?? "-"), peak \(peak.map { "\($0.peakKB / 1024) MB" } ?? "-")")
+            if floor != nil {
+                print(
+                    "floor RSS: idle \(floorIdle.map { "\($0.rssKB / 1024) MB" } ?? "-"), "
+                        + "peak \(floorPeak.map { "\($0.peakKB / 1024) MB" } ?? "-")"
+                )
+            }
         } catch {
             try? await http.shutdown()
             for process in gatewayProcesses { await process.stop() }
+            await floorProcess?.stop()
             await sandboxes.stop()
             throw error
         }
         try await http.shutdown()
         for process in gatewayProcesses { await process.stop() }
+        await floorProcess?.stop()
         await sandboxes.stop()
     }
 
@@ -339,13 +398,14 @@ struct ReadBenchmark {
         throw BenchmarkError("`gateway sandbox` ended without printing the TradeOgre sandbox")
     }
 
-    /// The `url=` of the gateway's "BrokerGateway is serving" log line.
-    static func servingURL(_ gateway: ChildProcess) async throws -> String {
-        for await line in gateway.lines where line.contains("BrokerGateway is serving") {
+    /// The `url=` of a server's line that says it is serving: the gateway's "BrokerGateway is serving" log line,
+    /// the floor's "FloorServer is serving".
+    static func servingURL(_ server: ChildProcess, marker: String = "BrokerGateway is serving") async throws -> String {
+        for await line in server.lines where line.contains(marker) {
             guard let start = line.range(of: "url=")?.upperBound else { continue }
             return String(line[start...].prefix { !$0.isWhitespace })
         }
-        throw BenchmarkError("the gateway ended before serving")
+        throw BenchmarkError("\(marker.split(separator: " ").first ?? "the server") ended before serving")
     }
 
     /// Runs a program to its end and returns its standard output's lines; a non-zero exit is an error.
@@ -411,11 +471,14 @@ struct RunResult: Sendable {
     }
 }
 
-/// One client count: every round of both sides, summarised as medians over rounds (rates, CPU) and over every read
+/// One client count: every round of every side, summarised as medians over rounds (rates, CPU) and over every read
 /// of every round (latency).
 struct Row {
     var clients: Int
     var gateway: [RunResult]
+    /// The floor's runs (empty with `--floor off`).
+    var floor: [RunResult]
+    /// The aggregator's runs (empty without `--python`).
     var ccxt: [RunResult]
     /// The same clients spread over every instance (empty with one instance).
     var cluster: [RunResult] = []
@@ -441,10 +504,14 @@ struct Row {
             + (errors > 0 ? " errors: \(errors)" : "")
     }
 
+    /// The columns, in groups: reads/s of each side, then latency, then CPU per read, then the ratios issue 29's
+    /// targets are stated in (gateway CPU per read against the floor's and ccxt's, gateway reads/s against ccxt's).
+    /// A side that did not run (`--floor off`, no `--python`) shows `-`.
     static let header = """
-        | clients | ccxt reads/s | gateway reads/s | gateway / ccxt | gateway median / p99 | ccxt median / p99 \
-        | gateway median / latency | gateway CPU per read | ccxt CPU per read | gateway CPU / ccxt CPU |
-        |---|---|---|---|---|---|---|---|---|---|
+        | clients | gateway reads/s | floor reads/s | ccxt reads/s | gateway median / p99 | floor median / p99 \
+        | ccxt median / p99 | gateway median / latency | gateway CPU per read | floor CPU per read | ccxt CPU per read \
+        | gateway / floor CPU | gateway / ccxt CPU | gateway / ccxt reads/s |
+        |---|---|---|---|---|---|---|---|---|---|---|---|---|---|
         """
 
     func line(latency: Int) -> String {
@@ -453,18 +520,28 @@ struct Row {
 
     func markdown(latency: Int) -> String {
         let gatewayRate = median(gateway.map(\.readsPerSecond))
+        let floorRate = median(floor.map(\.readsPerSecond))
         let ccxtRate = median(ccxt.map(\.readsPerSecond))
         let gatewayCPU = median(gateway.map(\.cpuMsPerRead))
+        let floorCPU = median(floor.map(\.cpuMsPerRead))
         let ccxtCPU = median(ccxt.map(\.cpuMsPerRead))
         let gatewayLatencies = gateway.flatMap(\.latenciesMs).sorted()
-        let ccxtLatencies = ccxt.flatMap(\.latenciesMs).sorted()
-        let errors = gateway.map(\.errors).reduce(0, +) + ccxt.map(\.errors).reduce(0, +)
-        return "| \(clients) | \(f(ccxtRate, 0)) | \(f(gatewayRate, 0)) | \(ratio(gatewayRate, ccxtRate)) "
-            + "| \(f(quantile(gatewayLatencies, 0.5), 1)) / \(f(quantile(gatewayLatencies, 0.99), 1)) ms "
-            + "| \(f(quantile(ccxtLatencies, 0.5), 1)) / \(f(quantile(ccxtLatencies, 0.99), 1)) ms "
+        let errors = [("gateway", gateway), ("floor", floor), ("ccxt", ccxt)].compactMap { side, runs in
+            let count = runs.map(\.errors).reduce(0, +)
+            return count > 0 ? "\(side) \(count)" : nil
+        }
+        return "| \(clients) | \(f(gatewayRate, 0)) | \(f(floorRate, 0)) | \(f(ccxtRate, 0)) "
+            + "| \(medianAndP99(gateway)) | \(medianAndP99(floor)) | \(medianAndP99(ccxt)) "
             + "| \(ratio(quantile(gatewayLatencies, 0.5), Double(latency))) "
-            + "| \(f(gatewayCPU, 2)) ms | \(f(ccxtCPU, 2)) ms | \(ratio(gatewayCPU, ccxtCPU)) |"
-            + (errors > 0 ? " errors: \(errors)" : "")
+            + "| \(f(gatewayCPU, 2)) ms | \(f(floorCPU, 2)) ms | \(f(ccxtCPU, 2)) ms "
+            + "| \(ratio(gatewayCPU, floorCPU)) | \(ratio(gatewayCPU, ccxtCPU)) | \(ratio(gatewayRate, ccxtRate)) |"
+            + (errors.isEmpty ? "" : " errors: \(errors.joined(separator: ", "))")
+    }
+
+    /// The median and p99 latency over every read of every run of one side.
+    func medianAndP99(_ runs: [RunResult]) -> String {
+        let latencies = runs.flatMap(\.latenciesMs).sorted()
+        return "\(f(quantile(latencies, 0.5), 1)) / \(f(quantile(latencies, 0.99), 1)) ms"
     }
 
     func median(_ values: [Double]) -> Double { quantile(values.sorted(), 0.5) }
