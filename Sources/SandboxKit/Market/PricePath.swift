@@ -53,7 +53,9 @@ package struct PricePath: Sendable {
 
     /// The mid price for a path offset, rounded to a tick.
     package func price(offset: Int64) -> Decimal {
-        let raw = referencePrice * Decimal(Self.unit + offset) / Decimal(Self.unit)
+        // Foundation's `referencePrice * Decimal(unit + offset) / Decimal(unit)`, exactly, without its cost (issue 29).
+        let math = DecimalMath.fast
+        let raw = math.quotient(math.product(referencePrice, Decimal(Self.unit + offset)), Decimal(Self.unit))
         return max(DecimalText.round(raw, toMultipleOf: tickSize), tickSize)
     }
 

@@ -7,7 +7,7 @@ extension Response {
     package static func json(_ value: JSON, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
         var fields = headers
         fields[.contentType] = "application/json; charset=UTF-8"
-        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(string: value.serialized)))
+        return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: value.serializedBytes)))
     }
 }
 

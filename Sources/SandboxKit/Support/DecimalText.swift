@@ -55,29 +55,53 @@ package enum DecimalText {
     package static func shortText(_ value: Decimal) -> String? {
         guard DecimalLayout.isUsable, let (stored, exponent, negative) = DecimalLayout.parts(value) else { return nil }
         if stored == 0 { return "0" }
-        var significand = stored
-        var digits: [UInt8] = []
-        digits.reserveCapacity(20)
-        while significand > 0 {
-            digits.append(UInt8(truncatingIfNeeded: significand % 10) | 0x30)
-            significand /= 10
+        return text(significand: stored, exponent: exponent, negative: negative)
+    }
+
+    /// The digits of `significand` with the point placed by `exponent`, written once into the string's own storage.
+    private static func text(significand: UInt64, exponent: Int, negative: Bool) -> String {
+        var digitCount = 1
+        var probe = significand
+        while probe >= 10 {
+            probe /= 10
+            digitCount += 1
         }
-        digits.reverse()
-        var text: [UInt8] = negative ? [UInt8(ascii: "-")] : []
-        text.reserveCapacity(digits.count + abs(exponent) + 3)
-        if exponent >= 0 {
-            text += digits
-            text += repeatElement(UInt8(ascii: "0"), count: exponent)
-        } else if -exponent < digits.count {
-            text += digits[..<(digits.count + exponent)]
-            text.append(UInt8(ascii: "."))
-            text += digits[(digits.count + exponent)...]
-        } else {
-            text += [UInt8(ascii: "0"), UInt8(ascii: ".")]
-            text += repeatElement(UInt8(ascii: "0"), count: -exponent - digits.count)
-            text += digits
+        let fractionDigits = max(0, -exponent)
+        let body =
+            if exponent >= 0 {
+                digitCount + exponent  // digits, then zeros
+            } else if fractionDigits < digitCount {
+                digitCount + 1  // digits with a point among them
+            } else {
+                2 + fractionDigits  // "0.", zeros, digits
+            }
+        let length = body + (negative ? 1 : 0)
+        return String(unsafeUninitializedCapacity: length) { text in
+            if negative { text[0] = UInt8(ascii: "-") }
+            var end = length
+            if exponent > 0 {
+                for index in (length - exponent)..<length { text[index] = UInt8(ascii: "0") }
+                end -= exponent
+            } else if fractionDigits >= digitCount {
+                let start = negative ? 1 : 0
+                text[start] = UInt8(ascii: "0")
+                text[start + 1] = UInt8(ascii: ".")
+                for index in (start + 2)..<(length - digitCount) { text[index] = UInt8(ascii: "0") }
+            }
+            // Digits from the least significant, stepping over the point where it falls among them.
+            var remaining = significand
+            var position = end - 1
+            for written in 0..<digitCount {
+                if exponent < 0 && fractionDigits < digitCount && written == fractionDigits {
+                    text[position] = UInt8(ascii: ".")
+                    position -= 1
+                }
+                text[position] = UInt8(truncatingIfNeeded: remaining % 10) | 0x30
+                remaining /= 10
+                position -= 1
+            }
+            return length
         }
-        return String(decoding: text, as: UTF8.self)
     }
 
     /// Plain text with at least `minimumFractionDigits` digits after the point ("5" → "5.00").
@@ -91,7 +115,13 @@ package enum DecimalText {
         return text + "." + String(repeating: "0", count: minimumFractionDigits)
     }
 
+    /// `NSDecimalRound`'s result, through ``FixedDecimal`` where that gives it exactly (Foundation's costs some 10 µs).
     package static func round(_ value: Decimal, scale: Int, _ mode: NSDecimalNumber.RoundingMode = .plain) -> Decimal {
+        DecimalMath.fast.round(value, scale: scale, mode)
+    }
+
+    /// `NSDecimalRound` itself: the fallback, and the oracle ``FixedDecimal`` is tested against.
+    package static func foundationRound(_ value: Decimal, scale: Int, _ mode: NSDecimalNumber.RoundingMode = .plain) -> Decimal {
         var input = value
         var result = Decimal()
         NSDecimalRound(&result, &input, scale, mode)
@@ -107,7 +137,7 @@ package enum DecimalText {
         -> Decimal
     {
         guard increment > 0 else { return value }
-        return round(value / increment, scale: 0, mode) * increment
+        return DecimalMath.fast.product(DecimalMath.fast.quotient(value, increment, scale: 0, mode), increment)
     }
 
     /// Whether `value` is an exact multiple of `increment`.

@@ -76,6 +76,16 @@ extension AlpacaAccountBook {
             .reduce(0) { $0 + ($1.remainingQty ?? 0) }
     }
 
+    /// ``heldForOrders(_:excluding:)`` for every instrument with an open sell order, in one pass over the orders (the
+    /// same sums in the same order), for listing all positions at once.
+    func heldForOrdersByInstrument(math: DecimalMath = .fast) -> [UUID: Decimal] {
+        var held: [UUID: Decimal] = [:]
+        for order in orders where order.status.isOpen && order.side == .sell {
+            held[order.instrument.id] = math.sum(held[order.instrument.id] ?? 0, order.remainingQty ?? 0)
+        }
+        return held
+    }
+
     // MARK: Submitting
 
     mutating func submit(_ request: AlpacaOrderRequest, env: AlpacaTradingEnvironment) throws(AlpacaAPIError) -> AlpacaOrder {
@@ -326,9 +336,13 @@ extension AlpacaAccountBook {
         let day = Timestamp.floorDiv(Timestamp.unixSeconds(env.now), 86_400)
         guard day != lastEquityDay else { return }
         lastEquityDay = day
+        let math = DecimalMath.fast
         var value = cash
         for position in positions.values {
-            value += position.qty * (env.valuation(position.instrument)?.previousClose ?? position.instrument.referencePrice)
+            value = math.sum(
+                value,
+                math.product(position.qty, env.valuation(position.instrument)?.previousClose ?? position.instrument.referencePrice)
+            )
         }
         lastEquity = value
     }

@@ -27,7 +27,8 @@ struct AlpacaAssets: Sendable {
 
     /// `BTC/USD` for assets and orders; positions drop the slash.
     static func positionSymbol(_ instrument: MarketInstrument) -> String {
-        instrument.symbol.replacingOccurrences(of: "/", with: "")
+        // Only pairs have a slash: the rest (an account's thousands of equities) skip Foundation's replacement.
+        instrument.symbol.utf8.contains(UInt8(ascii: "/")) ? instrument.symbol.replacingOccurrences(of: "/", with: "") : instrument.symbol
     }
 
     static func assetClass(_ instrument: MarketInstrument) -> String {

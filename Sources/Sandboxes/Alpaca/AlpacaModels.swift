@@ -103,8 +103,11 @@ struct AlpacaPosition: Sendable, Codable {
     /// When the position was opened, for the intraday P&L.
     var openedAt: Date
 
-    var averageEntryPrice: Decimal {
-        qty.isZero ? 0 : DecimalText.round(costBasis / qty, scale: 9)
+    var averageEntryPrice: Decimal { averageEntryPrice(math: .fast) }
+
+    /// `avg_entry_price`: the cost basis over the quantity, to nine places, in the given arithmetic.
+    func averageEntryPrice(math: DecimalMath) -> Decimal {
+        qty.isZero ? 0 : math.quotient(costBasis, qty, scale: 9)
     }
 }
 

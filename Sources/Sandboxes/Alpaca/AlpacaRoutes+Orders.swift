@@ -8,20 +8,7 @@ extension AlpacaRoutes {
 
     func positions(_ context: SandboxRequestContext) throws -> Response {
         let id = try accountID(context)
-        return .json(
-            try sandbox.withBook(id) { book, env in
-                .array(
-                    book.positions.values.sorted { $0.instrument.symbol < $1.instrument.symbol }.map { position in
-                        AlpacaWire.position(
-                            position,
-                            valuation: env.valuation(position.instrument),
-                            qtyAvailable: max(0, position.qty - book.heldForOrders(position.instrument)),
-                            now: env.now
-                        )
-                    }
-                )
-            }
-        )
+        return .json(try sandbox.withBook(id) { book, env in AlpacaWire.positions(book, env: env) })
     }
 
     func position(_ context: SandboxRequestContext) throws -> Response {

@@ -7,10 +7,34 @@ enum AlpacaWire {
     static func time(_ date: Date?) -> JSON { date.map { .string(Timestamp.format($0, fractionDigits: 6)) } ?? .null }
     static func decimal(_ value: Decimal?) -> JSON { value.map { .string(DecimalText.format($0)) } ?? .null }
     static func number(_ value: Decimal) -> JSON { .number(DecimalText.format(value)) }
-    static func uuid(_ value: UUID?) -> JSON { value.map { .string($0.uuidString.lowercased()) } ?? .null }
+    static func uuid(_ value: UUID?) -> JSON { value.map { .string(lowercaseText($0)) } ?? .null }
+
+    /// `uuidString.lowercased()`, written straight from the bytes: Foundation's two conversions cost more than the rest
+    /// of a position's identifiers, and an account's 10,000 positions carry 10,000 of them.
+    static func lowercaseText(_ id: UUID) -> String {
+        withUnsafeBytes(of: id.uuid) { bytes in
+            String(unsafeUninitializedCapacity: 36) { text in
+                var index = 0
+                for (offset, byte) in bytes.enumerated() {
+                    if offset == 4 || offset == 6 || offset == 8 || offset == 10 {
+                        text[index] = UInt8(ascii: "-")
+                        index += 1
+                    }
+                    text[index] = hexDigit(byte >> 4)
+                    text[index + 1] = hexDigit(byte & 0x0F)
+                    index += 2
+                }
+                return index
+            }
+        }
+    }
+
+    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+        nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
+    }
 
     /// Money: two decimal places at most (values are exact; rounding only trims long products).
-    static func money(_ value: Decimal) -> JSON { .string(DecimalText.format(DecimalText.round(value, scale: 2))) }
+    static func money(_ value: Decimal, math: DecimalMath = .fast) -> JSON { .string(DecimalText.format(math.round(value, scale: 2))) }
 
     // MARK: Orders
 
@@ -58,26 +82,50 @@ enum AlpacaWire {
 
     // MARK: Positions
 
+    /// `GET /v2/positions`: every position of the account, by symbol. What is held for open sell orders is summed once
+    /// for all positions (not per position over every order). `math` is the arithmetic: ``DecimalMath/fast`` on the
+    /// wire, ``DecimalMath/foundation`` as the oracle the tests hold it to.
+    static func positions(_ book: AlpacaAccountBook, env: AlpacaTradingEnvironment, math: DecimalMath = .fast) -> JSON {
+        let held = book.heldForOrdersByInstrument(math: math)
+        return .array(
+            book.positions.values.sorted { $0.instrument.symbol < $1.instrument.symbol }.map { position in
+                AlpacaWire.position(
+                    position,
+                    valuation: env.valuation(position.instrument),
+                    qtyAvailable: max(0, math.difference(position.qty, held[position.instrument.id] ?? 0)),
+                    now: env.now,
+                    math: math
+                )
+            }
+        )
+    }
+
+    /// One position. Money and quantities are exact (products and differences of the book's decimals) and rounded to
+    /// nine places; ratios are rounded to sixteen, as Alpaca's own answers have them. `math` as in
+    /// ``positions(_:env:math:)``: on Linux Foundation's arithmetic would be most of the answer's cost (issue 29).
     static func position(
         _ position: AlpacaPosition,
         valuation: (last: Decimal, previousClose: Decimal)?,
         qtyAvailable: Decimal,
-        now: Date
+        now: Date,
+        math: DecimalMath = .fast
     ) -> JSON {
         let instrument = position.instrument
         let current = valuation?.last ?? instrument.referencePrice
         let lastday = valuation?.previousClose ?? current
-        let marketValue = position.qty * current
+        let marketValue = math.product(position.qty, current)
         let costBasis = position.costBasis
-        let unrealized = marketValue - costBasis
-        let plpc = costBasis.isZero ? 0 : unrealized / costBasis
-        // Opened today: the day's P&L runs from the entry price, otherwise from yesterday's close.
-        let openedToday = Timestamp.formatDate(position.openedAt) == Timestamp.formatDate(now)
-        let intradayBase = openedToday ? position.averageEntryPrice : lastday
-        let intraday = position.qty * (current - intradayBase)
-        let intradayCost = position.qty * intradayBase
-        let intradayPlpc = intradayCost.isZero ? 0 : intraday / intradayCost
-        let change = lastday.isZero ? 0 : (current - lastday) / lastday
+        let unrealized = math.difference(marketValue, costBasis)
+        let plpc = costBasis.isZero ? 0 : math.quotient(unrealized, costBasis, scale: 16)
+        let averageEntryPrice = position.averageEntryPrice(math: math)
+        // Opened today (the same UTC day): the day's P&L runs from the entry price, otherwise from yesterday's close.
+        let openedToday =
+            Timestamp.floorDiv(Timestamp.unixSeconds(position.openedAt), 86_400) == Timestamp.floorDiv(Timestamp.unixSeconds(now), 86_400)
+        let intradayBase = openedToday ? averageEntryPrice : lastday
+        let intraday = math.product(position.qty, math.difference(current, intradayBase))
+        let intradayCost = math.product(position.qty, intradayBase)
+        let intradayPlpc = intradayCost.isZero ? 0 : math.quotient(intraday, intradayCost, scale: 16)
+        let change = lastday.isZero ? 0 : math.quotient(math.difference(current, lastday), lastday, scale: 16)
         return [
             "asset_id": uuid(instrument.id),
             "symbol": .string(AlpacaAssets.positionSymbol(instrument)),
@@ -85,32 +133,36 @@ enum AlpacaWire {
             "asset_class": .string(AlpacaAssets.assetClass(instrument)),
             "asset_marginable": .bool(instrument.assetClass == .equity),
             "qty": decimal(position.qty),
-            "avg_entry_price": decimal(position.averageEntryPrice),
+            "avg_entry_price": decimal(averageEntryPrice),
             // The sandbox's account has shorting disabled (`shorting_enabled: false`), so a position is never short
             // here; were it, Alpaca writes "short" with qty, market_value and cost_basis negative (Alpaca-API #86).
             "side": .string(position.qty < 0 ? "short" : "long"),
-            "market_value": decimal(DecimalText.round(marketValue, scale: 9)),
-            "cost_basis": decimal(DecimalText.round(costBasis, scale: 9)),
-            "unrealized_pl": decimal(DecimalText.round(unrealized, scale: 9)),
-            "unrealized_plpc": decimal(DecimalText.round(plpc, scale: 16)),
-            "unrealized_intraday_pl": decimal(DecimalText.round(intraday, scale: 9)),
-            "unrealized_intraday_plpc": decimal(DecimalText.round(intradayPlpc, scale: 16)),
+            "market_value": decimal(math.round(marketValue, scale: 9)),
+            "cost_basis": decimal(math.round(costBasis, scale: 9)),
+            "unrealized_pl": decimal(math.round(unrealized, scale: 9)),
+            "unrealized_plpc": decimal(plpc),
+            "unrealized_intraday_pl": decimal(math.round(intraday, scale: 9)),
+            "unrealized_intraday_plpc": decimal(intradayPlpc),
             "current_price": decimal(current),
             "lastday_price": decimal(lastday),
-            "change_today": decimal(DecimalText.round(change, scale: 16)),
+            "change_today": decimal(change),
             "qty_available": decimal(qtyAvailable),
         ]
     }
 
     // MARK: Account
 
-    static func account(_ book: AlpacaAccountBook, env: AlpacaTradingEnvironment) -> JSON {
+    /// `GET /v2/account`. `math` as in ``positions(_:env:math:)``: the long market value sums every position.
+    static func account(_ book: AlpacaAccountBook, env: AlpacaTradingEnvironment, math: DecimalMath = .fast) -> JSON {
         var longValue: Decimal = 0
         for position in book.positions.values {
-            longValue += position.qty * (env.valuation(position.instrument)?.last ?? position.instrument.referencePrice)
+            longValue = math.sum(
+                longValue,
+                math.product(position.qty, env.valuation(position.instrument)?.last ?? position.instrument.referencePrice)
+            )
         }
-        let equity = book.cash + longValue
-        let buyingPower = DecimalText.round(book.buyingPower(env: env), scale: 2, .down)
+        let equity = math.sum(book.cash, longValue)
+        let buyingPower = math.round(book.buyingPower(env: env), scale: 2, .down)
         let buyingPowerText = JSON.string(DecimalText.format(buyingPower))
         return [
             "id": uuid(book.id),
@@ -129,9 +181,9 @@ enum AlpacaWire {
             "non_marginable_buying_power": buyingPowerText,
             "options_buying_power": buyingPowerText,
             "bod_dtbp": "0",
-            "cash": money(book.cash),
+            "cash": money(book.cash, math: math),
             "accrued_fees": "0",
-            "portfolio_value": money(equity),
+            "portfolio_value": money(equity, math: math),
             "pattern_day_trader": false,
             "trading_blocked": false,
             "transfers_blocked": false,
@@ -140,13 +192,13 @@ enum AlpacaWire {
             "trade_suspended_by_user": false,
             "multiplier": "1",
             "shorting_enabled": false,
-            "equity": money(equity),
-            "last_equity": money(book.lastEquity),
-            "long_market_value": money(longValue),
+            "equity": money(equity, math: math),
+            "last_equity": money(book.lastEquity, math: math),
+            "long_market_value": money(longValue, math: math),
             "short_market_value": "0",
-            "position_market_value": money(longValue),
-            "initial_margin": money(longValue),
-            "maintenance_margin": money(longValue),
+            "position_market_value": money(longValue, math: math),
+            "initial_margin": money(longValue, math: math),
+            "maintenance_margin": money(longValue, math: math),
             "last_maintenance_margin": "0",
             "sma": "0",
             "daytrade_count": 0,
