@@ -92,8 +92,7 @@ public struct SourceReport: Codable, Sendable, Hashable {
     public var broker: BrokerKind
     /// `ok` when the connection answered, `error` when it failed or ran out of time.
     public var status: State
-    /// How long this connection's part took, in milliseconds from the read's start (about its deadline for one that
-    /// timed out).
+    /// How long this connection's part took, in milliseconds (about its deadline for one that timed out).
     public var latencyMs: Int
     /// When the data was the broker's answer: now for a fresh read, earlier for a shared or cached one.
     public var asOf: Date
@@ -144,25 +143,17 @@ public struct FanOut<Item: Sendable>: Sendable {
 
 /// Fans a read out to many connections at once and answers with what it has.
 ///
-/// One child task per connection, each returning a `Result` (children never throw); results come back in the order
-/// the connections were given, whatever order they finished in. Cancelling the calling task (the client went away)
-/// cancels every child.
-///
-/// Every source has one deadline, the read's start plus the earlier of the per-source and overall bounds (or the
-/// enclosing ``DeadlineScope/current``, if earlier), bound as ``DeadlineScope/current`` for everything under it: the
-/// pipeline paces and retries within it and the transport hands it to AsyncHTTPClient, neither with a timer of its
-/// own. One timer child per fan-out watches it and cancels the sources still running when it passes, so work that is
-/// not an HTTP exchange (a rate-limit wait, a token refresh, an adapter that ignores the deadline but honours
-/// cancellation) ends on time too. A source that has not answered by its deadline is reported `upstream_timeout`,
-/// whatever it answers later.
+/// One child task per connection, each returning a `Result` (children never throw), each bounded by the
+/// per-source timeout and by the overall deadline; results come back in the order the connections were given,
+/// whatever order they finished in. Cancelling the calling task (the client went away) cancels every child.
 public struct BrokerRouter: Sendable {
     /// How long one connection may take.
     public var perSourceTimeout: Duration
     /// How long the whole read may take; no source is waited for past it.
     public var overallTimeout: Duration
 
-    /// A router with the given bounds (5 s per connection, 8 s overall by default). Every source of a read starts
-    /// together, so each gets the earlier of the two, counted from the read's start.
+    /// A router with the given bounds (5 s per connection, 8 s overall by default); a connection that starts late
+    /// gets only what is left of the overall bound.
     public init(perSourceTimeout: Duration = .seconds(5), overallTimeout: Duration = .seconds(8)) {
         self.perSourceTimeout = perSourceTimeout
         self.overallTimeout = overallTimeout
@@ -188,45 +179,23 @@ public struct BrokerRouter: Sendable {
     ) async -> FanOut<Item> {
         let clock = ContinuousClock()
         let start = clock.now
-        let deadline = DeadlineScope.deadline(within: min(perSourceTimeout, overallTimeout), now: start)
-        let timedOut = GatewayError(.upstreamTimeout, "no answer within \(Int(start.duration(to: deadline).milliseconds)) ms")
-        let results = await DeadlineScope.watching(deadline) {
-            await withTaskGroup(of: Finished<Item>.self) { group in
-                for (index, source) in sources.enumerated() {
-                    group.addTask {
-                        let result: Result<SourceAnswer<Item>, GatewayError>
-                        do {
-                            result = .success(try await read(source))
-                        } catch {
-                            result = .failure(Self.gatewayError(error, budget: .zero))
-                        }
-                        let finished = clock.now
-                        // Past the deadline the watcher below has cancelled the source (or is about to): whatever
-                        // it answered, it answered too late.
-                        return .source(index, finished < deadline ? result : .failure(timedOut), start.duration(to: finished))
+        let deadline = start + overallTimeout
+        let results = await withTaskGroup(of: (Int, Result<SourceAnswer<Item>, GatewayError>, Duration).self) { group in
+            for (index, source) in sources.enumerated() {
+                let budget = min(perSourceTimeout, deadline - clock.now)
+                group.addTask {
+                    let began = clock.now
+                    do {
+                        let answer = try await withDeadline(max(budget, .zero)) { try await read(source) }
+                        return (index, .success(answer), clock.now - began)
+                    } catch {
+                        return (index, .failure(Self.gatewayError(error, budget: budget)), clock.now - began)
                     }
                 }
-                if !sources.isEmpty {
-                    // The one timer of the read: ends early (cancelled) once every source has answered.
-                    group.addTask {
-                        try? await Task.sleep(until: deadline, clock: clock)
-                        return .expired
-                    }
-                }
-                var collected = [(Result<SourceAnswer<Item>, GatewayError>, Duration)?](repeating: nil, count: sources.count)
-                var running = sources.count
-                for await finished in group {
-                    switch finished {
-                    case .source(let index, let result, let latency):
-                        collected[index] = (result, latency)
-                        running -= 1
-                        if running == 0 { group.cancelAll() }
-                    case .expired:
-                        group.cancelAll()
-                    }
-                }
-                return collected
             }
+            var collected = [(Result<SourceAnswer<Item>, GatewayError>, Duration)?](repeating: nil, count: sources.count)
+            for await (index, result, latency) in group { collected[index] = (result, latency) }
+            return collected
         }
         var data: [Item] = []
         var reports: [SourceReport] = []
@@ -268,14 +237,6 @@ public struct BrokerRouter: Sendable {
     /// Any error as the `GatewayError` a status line reports.
     public static func gatewayErrorForReport(_ error: any Error) -> GatewayError {
         gatewayError(error, budget: .zero)
-    }
-
-    /// What a child of the fan-out ended with, in the order they end.
-    enum Finished<Item: Sendable>: Sendable {
-        /// A source's outcome and how long after the read's start it came.
-        case source(Int, Result<SourceAnswer<Item>, GatewayError>, Duration)
-        /// The read's deadline passed (or the read is over): the sources still running are cancelled.
-        case expired
     }
 
     static func gatewayError(_ error: any Error, budget: Duration) -> GatewayError {
