@@ -143,9 +143,19 @@ public struct FanOut<Item: Sendable>: Sendable {
 
 /// Fans a read out to many connections at once and answers with what it has.
 ///
-/// One child task per connection, each returning a `Result` (children never throw), each bounded by the
-/// per-source timeout and by the overall deadline; results come back in the order the connections were given,
-/// whatever order they finished in. Cancelling the calling task (the client went away) cancels every child.
+/// One child task per connection, each returning a `Result` (children never throw); results come back in the order
+/// the connections were given, whatever order they finished in. Cancelling the calling task (the client went away)
+/// cancels every child.
+///
+/// Every source has one deadline and one timer: the child's ``withDeadline(_:clock:_:)``, the earlier of the
+/// per-source bound and what is left of the overall one, counted from when the child starts running. It is bound as
+/// ``DeadlineScope/current`` and marked watched, so the pipeline paces and retries within it and the transport hands
+/// it to AsyncHTTPClient, neither with a timer of its own; work that is not an HTTP exchange (a rate-limit wait, a
+/// token refresh) ends on time by the timer's cancellation.
+///
+/// The deadline counts from the child's start, not the read's, on purpose: on a machine so busy that a child is not
+/// scheduled for a while, the wait for a thread is the gateway's, not the broker's, and is not reported as the
+/// broker's timeout.
 public struct BrokerRouter: Sendable {
     /// How long one connection may take.
     public var perSourceTimeout: Duration

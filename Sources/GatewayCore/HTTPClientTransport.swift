@@ -42,40 +42,29 @@ public struct HTTPClientTransport: BrokerTransport {
         self.responseBudget = responseBudget
     }
 
-    /// Sends one call under the egress policy, `request.timeout` and `request.maxResponseBytes`. Any HTTP status is
+    /// Sends one call under the egress policy, its deadline and `request.maxResponseBytes`. Any HTTP status is
     /// returned as is; failures are `GatewayError`s: `egress_refused`, `upstream_timeout`, `upstream_unavailable`
     /// (unreachable, or the response budget is spent), `malformed_response` (body over the limit), or
     /// `CancellationError` when the task is cancelled.
+    ///
+    /// The deadline is the earlier of `request.timeout` and ``DeadlineScope/current``, and AsyncHTTPClient enforces
+    /// it up to the response's head (`execute(_:deadline:)`). When a watcher above cancels the call by then (the
+    /// router, a `withDeadline`, the pipeline's backstop: ``DeadlineScope/isWatched(until:)``), that is all: the
+    /// name's resolution and the body's reading end by its cancellation. A call with no watcher (a transport used
+    /// on its own) gets one backstop here, so a stalled body still ends at the deadline.
     public func send(_ request: BrokerRequest) async throws -> BrokerResponse {
         let target = try checkedTarget(request)
         let host = BrokerText.sanitized(target.host, limit: 100)
         let limit = request.maxResponseBytes
+        let deadline = DeadlineScope.deadline(within: request.timeout)
         let reservation = responseBudget.reservation()
         defer { reservation.end() }
         do {
-            return try await withDeadline(request.timeout) {
-                let key = try await destination(target, granted: request.sandboxOrigin == target.origin)
-                var prepared = HTTPClientRequest(url: request.url)
-                prepared.method = HTTPMethod(rawValue: request.method.rawValue)
-                for field in request.headers { prepared.headers.add(name: field.name.rawName, value: field.value) }
-                if let body = request.body { prepared.body = .bytes(ByteBuffer(bytes: body)) }
-                let outbound = prepared
-                return try await clients.withClient(key) { client in
-                    let response = try await client.execute(
-                        outbound,
-                        deadline: .now() + .nanoseconds(request.timeout.nanoseconds)
-                    )
-                    // A declared size over the limit fails before any byte is read (a lie is caught while reading).
-                    if let declared = BrokerNumber.size(response.headers.first(name: "Content-Length")), declared > limit {
-                        throw NIOTooManyBytesError(maxBytes: limit)
-                    }
-                    let buffer = try await Self.collect(response.body, upTo: limit, into: reservation, host: host)
-                    return BrokerResponse(
-                        status: Int(response.status.code),
-                        headers: HTTPFields(pairs: response.headers.map { (name: $0.name, value: $0.value) }),
-                        body: Data(buffer.readableBytesView)
-                    )
-                }
+            if DeadlineScope.isWatched(until: deadline) {
+                return try await exchange(request, target: target, host: host, deadline: deadline, reservation: reservation)
+            }
+            return try await withDeadline(at: deadline, reporting: ContinuousClock.now.duration(to: deadline)) {
+                try await exchange(request, target: target, host: host, deadline: deadline, reservation: reservation)
             }
         } catch let error as GatewayError {
             throw error
@@ -94,6 +83,39 @@ public struct HTTPClientTransport: BrokerTransport {
             throw CancellationError()
         } catch {
             throw GatewayError(.upstreamUnavailable, "\(host) could not be reached (\(type(of: error)))")
+        }
+    }
+
+    /// The exchange itself: resolve and check the name, send through the pinned client with `deadline` as
+    /// AsyncHTTPClient's own, and read the body within its limit and the response budget.
+    func exchange(
+        _ request: BrokerRequest,
+        target: EgressTarget,
+        host: String,
+        deadline: ContinuousClock.Instant,
+        reservation: ResponseBudget.Reservation
+    ) async throws -> BrokerResponse {
+        let limit = request.maxResponseBytes
+        let key = try await destination(target, granted: request.sandboxOrigin == target.origin)
+        var prepared = HTTPClientRequest(url: request.url)
+        prepared.method = HTTPMethod(rawValue: request.method.rawValue)
+        for field in request.headers { prepared.headers.add(name: field.name.rawName, value: field.value) }
+        if let body = request.body { prepared.body = .bytes(ByteBuffer(bytes: body)) }
+        let outbound = prepared
+        return try await clients.withClient(key) { client in
+            // AsyncHTTPClient's clock is not the continuous one: hand it what is left, measured now.
+            let left = ContinuousClock.now.duration(to: deadline)
+            let response = try await client.execute(outbound, deadline: .now() + .nanoseconds(left.nanoseconds))
+            // A declared size over the limit fails before any byte is read (a lie is caught while reading).
+            if let declared = BrokerNumber.size(response.headers.first(name: "Content-Length")), declared > limit {
+                throw NIOTooManyBytesError(maxBytes: limit)
+            }
+            let buffer = try await Self.collect(response.body, upTo: limit, into: reservation, host: host)
+            return BrokerResponse(
+                status: Int(response.status.code),
+                headers: HTTPFields(pairs: response.headers.map { (name: $0.name, value: $0.value) }),
+                body: Data(buffer.readableBytesView)
+            )
         }
     }
 

@@ -22,7 +22,8 @@ public struct BrokerCallContext: Sendable {
     public var connectionId: String
     /// A bounded label of what the application was doing (`positions`, `place_order`): see `BrokerOperationScope`.
     public var operation: String
-    /// When the call must be over, rate-limit waits and retries included.
+    /// When the call must be over, rate-limit waits and retries included: the earlier of the request's `timeout`
+    /// from when the call entered the pipeline and ``DeadlineScope/current``.
     public var deadline: ContinuousClock.Instant
 
     /// The context of one call, made by the pipeline as the call enters it.

@@ -17,7 +17,8 @@ import Tracing
 /// 4. retries of idempotent reads (jittered exponential backoff, never past the deadline, never for a write);
 /// 5. the rate limiter (inside the retries, so every attempt takes its own slot and the limiter learns from every
 ///    answer);
-/// 6. the deadline (each attempt bounded by what is left of the call's timeout, and by cancellation);
+/// 6. the deadline (each attempt bounded by what is left of the call's deadline, the earlier of its timeout and
+///    ``DeadlineScope/current``, and by cancellation; a timer only where no watcher above enforces it);
 /// 7. upstream recording: the debug log line, `brokergateway_upstream_calls_total` and the health window, once per
 ///    attempt that actually leaves for the broker.
 ///
@@ -250,7 +251,7 @@ struct PipelinedTransport: BrokerTransport {
             broker: connection.broker,
             connectionId: connection.connectionId,
             operation: BrokerOperationScope.current ?? BrokerOperationScope.fallback,
-            deadline: min(.now + request.timeout, DeadlineScope.current ?? .now + request.timeout)
+            deadline: DeadlineScope.deadline(within: request.timeout)
         )
         return try await run(0, request, context)
     }

@@ -244,7 +244,14 @@ struct RateLimitMiddleware: BrokerMiddleware {
 }
 
 /// Bounds each attempt by the call's deadline and the caller's cancellation: the attempt's timeout is what is left,
-/// and the attempt is cancelled when the deadline passes even if the transport ignores its timeout.
+/// so the transport hands the same instant to AsyncHTTPClient.
+///
+/// It starts no timer when a watcher above already cancels the call by its deadline (the router's per-source
+/// deadline, an application's `withDeadline`: ``DeadlineScope/isWatched(until:)``), which is every call of a read
+/// or an order. Only a call whose own deadline comes first (its `timeout` is shorter than its caller's budget) or
+/// that runs with no deadline above it gets one backstop per attempt, here, inside the breaker and the retries: a
+/// transport that ignores its timeout or its I/O (a stalled body) still ends the attempt with `upstream_timeout`,
+/// which the breaker counts and the retries see, as before.
 struct DeadlineMiddleware: BrokerMiddleware {
     func intercept(
         _ request: BrokerRequest,
@@ -258,9 +265,10 @@ struct DeadlineMiddleware: BrokerMiddleware {
         }
         var request = request
         request.timeout = min(request.timeout, left)
+        if DeadlineScope.isWatched(until: context.deadline) { return try await next(request, context) }
         let bounded = request
         return try await withoutActuallyEscaping(next) { next in
-            try await withDeadline(left) { try await next(bounded, context) }
+            try await withDeadline(at: context.deadline, reporting: left) { try await next(bounded, context) }
         }
     }
 }

@@ -15,7 +15,9 @@ struct EgressTransportTests {
     static let loopback = EgressPolicy(allowing: ["127.0.0.0/8", "::1"].compactMap(IPRange.init))
     static let ok: HostileBroker.Script = { _ in .json(200, #"{"ok":true}"#) }
 
-    static func get(_ url: String, timeout: Duration = .seconds(5), headers: HTTPFields = [:]) -> BrokerRequest {
+    /// A GET with a timeout no test reaches unless a deadline is its subject (those name theirs): under CI's load a
+    /// name's resolution alone, on NIO's blocking pool, has taken over 5 s.
+    static func get(_ url: String, timeout: Duration = .seconds(60), headers: HTTPFields = [:]) -> BrokerRequest {
         BrokerRequest(method: .get, url: url, headers: headers, timeout: timeout, loggedPath: "GET /test")
     }
 
