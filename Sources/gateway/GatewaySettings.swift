@@ -97,6 +97,13 @@ struct GatewaySettings: Sendable {
         ),
         SettingKey(key: ["requestTimeoutMs"], kind: .whole(10...300_000), defaultValue: "8000", summary: "the overall deadline of a fan-out read"),
         SettingKey(
+            key: ["shutdownGraceMs"],
+            kind: .whole(100...600_000),
+            defaultValue: "20000",
+            summary:
+                "on SIGTERM or SIGINT: how long requests and placements in flight may take to finish; then the rest is cancelled and the process ends within 10 s more"
+        ),
+        SettingKey(
             key: ["maxBodyBytes"],
             kind: .whole(1024...16_777_216),
             defaultValue: "65536",
@@ -490,6 +497,8 @@ struct GatewaySettings: Sendable {
     var sandboxOptions: SandboxOptions
     var sourceTimeout: Duration
     var requestTimeout: Duration
+    /// On SIGTERM or SIGINT, how long the services may take to finish what is in flight before they are cancelled.
+    var shutdownGrace: Duration
     var maxBodyBytes: Int
     var logLevel: Logger.Level
     var orderSettings: OrderSettings
@@ -633,6 +642,7 @@ struct GatewaySettings: Sendable {
         )
         sourceTimeout = .milliseconds(try whole(key("sourceTimeoutMs")))
         requestTimeout = .milliseconds(try whole(key("requestTimeoutMs")))
+        shutdownGrace = .milliseconds(try whole(key("shutdownGraceMs")))
         maxBodyBytes = try whole(key("maxBodyBytes"))
         logLevel = Logger.Level(rawValue: try choice(key("logLevel"))) ?? .info
         orderSettings = OrderSettings(

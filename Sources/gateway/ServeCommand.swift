@@ -68,6 +68,9 @@ struct ServeCommand: AsyncParsableCommand {
         }
     }
 
+    /// How long the services have to end once cancelled, after the shutdown grace, before the process ends itself.
+    static let cancellationBound = Duration.seconds(10)
+
     static func serve(
         settings: GatewaySettings,
         environment: [String: String],
@@ -81,14 +84,18 @@ struct ServeCommand: AsyncParsableCommand {
             services.insert(try Self.bootstrapTracing(endpoint: endpoint, logger: logger), at: 0)
         }
         #endif
-        let group = ServiceGroup(
-            configuration: .init(
-                services: services.map { .init(service: $0) },
-                gracefulShutdownSignals: [.sigterm, .sigint],
-                logger: logger
-            )
+        var configuration = ServiceGroupConfiguration(
+            services: services.map { .init(service: $0) },
+            gracefulShutdownSignals: [.sigterm, .sigint],
+            logger: logger
         )
-        try await group.run()
+        // A bounded stop, whatever is stuck: SIGTERM stops new requests and lets those in flight (a placement reaching
+        // the journal) finish for `shutdownGrace`; then every service is cancelled, which ends a wait for a database
+        // that has gone away (postgres-nio's pool would otherwise hold it for about a minute per attempt); a service
+        // that ignored its cancellation for 10 s more ends the process (swift-service-lifecycle's backstop).
+        configuration.maximumGracefulShutdownDuration = settings.shutdownGrace
+        configuration.maximumCancellationDuration = Self.cancellationBound
+        try await ServiceGroup(configuration: configuration).run()
     }
 }
 
