@@ -262,7 +262,8 @@ struct Cluster: Sendable {
     var connectionId = ""
     var accountId = ""
 
-    static func with(instances count: Int, _ body: (Cluster) async throws -> Void) async throws {
+    /// `serving` is added to every instance's `gateway serve` arguments.
+    static func with(instances count: Int, serving extra: [String] = [], _ body: (Cluster) async throws -> Void) async throws {
         let binary = TracingExportTests.gatewayBinary.path
         try #require(FileManager.default.isExecutableFile(atPath: binary), "no gateway binary at \(binary)")
         let base = try #require(MultiInstanceProcessTests.postgresURL)
@@ -317,7 +318,7 @@ struct Cluster: Sendable {
                         // The lease lasts five intervals, at least 10 s: a killed leader's lapses 10 s after its last turn.
                         "--orders-reconcile-interval-ms", "300",
                         "--orders-broker-timeout-ms", "2000",
-                    ],
+                    ] + extra,
                     standardOutput: .discard,
                     standardError: .lines
                 )
@@ -405,7 +406,8 @@ struct Cluster: Sendable {
         _ url: String,
         json body: Data?,
         headers: [String: String] = [:],
-        actingForUser: Bool = true
+        actingForUser: Bool = true,
+        client: HTTPClient = .shared
     ) async throws -> (Int, [String: Any]) {
         var request = HTTPClientRequest(url: url)
         request.method = .RAW(value: method)
@@ -416,7 +418,7 @@ struct Cluster: Sendable {
             request.headers.add(name: "Content-Type", value: "application/json")
             request.body = .bytes(ByteBuffer(bytes: body))
         }
-        let response = try await HTTPClient.shared.execute(request, timeout: .seconds(60))
+        let response = try await client.execute(request, timeout: .seconds(60))
         let bytes = try await response.body.collect(upTo: 8 << 20)
         let object =
             bytes.readableBytes == 0
