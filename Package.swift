@@ -12,6 +12,10 @@ let package = Package(
     platforms: [.macOS(.v15)],
     products: [
         .executable(name: "gateway", targets: ["gateway"]),
+        // The server as a library: settings, `buildGateway`, every command, over the brokers an executable registers
+        // (`GatewayCLI(brokers: .builtIn + [.myBroker]).run()`); and the four built-in brokers' registrations.
+        .library(name: "BrokerGatewayServer", targets: ["BrokerGatewayServer"]),
+        .library(name: "BuiltInBrokers", targets: ["BuiltInBrokers"]),
         .library(name: "GatewayModel", targets: ["GatewayModel"]),
         .library(name: "GatewayCore", targets: ["GatewayCore"]),
         .library(name: "GatewayApp", targets: ["GatewayApp"]),
@@ -297,14 +301,12 @@ let package = Package(
             path: "Adapters/TradeIt",
             swiftSettings: swiftSettings
         ),
-        .executableTarget(
-            name: "gateway",
+        // The server as a library: the settings, `buildGateway`, the commands and the demo bootstrap, over whatever
+        // brokers it is given (`BrokerRegistration`); it names none of them.
+        .target(
+            name: "BrokerGatewayServer",
             dependencies: [
-                "AlpacaAdapter",
-                "SaxoAdapter",
-                "TradeItAdapter",
-                "TradeOgreAdapter",
-                "Sandbox",
+                "SandboxKit",
                 "GatewayTesting",
                 "GatewayModel",
                 "GatewayCore",
@@ -326,6 +328,30 @@ let package = Package(
                 .product(name: "NIOHTTP1", package: "swift-nio"),
                 .product(name: "NIOPosix", package: "swift-nio"),
             ],
+            swiftSettings: swiftSettings
+        ),
+        // The four brokers of this repository, registered through the same public API as anyone's: `.alpaca`, `.saxo`,
+        // `.tradeit`, `.tradeogre`, and `.builtIn` for all four.
+        .target(
+            name: "BuiltInBrokers",
+            dependencies: [
+                "BrokerGatewayServer",
+                "GatewayCore",
+                "AlpacaAdapter",
+                "SaxoAdapter",
+                "TradeItAdapter",
+                "TradeOgreAdapter",
+                "AlpacaSandbox",
+                "SaxoSandbox",
+                "TradeItSandbox",
+                "TradeOgreSandbox",
+            ],
+            swiftSettings: swiftSettings
+        ),
+        // This repository's `gateway`: the server library's command line over the built-in brokers, a few lines.
+        .executableTarget(
+            name: "gateway",
+            dependencies: ["BrokerGatewayServer", "BuiltInBrokers"],
             swiftSettings: swiftSettings
         ),
         // A broker that attacks: an HTTP server on loopback whose every byte a test scripts (hostile headers and
@@ -390,9 +416,11 @@ let package = Package(
             name: "GatewayExecutableTests",
             dependencies: [
                 "TestWorlds",
-                "gateway", "GatewayApp", "GatewayStore", "GatewaySQLiteStore", "GatewayPostgresStore", "GatewayCore", "GatewayTesting",
-                "ChildProcess", "Sandbox", "GatewayModel",
+                "gateway", "BrokerGatewayServer", "BuiltInBrokers",
+                "GatewayApp", "GatewayStore", "GatewaySQLiteStore", "GatewayPostgresStore", "GatewayCore", "GatewayTesting",
+                "ChildProcess", "Sandbox", "SandboxKit", "GatewayModel",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "HTTPTypes", package: "swift-http-types"),
                 .product(name: "AsyncHTTPClient", package: "async-http-client"),
                 .product(name: "Hummingbird", package: "hummingbird"),
                 .product(name: "NIOCore", package: "swift-nio"),

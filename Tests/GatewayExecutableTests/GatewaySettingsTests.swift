@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import BuiltInBrokers
 import Configuration
 import Foundation
 import GatewayApp
@@ -16,7 +17,7 @@ import ServiceLifecycle
 import TestWorlds
 import Testing
 
-@testable import gateway
+@testable import BrokerGatewayServer
 
 @Suite("gateway serve: settings from flags, environment and file")
 struct GatewaySettingsTests {
@@ -204,7 +205,7 @@ struct BuildGatewayTests {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bg-demo-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
-        let sandboxes = BuiltInSandbox.all().filter { $0.name == "alpaca" }
+        let sandboxes = try ServedSandbox.all([.alpaca])
         let alpaca = try #require(sandboxes.first?.simulator as? AlpacaSandbox)
         // The first link's account read fails on every attempt the pipeline makes (the first try and its two
         // retries), as a broker too busy to answer would: the link fails `upstream_unavailable`.
@@ -217,7 +218,7 @@ struct BuildGatewayTests {
                 logger: logger
             )
             let registry = AdapterRegistry(
-                factories: BuiltInAdapters.factories,
+                factories: [BrokerRegistration].builtIn.map(\.adapter),
                 transport: HTTPClientTransport(),
                 logger: logger
             )
@@ -243,7 +244,7 @@ struct BuildGatewayTests {
         )
         let logger = Logger(label: "serve-test", factory: { _ in SwiftLogNoOpLogHandler() })
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let process = try await buildGateway(settings: settings, environment: [:], logger: logger) { port in
+        let process = try await buildGateway(settings: settings, brokers: .builtIn, environment: [:], logger: logger) { port in
             continuation.yield(port)
         }
         let group = ServiceGroup(configuration: .init(services: process.services.map { .init(service: $0) }, logger: logger))

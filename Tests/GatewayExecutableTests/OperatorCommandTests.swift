@@ -7,7 +7,7 @@ import GatewayStore
 import TestWorlds
 import Testing
 
-@testable import gateway
+@testable import BrokerGatewayServer
 
 /// `gateway tenants …` and `gateway keys …` on a data folder, as the operator runs them, checked through the store
 /// the gateway serves from.

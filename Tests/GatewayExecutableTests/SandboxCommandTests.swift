@@ -7,7 +7,7 @@ import NIOHTTP1
 import TestWorlds
 import Testing
 
-@testable import gateway
+@testable import BrokerGatewayServer
 
 /// `gateway sandbox` as a script runs it: its output to a pipe, read line by line as it comes (not when a buffer
 /// fills), and its brokers' rate limits, latency and market hours set from the command line.

@@ -1,4 +1,5 @@
 import AsyncHTTPClient
+import BuiltInBrokers
 import Foundation
 import GatewayApp
 import GatewayCore
@@ -10,9 +11,9 @@ import Synchronization
 import TestWorlds
 import Testing
 
+@testable import BrokerGatewayServer
 @testable import GatewaySQLiteStore
 @testable import GatewayStore
-@testable import gateway
 
 /// The in-process sandboxes as tenants see them through `gateway serve`: every tenant that links a built-in sandbox
 /// gets a simulated account of its own, and restarts renew the demo tenant's demo connections and no one else's.
@@ -31,7 +32,9 @@ struct SandboxTenancyTests {
         )
         let logger = Logger(label: "tenancy-test", factory: { _ in SwiftLogNoOpLogHandler() })
         let (ports, continuation) = AsyncStream.makeStream(of: Int.self)
-        let process = try await buildGateway(settings: settings, environment: [:], logger: logger) { port in continuation.yield(port) }
+        let process = try await buildGateway(settings: settings, brokers: .builtIn, environment: [:], logger: logger) { port in
+            continuation.yield(port)
+        }
         let group = ServiceGroup(configuration: .init(services: process.services.map { .init(service: $0) }, logger: logger))
         try await withThrowingTaskGroup(of: Void.self) { tasks in
             tasks.addTask { try await group.run() }

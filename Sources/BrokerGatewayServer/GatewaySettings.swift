@@ -52,7 +52,7 @@ struct SettingKey: Sendable {
 /// The settings of `gateway serve`: command-line flags first, then the environment, then an optional JSON config
 /// file (`--config-file`), then the defaults; every value checked, so a typo is an error at startup, never a
 /// silently used default.
-struct GatewaySettings: Sendable {
+public struct GatewaySettings: Sendable {
     static let keys: [SettingKey] = [
         SettingKey(key: ["host"], kind: .text, defaultValue: "127.0.0.1", summary: "address to bind"),
         SettingKey(key: ["port"], kind: .whole(0...65535), defaultValue: "8080", summary: "port to bind (`0` picks a free one)"),
@@ -87,7 +87,7 @@ struct GatewaySettings: Sendable {
             key: ["sandboxMarketHours"],
             kind: .choice(SandboxOptions.MarketHours.allCases.map(\.rawValue)),
             defaultValue: "always-open",
-            summary: "when the in-process Alpaca sandbox trades equities: `always-open`, or `regular` (09:30-16:00 New York, weekdays)"
+            summary: "when the in-process sandboxes trade equities: `always-open`, or `regular` (09:30-16:00 New York, weekdays)"
         ),
         SettingKey(
             key: ["sourceTimeoutMs"],
@@ -544,6 +544,13 @@ struct GatewaySettings: Sendable {
     /// Alerts: the per-user limit, delivery retries and bounds (through the egress policy), APNs when configured.
     var alerts: AlertSettings
 
+    /// The settings `gateway serve` would run with, given its flags (`["--port", "9000"]`, without the command's name)
+    /// and environment (`BROKERGATEWAY_*`; a config file when either names one).
+    /// - Throws: ``SettingsError`` naming the setting, its flag and its environment variable, and what it must be.
+    public init(arguments: [String], environment: [String: String]) async throws {
+        try self.init(reader: try await Self.reader(arguments: arguments, environment: environment))
+    }
+
     /// The providers in order of precedence: flags, environment, config file.
     static func reader(arguments: [String], environment: [String: String]) async throws -> ConfigReader {
         let known = Set(keys.map(\.flag))
@@ -786,7 +793,9 @@ struct GatewaySettings: Sendable {
     }
 }
 
-struct SettingsError: Error, CustomStringConvertible {
-    var description: String
+/// A setting that cannot be used, or a list of brokers that cannot be served: what is wrong, said for the operator.
+public struct SettingsError: Error, CustomStringConvertible {
+    /// The problem: the setting's key, flag and environment variable, and what it must be.
+    public var description: String
     init(_ description: String) { self.description = description }
 }

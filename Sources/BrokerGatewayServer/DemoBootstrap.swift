@@ -10,7 +10,7 @@ import NIOHTTP1
 
 /// First run on an empty data folder: a demo tenant with a demo user, an API key bound to that user with every scope
 /// (written to `<data>/demo-api-key` with mode 0600, never printed: standard output only names the file), and one demo connection of the demo user to
-/// each built-in sandbox.
+/// each sandbox.
 struct DemoBootstrap {
     static let keyFileName = "demo-api-key"
 
@@ -18,7 +18,7 @@ struct DemoBootstrap {
     let dataDirectory: URL
     let logger: Logger
 
-    func runIfEmpty(sandboxes: [BuiltInSandbox]) async throws {
+    func runIfEmpty(sandboxes: [ServedSandbox]) async throws {
         guard try await gateway.tenancy.tenants().isEmpty else {
             try await renewSandboxLinks(sandboxes: sandboxes)
             return
@@ -86,7 +86,7 @@ struct DemoBootstrap {
     /// login again (and link again through the login page where the broker links that way), and every other
     /// connection to it, of any tenant, becomes `relink_required`; its relink provisions a fresh account.
     /// Connections to real brokers are never touched.
-    func renewSandboxLinks(sandboxes: [BuiltInSandbox]) async throws {
+    func renewSandboxLinks(sandboxes: [ServedSandbox]) async throws {
         let demoTenant = try await recordedDemoTenant()
         let kept = Set(sandboxes.filter(\.restored).map(\.name))
         for (tenant, connection, credentials) in try await gateway.sandboxes.sandboxConnectionsAfterRestart(demoTenant: demoTenant, kept: kept) {

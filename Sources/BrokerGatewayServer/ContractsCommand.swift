@@ -3,7 +3,7 @@ import Foundation
 import GatewayCore
 import GatewayTesting
 
-/// `gateway contracts …`: run contract cases against the built-in adapters.
+/// `gateway contracts …`: run contract cases against the registered adapters.
 struct ContractsCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "contracts",
@@ -13,18 +13,18 @@ struct ContractsCommand: AsyncParsableCommand {
 }
 
 /// `gateway contracts verify [PATH…]`: one line per case; exit status 1 when any case fails.
-struct ContractsVerifyCommand: AsyncParsableCommand {
+struct ContractsVerifyCommand: BrokersCommand {
     static let configuration = CommandConfiguration(
         commandName: "verify",
-        abstract: "Run contract case files (or folders of them) against the built-in adapters, with no network."
+        abstract: "Run contract case files (or folders of them) against the gateway's adapters, with no network."
     )
 
     @Argument(help: "Case files or folders. Default: ./Contracts")
     var paths: [String] = []
 
-    func run() async throws {
+    func run(brokers: [BrokerRegistration]) async throws {
         let paths = self.paths.isEmpty ? ["Contracts"] : self.paths
-        let results = await ContractSuite.verify(paths: paths, factories: BuiltInAdapters.factories)
+        let results = await ContractSuite.verify(paths: paths, factories: brokers.map(\.adapter))
         var failed = 0
         for result in results {
             print(result.description)

@@ -1,19 +1,18 @@
-import AlpacaAdapter
 import ArgumentParser
 import Configuration
 import Foundation
 import GatewayAPI
-import GatewayApp
+public import GatewayApp
 import GatewayCore
 import GatewayModel
 import GatewayPostgresStore
 import GatewaySQLiteStore
-import GatewayStore
+public import GatewayStore
 import Hummingbird
-import Logging
+public import Logging
 import Prometheus
-import Sandbox
-import ServiceLifecycle
+import SandboxKit
+public import ServiceLifecycle
 import UnixSignals
 
 #if OTLP
@@ -23,7 +22,7 @@ import OTel
 /// `gateway serve`: the unified API on the embedded default (SQLite in a data folder, the sandbox brokers
 /// in-process, a demo tenant on first run). Settings come as flags, environment variables or a config file
 /// (`gateway settings` lists them).
-struct ServeCommand: AsyncParsableCommand {
+struct ServeCommand: BrokersCommand {
     static let configuration = CommandConfiguration(
         commandName: "serve",
         abstract: "Serve the unified API (the default command).",
@@ -33,7 +32,7 @@ struct ServeCommand: AsyncParsableCommand {
     @Argument(parsing: .allUnrecognized, help: "Settings as flags, such as --port 9000 (see `gateway settings`).")
     var settings: [String] = []
 
-    func run() async throws {
+    func run(brokers: [BrokerRegistration]) async throws {
         let environment = ProcessInfo.processInfo.environment
         let settings: GatewaySettings
         do {
@@ -57,14 +56,14 @@ struct ServeCommand: AsyncParsableCommand {
             logger.warning("NIO could not become the global executor; tasks run on Swift's own pool")
         }
         guard let postgres = settings.postgres else {
-            try await Self.serve(settings: settings, environment: environment, store: nil, logger: logger)
+            try await Self.serve(settings: settings, brokers: brokers, environment: environment, store: nil, logger: logger)
             return
         }
         // PostgreSQL: the store's pool runs for as long as the services do, and closes after them.
         let cipher = try openDataDirectory(settings: settings, environment: environment)
         logger.notice("using PostgreSQL", metadata: ["database": .string(postgres.redactedDescription)])
         try await PostgresStore.withStore(settings: postgres, cipher: cipher, logger: logger) { store in
-            try await Self.serve(settings: settings, environment: environment, store: store, logger: logger)
+            try await Self.serve(settings: settings, brokers: brokers, environment: environment, store: store, logger: logger)
         }
     }
 
@@ -73,11 +72,18 @@ struct ServeCommand: AsyncParsableCommand {
 
     static func serve(
         settings: GatewaySettings,
+        brokers: [BrokerRegistration],
         environment: [String: String],
         store: (any GatewayStore & OrderJournalStore)?,
         logger: Logger
     ) async throws {
-        var services = try await buildGateway(settings: settings, environment: environment, logger: logger, store: store).services
+        var services = try await buildGateway(
+            settings: settings,
+            brokers: brokers,
+            environment: environment,
+            logger: logger,
+            store: store
+        ).services
         #if OTLP
         if let endpoint = settings.tracesEndpoint {
             // Process-global, so only here: tests build gateways without it, and spans are then no-ops.
@@ -142,21 +148,28 @@ struct SettingsCommand: ParsableCommand {
 }
 
 /// What `gateway serve` runs: the in-process sandboxes, the HTTP server and the reconciler, wired from settings.
-struct GatewayProcess: Sendable {
-    var services: [any Service]
-    var gateway: Gateway
+public struct GatewayProcess: Sendable {
+    /// The services to run in one `ServiceGroup`, in order (a group stops them in reverse).
+    public var services: [any Service]
+    /// The application the services serve.
+    public var gateway: Gateway
 }
 
-/// Builds everything `gateway serve` runs from its settings, without running it, so a test can run it too.
-/// `onServerRunning` learns the bound port (settings may ask for port 0). `store`: an open store (PostgreSQL, run
-/// by the caller); `nil` opens the SQLite file of the settings.
-func buildGateway(
+/// Builds everything `gateway serve` runs from its settings and brokers, without running it: for an operator who runs
+/// the gateway in a `ServiceGroup` of their own (or a test). `onServerRunning` learns the bound port (settings may ask
+/// for port 0). `store`: an open store (PostgreSQL, run by the caller); `nil` opens the SQLite file of the settings.
+/// - Throws: ``SettingsError`` when `brokers` registers a kind twice or names one badly; the data folder's, the
+///   store's or a sandbox's error when it cannot be opened.
+public func buildGateway(
     settings: GatewaySettings,
+    brokers: [BrokerRegistration],
     environment: [String: String],
     logger: Logger,
     store openStore: (any GatewayStore & OrderJournalStore)? = nil,
     onServerRunning: @escaping @Sendable (Int) async -> Void = { _ in }
 ) async throws -> GatewayProcess {
+    let problems = BrokerRegistration.problems(in: brokers)
+    guard problems.isEmpty else { throw SettingsError(problems.joined(separator: "; ")) }
     // The data folder holds the master key, the transfer key, the database and the demo key: readable by this user only.
     let cipher = try openDataDirectory(settings: settings, environment: environment)
     let store: any GatewayStore & OrderJournalStore
@@ -171,7 +184,7 @@ func buildGateway(
     let share = InstanceShare()
     // One policy for both: linking checks a connection's URLs by it, the transport every call's resolved address.
     let registry = AdapterRegistry(
-        factories: BuiltInAdapters.factories,
+        factories: brokers.map(\.adapter),
         transport: HTTPClientTransport(
             policy: settings.egress,
             responseBudget: ResponseBudget(limit: settings.responseBudgetBytes)
@@ -184,12 +197,13 @@ func buildGateway(
     // agree after a restart (a sandbox starting empty would hand out order ids the journal already holds).
     let sandboxes =
         settings.sandboxesEnabled
-        ? try BuiltInSandbox.all(settings.sandboxOptions, stateDirectory: sandboxStateDirectory(settings.dataDirectory)) : []
+        ? try ServedSandbox.all(brokers, options: settings.sandboxOptions, stateDirectory: sandboxStateDirectory(settings.dataDirectory))
+        : []
     let linking = LinkSettings(
         stateLifetime: settings.linkStateLifetime,
         exportEnabled: settings.exportEnabled,
         transferKey: try TransferKey.load(dataDirectory: settings.dataDirectory),
-        sandboxes: BuiltInSandbox.accounts(sandboxes)
+        sandboxes: ServedSandbox.accounts(sandboxes)
     )
     let gateway = Gateway(
         store: store,

@@ -1,15 +1,16 @@
 import ArgumentParser
 import Foundation
 import Logging
-import Sandbox
+import SandboxKit
 import ServiceLifecycle
 import UnixSignals
 
-/// `gateway sandbox`: serve every built-in sandbox broker on its own, for trying clients or the gateway against them.
-struct SandboxCommand: AsyncParsableCommand {
+/// `gateway sandbox`: serve every registered broker's sandbox on its own, for trying clients or the gateway against
+/// them.
+struct SandboxCommand: BrokersCommand {
     static let configuration = CommandConfiguration(
         commandName: "sandbox",
-        abstract: "Serve every built-in sandbox broker and print each base URL."
+        abstract: "Serve every sandbox broker and print each base URL."
     )
 
     @Option(help: "Address to bind.")
@@ -27,10 +28,11 @@ struct SandboxCommand: AsyncParsableCommand {
         guard (0...65000).contains(basePort) else { throw ValidationError("--base-port must be from 0 to 65000") }
     }
 
-    func run() async throws {
+    func run(brokers: [BrokerRegistration]) async throws {
+        let sandboxes = try ServedSandbox.all(brokers, options: behaviour.options)
+        guard !sandboxes.isEmpty else { throw ValidationError("none of this gateway's brokers has a sandbox") }
         LoggingSystem.bootstrap(StreamLogHandler.standardError)
         let logger = Logger(label: "BrokerGateway.Sandbox")
-        let sandboxes = BuiltInSandbox.all(behaviour.options)
         let services: [any Service] = sandboxes.enumerated().map { index, sandbox in
             SandboxServer(sandbox.simulator, host: host, port: basePort == 0 ? 0 : basePort + index) { url in
                 let credentials = sandbox.demoCredentials.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }
