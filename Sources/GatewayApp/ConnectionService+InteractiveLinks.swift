@@ -89,7 +89,7 @@ extension ConnectionService {
     }
 
     /// Starts a token update for an existing link, or, for a connection that never finished linking, a new link.
-    /// A connection to a built-in sandbox gets a fresh simulated account instead (see `relinkSandbox`): `.linked`
+    /// A connection to an in-process sandbox gets a fresh simulated account instead (see `relinkSandbox`): `.linked`
     /// at once for brokers that link with credentials, `.pending` with a popup for those with a login page.
     public func startRelink(owner: Owner, id: String, callbackBase: String) async throws -> LinkOutcome {
         let tenant = owner.tenant

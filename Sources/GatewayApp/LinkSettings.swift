@@ -2,7 +2,7 @@ public import Foundation
 public import GatewayStore
 
 /// How the gateway links connections and moves them between gateways: the lifetime of an interactive link, whether
-/// export is allowed, the key imports are sealed to, and the built-in sandboxes that provision accounts.
+/// export is allowed, the key imports are sealed to, and the in-process sandboxes that provision accounts.
 public struct LinkSettings: Sendable {
     /// How long a started interactive link (its state nonce) can be completed. Ten minutes by default: long enough
     /// to log in at a broker, short enough that a leaked popup or callback URL is soon worthless.

@@ -10,7 +10,7 @@ public import GatewayModel
 /// was sent, so one tenant never reaches another's sandbox orders and the public demo logins only ever mean the
 /// demo tenant's account.
 public struct SandboxAccounts: Sendable {
-    /// One built-in sandbox.
+    /// One in-process sandbox.
     public struct Sandbox: Sendable {
         /// The broker kind the sandbox simulates.
         public var broker: BrokerKind

@@ -4,12 +4,12 @@ public import GatewayModel
 public import GatewayStore
 import Logging
 
-/// Tenancy in the built-in sandboxes: every connection to `sandbox://<name>` has a simulated account of its own,
+/// Tenancy in the in-process sandboxes: every connection to `sandbox://<name>` has a simulated account of its own,
 /// provisioned in process when it links or relinks and forgotten when it goes. `gateway serve` keeps the simulators'
 /// accounts in its data folder, so they outlive a restart; a simulator that starts empty loses them, and then only the
 /// demo tenant's demo connections are renewed.
 extension SandboxService {
-    /// The built-in sandbox a new connection names, when this gateway runs it; a `sandbox://` URL of another
+    /// The in-process sandbox a new connection names, when this gateway runs it; a `sandbox://` URL of another
     /// broker's sandbox is refused.
     func builtInSandbox(for new: NewConnection) throws -> (name: String, sandbox: SandboxAccounts.Sandbox)? {
         guard let (name, sandbox) = linking.sandboxes.sandbox(forBaseURL: new.baseURL) else { return nil }

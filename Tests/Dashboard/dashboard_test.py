@@ -180,6 +180,9 @@ def main():
                 expect(card(page, broker)).to_have_attribute("data-state", "healthy", timeout=30_000)
             assert key not in page.url, "the key must never be in the URL"
             assert page.evaluate("sessionStorage.getItem('brokergateway.apiKey')") == key
+            # Each card is titled with its broker's name as GET /v1/brokers gives it (not a list in the page).
+            expect(card(page, "saxo").locator("h3")).to_have_text("Saxo Bank", timeout=10_000)
+            expect(card(page, "tradeogre").locator("h3")).to_have_text("TradeOgre")
 
             traffic = Traffic(base, key)
             traffic.start()

@@ -7,7 +7,11 @@
   const KEY_STORAGE = "brokergateway.apiKey";
   const POLL_MS = 2000;
   const REQUEST_TIMEOUT_MS = 5000;
-  const BROKER_NAMES = { alpaca: "Alpaca", saxo: "Saxo", tradeit: "TradeIt", tradeogre: "TradeOgre" };
+  // Each kind's name for people, from GET /v1/brokers (whatever brokers this gateway was built with); until it
+  // answers, a card shows the kind itself.
+  let brokerNames = {};
+  let brokerNamesKey = null;
+  let lastStatus = null;
 
   const $ = (id) => document.getElementById(id);
   const view = {
@@ -73,7 +77,31 @@
   }
 
   function brokerName(kind) {
-    return BROKER_NAMES[kind] || kind;
+    return Object.prototype.hasOwnProperty.call(brokerNames, kind) ? brokerNames[kind] : kind;
+  }
+
+  // Once per key: the gateway's broker kinds and their display names; the dashboard redraws when they arrive.
+  async function loadBrokerNames(key) {
+    brokerNamesKey = key;
+    try {
+      const response = await fetch("/v1/brokers", {
+        headers: { "Authorization": `Bearer ${key}`, "Accept": "application/json" },
+        cache: "no-store", credentials: "omit",
+      });
+      if (!response.ok) throw new Error(`status ${response.status}`);
+      const body = await response.json();
+      const names = {};
+      for (const broker of Array.isArray(body.data) ? body.data : []) {
+        if (broker && typeof broker.kind === "string" && typeof broker.displayName === "string") {
+          names[broker.kind] = broker.displayName;
+        }
+      }
+      if (memoryKey !== key) return;
+      brokerNames = names;
+      if (lastStatus) render(lastStatus);
+    } catch {
+      if (brokerNamesKey === key) brokerNamesKey = null; // asked again after the next status
+    }
   }
 
   // ---- the key
@@ -186,7 +214,9 @@
     markStale(false);
     view.keyPanel.hidden = true;
     view.forget.hidden = false;
+    lastStatus = status;
     render(status);
+    if (brokerNamesKey !== key) loadBrokerNames(key);
     setFreshness("live", `Live · updated ${lastGoodAt.toLocaleTimeString()}`);
     schedule();
   }
