@@ -5,7 +5,7 @@ public import GatewayStore
 
 /// The fan-out reads: each asks every selected connection at once and answers with what arrived in time.
 extension BrokerReadService {
-    /// The broker kinds this gateway links (whatever it was built with), sorted by kind.
+    /// The broker kinds this gateway links, by name: exactly the adapters it was built with (its registry's factories).
     public func brokers() -> [BrokerDescription] {
         registry.kinds.compactMap { registry.factory(for: $0) }.map {
             BrokerDescription(

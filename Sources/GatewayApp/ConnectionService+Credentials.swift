@@ -100,14 +100,7 @@ extension ConnectionService {
     /// The checks every link request passes before any broker is called.
     func newConnection(_ request: LinkRequest) throws -> NewConnection {
         var problems: [FieldProblem] = []
-        guard let factory = registry.factory(for: request.broker) else {
-            throw GatewayError.unprocessable([
-                FieldProblem(
-                    field: "broker",
-                    problem: "must be one of: \(registry.kinds.map(\.rawValue).joined(separator: ", "))"
-                )
-            ])
-        }
+        guard let factory = registry.factory(for: request.broker) else { throw registry.unknownKind(request.broker) }
         let displayName = request.displayName ?? factory.displayName
         if displayName.isEmpty || displayName.count > 100 {
             problems.append(FieldProblem(field: "displayName", problem: "must be 1 to 100 characters"))
@@ -194,14 +187,7 @@ extension ConnectionService {
     /// refusal is a 422 naming `credentials`. `new.id` names the connection the proving adapter acts for (the id it
     /// will be saved under, or the existing connection being relinked).
     func proveCredentials(tenant: Tenant, _ new: NewConnection) async throws -> CredentialProof {
-        guard let factory = registry.factory(for: new.broker) else {
-            throw GatewayError.unprocessable([
-                FieldProblem(
-                    field: "broker",
-                    problem: "must be one of: \(registry.kinds.map(\.rawValue).joined(separator: ", "))"
-                )
-            ])
-        }
+        guard let factory = registry.factory(for: new.broker) else { throw registry.unknownKind(new.broker) }
         let problems = factory.credentialProblems(new.credentials)
         if !problems.isEmpty { throw GatewayError.unprocessable(problems) }
         let now = Date()

@@ -9,7 +9,8 @@ import Synchronization
 /// adapter; status changes keep it (the adapter itself reported them, and keeps its session). Whoever replaces a
 /// connection's credentials from outside the adapter (a completed link, an import) calls `evict`.
 public final class AdapterRegistry: Sendable {
-    /// One factory per broker kind (a later factory of a kind replaces an earlier one); fixed at init.
+    /// One factory per broker kind (a later factory of a kind replaces an earlier one); fixed at init. `/v1/brokers`
+    /// lists exactly these.
     public let factories: [BrokerKind: any BrokerAdapterFactory]
     let transport: any BrokerTransport
     /// The chain every adapter's call passes through, and its per-connection health.
@@ -23,6 +24,10 @@ public final class AdapterRegistry: Sendable {
     /// A registry whose adapters send through `transport` (the gateway's one `HTTPClientTransport`, or a test
     /// double) wrapped in `pipeline`; `egress` is the policy linking checks URLs against, and should be the
     /// transport's own.
+    ///
+    /// A factory whose kind is not well formed (`BrokerKind.problem(with:)`) is left out and logged as an error: the
+    /// API document and every client's decoder refuse such a kind, so its connections could never be linked, and
+    /// listing it would break every client's read of `/v1/brokers`.
     public init(
         factories: [any BrokerAdapterFactory],
         transport: any BrokerTransport,
@@ -31,7 +36,16 @@ public final class AdapterRegistry: Sendable {
         egress: EgressPolicy = EgressPolicy()
     ) {
         var byKind: [BrokerKind: any BrokerAdapterFactory] = [:]
-        for factory in factories { byKind[factory.kind] = factory }
+        for factory in factories {
+            if let problem = BrokerKind.problem(with: factory.kind.rawValue) {
+                logger.error(
+                    "adapter left out: its broker kind is not well formed",
+                    metadata: ["kind": .string(factory.kind.rawValue), "problem": .string(problem)]
+                )
+                continue
+            }
+            byKind[factory.kind] = factory
+        }
         self.factories = byKind
         self.transport = transport
         self.pipeline = pipeline

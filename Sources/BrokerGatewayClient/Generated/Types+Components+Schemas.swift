@@ -35,7 +35,7 @@ extension Components {
         ///
         /// - Remark: Generated from `#/components/schemas/DecimalInput`.
         public typealias DecimalInput = Foundation.Decimal
-        /// The broker dialect (the adapters built into this gateway).
+        /// The broker dialect: the kind of one of the adapters a gateway was built with. An open set: `GET /v1/brokers` lists the kinds this gateway serves, a gateway built with more adapters serves more, and a client must accept a kind it does not know (keep it, show it, pass it back). The first branch lists the kinds of the adapters built into this project's own `gateway`; any kind is 1 to 32 characters of `a-z 0-9 _ -`, starting with a letter. A request naming a malformed kind is refused with 400 `invalid_request`, one naming a well-formed kind this gateway has no adapter for with 422 `unprocessable`, each naming the field (`broker`).
         ///
         /// - Remark: Generated from `#/components/schemas/BrokerKind`.
         public typealias BrokerKind = GatewayModel.BrokerKind

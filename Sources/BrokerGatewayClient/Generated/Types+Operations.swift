@@ -1733,7 +1733,7 @@ public enum Operations {
                     self.body = body
                 }
             }
-            /// The adapter kinds.
+            /// The adapters this gateway was built with, one per kind, by kind: the kinds its `broker` fields and filters accept.
             ///
             /// - Remark: Generated from `#/paths//v1/brokers/get(listBrokers)/responses/200`.
             ///

@@ -124,7 +124,8 @@ enum QueryValue {
     ) throws -> Gateway.Selection {
         Gateway.Selection(
             connectionId: try string(connection, "connection"),
-            broker: try string(broker?.rawValue, "broker", maxLength: 32).map { BrokerKind($0) },
+            // Well formed by its decoding (`BrokerKind(from:)`): a malformed kind never gets here.
+            broker: broker,
             accountId: try string(account, "account"),
             maxAge: try int(maxAgeMs, "maxAgeMs", range: 0...Gateway.maxReadAgeMs).map { .milliseconds($0) }
         )
