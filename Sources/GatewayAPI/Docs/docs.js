@@ -179,10 +179,18 @@
     return `${count} ${noun}${count === 1 ? "" : "s"}`;
   }
 
-  /** Constraints worth knowing before sending: enum values, pattern, lengths, bounds, default. */
-  function constraints(schema) {
+  /**
+   * Constraints worth knowing before sending: enum values, pattern, lengths, bounds, default; an `anyOf`'s or
+   * `oneOf`'s per branch (an open enum's known values, then its rule), a few levels deep.
+   */
+  function constraints(schema, depth = 0) {
     const resolved = deref(unwrap(schema || {}));
     const notes = [];
+    for (const key of ["oneOf", "anyOf"]) {
+      if (!Array.isArray(resolved[key]) || depth > 2) continue;
+      const branches = resolved[key].map((branch) => constraints(branch, depth + 1).join(", ")).filter(Boolean);
+      if (branches.length) notes.push(branches.join(" or "));
+    }
     if (Array.isArray(resolved.enum)) notes.push(`one of: ${resolved.enum.map((value) => JSON.stringify(value)).join(", ")}`);
     if (resolved.pattern) notes.push(`pattern ${resolved.pattern}`);
     if (resolved.minLength !== undefined) notes.push(`at least ${counted(resolved.minLength, "character")}`);
@@ -481,14 +489,25 @@
       if (parameter.in === "header" && /^authorization$/i.test(parameter.name)) continue;
       const inputId = `${id}-${parameter.in}-${parameter.name}`;
       const resolvedSchema = deref(parameter.schema || {});
+      // An open enum (`anyOf` of an enum and a string, as BrokerKind): free text, with the known values offered.
+      const openEnum = Array.isArray(resolvedSchema.anyOf)
+        ? resolvedSchema.anyOf.map(deref).find((branch) => branch && Array.isArray(branch.enum))
+        : null;
       let input;
+      let extra = null;
       if (Array.isArray(resolvedSchema.enum)) {
         input = el("select", { id: inputId }, el("option", { value: "" }, "(none)"),
           ...resolvedSchema.enum.map((value) => el("option", { value: String(value) }, String(value))));
       } else {
-        input = el("input", { id: inputId, type: "text", spellcheck: "false", autocomplete: "off", required: parameter.in === "path" });
+        input = el("input", {
+          id: inputId, type: "text", spellcheck: "false", autocomplete: "off", required: parameter.in === "path",
+          list: openEnum ? `${inputId}-known` : null,
+        });
+        if (openEnum) {
+          extra = el("datalist", { id: `${inputId}-known` },
+            ...openEnum.enum.map((value) => el("option", { value: String(value) })));
+        }
       }
-      let extra = null;
       if (parameter.in === "header" && /^idempotency-key$/i.test(parameter.name)) {
         input.value = newIdempotencyKey();
         extra = el("button", { type: "button", class: "link-button" }, "new key");
