@@ -46,14 +46,8 @@ public struct BrokerRegistration: Sendable {
         var seen: Set<BrokerKind> = []
         for registration in registrations {
             let name = registration.kind.rawValue
-            let allowed = name.utf8.allSatisfy { byte in
-                (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte)
-                    || byte == UInt8(ascii: "-") || byte == UInt8(ascii: "_")
-            }
-            if name.isEmpty || name.utf8.count > 32 || !allowed {
-                problems.append(
-                    "broker kind '\(name.prefix(64))' must be 1 to 32 lowercase ASCII letters, digits, '-' or '_'"
-                )
+            if let problem = BrokerKind.problem(with: name) {
+                problems.append("broker kind '\(name.prefix(64))': \(problem)")
             }
             if !seen.insert(registration.kind).inserted {
                 problems.append("broker kind '\(name.prefix(64))' is registered more than once")

@@ -202,7 +202,7 @@ public func buildGateway(
     let linking = LinkSettings(
         stateLifetime: settings.linkStateLifetime,
         exportEnabled: settings.exportEnabled,
-        transferKey: try TransferKey.load(dataDirectory: settings.dataDirectory),
+        transferKey: try TransferKey.load(environment: environment, dataDirectory: settings.dataDirectory),
         sandboxes: ServedSandbox.accounts(sandboxes)
     )
     let gateway = Gateway(
@@ -216,7 +216,7 @@ public func buildGateway(
         limits: settings.limits,
         linking: linking,
         sessions: SessionSettings(
-            signingKeys: try SessionKeyFiles.load(dataDirectory: settings.dataDirectory),
+            signingKeys: try SessionKeyFiles.load(environment: environment, dataDirectory: settings.dataDirectory),
             accessTokenLifetime: settings.accessTokenLifetime,
             maxDevicesPerUser: settings.maxDevicesPerUser,
             logins: settings.logins,

@@ -10,8 +10,9 @@ extension CredentialCipher {
 
     /// The gateway's master key, found by this rule:
     ///
-    /// 1. `BROKERGATEWAY_MASTER_KEY` in `environment`, when set, wins: the base64 (standard or URL-safe) of exactly
-    ///    32 bytes. Any other value, including an empty one, is an error rather than a silent fall-back.
+    /// 1. `BROKERGATEWAY_MASTER_KEY` in `environment`, or the file `BROKERGATEWAY_MASTER_KEY_FILE` names (a mounted
+    ///    secret: ``SuppliedSecret``), when set, wins: the base64 (standard or URL-safe) of exactly 32 bytes. Any
+    ///    other value, including an empty one, or both set, is an error rather than a silent fall-back.
     /// 2. Otherwise `<dataDirectory>/master.key`: base64 of 32 bytes on one line. It must be a regular file (not a
     ///    symbolic link) that neither group nor others can access (mode `0600` or stricter); a wider mode is refused.
     /// 3. When there is no key file, one is made with a new random key: written to a temporary file created with
@@ -21,11 +22,12 @@ extension CredentialCipher {
     ///
     /// - Throws: `MasterKeyError` with a message that says what is wrong and never contains key material.
     public static func load(environment: [String: String], dataDirectory: URL) throws -> CredentialCipher {
-        if let value = environment[environmentVariable] {
+        if var supplied = try SuppliedSecret.named(environmentVariable, in: environment) {
+            defer { supplied.erase() }
             return try CredentialCipher(
-                base64Key: value,
-                source: .environment,
-                origin: "\(environmentVariable) (set in the environment)"
+                base64Key: supplied.text,
+                source: supplied.path.map { .secretFile(path: $0) } ?? .environment,
+                origin: supplied.origin
             )
         }
         let directory = dataDirectory.path(percentEncoded: false)

@@ -207,6 +207,8 @@ public enum MasterKeySource: Sendable, Hashable, CustomStringConvertible {
     case environment
     /// A key file; `created` is `true` on the run that made it.
     case keyFile(path: String, created: Bool)
+    /// A file the platform mounted, named by `BROKERGATEWAY_MASTER_KEY_FILE`.
+    case secretFile(path: String)
     /// Given directly by the caller (`init(keyBytes:)`, `init(base64Key:)`).
     case supplied
     /// A random key that lives only in memory (`random()`).
@@ -217,6 +219,7 @@ public enum MasterKeySource: Sendable, Hashable, CustomStringConvertible {
         switch self {
         case .environment: "environment variable \(CredentialCipher.environmentVariable)"
         case .keyFile(let path, let created): created ? "new key file \(path)" : "key file \(path)"
+        case .secretFile(let path): "secret file \(path) (\(CredentialCipher.environmentVariable)\(SuppliedSecret.fileSuffix))"
         case .supplied: "supplied key"
         case .ephemeral: "ephemeral in-memory key"
         }

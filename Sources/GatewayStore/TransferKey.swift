@@ -37,10 +37,29 @@ public struct TransferKey: Sendable {
         TransferKey(privateKey: Curve25519.KeyAgreement.PrivateKey())
     }
 
-    /// The data folder's `transfer.key`, made on first use (mode 0600, a regular file, never a link; two instances
-    /// starting together end up with the same key).
-    /// - Throws: `MasterKeyError` naming the file, when it is unsafe or unreadable; never with key material.
-    public static func load(dataDirectory: URL) throws -> TransferKey {
+    /// The environment variable that supplies the private key (base64 of its 32 raw bytes, e.g.
+    /// `openssl rand -base64 32`), or with `_FILE` the file that holds it.
+    public static let environmentVariable = "BROKERGATEWAY_TRANSFER_KEY"
+
+    /// The key `BROKERGATEWAY_TRANSFER_KEY` or `BROKERGATEWAY_TRANSFER_KEY_FILE` supplies (``SuppliedSecret``), so a
+    /// fleet shares it from its environment; otherwise the data folder's `transfer.key`, made on first use (mode
+    /// 0600, a regular file, never a link; two instances starting together end up with the same key).
+    /// - Throws: `MasterKeyError` naming the variable or the file, when it is malformed, unsafe or unreadable; never
+    ///   with key material.
+    public static func load(environment: [String: String] = [:], dataDirectory: URL) throws -> TransferKey {
+        if var supplied = try SuppliedSecret.named(environmentVariable, in: environment) {
+            defer { supplied.erase() }
+            guard var bytes = CredentialCipher.decodeBase64(supplied.text),
+                let key = try? Curve25519.KeyAgreement.PrivateKey(rawRepresentation: bytes)
+            else {
+                throw MasterKeyError(
+                    .invalidKey,
+                    "\(supplied.origin) must be the base64 of a 32-byte X25519 private key (make one with `openssl rand -base64 32`)"
+                )
+            }
+            for index in bytes.indices { bytes[index] = 0 }
+            return TransferKey(privateKey: key)
+        }
         let directory = dataDirectory.path(percentEncoded: false)
         let path = dataDirectory.appending(path: fileName).path(percentEncoded: false)
         let name = "the transfer key file"

@@ -253,6 +253,10 @@ struct Cluster: Sendable {
     let binary: String
     let databaseURL: String
     let data: String
+    /// Each instance's data folder: `data` for all, unless the cluster was given its secrets.
+    let instanceData: [String]
+    /// The secrets every process had in its environment; empty: the shared data folder's files.
+    let secrets: [String: String]
     let alpaca: String
     let instances: [Instance]
     let tenantId: String
@@ -262,8 +266,15 @@ struct Cluster: Sendable {
     var connectionId = ""
     var accountId = ""
 
-    /// `serving` is added to every instance's `gateway serve` arguments.
-    static func with(instances count: Int, serving extra: [String] = [], _ body: (Cluster) async throws -> Void) async throws {
+    /// `serving` is added to every instance's `gateway serve` arguments. With `secrets` (the master, transfer and
+    /// session keys as environment variables), every process, the operator's commands included, gets them in its
+    /// environment and a data folder of its own: nothing is shared but the environment and the database.
+    static func with(
+        instances count: Int,
+        serving extra: [String] = [],
+        secrets: [String: String] = [:],
+        _ body: (Cluster) async throws -> Void
+    ) async throws {
         let binary = TracingExportTests.gatewayBinary.path
         try #require(FileManager.default.isExecutableFile(atPath: binary), "no gateway binary at \(binary)")
         let base = try #require(MultiInstanceProcessTests.postgresURL)
@@ -273,6 +284,12 @@ struct Cluster: Sendable {
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(at: directory) }
         let data = directory.appendingPathComponent("data").path
+        let environment = secrets.isEmpty ? nil : ProcessInfo.processInfo.environment.merging(secrets) { $1 }
+        // The data folder of the instance numbered `index` (the operator's commands: `nil`).
+        func dataFolder(_ index: Int?) -> String {
+            guard !secrets.isEmpty, let index else { return data }
+            return directory.appendingPathComponent("data-\(index)").path
+        }
 
         let sandboxes = try ChildProcess(
             executable: binary,
@@ -297,28 +314,34 @@ struct Cluster: Sendable {
             let broker = try #require(alpaca, "`gateway sandbox` never printed the Alpaca sandbox")
 
             // The operator's commands make the tenant and its key, on the same database and data folder.
-            let tenant = try await run(binary, ["tenants", "create", "--name", "multi", "--data-dir", data, "--database-url", databaseURL])
+            let tenant = try await run(
+                binary,
+                ["tenants", "create", "--name", "multi", "--data-dir", data, "--database-url", databaseURL],
+                environment: environment
+            )
             let tenantId = String(try #require(tenant.first).split(separator: "\t")[0])
             let keyLines = try await run(
                 binary,
                 [
                     "keys", "create", "--tenant", tenantId, "--scopes", "admin,read,trade", "--label", "multi",
                     "--data-dir", data, "--database-url", databaseURL,
-                ]
+                ],
+                environment: environment
             )
             let key = try #require(keyLines.count >= 2 ? keyLines[1] : nil, "keys create printed \(keyLines)")
 
             // One after another: the first creates the data folder's session keys, the others read them.
-            for _ in 0..<count {
+            for index in 0..<count {
                 let process = try ChildProcess(
                     executable: binary,
                     arguments: [
-                        "serve", "--port", "0", "--sandbox", "off", "--data-dir", data, "--database-url", databaseURL,
+                        "serve", "--port", "0", "--sandbox", "off", "--data-dir", dataFolder(index), "--database-url", databaseURL,
                         "--egress-allow", "127.0.0.0/8", "--log-level", "notice",
                         // The lease lasts five intervals, at least 10 s: a killed leader's lapses 10 s after its last turn.
                         "--orders-reconcile-interval-ms", "300",
                         "--orders-broker-timeout-ms", "2000",
                     ] + extra,
+                    environment: environment,
                     standardOutput: .discard,
                     standardError: .lines
                 )
@@ -342,6 +365,8 @@ struct Cluster: Sendable {
                 binary: binary,
                 databaseURL: databaseURL,
                 data: data,
+                instanceData: (0..<count).map { dataFolder($0) },
+                secrets: secrets,
                 alpaca: broker.url,
                 instances: started,
                 tenantId: tenantId,
@@ -467,7 +492,7 @@ struct Cluster: Sendable {
     /// Reads the order's state from the shared journal in the database until it leaves `states` (another process
     /// writes it: there is no event here to await, so the journal is polled).
     func waitForJournalState(orderId: String, notIn states: Set<String>) async throws -> String {
-        let cipher = try CredentialCipher.load(environment: [:], dataDirectory: URL(fileURLWithPath: data))
+        let cipher = try CredentialCipher.load(environment: secrets, dataDirectory: URL(fileURLWithPath: data))
         return try await PostgresStore.withStore(settings: try PostgresStoreSettings(url: databaseURL), cipher: cipher) { store in
             let clock = ContinuousClock()
             let deadline = clock.now + .seconds(120)
@@ -485,8 +510,14 @@ struct Cluster: Sendable {
 }
 
 /// Runs a program to its end; its standard output's lines. A non-zero exit is an error.
-func run(_ executable: String, _ arguments: [String]) async throws -> [String] {
-    let process = try ChildProcess(executable: executable, arguments: arguments, standardOutput: .lines, standardError: .discard)
+func run(_ executable: String, _ arguments: [String], environment: [String: String]? = nil) async throws -> [String] {
+    let process = try ChildProcess(
+        executable: executable,
+        arguments: arguments,
+        environment: environment,
+        standardOutput: .lines,
+        standardError: .discard
+    )
     var lines: [String] = []
     for await line in process.lines { lines.append(line) }
     let termination = await process.termination()

@@ -98,7 +98,7 @@ struct OpenRegistrationTests {
                 logger: logger
             )
         }
-        #expect(badName?.description.contains("'Fifth Broker' must be 1 to 32 lowercase ASCII letters") == true)
+        #expect(badName?.description.contains("'Fifth Broker': must be 1 to 32 characters of a-z") == true)
         #expect(!FileManager.default.fileExists(atPath: directory.path), "nothing was opened for a list that cannot be served")
     }
 }

@@ -110,7 +110,7 @@ extension Cluster {
     /// The tenant's journal, read from the database once nothing in it is `submitting` or `unknown` (another process
     /// resolves those in its background reconciler: there is no event here to await, so the journal is polled).
     func journalWhenSettled() async throws -> [JournaledOrder] {
-        let cipher = try CredentialCipher.load(environment: [:], dataDirectory: URL(fileURLWithPath: data))
+        let cipher = try CredentialCipher.load(environment: secrets, dataDirectory: URL(fileURLWithPath: data))
         return try await PostgresStore.withStore(settings: try PostgresStoreSettings(url: databaseURL), cipher: cipher) { store in
             let clock = ContinuousClock()
             let deadline = clock.now + .seconds(180)
