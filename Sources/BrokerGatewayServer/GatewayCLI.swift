@@ -69,7 +69,7 @@ struct GatewayCommand: AsyncParsableCommand {
         abstract: "BrokerGateway: one JSON API over many brokers.",
         subcommands: [
             ServeCommand.self, SettingsCommand.self, TenantsCommand.self, KeysCommand.self, SandboxCommand.self,
-            ContractsCommand.self,
+            ContractsCommand.self, BackupCommand.self, RestoreCommand.self,
         ],
         defaultSubcommand: ServeCommand.self
     )

@@ -45,18 +45,23 @@ struct StoreOptions: ParsableArguments {
         return try await SQLiteStore.opening(path: settings.databasePath, cipher: cipher, logger: logger)
     }
 
-    private func settingsAndCipher() async throws -> (GatewaySettings, CredentialCipher) {
+    /// The settings as `gateway serve` would read them here; nothing is opened or made.
+    func settings() async throws -> GatewaySettings {
         var arguments: [String] = []
         if let dataDirectory { arguments += ["--data-dir", dataDirectory] }
         if let databaseURL { arguments += ["--database-url", databaseURL] }
         if let configFile { arguments += ["--config-file", configFile] }
         let environment = ProcessInfo.processInfo.environment
-        let settings: GatewaySettings
         do {
-            settings = try GatewaySettings(reader: try await GatewaySettings.reader(arguments: arguments, environment: environment))
+            return try GatewaySettings(reader: try await GatewaySettings.reader(arguments: arguments, environment: environment))
         } catch let error as SettingsError {
             throw ValidationError(error.description)
         }
+    }
+
+    private func settingsAndCipher() async throws -> (GatewaySettings, CredentialCipher) {
+        let environment = ProcessInfo.processInfo.environment
+        let settings = try await settings()
         try FileManager.default.createDirectory(
             at: settings.dataDirectory,
             withIntermediateDirectories: true,

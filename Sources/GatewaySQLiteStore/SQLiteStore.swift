@@ -264,7 +264,7 @@ public final class SQLiteStore: GatewayStore {
 
 /// `O_EXCL` leaves a file that exists, or that another process creates meanwhile, alone. At file scope because the
 /// store's own `open` and `close` would shadow `open(2)` and `close(2)`.
-private func createOwnerOnlyFileIfMissing(_ path: String) {
+func createOwnerOnlyFileIfMissing(_ path: String) {
     let descriptor = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
     guard descriptor >= 0 else { return }  // It exists, or SQLite will report why it cannot be made.
     _ = fchmod(descriptor, 0o600)
