@@ -2,7 +2,8 @@ import ArgumentParser
 import Foundation
 
 /// The `gateway` command line over the brokers it is given: `serve` (the default), `settings`, `tenants`, `keys`,
-/// `sandbox` and `contracts verify`, the same commands, flags and settings as this repository's own `gateway`.
+/// `sandbox`, `contracts verify`, `backup` and `restore`, the same commands, flags and settings as this repository's
+/// own `gateway`.
 ///
 /// An operator's executable is this and one line:
 ///

@@ -211,6 +211,11 @@ final class LogWatch: Sendable {
         for continuation in waiting { continuation.resume(returning: nil) }
     }
 
+    /// The last `count` lines written so far (for a failure's message).
+    func recent(_ count: Int) -> [String] {
+        state.withLock { Array($0.lines.suffix(count)) }
+    }
+
     /// The first line (already written or still to come) that matches; `nil` if the stream ends or time runs out.
     func first(within limit: Duration, where predicate: @escaping @Sendable (String) -> Bool) async -> String? {
         await withTaskGroup(of: String?.self) { group in
