@@ -146,6 +146,8 @@ func withPostgresSchema<T: Sendable>(_ body: (PostgresStoreSettings) async throw
     var settings = try PostgresStoreSettings(url: url)
     settings.schema = "test_" + RandomIdentifier.base32(count: 16)
     settings.maximumConnections = 4
+    // Not the subject here: under CI's load a connection to the test server once took more than the default 10 s.
+    settings.connectTimeout = .seconds(60)
     await PostgresTestSlots.shared.enter()
     let result: Result<T, any Error>
     do {
