@@ -14,11 +14,8 @@ import Testing
 /// a fresh data folder, opens with what the backup holds, and every connection's credentials read back.
 @Suite("gateway backup and restore", .heavyWorld)
 struct BackupRestoreTests {
-    /// Parses the command line as `gateway` does and runs the operator command it names; its printed lines.
     func run(_ arguments: [String]) async throws -> [String] {
-        let command = try GatewayCommand.parseAsRoot(arguments)
-        let operatorCommand = try #require(command as? any OperatorCommand, "\(arguments) is not an operator command")
-        return try await operatorCommand.lines()
+        try await runOperatorCommand(arguments)
     }
 
     func withFolder(_ body: (URL) async throws -> Void) async throws {

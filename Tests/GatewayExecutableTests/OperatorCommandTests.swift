@@ -19,11 +19,8 @@ struct OperatorCommandTests {
         try await body(directory.path)
     }
 
-    /// Parses the command line as `gateway` does and runs the operator command it names; its printed lines.
     func run(_ arguments: [String]) async throws -> [String] {
-        let command = try GatewayCommand.parseAsRoot(arguments)
-        let operatorCommand = try #require(command as? any OperatorCommand, "\(arguments) is not an operator command")
-        return try await operatorCommand.lines()
+        try await runOperatorCommand(arguments)
     }
 
     @Test("an operator creates a tenant, a key (shown once) that serves, lists and revokes it, and disables the tenant")
@@ -80,4 +77,11 @@ struct OperatorCommandTests {
             await #expect(throws: (any Error).self) { try await run(["tenants", "disable", "ten_missing", "--data-dir", data]) }
         }
     }
+}
+
+/// Parses the command line as `gateway` does and runs the operator command it names; its printed lines.
+func runOperatorCommand(_ arguments: [String]) async throws -> [String] {
+    let command = try GatewayCommand.parseAsRoot(arguments)
+    let operatorCommand = try #require(command as? any OperatorCommand, "\(arguments) is not an operator command")
+    return try await operatorCommand.lines()
 }
