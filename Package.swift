@@ -30,6 +30,12 @@ let package = Package(
         .library(name: "AlpacaAdapter", targets: ["AlpacaAdapter"]),
         .library(name: "Sandbox", targets: ["Sandbox", "SandboxKit", "AlpacaSandbox", "SaxoSandbox", "TradeItSandbox", "TradeOgreSandbox"]),
         .library(name: "ChildProcess", targets: ["ChildProcess"]),
+        // The kits for a broker added from another package (see Examples/ and README "Adding a broker"):
+        // SandboxKit, what a simulator of the broker's wire API is built from (server, router, faults, market engine,
+        // accounts' persistence); GatewayTesting, the conformance kit (contract cases, the replay transport, the
+        // contract runner). The adapter kit is GatewayModel + GatewayCore above.
+        .library(name: "SandboxKit", targets: ["SandboxKit"]),
+        .library(name: "GatewayTesting", targets: ["GatewayTesting"]),
     ],
     traits: [
         // Off by default: swift-otel's OTLP exporter brings swift-protobuf (about 150 CPU-seconds, a twelfth of a

@@ -70,19 +70,19 @@ public struct FaultRule: Sendable, Hashable, Identifiable {
         self.fired = 0
     }
 
-    package static func makeID() -> String {
+    public static func makeID() -> String {
         var generator = SystemRandomNumberGenerator()
         return "fault-" + String(generator.next() & 0xFFFF_FFFF_FFFF, radix: 16)
     }
 
-    package func matches(method: String, path: String) -> Bool {
+    public func matches(method: String, path: String) -> Bool {
         if let ruleMethod = self.method, ruleMethod != method.uppercased() { return false }
         if let prefix = pathPrefix, !path.hasPrefix(prefix) { return false }
         return true
     }
 
     /// Problems with the rule's values, if any.
-    package var validationProblem: String? {
+    public var validationProblem: String? {
         switch fault {
         case .latency(let ms) where !(0...600_000).contains(ms):
             return "latencyMs must be between 0 and 600000"

@@ -6,9 +6,9 @@ import Synchronization
 /// the same requests sees the same faults.
 public final class FaultInjector: Sendable {
     /// What the middleware must do for one request.
-    package struct Decision: Sendable {
-        package var latencyMilliseconds = 0
-        package var fault: Fault?
+    public struct Decision: Sendable {
+        public var latencyMilliseconds = 0
+        public var fault: Fault?
     }
 
     private struct State {
@@ -85,7 +85,7 @@ public final class FaultInjector: Sendable {
 
     /// Picks the faults for a request and counts them down. Every firing latency rule adds its delay;
     /// the first firing rule of any other kind decides the outcome, later ones are not consulted.
-    package func decide(method: String, path: String) -> Decision {
+    public func decide(method: String, path: String) -> Decision {
         let (decision, fired, subscribers) = state.withLock { state in
             var fired: [FiredFault] = []
             var decision = Decision()

@@ -1,4 +1,4 @@
-package import Foundation
+public import Foundation
 
 /// OHLC bars of one instrument sampled from the shared market's deterministic price path (``PricePath``): the one
 /// source of every sandbox's charts (Saxo's `chart/v3/charts`, Alpaca's `/v2/stocks/bars` and crypto bars, their
@@ -6,30 +6,30 @@ package import Foundation
 ///
 /// Each bar samples the path at up to 60 evenly spaced buckets (every bucket for short bars), so any width costs
 /// about the same. The bar in progress closes at the live quote (price overrides included).
-package struct MarketBars: Sendable {
-    package struct Bar: Sendable, Equatable {
+public struct MarketBars: Sendable {
+    public struct Bar: Sendable, Equatable {
         /// When the bar opens.
-        package var time: Date
-        package var openBid: Decimal, openAsk: Decimal
-        package var highBid: Decimal, highAsk: Decimal
-        package var lowBid: Decimal, lowAsk: Decimal
-        package var closeBid: Decimal, closeAsk: Decimal
+        public var time: Date
+        public var openBid: Decimal, openAsk: Decimal
+        public var highBid: Decimal, highAsk: Decimal
+        public var lowBid: Decimal, lowAsk: Decimal
+        public var closeBid: Decimal, closeAsk: Decimal
         /// Trade prices (the path's mid on its tick; the live last price for the bar in progress).
-        package var open: Decimal, high: Decimal, low: Decimal, close: Decimal
-        package var volume: Decimal
+        public var open: Decimal, high: Decimal, low: Decimal, close: Decimal
+        public var volume: Decimal
         /// Number of sampled trades.
-        package var trades: Int
+        public var trades: Int
         /// Volume-weighted average of the sampled trade prices.
-        package var vwap: Decimal
+        public var vwap: Decimal
     }
 
-    package let instrument: MarketInstrument
+    public let instrument: MarketInstrument
     let path: PricePath
     let bucketSeconds: Int64
     let liveQuote: MarketQuote?
-    package let now: Date
+    public let now: Date
 
-    package init(instrument: MarketInstrument, market: MarketEngine, now: Date) {
+    public init(instrument: MarketInstrument, market: MarketEngine, now: Date) {
         self.instrument = instrument
         self.path = PricePath(instrument: instrument, seed: market.configuration.seed)
         self.bucketSeconds = Int64(market.configuration.bucketSeconds)
@@ -38,11 +38,11 @@ package struct MarketBars: Sendable {
     }
 
     /// Seconds since 1970 of `now`, rounded down.
-    package var nowSeconds: Int64 { Timestamp.unixSeconds(now) }
+    public var nowSeconds: Int64 { Timestamp.unixSeconds(now) }
 
     /// The bar over `[start, end)` (unix seconds); `nil` when it opens after now. A bar that contains now is the bar in
     /// progress: it ends at now and closes at the live quote.
-    package func bar(start: Int64, end: Int64) -> Bar? {
+    public func bar(start: Int64, end: Int64) -> Bar? {
         guard start <= nowSeconds, end > start else { return nil }
         let isCurrent = end > nowSeconds
         let firstBucket = Timestamp.floorDiv(start, bucketSeconds)

@@ -49,7 +49,7 @@ public final class MarketEngine: Sendable {
     /// The time source every price and day statistic reads.
     public let clock: any SandboxClock
     /// Signals to the market's watchers that prices may have moved (pins, admin clock moves).
-    package let moves = MarketMoves()
+    public let moves = MarketMoves()
 
     private let bySymbol: [String: Int]
     private let byID: [UUID: Int]

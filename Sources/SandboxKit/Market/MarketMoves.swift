@@ -7,13 +7,13 @@ import Synchronization
 ///
 /// Each watcher gets its own stream that keeps only the newest signal: a watcher re-reads the prices it cares
 /// about when woken, so coalescing signals loses nothing.
-package final class MarketMoves: Sendable {
+public final class MarketMoves: Sendable {
     private let watchers = Mutex<[UUID: AsyncStream<Void>.Continuation]>([:])
 
-    package init() {}
+    public init() {}
 
     /// A stream of "prices may have moved" signals; it ends when the consumer stops iterating (or is cancelled).
-    package func watch() -> AsyncStream<Void> {
+    public func watch() -> AsyncStream<Void> {
         let (stream, continuation) = AsyncStream.makeStream(of: Void.self, bufferingPolicy: .bufferingNewest(1))
         let id = UUID()
         watchers.withLock { $0[id] = continuation }
@@ -24,10 +24,10 @@ package final class MarketMoves: Sendable {
     }
 
     /// Wakes every watcher.
-    package func signal() {
+    public func signal() {
         for continuation in watchers.withLock({ Array($0.values) }) { continuation.yield() }
     }
 
     /// How many watchers are registered (for tests: a watcher is registered before its subscription is answered).
-    package var watcherCount: Int { watchers.withLock { $0.count } }
+    public var watcherCount: Int { watchers.withLock { $0.count } }
 }

@@ -1,4 +1,4 @@
-package import Foundation
+public import Foundation
 
 /// The deterministic price path of one instrument.
 ///
@@ -8,17 +8,17 @@ package import Foundation
 /// but every bucket's price is a pure function of (seed, symbol, bucket): nothing is stored, any moment
 /// can be computed directly, and two runs with the same seed agree exactly. All arithmetic is integer
 /// (millionths of the reference price), then one Decimal multiplication: no Double touches a price.
-package struct PricePath: Sendable {
-    package static let octaves = 10
-    package static let unit: Int64 = 1_000_000
+public struct PricePath: Sendable {
+    public static let octaves = 10
+    public static let unit: Int64 = 1_000_000
 
-    package let key: UInt64
+    public let key: UInt64
     /// Amplitude of octave 0 in millionths of the reference price.
-    package let baseAmplitude: Int64
-    package let referencePrice: Decimal
-    package let tickSize: Decimal
+    public let baseAmplitude: Int64
+    public let referencePrice: Decimal
+    public let tickSize: Decimal
 
-    package init(instrument: MarketInstrument, seed: UInt64) {
+    public init(instrument: MarketInstrument, seed: UInt64) {
         self.key = StableHash.combine(seed, StableHash.fnv1a(instrument.symbol))
         let micros = NSDecimalNumber(decimal: DecimalText.round(instrument.volatility * 1_000_000, scale: 0)).int64Value
         self.baseAmplitude = max(0, micros)
@@ -33,7 +33,7 @@ package struct PricePath: Sendable {
     }
 
     /// Offset from the reference price in millionths, for a bucket.
-    package func offset(bucket: Int64) -> Int64 {
+    public func offset(bucket: Int64) -> Int64 {
         var total: Int64 = 0
         var span: Int64 = 1
         var amplitude = baseAmplitude
@@ -52,17 +52,17 @@ package struct PricePath: Sendable {
     }
 
     /// The mid price for a path offset, rounded to a tick.
-    package func price(offset: Int64) -> Decimal {
+    public func price(offset: Int64) -> Decimal {
         // Foundation's `referencePrice * Decimal(unit + offset) / Decimal(unit)`, exactly, without its cost (issue 29).
         let math = DecimalMath.fast
         let raw = math.quotient(math.product(referencePrice, Decimal(Self.unit + offset)), Decimal(Self.unit))
         return max(DecimalText.round(raw, toMultipleOf: tickSize), tickSize)
     }
 
-    package func price(bucket: Int64) -> Decimal { price(offset: offset(bucket: bucket)) }
+    public func price(bucket: Int64) -> Decimal { price(offset: offset(bucket: bucket)) }
 
     /// A deterministic small integer in 1...range for sizes.
-    package func sizeFactor(bucket: Int64, salt: UInt64, range: UInt64) -> Int64 {
+    public func sizeFactor(bucket: Int64, salt: UInt64, range: UInt64) -> Int64 {
         Int64(StableHash.combine(key, salt, UInt64(bitPattern: bucket)) % range) + 1
     }
 }

@@ -13,7 +13,7 @@ import Synchronization
 /// is not written again.
 ///
 /// Without a file (tests, `gateway sandbox`, a sandbox built without a folder) it is a plain lock, as before.
-package final class PersistentState<Value: Sendable, Snapshot: Codable & Sendable>: Sendable {
+public final class PersistentState<Value: Sendable, Snapshot: Codable & Sendable>: Sendable {
     private let value: Mutex<Value>
     private let persistence: Persistence?
 
@@ -38,7 +38,7 @@ package final class PersistentState<Value: Sendable, Snapshot: Codable & Sendabl
     private let saving = Mutex(Saving())
 
     /// A state kept in memory only.
-    package init(_ initial: Value) {
+    public init(_ initial: Value) {
         self.value = Mutex(initial)
         self.persistence = nil
     }
@@ -48,7 +48,7 @@ package final class PersistentState<Value: Sendable, Snapshot: Codable & Sendabl
     ///   - snapshot: what of the state is saved (runs outside the lock, on the dispatch queue).
     ///   - queue: where writes run (serial); tests pass a suspended one to observe coalescing.
     ///   - coalescing: how long a first change waits for others before the write.
-    package init(
+    public init(
         _ initial: Value,
         file: SandboxStateFile<Snapshot>?,
         queue: DispatchQueue? = nil,
@@ -67,7 +67,7 @@ package final class PersistentState<Value: Sendable, Snapshot: Codable & Sendabl
     }
 
     /// Runs `body` on the state under the lock, then schedules a save.
-    package func withLock<Result, Failure: Error>(
+    public func withLock<Result, Failure: Error>(
         _ body: (inout sending Value) throws(Failure) -> sending Result
     ) throws(Failure) -> sending Result {
         defer { changed() }
@@ -75,21 +75,21 @@ package final class PersistentState<Value: Sendable, Snapshot: Codable & Sendabl
     }
 
     /// Reads the state under the lock without counting as a change.
-    package func read<Result: Sendable>(_ body: (borrowing Value) -> Result) -> Result {
+    public func read<Result: Sendable>(_ body: (borrowing Value) -> Result) -> Result {
         value.withLock { body($0) }
     }
 
     /// The file the state is saved to, if any.
-    package var file: SandboxStateFile<Snapshot>? { persistence?.file }
+    public var file: SandboxStateFile<Snapshot>? { persistence?.file }
 
     /// How many times the file was written.
-    package var writeCount: Int { saving.withLock { $0.writes } }
+    public var writeCount: Int { saving.withLock { $0.writes } }
 
     /// The last write's failure, if the last write failed.
-    package var lastError: SandboxStateError? { saving.withLock { $0.lastError } }
+    public var lastError: SandboxStateError? { saving.withLock { $0.lastError } }
 
     /// Marks the state changed and schedules the coalesced write, unless one is already scheduled.
-    package func changed() {
+    public func changed() {
         guard let persistence else { return }
         let schedule = saving.withLock { saving -> Bool in
             saving.dirty = true
@@ -105,7 +105,7 @@ package final class PersistentState<Value: Sendable, Snapshot: Codable & Sendabl
     /// Writes every change made so far, and returns once it is on disk (at once when nothing changed). Graceful
     /// shutdown awaits it; tests await it instead of sleeping.
     /// - Throws: the write's failure.
-    package func flush() async throws(SandboxStateError) {
+    public func flush() async throws(SandboxStateError) {
         guard let persistence else { return }
         let failure: SandboxStateError? = await withCheckedContinuation { continuation in
             persistence.queue.async { continuation.resume(returning: self.writeIfDirty()) }

@@ -37,7 +37,7 @@ extension MarketInstrument: Codable {
 
 /// Saved as its JSON text, so numbers keep their literal digits and members their order.
 extension JSON: Codable {
-    package init(from decoder: any Decoder) throws {
+    public init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
         do {
             self = try JSON(parsing: text)
@@ -46,7 +46,7 @@ extension JSON: Codable {
         }
     }
 
-    package func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(serialized)
     }
@@ -57,12 +57,12 @@ extension JSON.Member: Codable {
         case key, value
     }
 
-    package init(from decoder: any Decoder) throws {
+    public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(key: try container.decode(String.self, forKey: .key), value: try container.decode(JSON.self, forKey: .value))
     }
 
-    package func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(key, forKey: .key)
         try container.encode(value, forKey: .value)

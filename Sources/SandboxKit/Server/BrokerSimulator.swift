@@ -1,9 +1,9 @@
-package import Hummingbird
+public import Hummingbird
 
 /// What one simulated broker brings to the router every simulator serves: its answer to an injected error status
 /// and its routes (its error format is the argument of ``sandboxRouter(errors:)``). The rest (error rendering, fault
 /// injection, the `/_sandbox` admin endpoints, and their order) is the kit's, written once.
-package protocol BrokerSimulator: SandboxSimulator {
+public protocol BrokerSimulator: SandboxSimulator {
     var market: MarketEngine { get }
     var faults: FaultInjector { get }
 
@@ -22,7 +22,7 @@ extension BrokerSimulator {
     /// Error rendering is outermost, so whatever goes wrong below it is answered in the broker's format; fault
     /// injection sits just inside it, so injected failures look like the broker's own and "after effect" faults
     /// see the handler's real response, errors included.
-    package func sandboxRouter<WireError: SandboxWireError>(errors: WireError.Type) -> Router<SandboxRequestContext> {
+    public func sandboxRouter<WireError: SandboxWireError>(errors: WireError.Type) -> Router<SandboxRequestContext> {
         let router = Router(context: SandboxRequestContext.self)
         let render: @Sendable (any Error, Request, SandboxRequestContext) -> Response = { error, request, context in
             WireError.render(error, request: request, context: context)

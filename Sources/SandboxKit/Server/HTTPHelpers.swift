@@ -1,10 +1,10 @@
 import Foundation
-package import Hummingbird
-package import NIOCore
+public import Hummingbird
+public import NIOCore
 
 extension Response {
     /// A JSON response with the given body.
-    package static func json(_ value: JSON, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
+    public static func json(_ value: JSON, status: HTTPResponse.Status = .ok, headers: HTTPFields = [:]) -> Response {
         var fields = headers
         fields[.contentType] = "application/json; charset=UTF-8"
         return Response(status: status, headers: fields, body: .init(byteBuffer: ByteBuffer(bytes: value.serializedBytes)))
@@ -12,10 +12,10 @@ extension Response {
 }
 
 /// Query parameters decoded the way HTML forms and Python's `requests` encode them (`+` is a space).
-package struct QueryParameters: Sendable {
-    package private(set) var items: [(name: String, value: String)] = []
+public struct QueryParameters: Sendable {
+    public private(set) var items: [(name: String, value: String)] = []
 
-    package init(_ query: String?) {
+    public init(_ query: String?) {
         guard let query, !query.isEmpty else { return }
         for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
             let parts = pair.split(separator: "=", maxSplits: 1, omittingEmptySubsequences: false)
@@ -31,18 +31,18 @@ package struct QueryParameters: Sendable {
     }
 
     /// The first value of `name`, nil when absent.
-    package subscript(_ name: String) -> String? {
+    public subscript(_ name: String) -> String? {
         items.first(where: { $0.name == name })?.value
     }
 
-    package func contains(_ name: String) -> Bool { items.contains { $0.name == name } }
+    public func contains(_ name: String) -> Bool { items.contains { $0.name == name } }
 }
 
 extension Request {
-    package var queryParameters: QueryParameters { QueryParameters(uri.query) }
+    public var queryParameters: QueryParameters { QueryParameters(uri.query) }
 
     /// The whole body, up to the context's upload limit (a larger one is refused with 413).
-    package func body(in context: SandboxRequestContext) async throws -> ByteBuffer {
+    public func body(in context: SandboxRequestContext) async throws -> ByteBuffer {
         var request = self
         return try await request.collectBody(upTo: context.maxUploadSize)
     }
@@ -50,7 +50,7 @@ extension Request {
 
 extension SandboxRequestContext {
     /// A path parameter, percent-decoded.
-    package func pathParameter(_ name: String) -> String? {
+    public func pathParameter(_ name: String) -> String? {
         guard let raw = parameters.get(name) else { return nil }
         return raw.removingPercentEncoding ?? raw
     }
@@ -58,7 +58,7 @@ extension SandboxRequestContext {
 
 /// Header names more than one simulator uses (`HTTPField` itself is not re-exported by Hummingbird); each broker
 /// adds its own in an extension.
-package enum HeaderName {
-    package typealias Name = HTTPFields.Element.Name
-    package static let requestID = Name("X-Request-ID")!
+public enum HeaderName {
+    public typealias Name = HTTPFields.Element.Name
+    public static let requestID = Name("X-Request-ID")!
 }

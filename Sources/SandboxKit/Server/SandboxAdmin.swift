@@ -1,5 +1,5 @@
 import Foundation
-package import Hummingbird
+public import Hummingbird
 import NIOCore
 
 /// The `/_sandbox` admin endpoints every simulator serves next to its broker API (no authentication, never faulted):
@@ -27,11 +27,11 @@ import NIOCore
 /// "method"?:"POST","pathPrefix"?:"/v2/orders","count"?:1,"probability"?:0.5,
 /// "latencyMs"?:250,"status"?:503,"body"?:"...","retryAfterSeconds"?:1,"afterEffect"?:true}`.
 /// Admin errors are `{"error":{"code":"invalid_request","message":"..."}}`.
-package struct SandboxAdmin: Sendable {
-    package let market: MarketEngine
-    package let faults: FaultInjector
+public struct SandboxAdmin: Sendable {
+    public let market: MarketEngine
+    public let faults: FaultInjector
 
-    package func register(on router: Router<SandboxRequestContext>) {
+    public func register(on router: Router<SandboxRequestContext>) {
         let group = router.group("_sandbox")
         group.get("faults") { _, _ in self.faultState() }
         group.put("faults") { request, _ in try await self.replaceFaults(request) }
@@ -113,7 +113,7 @@ package struct SandboxAdmin: Sendable {
         return .json(Self.render(rule), status: .created)
     }
 
-    package static func parseRule(_ json: JSON) throws -> FaultRule {
+    public static func parseRule(_ json: JSON) throws -> FaultRule {
         guard case .object = json else { throw AdminError.invalid("a rule must be an object") }
         func int(_ key: String) throws -> Int? {
             guard let value = json[key], !value.isNull else { return nil }
@@ -164,7 +164,7 @@ package struct SandboxAdmin: Sendable {
         return rule
     }
 
-    package static func render(_ rule: FaultRule) -> JSON {
+    public static func render(_ rule: FaultRule) -> JSON {
         var members: [JSON.Member] = [
             .init(key: "id", value: .string(rule.id)),
             .init(key: "kind", value: .string(rule.fault.kind)),
@@ -216,7 +216,7 @@ package struct SandboxAdmin: Sendable {
         return .json(Self.render(quote))
     }
 
-    package static func render(_ quote: MarketQuote) -> JSON {
+    public static func render(_ quote: MarketQuote) -> JSON {
         [
             "symbol": .string(quote.symbol),
             "timestamp": .string(Timestamp.format(quote.timestamp)),
@@ -283,7 +283,7 @@ package struct SandboxAdmin: Sendable {
 
     // MARK: -
 
-    package static func body(_ request: Request) async throws -> JSON {
+    public static func body(_ request: Request) async throws -> JSON {
         var request = request
         let buffer = try await request.collectBody(upTo: 1024 * 1024)
         do {
@@ -295,17 +295,17 @@ package struct SandboxAdmin: Sendable {
 }
 
 /// An admin endpoint's error: `{"error":{"code":"...","message":"..."}}`.
-package struct AdminError: Error, HTTPResponseError {
-    package var status: HTTPResponse.Status
-    package var code: String
-    package var message: String
+public struct AdminError: Error, HTTPResponseError {
+    public var status: HTTPResponse.Status
+    public var code: String
+    public var message: String
 
-    package static func invalid(_ message: String) -> AdminError { .init(status: .badRequest, code: "invalid_request", message: message) }
-    package static func unknownSymbol(_ symbol: String) -> AdminError {
+    public static func invalid(_ message: String) -> AdminError { .init(status: .badRequest, code: "invalid_request", message: message) }
+    public static func unknownSymbol(_ symbol: String) -> AdminError {
         .init(status: .notFound, code: "not_found", message: "unknown symbol \(symbol)")
     }
 
-    package func response(from request: Request, context: some RequestContext) throws -> Response {
+    public func response(from request: Request, context: some RequestContext) throws -> Response {
         .json(["error": ["code": .string(code), "message": .string(message)]], status: status)
     }
 }

@@ -13,7 +13,7 @@ public struct SandboxRequestContext: RequestContext, WebSocketRequestContext {
     /// The connection the request arrived on.
     public let channel: any Channel
     /// Set by a simulator's authentication middleware (for Alpaca: the account id).
-    package var principal: String?
+    public var principal: String?
     /// Where a WebSocket route leaves its handler for the upgrade.
     public let webSocket: WebSocketHandlerReference<SandboxRequestContext>
 

@@ -1,10 +1,10 @@
-package import Hummingbird
+public import Hummingbird
 import Logging
 
 /// How one simulated broker answers errors: its own failures, and the framework's (no route, a body too large)
 /// dressed in its body shape. Each simulator's error type conforms, and every simulator renders errors through
 /// `render`, so the order of precedence (broker error, admin error, framework error, anything else) is written once.
-package protocol SandboxWireError: Error {
+public protocol SandboxWireError: Error {
     /// The broker's answer for this error.
     func wireResponse() -> Response
     /// The broker's answer to a failure the framework raised with `status`.
@@ -14,7 +14,7 @@ package protocol SandboxWireError: Error {
 }
 
 extension SandboxWireError {
-    package static func render(_ error: any Error, request: Request, context: SandboxRequestContext) -> Response {
+    public static func render(_ error: any Error, request: Request, context: SandboxRequestContext) -> Response {
         switch error {
         case let error as Self:
             return error.wireResponse()

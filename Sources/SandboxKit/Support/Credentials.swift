@@ -1,19 +1,19 @@
 import Foundation
 
 /// The credentials of an `Authorization: Basic base64(user:password)` header.
-package struct BasicCredentials: Sendable, Equatable {
-    package var user: String
-    package var password: String
+public struct BasicCredentials: Sendable, Equatable {
+    public var user: String
+    public var password: String
 
     /// Parses a whole `Authorization` header value; nil when it is not Basic or not `user:password` in base64.
-    package init?(authorization: String) {
+    public init?(authorization: String) {
         let parts = authorization.split(separator: " ", maxSplits: 1)
         guard parts.count == 2, parts[0].lowercased() == "basic" else { return nil }
         self.init(base64: parts[1])
     }
 
     /// Parses the base64 part (after `Basic `).
-    package init?(base64: some StringProtocol) {
+    public init?(base64: some StringProtocol) {
         guard let data = Data(base64Encoded: String(base64).trimmingCharacters(in: .whitespaces)),
             let text = String(data: data, encoding: .utf8), let colon = text.firstIndex(of: ":")
         else { return nil }
@@ -23,9 +23,9 @@ package struct BasicCredentials: Sendable, Equatable {
 }
 
 /// Secret comparison for the simulators' credential checks.
-package enum Secret {
+public enum Secret {
     /// Compares secrets without an early exit, so timing does not reveal how much of a guess was right.
-    package static func equals(_ a: String, _ b: String) -> Bool {
+    public static func equals(_ a: String, _ b: String) -> Bool {
         let x = Array(a.utf8)
         let y = Array(b.utf8)
         var difference: UInt8 = x.count == y.count ? 0 : 1

@@ -1,12 +1,12 @@
-package import Foundation
+public import Foundation
 
 /// Strict decimal text in and out.
 ///
 /// `Decimal(string:)` accepts a prefix ("1.5abc" is 1.5) and odd spellings (".5", "5."),
 /// so text is checked against a plain grammar first: `-?digits(.digits)?([eE][+-]?digits)?`.
 /// The exponent form is accepted because Python's `json.dumps` writes `1e-05` for small floats.
-package enum DecimalText {
-    package static func parse(_ text: some StringProtocol) -> Decimal? {
+public enum DecimalText {
+    public static func parse(_ text: some StringProtocol) -> Decimal? {
         let bytes = Array(text.utf8)
         guard !bytes.isEmpty, bytes.count <= 64 else { return nil }
         var index = 0
@@ -44,7 +44,7 @@ package enum DecimalText {
     }
 
     /// Plain text without exponent or trailing zeros; never "-0".
-    package static func format(_ value: Decimal) -> String {
+    public static func format(_ value: Decimal) -> String {
         if value.isZero { return "0" }
         return shortText(value) ?? value.description
     }
@@ -52,7 +52,7 @@ package enum DecimalText {
     /// `value.description` for a significand of at most 64 bits, written from that integer (Foundation's divides its
     /// 128-bit significand by ten per digit; an account's 10,000 positions are 160,000 decimals on the wire). The
     /// gateway's `DecimalText` does the same; the simulators import nothing of the gateway. `nil` when wider or NaN.
-    package static func shortText(_ value: Decimal) -> String? {
+    public static func shortText(_ value: Decimal) -> String? {
         guard DecimalLayout.isUsable, let (stored, exponent, negative) = DecimalLayout.parts(value) else { return nil }
         if stored == 0 { return "0" }
         return text(significand: stored, exponent: exponent, negative: negative)
@@ -105,7 +105,7 @@ package enum DecimalText {
     }
 
     /// Plain text with at least `minimumFractionDigits` digits after the point ("5" → "5.00").
-    package static func format(_ value: Decimal, minimumFractionDigits: Int) -> String {
+    public static func format(_ value: Decimal, minimumFractionDigits: Int) -> String {
         let text = format(value)
         guard minimumFractionDigits > 0 else { return text }
         if let dot = text.firstIndex(of: ".") {
@@ -116,12 +116,12 @@ package enum DecimalText {
     }
 
     /// `NSDecimalRound`'s result, through ``FixedDecimal`` where that gives it exactly (Foundation's costs some 10 µs).
-    package static func round(_ value: Decimal, scale: Int, _ mode: NSDecimalNumber.RoundingMode = .plain) -> Decimal {
+    public static func round(_ value: Decimal, scale: Int, _ mode: NSDecimalNumber.RoundingMode = .plain) -> Decimal {
         DecimalMath.fast.round(value, scale: scale, mode)
     }
 
     /// `NSDecimalRound` itself: the fallback, and the oracle ``FixedDecimal`` is tested against.
-    package static func foundationRound(_ value: Decimal, scale: Int, _ mode: NSDecimalNumber.RoundingMode = .plain) -> Decimal {
+    public static func foundationRound(_ value: Decimal, scale: Int, _ mode: NSDecimalNumber.RoundingMode = .plain) -> Decimal {
         var input = value
         var result = Decimal()
         NSDecimalRound(&result, &input, scale, mode)
@@ -129,7 +129,7 @@ package enum DecimalText {
     }
 
     /// Rounds to a multiple of `increment` (a tick size or lot size).
-    package static func round(
+    public static func round(
         _ value: Decimal,
         toMultipleOf increment: Decimal,
         _ mode: NSDecimalNumber.RoundingMode = .plain
@@ -141,14 +141,14 @@ package enum DecimalText {
     }
 
     /// Whether `value` is an exact multiple of `increment`.
-    package static func isMultiple(_ value: Decimal, of increment: Decimal) -> Bool {
+    public static func isMultiple(_ value: Decimal, of increment: Decimal) -> Bool {
         guard increment > 0 else { return true }
         let ratio = value / increment
         return round(ratio, scale: 0, .plain) == ratio
     }
 
     /// Digits after the decimal point once trailing zeros are dropped ("1.2300" → 2).
-    package static func fractionDigits(_ value: Decimal) -> Int {
+    public static func fractionDigits(_ value: Decimal) -> Int {
         let text = format(value)
         guard let dot = text.firstIndex(of: ".") else { return 0 }
         return text.distance(from: text.index(after: dot), to: text.endIndex)

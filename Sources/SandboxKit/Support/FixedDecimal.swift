@@ -1,4 +1,4 @@
-package import Foundation
+public import Foundation
 
 /// A `Decimal` held as a 128-bit significand, a sign and a power of ten, for arithmetic that gives exactly what
 /// Foundation's gives (the same digits, and the same stored form, so the same text) at a fraction of the cost.
@@ -13,18 +13,18 @@ package import Foundation
 /// What is emulated is swift-foundation's `Decimal` (`Decimal+Math.swift`, release 6.3.1): a sum, difference or product
 /// is exact while its significand fits 128 bits and is then compacted (trailing zeros divided out); `NSDecimalRound`
 /// rounds the exact value and compacts; a zero operand of a sum is returned as it is.
-package struct FixedDecimal: Sendable {
+public struct FixedDecimal: Sendable {
     /// The significand's magnitude, trailing zeros kept as Foundation stores them.
-    package var magnitude: UInt128
+    public var magnitude: UInt128
     /// The power of ten, within Foundation's range (−128...127).
-    package var exponent: Int
+    public var exponent: Int
     /// The sign; never set on zero (a negative zero is Foundation's NaN).
-    package var isNegative: Bool
+    public var isNegative: Bool
     /// Foundation's "compact" flag (no trailing zeros left to strip), kept so a value converted back is Foundation's
     /// own down to the flag.
-    package var isCompact: Bool
+    public var isCompact: Bool
 
-    package init(magnitude: UInt128, exponent: Int, isNegative: Bool, isCompact: Bool) {
+    public init(magnitude: UInt128, exponent: Int, isNegative: Bool, isCompact: Bool) {
         self.magnitude = magnitude
         self.exponent = exponent
         self.isNegative = isNegative && magnitude != 0
@@ -32,20 +32,20 @@ package struct FixedDecimal: Sendable {
     }
 
     /// Foundation's `Decimal.zero` (`Decimal()`), which a product with a zero factor and a difference of equals are.
-    package static let zero = FixedDecimal(magnitude: 0, exponent: 0, isNegative: false, isCompact: false)
+    public static let zero = FixedDecimal(magnitude: 0, exponent: 0, isNegative: false, isCompact: false)
 
-    package var isZero: Bool { magnitude == 0 }
+    public var isZero: Bool { magnitude == 0 }
 
     // MARK: Conversion
 
     /// Reads `value` as Foundation stores it; `nil` for NaN, or where the memory layout is not NSDecimal's.
-    package init?(_ value: Decimal) {
+    public init?(_ value: Decimal) {
         guard Self.layoutHolds, let read = Self.read(value) else { return nil }
         self = read
     }
 
     /// The same value as a Foundation `Decimal`, written in Foundation's own layout.
-    package var decimal: Decimal {
+    public var decimal: Decimal {
         var value = Decimal()
         let words = (UInt128.bitWidth - magnitude.leadingZeroBitCount + 15) / 16
         withUnsafeMutableBytes(of: &value) { raw in
@@ -82,7 +82,7 @@ package struct FixedDecimal: Sendable {
     /// Whether Foundation's `Decimal` is laid out as this type reads and writes it (``DecimalLayout``'s check, plus the
     /// compact flag's place and a round trip of values wider than 64 bits); where it is not, every operation answers
     /// `nil` and Foundation does the arithmetic.
-    package static let layoutHolds: Bool = {
+    public static let layoutHolds: Bool = {
         guard DecimalLayout.isUsable else { return false }
         let posix = Locale(identifier: "en_US_POSIX")
         let probes: [(text: String, magnitude: UInt128, exponent: Int, negative: Bool)] = [
@@ -106,7 +106,7 @@ package struct FixedDecimal: Sendable {
     // MARK: Arithmetic (Foundation's, exactly)
 
     /// `a + b` as Foundation computes it; `nil` when the aligned significands or their sum do not fit 128 bits.
-    package static func sum(_ a: FixedDecimal, _ b: FixedDecimal) -> FixedDecimal? {
+    public static func sum(_ a: FixedDecimal, _ b: FixedDecimal) -> FixedDecimal? {
         // Foundation returns a zero operand's partner as it is, uncompacted.
         if a.isZero { return b }
         if b.isZero { return a }
@@ -126,14 +126,14 @@ package struct FixedDecimal: Sendable {
     }
 
     /// `a - b` as Foundation computes it (the sum with `b`'s sign flipped, a zero `b` left as it is).
-    package static func difference(_ a: FixedDecimal, _ b: FixedDecimal) -> FixedDecimal? {
+    public static func difference(_ a: FixedDecimal, _ b: FixedDecimal) -> FixedDecimal? {
         var negated = b
         negated.isNegative = !b.isNegative && !b.isZero
         return sum(a, negated)
     }
 
     /// `a * b` as Foundation computes it; `nil` when the product does not fit 128 bits or its exponent Foundation's range.
-    package static func product(_ a: FixedDecimal, _ b: FixedDecimal) -> FixedDecimal? {
+    public static func product(_ a: FixedDecimal, _ b: FixedDecimal) -> FixedDecimal? {
         if a.isZero || b.isZero { return .zero }
         let (magnitude, overflow) = a.magnitude.multipliedReportingOverflow(by: b.magnitude)
         let exponent = a.exponent + b.exponent
@@ -143,7 +143,7 @@ package struct FixedDecimal: Sendable {
 
     /// `a / b` as Foundation computes it, only where that is exact without a search: a divisor of ±10ⁿ (a unit, a
     /// percentage, a tick of 0.01) moves the point. `nil` for any other divisor.
-    package static func exactQuotient(_ a: FixedDecimal, _ b: FixedDecimal) -> FixedDecimal? {
+    public static func exactQuotient(_ a: FixedDecimal, _ b: FixedDecimal) -> FixedDecimal? {
         guard b.magnitude == 1, a.exponent - b.exponent < normalizingExponentGap else { return nil }
         if a.isZero { return .zero }
         let exponent = a.exponent - b.exponent
@@ -153,7 +153,7 @@ package struct FixedDecimal: Sendable {
 
     /// `NSDecimalRound(value, scale, mode)`: the exact value rounded to `scale` decimal places, then compacted; a value
     /// with no more places is returned as it is.
-    package func rounded(scale: Int, _ mode: Decimal.RoundingMode) -> FixedDecimal? {
+    public func rounded(scale: Int, _ mode: Decimal.RoundingMode) -> FixedDecimal? {
         let places = -(scale + exponent)
         guard places > 0 else { return self }
         guard Self.exponentRange.contains(-scale) else { return nil }
@@ -175,7 +175,7 @@ package struct FixedDecimal: Sendable {
     /// (half a unit for `.plain` and `.bankers`, a unit for `.up` and `.down`). Elsewhere, a quotient from 2·10⁻⁶ of
     /// all, `nil`. (Later releases of swift-foundation round their 38 or more digits instead of truncating them; a
     /// quotient that close to the exact one is on the same side of every boundary either way.)
-    package static func quotient(_ a: FixedDecimal, _ b: FixedDecimal, scale: Int, _ mode: Decimal.RoundingMode) -> FixedDecimal? {
+    public static func quotient(_ a: FixedDecimal, _ b: FixedDecimal, scale: Int, _ mode: Decimal.RoundingMode) -> FixedDecimal? {
         guard !b.isZero else { return nil }  // Foundation's NaN.
         if a.isZero { return FixedDecimal.zero.rounded(scale: scale, mode) }
         let gap = a.exponent - b.exponent

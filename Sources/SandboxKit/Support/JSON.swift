@@ -4,7 +4,7 @@
 /// and explicit `null`s (brokers send `"filled_at": null`, not a missing key).
 ///
 /// Parsing is strict RFC 8259 with a nesting limit, so hostile input cannot exhaust the stack.
-package enum JSON: Sendable, Equatable {
+public enum JSON: Sendable, Equatable {
     case null
     case bool(Bool)
     /// The number exactly as written, already validated against the JSON number grammar.
@@ -13,11 +13,11 @@ package enum JSON: Sendable, Equatable {
     case array([JSON])
     case object([Member])
 
-    package struct Member: Sendable, Equatable {
-        package var key: String
-        package var value: JSON
+    public struct Member: Sendable, Equatable {
+        public var key: String
+        public var value: JSON
 
-        package init(key: String, value: JSON) {
+        public init(key: String, value: JSON) {
             self.key = key
             self.value = value
         }
@@ -29,55 +29,55 @@ package enum JSON: Sendable, Equatable {
 extension JSON: ExpressibleByStringLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
     ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral
 {
-    package init(stringLiteral value: String) { self = .string(value) }
-    package init(booleanLiteral value: Bool) { self = .bool(value) }
-    package init(integerLiteral value: Int) { self = .number(String(value)) }
-    package init(arrayLiteral elements: JSON...) { self = .array(elements) }
-    package init(dictionaryLiteral elements: (String, JSON)...) {
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(integerLiteral value: Int) { self = .number(String(value)) }
+    public init(arrayLiteral elements: JSON...) { self = .array(elements) }
+    public init(dictionaryLiteral elements: (String, JSON)...) {
         self = .object(elements.map { Member(key: $0.0, value: $0.1) })
     }
-    package init(nilLiteral: ()) { self = .null }
+    public init(nilLiteral: ()) { self = .null }
 
-    package static func int(_ value: Int) -> JSON { .number(String(value)) }
-    package static func int64(_ value: Int64) -> JSON { .number(String(value)) }
+    public static func int(_ value: Int) -> JSON { .number(String(value)) }
+    public static func int64(_ value: Int64) -> JSON { .number(String(value)) }
 
     /// A string, or `null` when absent.
-    package static func string(_ value: String?) -> JSON { value.map(JSON.string) ?? .null }
+    public static func string(_ value: String?) -> JSON { value.map(JSON.string) ?? .null }
 }
 
 // MARK: Reading
 
 extension JSON {
-    package subscript(key: String) -> JSON? {
+    public subscript(key: String) -> JSON? {
         guard case .object(let members) = self else { return nil }
         // Last one wins for duplicate keys, like most JSON readers.
         return members.last(where: { $0.key == key })?.value
     }
 
-    package var isNull: Bool { self == .null }
+    public var isNull: Bool { self == .null }
 
-    package var stringValue: String? {
+    public var stringValue: String? {
         if case .string(let s) = self { return s }
         return nil
     }
 
-    package var boolValue: Bool? {
+    public var boolValue: Bool? {
         if case .bool(let b) = self { return b }
         return nil
     }
 
-    package var arrayValue: [JSON]? {
+    public var arrayValue: [JSON]? {
         if case .array(let a) = self { return a }
         return nil
     }
 
-    package var objectMembers: [Member]? {
+    public var objectMembers: [Member]? {
         if case .object(let m) = self { return m }
         return nil
     }
 
     /// Short name of the value's type, for validation messages.
-    package var typeName: String {
+    public var typeName: String {
         switch self {
         case .null: "null"
         case .bool: "boolean"
@@ -93,13 +93,13 @@ extension JSON {
 
 extension JSON {
     /// Compact UTF-8 text.
-    package var serialized: String {
+    public var serialized: String {
         String(decoding: serializedBytes, as: UTF8.self)
     }
 
     /// Compact UTF-8 text as bytes: written into one byte array, which costs a fraction of appending to a `String`
     /// piece by piece (an account's 10,000 positions are some 400,000 pieces, issue 29).
-    package var serializedBytes: [UInt8] {
+    public var serializedBytes: [UInt8] {
         var out: [UInt8] = []
         out.reserveCapacity(256)
         self.write(into: &out)
@@ -168,20 +168,20 @@ extension JSON {
 // MARK: Parsing
 
 /// Why a body is not JSON, with the byte offset where reading stopped.
-package struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertible {
-    package var offset: Int
-    package var reason: String
-    package var description: String { "\(reason) at offset \(offset)" }
+public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var offset: Int
+    public var reason: String
+    public var description: String { "\(reason) at offset \(offset)" }
 }
 
 extension JSON {
-    package static let maximumDepth = 64
+    public static let maximumDepth = 64
 
-    package init(parsing text: String) throws(JSONParseError) {
+    public init(parsing text: String) throws(JSONParseError) {
         try self.init(parsing: Array(text.utf8))
     }
 
-    package init(parsing bytes: [UInt8]) throws(JSONParseError) {
+    public init(parsing bytes: [UInt8]) throws(JSONParseError) {
         var parser = JSONParser(bytes: bytes)
         parser.skipWhitespace()
         let value = try parser.parseValue(depth: 0)

@@ -1,10 +1,10 @@
-package import Foundation
+public import Foundation
 
 /// The same message in either codec: Alpaca's streams speak JSON unless the client asked for msgpack
 /// (`Content-Type: application/msgpack` on the upgrade request), and the sandbox builds each message once.
 extension MessagePack {
     /// A JSON value as msgpack: integral numbers become ints, other numbers float64, objects maps.
-    package init(json: JSON) {
+    public init(json: JSON) {
         switch json {
         case .null: self = .null
         case .bool(let flag): self = .bool(flag)
@@ -26,7 +26,7 @@ extension MessagePack {
 
     /// The value as JSON: timestamps as RFC 3339 with nine fractional digits (as Alpaca's JSON streams write
     /// them), binary as base64, non-finite floats and other extension types as null.
-    package var json: JSON {
+    public var json: JSON {
         switch self {
         case .null: .null
         case .bool(let flag): .bool(flag)
@@ -54,7 +54,7 @@ extension MessagePack {
     }
 
     /// A timestamp of `date`, to the nanosecond a `Date` (a Double) can hold.
-    package static func timestamp(_ date: Date) -> MessagePack {
+    public static func timestamp(_ date: Date) -> MessagePack {
         let seconds = Timestamp.unixSeconds(date)
         let fraction = date.timeIntervalSince1970 - Double(seconds)
         let nanoseconds = fraction.isFinite ? UInt32(min(max((fraction * 1e9).rounded(.down), 0), 999_999_999)) : 0

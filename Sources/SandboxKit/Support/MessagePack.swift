@@ -3,7 +3,7 @@
 /// Provenance: the MessagePack specification, https://github.com/msgpack/msgpack/blob/master/spec.md (formats
 /// nil, bool, int, float, str, bin, array, map, ext, and the timestamp extension type -1). Only what the streams
 /// need: no other extension types are interpreted (``ext(type:data:)`` keeps them as bytes).
-package enum MessagePack: Sendable, Equatable {
+public enum MessagePack: Sendable, Equatable {
     case null
     case bool(Bool)
     /// Every integer that fits in `Int64`; written in the smallest format (positive ones as unsigned, as the spec's
@@ -23,60 +23,60 @@ package enum MessagePack: Sendable, Equatable {
     /// Any other extension type, uninterpreted.
     case ext(type: Int8, data: [UInt8])
 
-    package struct Entry: Sendable, Equatable {
-        package var key: MessagePack
-        package var value: MessagePack
+    public struct Entry: Sendable, Equatable {
+        public var key: MessagePack
+        public var value: MessagePack
 
-        package init(_ key: MessagePack, _ value: MessagePack) {
+        public init(_ key: MessagePack, _ value: MessagePack) {
             self.key = key
             self.value = value
         }
     }
 
     /// A map with string keys, in the given order.
-    package static func object(_ members: KeyValuePairs<String, MessagePack>) -> MessagePack {
+    public static func object(_ members: KeyValuePairs<String, MessagePack>) -> MessagePack {
         .map(members.map { Entry(.string($0.key), $0.value) })
     }
 
     /// The value of string key `key` of a map, or nil.
-    package subscript(key: String) -> MessagePack? {
+    public subscript(key: String) -> MessagePack? {
         guard case .map(let entries) = self else { return nil }
         return entries.first { $0.key == .string(key) }?.value
     }
 
-    package var stringValue: String? {
+    public var stringValue: String? {
         if case .string(let text) = self { return text }
         return nil
     }
 
-    package var arrayValue: [MessagePack]? {
+    public var arrayValue: [MessagePack]? {
         if case .array(let items) = self { return items }
         return nil
     }
 }
 
 extension MessagePack: ExpressibleByStringLiteral {
-    package init(stringLiteral value: String) { self = .string(value) }
+    public init(stringLiteral value: String) { self = .string(value) }
 }
 
 /// Why bytes are not one well-formed MessagePack value.
-package struct MessagePackError: Error, Sendable, Equatable, CustomStringConvertible {
-    package var offset: Int
-    package var reason: String
-    package var description: String { "\(reason) at offset \(offset)" }
+public struct MessagePackError: Error, Sendable, Equatable, CustomStringConvertible {
+    public var offset: Int
+    public var reason: String
+    public var description: String { "\(reason) at offset \(offset)" }
 }
 
 // MARK: Encoding
 
 extension MessagePack {
     /// The value's bytes, each integer, string, collection and timestamp in its smallest format.
-    package var encoded: [UInt8] {
+    public var encoded: [UInt8] {
         var out: [UInt8] = []
         encode(into: &out)
         return out
     }
 
-    package func encode(into out: inout [UInt8]) {
+    public func encode(into out: inout [UInt8]) {
         switch self {
         case .null: out.append(0xc0)
         case .bool(let flag): out.append(flag ? 0xc3 : 0xc2)
@@ -205,10 +205,10 @@ extension MessagePack {
 
 extension MessagePack {
     /// Nesting deeper than this is refused (a hostile frame must not exhaust the stack).
-    package static let maximumDepth = 64
+    public static let maximumDepth = 64
 
     /// Decodes exactly one value; trailing bytes are an error.
-    package init(decoding bytes: [UInt8]) throws(MessagePackError) {
+    public init(decoding bytes: [UInt8]) throws(MessagePackError) {
         var reader = MessagePackReader(bytes: bytes)
         let value = try reader.value(depth: 0)
         guard reader.index == bytes.count else {

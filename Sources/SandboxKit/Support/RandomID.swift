@@ -1,13 +1,13 @@
 import Foundation
 
 /// The random identifiers the simulators hand out (tokens, codes, request and correlation ids), one spelling each.
-package enum RandomID {
+public enum RandomID {
     /// A lowercase UUID with dashes: `0b5c9a4e-3f0d-4a8e-9a51-6f1c2d3e4f50`.
-    package static func uuid() -> String { UUID().uuidString.lowercased() }
+    public static func uuid() -> String { UUID().uuidString.lowercased() }
 
     /// 32 lowercase hex digits (a UUID without dashes), as request and correlation ids are written.
-    package static func hex() -> String { uuid().replacingOccurrences(of: "-", with: "") }
+    public static func hex() -> String { uuid().replacingOccurrences(of: "-", with: "") }
 
     /// The first `length` characters of ``uuid()``: a short random suffix that keeps counters unguessable.
-    package static func suffix(_ length: Int) -> String { String(uuid().prefix(length)) }
+    public static func suffix(_ length: Int) -> String { String(uuid().prefix(length)) }
 }

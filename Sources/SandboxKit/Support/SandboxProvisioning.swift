@@ -5,11 +5,11 @@ public struct SandboxProvisioningError: Error, Sendable, Hashable, CustomStringC
     /// Why, in words the admin API answers with.
     public var message: String
 
-    package init(_ message: String) {
+    public init(_ message: String) {
         self.message = message
     }
 
-    package static func full(_ broker: String, limit: Int) -> SandboxProvisioningError {
+    public static func full(_ broker: String, limit: Int) -> SandboxProvisioningError {
         SandboxProvisioningError("the \(broker) sandbox holds \(limit) accounts opened at run time, its most")
     }
 
@@ -18,24 +18,24 @@ public struct SandboxProvisioningError: Error, Sendable, Hashable, CustomStringC
 }
 
 /// Random credentials in the shapes the real brokers hand out, from the system's CSPRNG.
-package enum SandboxSecret {
+public enum SandboxSecret {
     static let upper = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789")
     static let mixed = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789")
 
     /// `count` characters of `A–Z0–9`.
-    package static func upper(_ count: Int) -> String {
+    public static func upper(_ count: Int) -> String {
         var generator = SystemRandomNumberGenerator()
         return String((0..<count).map { _ in upper[Int(generator.next(upperBound: UInt(upper.count)))] })
     }
 
     /// `count` characters of `A–Za–z0–9`.
-    package static func mixed(_ count: Int) -> String {
+    public static func mixed(_ count: Int) -> String {
         var generator = SystemRandomNumberGenerator()
         return String((0..<count).map { _ in mixed[Int(generator.next(upperBound: UInt(mixed.count)))] })
     }
 
     /// `count` random decimal digits.
-    package static func digits(_ count: Int) -> String {
+    public static func digits(_ count: Int) -> String {
         var generator = SystemRandomNumberGenerator()
         return String((0..<count).map { _ in Character(String(generator.next(upperBound: UInt(10)))) })
     }

@@ -2,9 +2,9 @@
 ///
 /// Swift's `Hasher` is seeded per process, so it must never feed anything that has to be reproducible;
 /// these use FNV-1a for names and SplitMix64 for streams.
-package enum StableHash {
+public enum StableHash {
     /// FNV-1a, 64 bit.
-    package static func fnv1a(_ text: String) -> UInt64 {
+    public static func fnv1a(_ text: String) -> UInt64 {
         var hash: UInt64 = 0xcbf2_9ce4_8422_2325
         for byte in text.utf8 {
             hash ^= UInt64(byte)
@@ -14,7 +14,7 @@ package enum StableHash {
     }
 
     /// One SplitMix64 output for `x`: a good 64-bit mixer.
-    package static func mix(_ x: UInt64) -> UInt64 {
+    public static func mix(_ x: UInt64) -> UInt64 {
         var z = x &+ 0x9e37_79b9_7f4a_7c15
         z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9
         z = (z ^ (z >> 27)) &* 0x94d0_49bb_1331_11eb
@@ -23,17 +23,17 @@ package enum StableHash {
 
     /// Mixes two words into one; the same as the variadic form, without its array: the price path calls this 20 times
     /// for every bucket it prices.
-    package static func combine(_ first: UInt64, _ second: UInt64) -> UInt64 {
+    public static func combine(_ first: UInt64, _ second: UInt64) -> UInt64 {
         mix(mix(0x243f_6a88_85a3_08d3 ^ first) ^ second)
     }
 
     /// Mixes three words into one, as the variadic form does.
-    package static func combine(_ first: UInt64, _ second: UInt64, _ third: UInt64) -> UInt64 {
+    public static func combine(_ first: UInt64, _ second: UInt64, _ third: UInt64) -> UInt64 {
         mix(combine(first, second) ^ third)
     }
 
     /// Mixes several words into one.
-    package static func combine(_ words: UInt64...) -> UInt64 {
+    public static func combine(_ words: UInt64...) -> UInt64 {
         var state: UInt64 = 0x243f_6a88_85a3_08d3
         for word in words {
             state = mix(state ^ word)
@@ -43,12 +43,12 @@ package enum StableHash {
 }
 
 /// SplitMix64: a seeded generator for probabilities and jitter that tests can reproduce.
-package struct SplitMix64: RandomNumberGenerator, Sendable {
+public struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
-    package init(seed: UInt64) { self.state = seed }
+    public init(seed: UInt64) { self.state = seed }
 
-    package mutating func next() -> UInt64 {
+    public mutating func next() -> UInt64 {
         state &+= 0x9e37_79b9_7f4a_7c15
         var z = state
         z = (z ^ (z >> 30)) &* 0xbf58_476d_1ce4_e5b9

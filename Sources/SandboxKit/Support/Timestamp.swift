@@ -1,15 +1,15 @@
-package import Foundation
+public import Foundation
 
 /// RFC 3339 text for wire bodies, computed with integer calendar arithmetic so the output does not
 /// depend on the process locale, and fractional digits are exact (Foundation's ISO 8601 formatter stops at milliseconds).
-package enum Timestamp {
+public enum Timestamp {
     /// `2024-07-18T14:10:33.389152Z`: UTC, `fractionDigits` digits after the seconds (0 drops the fraction).
-    package static func format(_ date: Date, fractionDigits: Int = 6) -> String {
+    public static func format(_ date: Date, fractionDigits: Int = 6) -> String {
         format(date, utcOffsetSeconds: 0, fractionDigits: fractionDigits)
     }
 
     /// `2024-07-18T10:10:33-04:00`: local wall time at the given offset from UTC.
-    package static func format(_ date: Date, utcOffsetSeconds: Int, fractionDigits: Int = 6) -> String {
+    public static func format(_ date: Date, utcOffsetSeconds: Int, fractionDigits: Int = 6) -> String {
         let digits = max(0, min(fractionDigits, 9))
         let scale = Int64(pow10(digits))
         // Split into whole seconds and a fraction without letting Double rounding carry into the next second.
@@ -42,17 +42,17 @@ package enum Timestamp {
 
     /// Dates are kept within ±10¹³ s (about 300 000 years) of 1970 before integer conversion, so no clock
     /// setting or arithmetic can trap on an out-of-range `Int64` conversion.
-    package static let secondsLimit: Double = 1e13
+    public static let secondsLimit: Double = 1e13
 
     /// Whole seconds since 1970 (floor), clamped to ±``secondsLimit``.
-    package static func unixSeconds(_ date: Date) -> Int64 {
+    public static func unixSeconds(_ date: Date) -> Int64 {
         let value = date.timeIntervalSince1970
         guard value.isFinite else { return value > 0 ? Int64(secondsLimit) : -Int64(secondsLimit) }
         return Int64(min(max(value, -secondsLimit), secondsLimit).rounded(.down))
     }
 
     /// `2024-07-18`, the calendar date at the given UTC offset.
-    package static func formatDate(_ date: Date, utcOffsetSeconds: Int = 0) -> String {
+    public static func formatDate(_ date: Date, utcOffsetSeconds: Int = 0) -> String {
         let seconds = Timestamp.unixSeconds(date) + Int64(utcOffsetSeconds)
         let (year, month, day) = civilDate(fromDaysSinceEpoch: floorDiv(seconds, 86_400))
         return pad(Int(year), 4) + "-" + pad(month, 2) + "-" + pad(day, 2)
@@ -60,7 +60,7 @@ package enum Timestamp {
 
     /// Parses RFC 3339 (`2024-01-01T00:00:00Z`, `...+00:00`, any number of fractional digits, `t`/space separator)
     /// or a bare date (`2024-01-01`, midnight UTC). Returns nil for anything else.
-    package static func parse(_ text: some StringProtocol) -> Date? {
+    public static func parse(_ text: some StringProtocol) -> Date? {
         let b = Array(text.utf8)
         func digits(_ start: Int, _ count: Int) -> Int? {
             guard start + count <= b.count else { return nil }
@@ -116,7 +116,7 @@ package enum Timestamp {
 
     // MARK: Calendar arithmetic (proleptic Gregorian, after Howard Hinnant's algorithms)
 
-    package static func civilDate(fromDaysSinceEpoch days: Int64) -> (year: Int64, month: Int, day: Int) {
+    public static func civilDate(fromDaysSinceEpoch days: Int64) -> (year: Int64, month: Int, day: Int) {
         let z = days + 719_468
         let era = floorDiv(z, 146_097)
         let doe = z - era * 146_097
@@ -129,7 +129,7 @@ package enum Timestamp {
         return (year, month, day)
     }
 
-    package static func daysSinceEpoch(year: Int64, month: Int, day: Int) -> Int64 {
+    public static func daysSinceEpoch(year: Int64, month: Int, day: Int) -> Int64 {
         let y = month <= 2 ? year - 1 : year
         let era = floorDiv(y, 400)
         let yoe = y - era * 400
@@ -139,7 +139,7 @@ package enum Timestamp {
         return era * 146_097 + doe - 719_468
     }
 
-    package static func daysInMonth(_ year: Int, _ month: Int) -> Int {
+    public static func daysInMonth(_ year: Int, _ month: Int) -> Int {
         switch month {
         case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
         case 4, 6, 9, 11: return 30
@@ -147,7 +147,7 @@ package enum Timestamp {
         }
     }
 
-    package static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
+    public static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
         let q = a / b
         return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
     }

@@ -284,7 +284,7 @@ public final class AlpacaSandbox: BrokerSimulator {
     }
 
     /// What an injected error looks like: Alpaca's body for the status; a 429 also says the budget is spent.
-    package func faultResponse(status: Int) -> Response {
+    public func faultResponse(status: Int) -> Response {
         var headers = HTTPFields()
         if status == 429 {
             let now = Timestamp.unixSeconds(market.now)
@@ -295,7 +295,7 @@ public final class AlpacaSandbox: BrokerSimulator {
         return .json(AlpacaAPIError.forStatus(status).body, status: .init(code: status), headers: headers)
     }
 
-    package func registerRoutes(on router: Router<SandboxRequestContext>) {
+    public func registerRoutes(on router: Router<SandboxRequestContext>) {
         AlpacaRoutes(sandbox: self).register(on: router)
         AlpacaStreams(sandbox: self).register(on: router)
     }

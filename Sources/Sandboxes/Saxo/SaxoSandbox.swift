@@ -163,7 +163,7 @@ public final class SaxoSandbox: BrokerSimulator {
     /// The router serving `/authorize`, `/token`, `/sim/openapi/...`, `/openapi/...` and the `/_sandbox` admin endpoints.
     public func makeRouter() -> Router<SandboxRequestContext> { sandboxRouter(errors: SaxoAPIError.self) }
 
-    package func registerRoutes(on router: Router<SandboxRequestContext>) {
+    public func registerRoutes(on router: Router<SandboxRequestContext>) {
         SaxoLogonRoutes(sandbox: self).register(on: router)
         let routes = SaxoRoutes(sandbox: self)
         for prefix in ["sim/openapi", "openapi"] {
@@ -398,7 +398,7 @@ public final class SaxoSandbox: BrokerSimulator {
     }
 
     /// What an injected error status looks like: Saxo's body, and for 429 the session rate-limit headers.
-    package func faultResponse(status: Int) -> Response {
+    public func faultResponse(status: Int) -> Response {
         var headers = HTTPFields()
         headers[SaxoHeader.correlation] = RandomID.hex()
         if status == 429 {

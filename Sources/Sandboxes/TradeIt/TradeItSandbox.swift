@@ -212,12 +212,12 @@ public final class TradeItSandbox: BrokerSimulator {
     /// The router serving `/api/v2/...`, `/api/v1/...`, the login popup and the `/_sandbox` admin endpoints.
     public func makeRouter() -> Router<SandboxRequestContext> { sandboxRouter(errors: TradeItAPIError.self) }
 
-    package func registerRoutes(on router: Router<SandboxRequestContext>) {
+    public func registerRoutes(on router: Router<SandboxRequestContext>) {
         TradeItRoutes(sandbox: self).register(on: router)
         TradeItLoginPage(sandbox: self).register(on: router)
     }
 
-    package func faultResponse(status: Int) -> Response {
+    public func faultResponse(status: Int) -> Response {
         .json(TradeItAPIError.system("Injected fault (HTTP \(status)).").body, status: .init(code: status))
     }
 

@@ -154,11 +154,11 @@ public final class TradeOgreSandbox: BrokerSimulator {
     /// The router serving `/api/v1/...` and the `/_sandbox` admin endpoints.
     public func makeRouter() -> Router<SandboxRequestContext> { sandboxRouter(errors: TradeOgreAPIError.self) }
 
-    package func registerRoutes(on router: Router<SandboxRequestContext>) {
+    public func registerRoutes(on router: Router<SandboxRequestContext>) {
         TradeOgreRoutes(sandbox: self).register(on: router)
     }
 
-    package func faultResponse(status: Int) -> Response {
+    public func faultResponse(status: Int) -> Response {
         .json(TradeOgreAPIError.forStatus(status).body, status: .init(code: status))
     }
 
