@@ -73,16 +73,7 @@ struct BackupCommand: OperatorCommand {
             return lines
         } catch {
             try? FileManager.default.removeItem(at: partial)
-            throw Self.said(error)
-        }
-    }
-
-    /// A failure as the command's error: the store's and the key files' messages name paths, never secrets.
-    static func said(_ error: any Error) -> any Error {
-        switch error {
-        case let error as GatewayError: ValidationError("\(error.code.rawValue): \(error.message)")
-        case let error as MasterKeyError: ValidationError(error.description)
-        default: error
+            throw OperatorOutput.said(error)
         }
     }
 }
@@ -157,7 +148,7 @@ struct RestoreCommand: OperatorCommand {
                 try? FileManager.default.removeItem(at: url)
                 for suffix in ["-wal", "-shm", "-journal"] { try? FileManager.default.removeItem(atPath: url.path(percentEncoded: false) + suffix) }
             }
-            throw BackupCommand.said(error)
+            throw OperatorOutput.said(error)
         }
     }
 }

@@ -24,7 +24,7 @@ struct StoreOptions: ParsableArguments {
 
     /// Runs `body` with the store the settings name, migrated: the data folder's SQLite file, or the PostgreSQL
     /// database of `--database-url` (its pool closed afterwards). The master key is found (or made) as `serve` does.
-    func withStore<T: Sendable>(_ body: (any GatewayStore & OrderJournalStore) async throws -> T) async throws -> T {
+    func withStore<T: Sendable>(_ body: (any GatewayStore & OrderJournalStore & MasterKeyStore) async throws -> T) async throws -> T {
         let (settings, cipher) = try await settingsAndCipher()
         var logger = Logger(label: "BrokerGateway.operator")
         logger.logLevel = .warning
@@ -83,10 +83,24 @@ enum OperatorOutput {
 
     /// The command's lines, printed; a store failure said as the command's error, never a stack trace.
     static func run(_ lines: () async throws -> [String]) async throws {
+        for line in try await mapped(lines) { print(line) }
+    }
+
+    /// The command's lines, with a store or master key failure turned into the command's error (its code and message).
+    static func mapped(_ lines: () async throws -> [String]) async throws -> [String] {
         do {
-            for line in try await lines() { print(line) }
-        } catch let error as GatewayError {
-            throw ValidationError("\(error.code.rawValue): \(error.message)")
+            return try await lines()
+        } catch {
+            throw said(error)
+        }
+    }
+
+    /// A failure as the command's error: the store's and the key files' messages name paths, never secrets.
+    static func said(_ error: any Error) -> any Error {
+        switch error {
+        case let error as GatewayError: ValidationError("\(error.code.rawValue): \(error.message)")
+        case let error as MasterKeyError: ValidationError(error.description)
+        default: error
         }
     }
 }
@@ -192,8 +206,8 @@ struct TenantsDisableCommand: OperatorCommand {
 struct KeysCommand: AsyncParsableCommand {
     static let configuration = CommandConfiguration(
         commandName: "keys",
-        abstract: "Create, list and revoke a tenant's API keys.",
-        subcommands: [KeysCreateCommand.self, KeysListCommand.self, KeysRevokeCommand.self]
+        abstract: "Create, list and revoke a tenant's API keys; rotate the master key.",
+        subcommands: [KeysCreateCommand.self, KeysListCommand.self, KeysRevokeCommand.self, KeysRotateMasterCommand.self]
     )
 }
 

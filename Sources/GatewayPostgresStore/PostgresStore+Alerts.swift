@@ -108,7 +108,8 @@ extension PostgresStore {
                 [tenantId, userId, id]
             )?.bytes("webhook_secret")
         }
-        return try sealed.map { try cipher.open(webhookSecret: $0, tenantId: tenantId, alertId: id) }
+        guard let sealed else { return nil }
+        return try await openWebhookSecret(sealed, tenantId: tenantId, alertId: id, logger: logger)
     }
 
     /// Implements `AlertStore.recordAlertState(tenantId:userId:id:armed:firedAt:disable:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.

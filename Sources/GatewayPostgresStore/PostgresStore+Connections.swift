@@ -83,9 +83,7 @@ extension PostgresStore {
                 [tenantId, connectionId]
             )?.bytes("credentials_ciphertext")
         }
-        return try cipher.openStored(sealed, tenantId: tenantId, connectionId: connectionId) {
-            logger.error("stored credentials do not decrypt", metadata: ["tenant": .string(tenantId), "connection": .string(connectionId)])
-        }
+        return try await openCredentials(sealed, tenantId: tenantId, connectionId: connectionId, logger: logger)
     }
 
     /// Implements `ConnectionStore.updateCredentials(tenantId:connectionId:_:)` on PostgreSQL; the contract (order, errors, what `nil` means) is documented there.

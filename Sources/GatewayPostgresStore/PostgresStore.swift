@@ -17,7 +17,8 @@ import PostgresNIO
 /// structured, so the pool closes when the body returns or throws.
 public final class PostgresStore: GatewayStore, Sendable {
     let client: PostgresClient
-    let cipher: CredentialCipher
+    /// The cipher stored credentials and webhook secrets are sealed with.
+    public let cipher: CredentialCipher
     let logger: Logger
     /// Where the database is, without its password: for logs and errors.
     public let location: String
@@ -114,6 +115,7 @@ public final class PostgresStore: GatewayStore, Sendable {
             )
             throw GatewayError(.internalError, "the gateway's database cannot be brought up to date")
         }
+        _ = StoreRules.newerMigrations(applied: try await appliedMigrations(), known: Self.migrations.map(\.name), logger: logger)
         try await checkMasterKey()
     }
 
@@ -151,31 +153,13 @@ public final class PostgresStore: GatewayStore, Sendable {
     }
 
     /// The first instance to start stores a value sealed with the master key (one insert, whoever wins the race);
-    /// every instance must be able to unseal it.
+    /// every instance must be able to unseal it, or hold either key of an open rotation (`MasterKeyRotation.admit`).
     private func checkMasterKey() async throws {
-        let cipher = self.cipher
-        let candidate = try cipher.seal(
-            BrokerCredentials(),
-            tenantId: "",
-            connectionId: StoreRules.keyCheckName
-        )
-        let sealed = try await write("checkMasterKey") { db in
-            try await db.execute(
-                "INSERT INTO store_meta (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING",
-                [StoreRules.keyCheckName, candidate]
-            )
-            return try await db.row("SELECT value FROM store_meta WHERE key = ?", [StoreRules.keyCheckName])?
-                .bytes("value")
+        let candidate = try cipher.seal(BrokerCredentials(), tenantId: "", connectionId: StoreRules.keyCheckName)
+        let records = try await write("checkMasterKey") { db in
+            try await db.execute(MasterKeySQL.insertIfAbsent, [StoreRules.keyCheckName, candidate])
+            return try await Self.masterKeyRecords(db)
         }
-        guard let sealed else { throw GatewayError(.internalError, "the gateway's database cannot be read") }
-        do {
-            _ = try cipher.open(sealed, tenantId: "", connectionId: StoreRules.keyCheckName)
-        } catch {
-            throw MasterKeyError(
-                .keyMismatch,
-                "the master key (\(cipher.source)) is not the one this database was created with, so its stored "
-                    + "credentials cannot be decrypted; use the original key (\(CredentialCipher.environmentVariable))"
-            )
-        }
+        try MasterKeyRotation.admit(cipher, records: records)
     }
 }

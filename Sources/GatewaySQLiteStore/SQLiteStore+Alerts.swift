@@ -107,17 +107,15 @@ extension SQLiteStore {
 
     /// Implements `AlertStore.alertWebhookSecret(tenantId:userId:id:)` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.
     public func alertWebhookSecret(tenantId: String, userId: String, id: String) async throws -> String? {
-        let cipher = self.cipher
-        return try await read("alertWebhookSecret") { db in
-            guard
-                let sealed = try Data.fetchOne(
-                    db,
-                    sql: "SELECT webhook_secret FROM alerts WHERE tenant_id = ? AND user_id = ? AND id = ?",
-                    arguments: [tenantId, userId, id]
-                )
-            else { return nil }
-            return try cipher.open(webhookSecret: sealed, tenantId: tenantId, alertId: id)
+        let sealed = try await read("alertWebhookSecret") { db in
+            try Data.fetchOne(
+                db,
+                sql: "SELECT webhook_secret FROM alerts WHERE tenant_id = ? AND user_id = ? AND id = ?",
+                arguments: [tenantId, userId, id]
+            )
         }
+        guard let sealed else { return nil }
+        return try await openWebhookSecret(sealed, tenantId: tenantId, alertId: id, logger: logger)
     }
 
     /// Implements `AlertStore.recordAlertState(tenantId:userId:id:armed:firedAt:disable:)` on SQLite (GRDB); the contract (order, errors, what `nil` means) is documented there.

@@ -92,9 +92,7 @@ extension SQLiteStore {
                 arguments: [tenantId, connectionId]
             )
         }
-        return try cipher.openStored(sealed, tenantId: tenantId, connectionId: connectionId) {
-            logger.error("stored credentials do not decrypt", metadata: ["tenant": .string(tenantId), "connection": .string(connectionId)])
-        }
+        return try await openCredentials(sealed, tenantId: tenantId, connectionId: connectionId, logger: logger)
     }
 
     /// Replaces the credentials and moves `updatedAt` strictly forward.

@@ -26,7 +26,8 @@ public final class SQLiteStore: GatewayStore {
     public static let databaseFileName = "gateway.sqlite"
 
     let writer: any DatabaseWriter
-    let cipher: CredentialCipher
+    /// The cipher stored credentials and webhook secrets are sealed with.
+    public let cipher: CredentialCipher
     let logger: Logger
     /// The database file, or `nil` for an in-memory store.
     public let path: String?
@@ -182,9 +183,14 @@ public final class SQLiteStore: GatewayStore {
 
     // MARK: Opening
 
+    /// The migrations this version knows, in order.
+    static var knownMigrations: [String] { migrator.migrations }
+
     private func prepare() throws {
         do {
             try migrate()
+            let applied = try writer.read { db in try Self.migrator.appliedIdentifiers(db) }
+            _ = StoreRules.newerMigrations(applied: applied.sorted(), known: Self.knownMigrations, logger: logger)
         } catch {
             logger.error("cannot migrate the database", metadata: ["error": .string(Self.safeDescription(error))])
             throw GatewayError(.internalError, "the gateway's database cannot be brought up to date")
@@ -210,42 +216,22 @@ public final class SQLiteStore: GatewayStore {
         }
     }
 
-    /// The first open stores a value sealed with the master key; later opens must be able to unseal it.
+    /// The first open stores a value sealed with the master key; later opens must be able to unseal it, or hold
+    /// either key of an open rotation (`MasterKeyRotation.admit`).
     private func checkMasterKey() throws {
         let cipher = self.cipher
-        let sealedCheck: Data?
+        let records: MasterKeyRecords
         do {
-            sealedCheck = try writer.write { db -> Data? in
-                if let existing = try Data.fetchOne(
-                    db,
-                    sql: "SELECT value FROM store_meta WHERE key = ?",
-                    arguments: [StoreRules.keyCheckName]
-                ) {
-                    return existing
-                }
-                let sealed = try cipher.seal(BrokerCredentials(), tenantId: "", connectionId: StoreRules.keyCheckName)
-                try db.execute(
-                    sql: "INSERT INTO store_meta (key, value) VALUES (?, ?)",
-                    arguments: [StoreRules.keyCheckName, sealed]
-                )
-                return nil
+            let candidate = try cipher.seal(BrokerCredentials(), tenantId: "", connectionId: StoreRules.keyCheckName)
+            records = try writer.write { db in
+                try db.execute(sql: MasterKeySQL.insertIfAbsent, arguments: [StoreRules.keyCheckName, candidate])
+                return try Self.masterKeyRecords(db)
             }
         } catch {
             logger.error("cannot check the master key", metadata: ["error": .string(Self.safeDescription(error))])
             throw GatewayError(.internalError, "the gateway's database cannot be read")
         }
-        if let sealedCheck {
-            do {
-                _ = try cipher.open(sealedCheck, tenantId: "", connectionId: StoreRules.keyCheckName)
-            } catch {
-                throw MasterKeyError(
-                    .keyMismatch,
-                    "the master key (\(cipher.source)) is not the one this database was created with, so its stored "
-                        + "credentials cannot be decrypted; use the original key (\(CredentialCipher.environmentVariable) "
-                        + "or the data folder's \(CredentialCipher.keyFileName))"
-                )
-            }
-        }
+        try MasterKeyRotation.admit(cipher, records: records)
     }
 
     /// With the store's logger at `trace`, every statement the store runs is logged (`sqlite statement`, its SQL

@@ -52,3 +52,31 @@ extension CredentialCipher {
         throw MasterKeyError(.keyFileUnavailable, "the master key file \(path) could not be read or created")
     }
 }
+
+extension CredentialCipher {
+    /// The environment variable that holds a master key rotation's new key (`gateway keys rotate-master`), or, with
+    /// `_FILE`, the file that does (``SuppliedSecret``).
+    public static let newKeyEnvironmentVariable = "BROKERGATEWAY_NEW_MASTER_KEY"
+
+    /// The new key a rotation is to use, when `environment` supplies one (``newKeyEnvironmentVariable``); `nil`
+    /// otherwise.
+    /// - Throws: `MasterKeyError` when it is supplied but is not the base64 of 32 bytes, or is both set and a file.
+    public static func newKey(environment: [String: String]) throws -> CredentialCipher? {
+        guard var supplied = try SuppliedSecret.named(newKeyEnvironmentVariable, in: environment) else { return nil }
+        defer { supplied.erase() }
+        return try CredentialCipher(base64Key: supplied.text, source: .supplied, origin: "the new master key (\(supplied.origin))")
+    }
+
+    /// Whether `other` was made with the same key as this cipher.
+    public func hasSameKey(as other: CredentialCipher) -> Bool { key == other.key }
+
+    /// Writes this cipher's key to the key file at `path`, replacing it at once (the file holds the old key or the new
+    /// one, never a mix), owner-only: a rotation's new key in a deployment that keeps its key in the data folder.
+    /// - Throws: `MasterKeyError` (`keyFileUnavailable`) when it cannot be written.
+    public func replaceKeyFile(at path: String) throws {
+        var text = Array(key.withUnsafeBytes { Data($0) }.base64EncodedString().utf8) + [UInt8(ascii: "\n")]
+        defer { for index in text.indices { text[index] = 0 } }
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path(percentEncoded: false)
+        try OwnerOnlyKeyFile.replace(at: path, directory: directory, contents: text, name: "the master key file")
+    }
+}

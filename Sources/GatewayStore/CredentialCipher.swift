@@ -10,12 +10,17 @@ package import GatewayCore
 ///
 /// Make one with ``load(environment:dataDirectory:)`` (the gateway's rule for finding its master key),
 /// ``init(base64Key:)``, ``init(keyBytes:)``, or ``random()`` for tests.
-public struct CredentialCipher: @unchecked Sendable {
-    // `SymmetricKey` is an immutable value (its bytes are never mutated after creation, and its storage is zeroed
-    // when freed) but swift-crypto does not declare it `Sendable`; sharing it across tasks is safe.
-    let key: SymmetricKey
+///
+/// During a master key rotation (``MasterKeyRotation``) a cipher holds two keys: it seals under the rotation's new
+/// key and opens under either. Copies of a cipher share one key ring, so a key one store learns from the database
+/// serves every copy.
+public struct CredentialCipher: Sendable {
+    let ring: MasterKeyRing
     /// Where the master key came from (never the key itself).
     public let source: MasterKeySource
+
+    /// The key this cipher was made with (the configured master key), whatever it has learned since.
+    var key: SymmetricKey { ring.configured }
 
     /// The master key's size: 32 bytes (AES-256).
     public static let keyByteCount = 32
@@ -40,7 +45,7 @@ public struct CredentialCipher: @unchecked Sendable {
     }
 
     init(key: SymmetricKey, source: MasterKeySource) {
-        self.key = key
+        self.ring = MasterKeyRing(configured: key)
         self.source = source
     }
 
@@ -94,7 +99,7 @@ public struct CredentialCipher: @unchecked Sendable {
             let plaintext = try encoder.encode(credentials.values)
             let box = try AES.GCM.seal(
                 plaintext,
-                using: key,
+                using: ring.sealing,
                 authenticating: Self.associatedData(tenantId: tenantId, connectionId: connectionId)
             )
             guard let combined = box.combined else {
@@ -120,18 +125,15 @@ public struct CredentialCipher: @unchecked Sendable {
                 + "(the master key differs from the one that encrypted them, or the stored value was altered)",
             retryable: false
         )
-        guard sealed.first == Self.formatVersion else { throw failure }
-        do {
-            let box = try AES.GCM.SealedBox(combined: Data(sealed.dropFirst()))
-            let plaintext = try AES.GCM.open(
-                box,
-                using: key,
+        guard
+            let plaintext = Self.open(
+                sealed,
+                with: ring.opening,
                 authenticating: Self.associatedData(tenantId: tenantId, connectionId: connectionId)
-            )
-            return BrokerCredentials(try JSONDecoder().decode([String: String].self, from: plaintext))
-        } catch {
-            throw failure
-        }
+            ),
+            let values = try? JSONDecoder().decode([String: String].self, from: plaintext)
+        else { throw failure }
+        return BrokerCredentials(values)
     }
 
     /// The credentials a connection row holds, as both backends answer `ConnectionStore.credentials`: not found when
@@ -159,8 +161,8 @@ public struct CredentialCipher: @unchecked Sendable {
         do {
             let box = try AES.GCM.seal(
                 Data(webhookSecret.utf8),
-                using: key,
-                authenticating: Data("brokergateway.alert-secret.v1\u{0}\(tenantId)\u{0}\(alertId)".utf8)
+                using: ring.sealing,
+                authenticating: Self.webhookSecretAssociatedData(tenantId: tenantId, alertId: alertId)
             )
             guard let combined = box.combined else { throw GatewayError(.internalError, "the webhook secret could not be encrypted") }
             var sealed = Data([Self.formatVersion])
@@ -180,18 +182,32 @@ public struct CredentialCipher: @unchecked Sendable {
             "the stored webhook secret of alert \(alertId) could not be decrypted",
             retryable: false
         )
-        guard sealed.first == Self.formatVersion else { throw failure }
-        do {
-            let box = try AES.GCM.SealedBox(combined: Data(sealed.dropFirst()))
-            let plaintext = try AES.GCM.open(
-                box,
-                using: key,
-                authenticating: Data("brokergateway.alert-secret.v1\u{0}\(tenantId)\u{0}\(alertId)".utf8)
+        guard
+            let plaintext = Self.open(
+                sealed,
+                with: ring.opening,
+                authenticating: Self.webhookSecretAssociatedData(tenantId: tenantId, alertId: alertId)
             )
-            return String(decoding: plaintext, as: UTF8.self)
-        } catch {
-            throw failure
+        else { throw failure }
+        return String(decoding: plaintext, as: UTF8.self)
+    }
+
+    /// The plaintext of a sealed value under the first of `keys` that opens it; `nil` when none does (another key,
+    /// another row, an altered value, an unknown format).
+    static func open(_ sealed: Data, with keys: [SymmetricKey], authenticating associatedData: Data) -> Data? {
+        guard sealed.first == formatVersion, let box = try? AES.GCM.SealedBox(combined: Data(sealed.dropFirst())) else {
+            return nil
         }
+        for key in keys {
+            // A wrong key fails the tag check: the next key is tried.
+            if let plaintext = try? AES.GCM.open(box, using: key, authenticating: associatedData) { return plaintext }
+        }
+        return nil
+    }
+
+    /// Binds a webhook secret's ciphertext to its alert.
+    static func webhookSecretAssociatedData(tenantId: String, alertId: String) -> Data {
+        Data("brokergateway.alert-secret.v1\u{0}\(tenantId)\u{0}\(alertId)".utf8)
     }
 
     /// Binds a ciphertext to its row. Ids are generated by the store and never contain NUL, so the separators make

@@ -19,6 +19,12 @@ public struct MasterKeyError: Error, Sendable, Hashable, CustomStringConvertible
         public static let keyFileUnavailable = Code("key_file_unavailable")
         /// The database was sealed with a different master key.
         public static let keyMismatch = Code("key_mismatch")
+        /// A master key rotation to another key is open: finish it first.
+        public static let rotationInProgress = Code("rotation_in_progress")
+        /// A rotation cannot finish: some stored value opens under neither of its keys.
+        public static let rotationIncomplete = Code("rotation_incomplete")
+        /// No master key rotation is open.
+        public static let notRotating = Code("not_rotating")
     }
 
     /// Why the key cannot be used.

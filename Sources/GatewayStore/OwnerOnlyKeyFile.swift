@@ -110,6 +110,22 @@ enum OwnerOnlyKeyFile {
         return true
     }
 
+    /// Replaces the key file's contents with `text` at once: a new owner-only file, renamed over the old one, so the
+    /// file holds either the old key or the new one, never a mix (a master key rotation's new key).
+    static func replace(at path: String, directory: String, contents text: [UInt8], name: String) throws {
+        let fileName = URL(fileURLWithPath: path).lastPathComponent
+        let temporary = directory + "/.\(fileName).\(RandomIdentifier.base32(count: 12)).tmp"
+        if let code = try writeNewFile(at: temporary, contents: text, origin: "\(name) \(path)") {
+            throw MasterKeyError(.keyFileUnavailable, "\(name) \(path) cannot be written: \(String(cString: strerror(code)))")
+        }
+        guard rename(temporary, path) == 0 else {
+            let code = errno
+            _ = unlink(temporary)
+            throw MasterKeyError(.keyFileUnavailable, "\(name) \(path) cannot be replaced: \(String(cString: strerror(code)))")
+        }
+        fsyncDirectory(directory)
+    }
+
     /// Creates a file that did not exist, readable and writable by its owner only from the first moment.
     /// - Returns: `errno` when the file cannot be created (`EEXIST` when it already exists), `nil` on success.
     private static func writeNewFile(at path: String, contents: [UInt8], origin: String) throws -> Int32? {

@@ -1,6 +1,7 @@
 public import Foundation
 public import GatewayCore
 package import GatewayModel
+package import Logging
 
 /// The store's rules that do not depend on the database: names, limits, messages, JSON columns and stored values,
 /// written once for every backend (`SQLiteStore`, `PostgresStore`), which keep only their SQL, bindings and
@@ -159,5 +160,22 @@ package enum StoreRules {
             return "stored data does not decode: \(type(of: error))"
         }
         return String(describing: type(of: error))
+    }
+}
+
+extension StoreRules {
+    /// The migrations a database has that this version does not know, in the order given: a newer version ran on it.
+    /// That is expected during a rolling upgrade (migrations only add, so this version ignores them and runs beside
+    /// the newer one: README "Upgrading") and logged once at start, so an operator who rolled back sees it.
+    package static func newerMigrations(applied: [String], known: [String], logger: Logger) -> [String] {
+        let knownNames = Set(known)
+        let newer = applied.filter { !knownNames.contains($0) }
+        if !newer.isEmpty {
+            logger.warning(
+                "the database has migrations this version does not know (a newer version ran on it); running beside it",
+                metadata: ["migrations": .string(newer.joined(separator: ","))]
+            )
+        }
+        return newer
     }
 }

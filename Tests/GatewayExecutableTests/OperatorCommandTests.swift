@@ -83,5 +83,5 @@ struct OperatorCommandTests {
 func runOperatorCommand(_ arguments: [String]) async throws -> [String] {
     let command = try GatewayCommand.parseAsRoot(arguments)
     let operatorCommand = try #require(command as? any OperatorCommand, "\(arguments) is not an operator command")
-    return try await operatorCommand.lines()
+    return try await OperatorOutput.mapped { try await operatorCommand.lines() }
 }

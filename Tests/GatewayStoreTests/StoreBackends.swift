@@ -28,7 +28,7 @@ enum StoreBackend: String, Sendable, CustomTestStringConvertible {
 }
 
 /// What the suites use of a store: the two protocols, the leases, and raw SQL for checks below the API.
-protocol TestableStore: GatewayStore, OrderJournalStore, LeaderLeaseStore {
+protocol TestableStore: GatewayStore, OrderJournalStore, LeaderLeaseStore, MasterKeyStore {
     /// The first column of each row, as text.
     func rawStrings(_ sql: String, _ arguments: [String]) async throws -> [String]
     func rawExecute(_ sql: String, _ arguments: [String]) async throws
@@ -77,6 +77,41 @@ func withStore<T: Sendable>(
             try await PostgresStore.withStore(settings: settings, cipher: cipher, logger: quietLogger) { store in
                 try await body(store)
             }
+        }
+    }
+}
+
+/// One database, opened as many times as a test likes, each time with the cipher it is given (as gateway
+/// instances started with different keys would open it).
+struct StoreDatabase: Sendable {
+    let backend: StoreBackend
+    let sqlitePath: String?
+    let postgres: PostgresStoreSettings?
+
+    /// Opens the database with a cipher of its own over `cipher`'s key: copies of one cipher share what they
+    /// learn, and two instances of the gateway share nothing.
+    func with<T: Sendable>(_ key: CredentialCipher, _ body: (AnyStore) async throws -> T) async throws -> T {
+        let cipher = CredentialCipher(key: key.key, source: key.source)
+        if let sqlitePath {
+            let store = try await SQLiteStore.opening(path: sqlitePath, cipher: cipher, logger: quietLogger)
+            defer { try? store.close() }
+            return try await body(store)
+        }
+        return try await PostgresStore.withStore(settings: postgres!, cipher: cipher, logger: quietLogger) { store in
+            try await body(store)
+        }
+    }
+}
+
+func withStoreDatabase<T: Sendable>(_ backend: StoreBackend, _ body: (StoreDatabase) async throws -> T) async throws -> T {
+    switch backend {
+    case .sqlite:
+        try await withTemporaryDirectory { directory in
+            try await body(StoreDatabase(backend: backend, sqlitePath: databasePath(in: directory), postgres: nil))
+        }
+    case .postgres:
+        try await withPostgresSchema { settings in
+            try await body(StoreDatabase(backend: backend, sqlitePath: nil, postgres: settings))
         }
     }
 }
