@@ -295,6 +295,7 @@ public final class AlpacaSandbox: BrokerSimulator {
         return .json(AlpacaAPIError.forStatus(status).body, status: .init(code: status), headers: headers)
     }
 
+    /// Adds Alpaca's own routes to the kit's router (`BrokerSimulator`).
     public func registerRoutes(on router: Router<SandboxRequestContext>) {
         AlpacaRoutes(sandbox: self).register(on: router)
         AlpacaStreams(sandbox: self).register(on: router)

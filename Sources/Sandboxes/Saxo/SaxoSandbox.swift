@@ -163,6 +163,7 @@ public final class SaxoSandbox: BrokerSimulator {
     /// The router serving `/authorize`, `/token`, `/sim/openapi/...`, `/openapi/...` and the `/_sandbox` admin endpoints.
     public func makeRouter() -> Router<SandboxRequestContext> { sandboxRouter(errors: SaxoAPIError.self) }
 
+    /// Adds Saxo's own routes to the kit's router (`BrokerSimulator`).
     public func registerRoutes(on router: Router<SandboxRequestContext>) {
         SaxoLogonRoutes(sandbox: self).register(on: router)
         let routes = SaxoRoutes(sandbox: self)

@@ -212,11 +212,13 @@ public final class TradeItSandbox: BrokerSimulator {
     /// The router serving `/api/v2/...`, `/api/v1/...`, the login popup and the `/_sandbox` admin endpoints.
     public func makeRouter() -> Router<SandboxRequestContext> { sandboxRouter(errors: TradeItAPIError.self) }
 
+    /// Adds TradeIt's own routes to the kit's router (`BrokerSimulator`).
     public func registerRoutes(on router: Router<SandboxRequestContext>) {
         TradeItRoutes(sandbox: self).register(on: router)
         TradeItLoginPage(sandbox: self).register(on: router)
     }
 
+    /// What an injected error status looks like: TradeIt's own error body for it (`BrokerSimulator`).
     public func faultResponse(status: Int) -> Response {
         .json(TradeItAPIError.system("Injected fault (HTTP \(status)).").body, status: .init(code: status))
     }

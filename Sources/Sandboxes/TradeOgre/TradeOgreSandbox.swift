@@ -154,10 +154,12 @@ public final class TradeOgreSandbox: BrokerSimulator {
     /// The router serving `/api/v1/...` and the `/_sandbox` admin endpoints.
     public func makeRouter() -> Router<SandboxRequestContext> { sandboxRouter(errors: TradeOgreAPIError.self) }
 
+    /// Adds TradeOgre's own routes to the kit's router (`BrokerSimulator`).
     public func registerRoutes(on router: Router<SandboxRequestContext>) {
         TradeOgreRoutes(sandbox: self).register(on: router)
     }
 
+    /// What an injected error status looks like: TradeOgre's own error body for it (`BrokerSimulator`).
     public func faultResponse(status: Int) -> Response {
         .json(TradeOgreAPIError.forStatus(status).body, status: .init(code: status))
     }
