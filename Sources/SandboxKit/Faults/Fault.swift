@@ -70,12 +70,12 @@ public struct FaultRule: Sendable, Hashable, Identifiable {
         self.fired = 0
     }
 
-    public static func makeID() -> String {
+    static func makeID() -> String {
         var generator = SystemRandomNumberGenerator()
         return "fault-" + String(generator.next() & 0xFFFF_FFFF_FFFF, radix: 16)
     }
 
-    public func matches(method: String, path: String) -> Bool {
+    func matches(method: String, path: String) -> Bool {
         if let ruleMethod = self.method, ruleMethod != method.uppercased() { return false }
         if let prefix = pathPrefix, !path.hasPrefix(prefix) { return false }
         return true

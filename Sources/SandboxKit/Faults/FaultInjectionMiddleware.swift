@@ -1,4 +1,4 @@
-public import Hummingbird
+import Hummingbird
 import Logging
 import NIOCore
 import ServiceLifecycle
@@ -7,17 +7,17 @@ import ServiceLifecycle
 ///
 /// It sits just inside the error-rendering middleware, so injected failures look like the broker's own
 /// (bodies come from `errorBody`), and "after effect" faults see the handler's real response, errors included.
-public struct FaultInjectionMiddleware: RouterMiddleware {
-    public typealias Context = SandboxRequestContext
+struct FaultInjectionMiddleware: RouterMiddleware {
+    typealias Context = SandboxRequestContext
 
-    public let injector: FaultInjector
+    let injector: FaultInjector
     /// The broker's own answer for an error status (used for `error` rules without a body and for 429 bursts),
     /// with whatever headers the broker sends with it.
-    public let errorResponse: @Sendable (Int) -> Response
+    let errorResponse: @Sendable (Int) -> Response
     /// Renders a handler's thrown error as the broker would, so after-effect faults can work on it.
-    public let renderError: @Sendable (any Error, Request, Context) -> Response
+    let renderError: @Sendable (any Error, Request, Context) -> Response
 
-    public func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
+    func handle(_ request: Request, context: Context, next: (Request, Context) async throws -> Response) async throws -> Response {
         let path = request.uri.path
         guard !path.hasPrefix("/_sandbox") else { return try await next(request, context) }
         let decision = injector.decide(method: request.method.rawValue, path: path)
@@ -88,7 +88,7 @@ public struct FaultInjectionMiddleware: RouterMiddleware {
 
     /// Waits until the client closes its side of the connection, the server shuts down gracefully,
     /// the task is cancelled, or `limit` passes; never blocks a thread.
-    public static func hold(_ request: Request, limit: Duration) async {
+    static func hold(_ request: Request, limit: Duration) async {
         _ = try? await cancelWhenGracefulShutdown {
             try await request.body.consumeWithCancellationOnInboundClose { body in
                 // Drain what is left of the request so the inbound stream can reach its end.

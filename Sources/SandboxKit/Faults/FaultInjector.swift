@@ -7,7 +7,9 @@ import Synchronization
 public final class FaultInjector: Sendable {
     /// What the middleware must do for one request.
     public struct Decision: Sendable {
+        /// How long to wait before handling the request, in milliseconds: the sum of every firing latency rule.
         public var latencyMilliseconds = 0
+        /// The one non-latency fault to apply (the first firing rule's); nil to handle the request normally.
         public var fault: Fault?
     }
 

@@ -7,15 +7,21 @@ public import Foundation
 /// Each bar samples the path at up to 60 evenly spaced buckets (every bucket for short bars), so any width costs
 /// about the same. The bar in progress closes at the live quote (price overrides included).
 public struct MarketBars: Sendable {
+    /// One bar over `[start, end)`: bid, ask and trade OHLC on the instrument's tick, volume, trade count and VWAP.
     public struct Bar: Sendable, Equatable {
         /// When the bar opens.
         public var time: Date
+        /// Bid and ask at the bar's open, quoted around the sampled mid as ``MarketEngine`` quotes them.
         public var openBid: Decimal, openAsk: Decimal
+        /// Highest bid and ask over the bar (at least the close's).
         public var highBid: Decimal, highAsk: Decimal
+        /// Lowest bid and ask over the bar (at most the close's).
         public var lowBid: Decimal, lowAsk: Decimal
+        /// Bid and ask at the close; the live quote's for the bar in progress.
         public var closeBid: Decimal, closeAsk: Decimal
         /// Trade prices (the path's mid on its tick; the live last price for the bar in progress).
         public var open: Decimal, high: Decimal, low: Decimal, close: Decimal
+        /// Units traded over the sampled trades, in multiples of the instrument's `sizeUnit`; deterministic per bucket.
         public var volume: Decimal
         /// Number of sampled trades.
         public var trades: Int
@@ -23,12 +29,16 @@ public struct MarketBars: Sendable {
         public var vwap: Decimal
     }
 
+    /// The instrument the bars are of; its tick size and spread set the bars' bids and asks.
     public let instrument: MarketInstrument
     let path: PricePath
     let bucketSeconds: Int64
     let liveQuote: MarketQuote?
+    /// The moment the bars are sampled at: no bar opens after it, and the bar containing it is the bar in progress.
     public let now: Date
 
+    /// Samples `instrument` on `market`'s price path (its seed and bucket width) as of `now`, taking the live quote
+    /// (pins included) at `now` for the bar in progress.
     public init(instrument: MarketInstrument, market: MarketEngine, now: Date) {
         self.instrument = instrument
         self.path = PricePath(instrument: instrument, seed: market.configuration.seed)

@@ -10,7 +10,7 @@ import Synchronization
 public final class MarketMoves: Sendable {
     private let watchers = Mutex<[UUID: AsyncStream<Void>.Continuation]>([:])
 
-    public init() {}
+    init() {}
 
     /// A stream of "prices may have moved" signals; it ends when the consumer stops iterating (or is cancelled).
     public func watch() -> AsyncStream<Void> {

@@ -9,15 +9,19 @@ public import Foundation
 /// can be computed directly, and two runs with the same seed agree exactly. All arithmetic is integer
 /// (millionths of the reference price), then one Decimal multiplication: no Double touches a price.
 public struct PricePath: Sendable {
-    public static let octaves = 10
+    static let octaves = 10
+    /// The scale of ``offset(bucket:)``: offsets are millionths of the reference price, so `unit` doubles it and 0 is the
+    /// reference price itself (offsets never go below −0.9 `unit`).
     public static let unit: Int64 = 1_000_000
 
-    public let key: UInt64
+    let key: UInt64
     /// Amplitude of octave 0 in millionths of the reference price.
     public let baseAmplitude: Int64
-    public let referencePrice: Decimal
-    public let tickSize: Decimal
+    let referencePrice: Decimal
+    let tickSize: Decimal
 
+    /// The path of `instrument` (its reference price, tick size and volatility) under the market's `seed`: the same seed
+    /// and symbol give the same prices on every run and platform.
     public init(instrument: MarketInstrument, seed: UInt64) {
         self.key = StableHash.combine(seed, StableHash.fnv1a(instrument.symbol))
         let micros = NSDecimalNumber(decimal: DecimalText.round(instrument.volatility * 1_000_000, scale: 0)).int64Value
@@ -59,6 +63,8 @@ public struct PricePath: Sendable {
         return max(DecimalText.round(raw, toMultipleOf: tickSize), tickSize)
     }
 
+    /// The mid price in price bucket `bucket` (unix seconds floor-divided by the market's bucket width), on the tick and
+    /// at least one tick.
     public func price(bucket: Int64) -> Decimal { price(offset: offset(bucket: bucket)) }
 
     /// A deterministic small integer in 1...range for sizes.

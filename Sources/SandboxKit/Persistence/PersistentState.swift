@@ -1,5 +1,5 @@
 public import Dispatch
-public import Foundation
+import Foundation
 import Synchronization
 
 /// A sandbox's state behind one lock, saved to a ``SandboxStateFile`` after it changes.

@@ -1,4 +1,4 @@
-public import Foundation
+import Foundation
 
 extension CodingUserInfoKey {
     /// The ``MarketEngine`` a saved sandbox state is read against: saved orders and positions name their instrument
@@ -37,6 +37,7 @@ extension MarketInstrument: Codable {
 
 /// Saved as its JSON text, so numbers keep their literal digits and members their order.
 extension JSON: Codable {
+    /// Reads the JSON text ``encode(to:)`` wrote; text that does not parse is a `dataCorrupted` decoding error.
     public init(from decoder: any Decoder) throws {
         let text = try decoder.singleValueContainer().decode(String.self)
         do {
@@ -46,6 +47,7 @@ extension JSON: Codable {
         }
     }
 
+    /// Writes the value as one string of compact JSON text (``serialized``).
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         try container.encode(serialized)
@@ -57,11 +59,13 @@ extension JSON.Member: Codable {
         case key, value
     }
 
+    /// Reads `{"key": …, "value": …}`, the value as ``JSON`` text.
     public init(from decoder: any Decoder) throws {
         let container = try decoder.container(keyedBy: CodingKeys.self)
         self.init(key: try container.decode(String.self, forKey: .key), value: try container.decode(JSON.self, forKey: .value))
     }
 
+    /// Writes `{"key": …, "value": …}`, the value as ``JSON`` text.
     public func encode(to encoder: any Encoder) throws {
         var container = encoder.container(keyedBy: CodingKeys.self)
         try container.encode(key, forKey: .key)

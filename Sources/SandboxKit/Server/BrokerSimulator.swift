@@ -4,7 +4,9 @@ public import Hummingbird
 /// and its routes (its error format is the argument of ``sandboxRouter(errors:)``). The rest (error rendering, fault
 /// injection, the `/_sandbox` admin endpoints, and their order) is the kit's, written once.
 public protocol BrokerSimulator: SandboxSimulator {
+    /// The market the simulator quotes and fills from; the admin endpoints pin its prices, limit its depth and move its clock.
     var market: MarketEngine { get }
+    /// The simulator's fault rules: applied to every broker route, edited through `/_sandbox/faults`.
     var faults: FaultInjector { get }
 
     /// The broker's own answer for an injected error status (error rules without a body, 429 bursts), with

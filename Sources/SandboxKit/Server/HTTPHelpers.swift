@@ -13,8 +13,11 @@ extension Response {
 
 /// Query parameters decoded the way HTML forms and Python's `requests` encode them (`+` is a space).
 public struct QueryParameters: Sendable {
+    /// Every parameter, decoded, in the order written; a name may repeat (`symbols=A&symbols=B`), and `flag` without `=`
+    /// has the value "".
     public private(set) var items: [(name: String, value: String)] = []
 
+    /// Decodes a query string or an `application/x-www-form-urlencoded` body (without the `?`); nil or "" has no items.
     public init(_ query: String?) {
         guard let query, !query.isEmpty else { return }
         for pair in query.split(separator: "&", omittingEmptySubsequences: true) {
@@ -35,10 +38,12 @@ public struct QueryParameters: Sendable {
         items.first(where: { $0.name == name })?.value
     }
 
+    /// Whether `name` is present at all, even with an empty value.
     public func contains(_ name: String) -> Bool { items.contains { $0.name == name } }
 }
 
 extension Request {
+    /// The URI's query, decoded as a form would encode it.
     public var queryParameters: QueryParameters { QueryParameters(uri.query) }
 
     /// The whole body, up to the context's upload limit (a larger one is refused with 413).
@@ -59,6 +64,8 @@ extension SandboxRequestContext {
 /// Header names more than one simulator uses (`HTTPField` itself is not re-exported by Hummingbird); each broker
 /// adds its own in an extension.
 public enum HeaderName {
+    /// A header field name (`HTTPField.Name`), for a simulator's own `static let`s: `Name("APCA-API-KEY-ID")!`.
     public typealias Name = HTTPFields.Element.Name
+    /// `X-Request-ID`, the request id a broker echoes or assigns.
     public static let requestID = Name("X-Request-ID")!
 }

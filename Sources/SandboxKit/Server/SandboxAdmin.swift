@@ -27,11 +27,14 @@ import NIOCore
 /// "method"?:"POST","pathPrefix"?:"/v2/orders","count"?:1,"probability"?:0.5,
 /// "latencyMs"?:250,"status"?:503,"body"?:"...","retryAfterSeconds"?:1,"afterEffect"?:true}`.
 /// Admin errors are `{"error":{"code":"invalid_request","message":"..."}}`.
-public struct SandboxAdmin: Sendable {
-    public let market: MarketEngine
-    public let faults: FaultInjector
+struct SandboxAdmin: Sendable {
+    /// The market whose prices, depth and clock the endpoints read and set.
+    let market: MarketEngine
+    /// The fault rules the endpoints list and edit.
+    let faults: FaultInjector
 
-    public func register(on router: Router<SandboxRequestContext>) {
+    /// Adds the endpoints under `/_sandbox` (``BrokerSimulator/sandboxRouter(errors:)`` does, outside the fault middleware).
+    func register(on router: Router<SandboxRequestContext>) {
         let group = router.group("_sandbox")
         group.get("faults") { _, _ in self.faultState() }
         group.put("faults") { request, _ in try await self.replaceFaults(request) }
@@ -113,7 +116,8 @@ public struct SandboxAdmin: Sendable {
         return .json(Self.render(rule), status: .created)
     }
 
-    public static func parseRule(_ json: JSON) throws -> FaultRule {
+    /// A rule from its admin JSON (see above); throws ``AdminError`` (400) for a wrong type or an invalid value.
+    static func parseRule(_ json: JSON) throws -> FaultRule {
         guard case .object = json else { throw AdminError.invalid("a rule must be an object") }
         func int(_ key: String) throws -> Int? {
             guard let value = json[key], !value.isNull else { return nil }
@@ -164,7 +168,8 @@ public struct SandboxAdmin: Sendable {
         return rule
     }
 
-    public static func render(_ rule: FaultRule) -> JSON {
+    /// A rule as the admin API shows it, with its `id` and `fired` count.
+    static func render(_ rule: FaultRule) -> JSON {
         var members: [JSON.Member] = [
             .init(key: "id", value: .string(rule.id)),
             .init(key: "kind", value: .string(rule.fault.kind)),
@@ -216,7 +221,8 @@ public struct SandboxAdmin: Sendable {
         return .json(Self.render(quote))
     }
 
-    public static func render(_ quote: MarketQuote) -> JSON {
+    /// A quote as the admin API shows it, prices as decimal strings.
+    static func render(_ quote: MarketQuote) -> JSON {
         [
             "symbol": .string(quote.symbol),
             "timestamp": .string(Timestamp.format(quote.timestamp)),
@@ -283,7 +289,8 @@ public struct SandboxAdmin: Sendable {
 
     // MARK: -
 
-    public static func body(_ request: Request) async throws -> JSON {
+    /// The request's JSON body (up to 1 MiB); throws ``AdminError`` (400) when it is not JSON.
+    static func body(_ request: Request) async throws -> JSON {
         var request = request
         let buffer = try await request.collectBody(upTo: 1024 * 1024)
         do {
@@ -295,16 +302,24 @@ public struct SandboxAdmin: Sendable {
 }
 
 /// An admin endpoint's error: `{"error":{"code":"...","message":"..."}}`.
+///
+/// A simulator's own test hooks under `/_sandbox` throw it too (``invalid(_:)``), so every admin endpoint answers alike;
+/// ``SandboxWireError/render(_:request:context:)`` renders it in this shape whatever the broker's error format.
 public struct AdminError: Error, HTTPResponseError {
+    /// The HTTP status of the answer (400 for a bad body, 404 for an unknown rule or symbol, 409 for a wall clock).
     public var status: HTTPResponse.Status
+    /// The machine-readable `error.code` (`invalid_request`, `not_found`, `conflict`).
     public var code: String
+    /// The `error.message`: what was wrong with the request, in words for the test author.
     public var message: String
 
+    /// A 400 `invalid_request` saying what is wrong with the request (`message`, e.g. "userId is required").
     public static func invalid(_ message: String) -> AdminError { .init(status: .badRequest, code: "invalid_request", message: message) }
-    public static func unknownSymbol(_ symbol: String) -> AdminError {
+    static func unknownSymbol(_ symbol: String) -> AdminError {
         .init(status: .notFound, code: "not_found", message: "unknown symbol \(symbol)")
     }
 
+    /// The JSON answer `{"error":{"code":…,"message":…}}` with ``status``.
     public func response(from request: Request, context: some RequestContext) throws -> Response {
         .json(["error": ["code": .string(code), "message": .string(message)]], status: status)
     }

@@ -14,6 +14,8 @@ public protocol SandboxWireError: Error {
 }
 
 extension SandboxWireError {
+    /// Answers any error a handler or middleware threw: this broker's own as itself, an ``AdminError`` in the admin shape,
+    /// a framework error through ``framework(status:request:)``, anything else as ``unexpected`` (and logged).
     public static func render(_ error: any Error, request: Request, context: SandboxRequestContext) -> Response {
         switch error {
         case let error as Self:

@@ -2,7 +2,9 @@ import Foundation
 
 /// The credentials of an `Authorization: Basic base64(user:password)` header.
 public struct BasicCredentials: Sendable, Equatable {
+    /// The part before the first `:` (for Alpaca, the API key id).
     public var user: String
+    /// Everything after the first `:`, colons included (for Alpaca, the secret key); compare it with ``Secret/equals(_:_:)``.
     public var password: String
 
     /// Parses a whole `Authorization` header value; nil when it is not Basic or not `user:password` in base64.

@@ -6,6 +6,8 @@ public import Foundation
 /// so text is checked against a plain grammar first: `-?digits(.digits)?([eE][+-]?digits)?`.
 /// The exponent form is accepted because Python's `json.dumps` writes `1e-05` for small floats.
 public enum DecimalText {
+    /// The value of `text` when all of it matches the grammar above (at most 64 characters, an exponent from −60 to 40);
+    /// nil otherwise, never a prefix's value.
     public static func parse(_ text: some StringProtocol) -> Decimal? {
         let bytes = Array(text.utf8)
         guard !bytes.isEmpty, bytes.count <= 64 else { return nil }

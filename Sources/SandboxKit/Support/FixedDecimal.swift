@@ -24,6 +24,8 @@ public struct FixedDecimal: Sendable {
     /// own down to the flag.
     public var isCompact: Bool
 
+    /// A value from its parts, kept as given (``isCompact`` included) except that a zero is never negative. `exponent`
+    /// must be within −128...127: ``decimal`` stores it in Foundation's 8 bits.
     public init(magnitude: UInt128, exponent: Int, isNegative: Bool, isCompact: Bool) {
         self.magnitude = magnitude
         self.exponent = exponent
@@ -34,6 +36,7 @@ public struct FixedDecimal: Sendable {
     /// Foundation's `Decimal.zero` (`Decimal()`), which a product with a zero factor and a difference of equals are.
     public static let zero = FixedDecimal(magnitude: 0, exponent: 0, isNegative: false, isCompact: false)
 
+    /// Whether the value is zero (a zero may carry any exponent).
     public var isZero: Bool { magnitude == 0 }
 
     // MARK: Conversion

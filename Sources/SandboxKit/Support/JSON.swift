@@ -13,10 +13,14 @@ public enum JSON: Sendable, Equatable {
     case array([JSON])
     case object([Member])
 
+    /// One `"key": value` of an object; an object keeps its members in order, duplicates included.
     public struct Member: Sendable, Equatable {
+        /// The member's name, unescaped.
         public var key: String
+        /// The member's value (`.null` for an explicit `null`).
         public var value: JSON
 
+        /// A member `key: value`.
         public init(key: String, value: JSON) {
             self.key = key
             self.value = value
@@ -29,16 +33,24 @@ public enum JSON: Sendable, Equatable {
 extension JSON: ExpressibleByStringLiteral, ExpressibleByBooleanLiteral, ExpressibleByIntegerLiteral,
     ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral, ExpressibleByNilLiteral
 {
+    /// `"text"` as a JSON string.
     public init(stringLiteral value: String) { self = .string(value) }
+    /// `true` or `false`.
     public init(booleanLiteral value: Bool) { self = .bool(value) }
+    /// An integer literal as a JSON number (`42`); decimals are `.number("1.50")` or, for money, `.string("1.50")`.
     public init(integerLiteral value: Int) { self = .number(String(value)) }
+    /// `[a, b]` as a JSON array.
     public init(arrayLiteral elements: JSON...) { self = .array(elements) }
+    /// `["b": 1, "a": 2]` as an object whose members keep the literal's order (a Swift dictionary would not).
     public init(dictionaryLiteral elements: (String, JSON)...) {
         self = .object(elements.map { Member(key: $0.0, value: $0.1) })
     }
+    /// `nil` as JSON `null`.
     public init(nilLiteral: ()) { self = .null }
 
+    /// An integer as a JSON number (for a variable; a literal can be written bare).
     public static func int(_ value: Int) -> JSON { .number(String(value)) }
+    /// A 64-bit integer as a JSON number (unix times in milliseconds or nanoseconds, sequence numbers).
     public static func int64(_ value: Int64) -> JSON { .number(String(value)) }
 
     /// A string, or `null` when absent.
@@ -48,29 +60,36 @@ extension JSON: ExpressibleByStringLiteral, ExpressibleByBooleanLiteral, Express
 // MARK: Reading
 
 extension JSON {
+    /// The value of member `key` of an object (the last one if the key repeats); nil when absent or not an object.
+    /// An explicit `null` is `.null`, not nil.
     public subscript(key: String) -> JSON? {
         guard case .object(let members) = self else { return nil }
         // Last one wins for duplicate keys, like most JSON readers.
         return members.last(where: { $0.key == key })?.value
     }
 
+    /// Whether the value is `null`.
     public var isNull: Bool { self == .null }
 
+    /// The text of a string; nil for any other value (a number is not converted).
     public var stringValue: String? {
         if case .string(let s) = self { return s }
         return nil
     }
 
+    /// The flag of a boolean; nil for any other value (no `"true"` strings).
     public var boolValue: Bool? {
         if case .bool(let b) = self { return b }
         return nil
     }
 
+    /// The elements of an array; nil for any other value.
     public var arrayValue: [JSON]? {
         if case .array(let a) = self { return a }
         return nil
     }
 
+    /// The members of an object in written order, duplicates included; nil for any other value.
     public var objectMembers: [Member]? {
         if case .object(let m) = self { return m }
         return nil
@@ -169,18 +188,25 @@ extension JSON {
 
 /// Why a body is not JSON, with the byte offset where reading stopped.
 public struct JSONParseError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The byte offset (UTF-8, from 0) where reading stopped.
     public var offset: Int
+    /// What was wrong there (`unexpected end of input`, `nesting too deep`, …).
     public var reason: String
+    /// `reason at offset n`: safe to answer to the client, it quotes none of the input.
     public var description: String { "\(reason) at offset \(offset)" }
 }
 
 extension JSON {
+    /// Nesting deeper than this is refused (a hostile body must not exhaust the stack).
     public static let maximumDepth = 64
 
+    /// Parses `text` as exactly one JSON value (whitespace around it allowed); throws ``JSONParseError`` otherwise.
     public init(parsing text: String) throws(JSONParseError) {
         try self.init(parsing: Array(text.utf8))
     }
 
+    /// Parses UTF-8 `bytes` (a request body) as exactly one JSON value; throws ``JSONParseError`` for anything else,
+    /// trailing characters and nesting deeper than ``maximumDepth`` included. Invalid UTF-8 in a string becomes U+FFFD.
     public init(parsing bytes: [UInt8]) throws(JSONParseError) {
         var parser = JSONParser(bytes: bytes)
         parser.skipWhitespace()

@@ -23,10 +23,14 @@ public enum MessagePack: Sendable, Equatable {
     /// Any other extension type, uninterpreted.
     case ext(type: Int8, data: [UInt8])
 
+    /// One key–value pair of a map; a map keeps its entries in wire order, duplicates included.
     public struct Entry: Sendable, Equatable {
+        /// The entry's key (a `.string` in everything Alpaca sends).
         public var key: MessagePack
+        /// The entry's value.
         public var value: MessagePack
 
+        /// An entry `key: value`.
         public init(_ key: MessagePack, _ value: MessagePack) {
             self.key = key
             self.value = value
@@ -44,11 +48,13 @@ public enum MessagePack: Sendable, Equatable {
         return entries.first { $0.key == .string(key) }?.value
     }
 
+    /// The text of a string; nil for any other value (binary is not decoded).
     public var stringValue: String? {
         if case .string(let text) = self { return text }
         return nil
     }
 
+    /// The elements of an array; nil for any other value.
     public var arrayValue: [MessagePack]? {
         if case .array(let items) = self { return items }
         return nil
@@ -56,13 +62,17 @@ public enum MessagePack: Sendable, Equatable {
 }
 
 extension MessagePack: ExpressibleByStringLiteral {
+    /// `"text"` as a MessagePack string.
     public init(stringLiteral value: String) { self = .string(value) }
 }
 
 /// Why bytes are not one well-formed MessagePack value.
 public struct MessagePackError: Error, Sendable, Equatable, CustomStringConvertible {
+    /// The byte offset (from 0) where decoding stopped.
     public var offset: Int
+    /// What was wrong there (`unexpected end of input`, `nesting too deep`, …).
     public var reason: String
+    /// `reason at offset n`: safe to answer to the client, it quotes none of the input.
     public var description: String { "\(reason) at offset \(offset)" }
 }
 
@@ -76,7 +86,8 @@ extension MessagePack {
         return out
     }
 
-    public func encode(into out: inout [UInt8]) {
+    /// Appends the value's bytes to `out` (what ``encoded`` returns).
+    func encode(into out: inout [UInt8]) {
         switch self {
         case .null: out.append(0xc0)
         case .bool(let flag): out.append(flag ? 0xc3 : 0xc2)

@@ -1,14 +1,16 @@
-public import Foundation
+import Foundation
 
 /// Why a simulator cannot open another account at run time.
 public struct SandboxProvisioningError: Error, Sendable, Hashable, CustomStringConvertible {
     /// Why, in words the admin API answers with.
     public var message: String
 
+    /// An error answering `message` (a sentence, no secrets: the admin API shows it as is).
     public init(_ message: String) {
         self.message = message
     }
 
+    /// The `broker` sandbox already holds `limit` accounts opened at run time, the most it opens.
     public static func full(_ broker: String, limit: Int) -> SandboxProvisioningError {
         SandboxProvisioningError("the \(broker) sandbox holds \(limit) accounts opened at run time, its most")
     }

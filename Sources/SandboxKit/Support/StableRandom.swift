@@ -46,8 +46,10 @@ public enum StableHash {
 public struct SplitMix64: RandomNumberGenerator, Sendable {
     private var state: UInt64
 
+    /// A generator whose outputs are a pure function of `seed`: the same seed gives the same sequence on every run.
     public init(seed: UInt64) { self.state = seed }
 
+    /// The next 64 uniformly distributed bits.
     public mutating func next() -> UInt64 {
         state &+= 0x9e37_79b9_7f4a_7c15
         var z = state

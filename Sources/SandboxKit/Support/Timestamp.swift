@@ -116,6 +116,7 @@ public enum Timestamp {
 
     // MARK: Calendar arithmetic (proleptic Gregorian, after Howard Hinnant's algorithms)
 
+    /// The UTC calendar date of day `days` since 1970-01-01 (day 0; negative before it); `month` and `day` from 1.
     public static func civilDate(fromDaysSinceEpoch days: Int64) -> (year: Int64, month: Int, day: Int) {
         let z = days + 719_468
         let era = floorDiv(z, 146_097)
@@ -129,6 +130,8 @@ public enum Timestamp {
         return (year, month, day)
     }
 
+    /// The day number of a calendar date, 1970-01-01 being 0: the inverse of ``civilDate(fromDaysSinceEpoch:)``.
+    /// Days past the month's end are not checked: they count on (January 32 is February 1).
     public static func daysSinceEpoch(year: Int64, month: Int, day: Int) -> Int64 {
         let y = month <= 2 ? year - 1 : year
         let era = floorDiv(y, 400)
@@ -139,7 +142,7 @@ public enum Timestamp {
         return era * 146_097 + doe - 719_468
     }
 
-    public static func daysInMonth(_ year: Int, _ month: Int) -> Int {
+    static func daysInMonth(_ year: Int, _ month: Int) -> Int {
         switch month {
         case 2: return (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 ? 29 : 28
         case 4, 6, 9, 11: return 30
@@ -147,6 +150,8 @@ public enum Timestamp {
         }
     }
 
+    /// `a / b` rounded toward negative infinity (Swift's `/` truncates toward zero): the bucket or day containing an
+    /// instant before 1970 too. `b` must not be zero.
     public static func floorDiv(_ a: Int64, _ b: Int64) -> Int64 {
         let q = a / b
         return (a % b != 0 && (a < 0) != (b < 0)) ? q - 1 : q
