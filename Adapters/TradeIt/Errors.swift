@@ -79,9 +79,18 @@ enum TradeItErrors {
         return (rule.code, rule.field)
     }
 
-    /// The error for an HTTP status other than 200: the envelope's code where the body is an ERROR envelope, else
-    /// by the status.
+    /// The error for an HTTP status other than 200: a 429 is `rate_limited` whatever its body says (a throttled call
+    /// may carry a SYSTEM_ERROR envelope, which would read as `upstream_unavailable` and lose the `Retry-After`);
+    /// otherwise the envelope's code where the body is an ERROR envelope, else by the status.
     static func error(for response: BrokerResponse, path: String) -> GatewayError {
+        if response.status == 429 {
+            return GatewayError(
+                .rateLimited,
+                "TradeIt: too many requests",
+                broker: .tradeit,
+                retryAfter: BrokerNumber.retryAfter(response.header("Retry-After"), now: Date())
+            )
+        }
         if let envelope = try? JSONDecoder().decode(TradeItEnvelope.self, from: response.body), envelope.status == "ERROR",
             envelope.code != nil
         {
@@ -89,13 +98,6 @@ enum TradeItErrors {
         }
         switch response.status {
         case 300...399: return .redirect(status: response.status, broker: .tradeit)
-        case 429:
-            return GatewayError(
-                .rateLimited,
-                "TradeIt: too many requests",
-                broker: .tradeit,
-                retryAfter: BrokerNumber.retryAfter(response.header("Retry-After"), now: Date())
-            )
         case 500...: return GatewayError(.upstreamUnavailable, "TradeIt answered HTTP \(response.status)", broker: .tradeit)
         default: return malformed("HTTP \(response.status) for \(path)")
         }
