@@ -110,7 +110,7 @@ extension ConformanceRun {
                     try expect(error.retryable, "\(probe.name) failed \(error.code) marked not retryable")
                     if timed {
                         try expect(
-                            elapsed < deadline + .seconds(1),
+                            elapsed < deadline + ConformanceSuite.slowAnswerGrace,
                             "\(probe.name) took \(elapsed) to give up on a broker that did not answer, with a \(deadline) deadline"
                         )
                     }

@@ -34,7 +34,8 @@ import Synchronization
 /// - `errors.http500`, `errors.http503`, `errors.http429`, `errors.timeout`: with the simulator's fault injection
 ///   (`/_sandbox/faults`) answering every broker call with HTTP 500, 503, 429 or not at all, a read answers
 ///   `upstream_unavailable`, `upstream_unavailable`, `rate_limited` (all retryable), or `upstream_timeout` within
-///   ``slowAnswerDeadline`` plus a second.
+///   ``slowAnswerDeadline`` plus ``slowAnswerGrace`` (an adapter that ignores the deadline or its cancellation hangs
+///   until ``callTimeout``).
 /// - `egress.refused`: under ``refusingEgress`` the same read fails `egress_refused`, and the simulator saw no request.
 ///
 /// The adapter's calls go straight to an `HTTPClientTransport` under ``egress`` (no pipeline: no retries, breakers or
@@ -53,6 +54,9 @@ public struct ConformanceSuite: Sendable {
     public var callTimeout: Duration
     /// The per-call deadline of the `errors.timeout` check, while the simulator holds every answer back.
     public var slowAnswerDeadline: Duration
+    /// What `errors.timeout` allows past ``slowAnswerDeadline``: room for a loaded machine's scheduling, far short of
+    /// ``callTimeout``.
+    public static let slowAnswerGrace: Duration = .seconds(5)
     /// Where the adapters under test log (nowhere by default).
     public var logger: Logger
 

@@ -31,6 +31,21 @@ struct TradeItErrorVocabularyTests {
         #expect(error.details.map(\.field) == (row.field.map { [$0] } ?? []), "\(error.details)")
     }
 
+    @Test("a 429 is rate_limited with its Retry-After even when its body is a SYSTEM_ERROR envelope")
+    func throttledWithEnvelope() {
+        let body = #"{"status":"ERROR","code":100,"shortMessage":"System Error","longMessages":["Too many requests."]}"#
+        let error = TradeItErrors.error(
+            for: BrokerResponse(status: 429, headers: [(name: "Retry-After", value: "2")], body: Data(body.utf8)),
+            path: "/api/v2/balance/getAccountOverview"
+        )
+        #expect(error.code == .rateLimited, "\(error)")
+        #expect(error.retryable)
+        #expect(error.retryAfter == 2)
+        // Any other status with an envelope still reads the envelope's code.
+        let unavailable = TradeItErrors.error(for: BrokerResponse(status: 503, body: Data(body.utf8)), path: "/api/v2/x")
+        #expect(unavailable.code == .upstreamUnavailable)
+    }
+
     @Test("other codes keep their table rows whatever the text says")
     func otherCodes() {
         #expect(
