@@ -125,6 +125,16 @@ struct ConformanceSuiteTests {
         }
     }
 
+    @Test("an adapter that sends around the context's transport fails egress.refused (and errors.timeout)")
+    func egressBypassFails() async throws {
+        try await withSandbox(Self.tradeOgreSandbox()) { url in
+            let report = await ConformanceSuite(factory: EgressBypassingFactory(), target: Self.tradeOgreTarget(url)).run()
+            // Its calls escape the suite's transport too, so they keep their own 10 s timeout: errors.timeout fails.
+            #expect(report.failures.map(\.name) == ["errors.timeout", "egress.refused"], "\(report)")
+            #expect(report.check(named: "egress.refused")?.reason.contains("the simulator received") == true, "\(report)")
+        }
+    }
+
     static func tradeOgreSandbox() throws -> TradeOgreSandbox {
         // No seeded trades: TradeOgre's price is its last trade, and with none it is the market's (pinned) one.
         TradeOgreSandbox(
@@ -219,5 +229,23 @@ struct MisbehavingAdapter: BrokerAdapter {
     }
     func orderBook(_ instrument: InstrumentReference, depth: Int) async throws -> OrderBook {
         try await mapped { try await real.orderBook(instrument, depth: depth) }
+    }
+}
+
+/// TradeOgre's factory whose adapters send through a transport of their own (loopback allowed) instead of the
+/// context's, so the gateway's egress policy never sees their calls.
+struct EgressBypassingFactory: BrokerAdapterFactory {
+    let real = TradeOgreAdapterFactory()
+    var kind: BrokerKind { real.kind }
+    var displayName: String { "Egress-bypassing TradeOgre" }
+    var capabilities: Capabilities { real.capabilities }
+    var credentialKeys: [String] { real.credentialKeys }
+    var knownBaseURLs: [String: String] { [:] }
+    var rateLimits: [RateLimitRule] { [] }
+
+    func makeAdapter(_ context: AdapterContext) throws -> any BrokerAdapter {
+        var own = context
+        own.transport = HTTPClientTransport.loopbackForTests
+        return try real.makeAdapter(own)
     }
 }
