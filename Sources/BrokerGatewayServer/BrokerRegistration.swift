@@ -11,15 +11,17 @@ public import SandboxKit
 ///
 /// ```swift
 /// extension BrokerRegistration {
-///     static var kraken: BrokerRegistration {
-///         BrokerRegistration(adapter: KrakenAdapterFactory(), sandbox: SandboxRegistration { environment in … })
+///     static var myBroker: BrokerRegistration {
+///         BrokerRegistration(adapter: MyBrokerAdapterFactory(), sandbox: SandboxRegistration { environment in … })
 ///     }
 /// }
 ///
 /// @main struct MyGateway {
-///     static func main() async { await GatewayCLI(brokers: .builtIn + [.kraken]).run() }
+///     static func main() async { await GatewayCLI(brokers: .builtIn + [.myBroker]).run() }
 /// }
 /// ```
+///
+/// README's "Adding an adapter" points at a worked example, a broker added from a package of its own (`Examples/`).
 ///
 /// `GET /v1/brokers` then lists the new kind, connections of that kind link and are served by the unified API, and
 /// with a sandbox `gateway serve` runs it in-process (a demo connection to it on first run, `sandbox://<kind>` as a

@@ -12,7 +12,7 @@ import Foundation
 /// import BuiltInBrokers
 ///
 /// @main struct MyGateway {
-///     static func main() async { await GatewayCLI(brokers: .builtIn + [.kraken]).run() }
+///     static func main() async { await GatewayCLI(brokers: .builtIn + [.myBroker]).run() }
 /// }
 /// ```
 public struct GatewayCLI: Sendable {
