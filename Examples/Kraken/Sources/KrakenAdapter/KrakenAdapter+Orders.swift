@@ -48,7 +48,7 @@ extension KrakenAdapter {
     /// nil. The id travels as ``KrakenClientOrderId`` writes it; the order found keeps the gateway's spelling.
     public func order(clientOrderId: String, accountId: String) async throws -> Order? {
         try check(accountId)
-        guard let wire = KrakenClientOrderId.wire(clientOrderId) else { return nil }
+        let wire = KrakenClientOrderId.wire(clientOrderId)
         let markets = try await markets()
         let open = try await fetch(KrakenOpenOrders.self, privateCall("OpenOrders", [("cl_ord_id", wire)])).open
         var found = open.first { $0.value.clOrdId == wire }
@@ -90,7 +90,7 @@ extension KrakenAdapter {
         if request.type == .limit, let limit = request.limitPrice { fields.append(("price", DecimalText.format(limit))) }
         if request.timeInForce == .ioc { fields.append(("timeinforce", "IOC")) }
         let clientOrderId = request.clientOrderId
-        if let clientOrderId, let wire = KrakenClientOrderId.wire(clientOrderId) { fields.append(("cl_ord_id", wire)) }
+        if let clientOrderId { fields.append(("cl_ord_id", KrakenClientOrderId.wire(clientOrderId))) }
         let placement = try await fetch(KrakenPlacement.self, privateCall("AddOrder", fields, isWrite: true))
         guard let txid = placement.txid?.first, !txid.isEmpty else {
             throw KrakenErrors.malformed("an AddOrder answer without a txid")

@@ -1,3 +1,4 @@
+import Crypto
 import Foundation
 import GatewayModel
 
@@ -87,13 +88,18 @@ extension Order {
 }
 
 /// The gateway's client order id as Kraken's `cl_ord_id`, which takes a UUID (with or without dashes) or free text of
-/// at most 18 ASCII characters (SPEC `AddOrder`). The gateway's own ids are `gw-` + 32 hex digits: the hex is sent.
+/// at most 18 ASCII characters (SPEC `AddOrder`):
+///
+/// - the gateway's own ids, `gw-` + 32 hex digits: the 32 hex digits (a short UUID);
+/// - a UUID, 32 hex digits, or up to 18 printable ASCII characters: as they are;
+/// - anything else (`conformance-1f2e3d4c5b6a`, 24 characters): the first 32 hex digits of its SHA-256, so the same id
+///   always travels the same way and ``KrakenAdapter/order(clientOrderId:accountId:)`` finds what it placed.
 enum KrakenClientOrderId {
-    static func wire(_ id: String) -> String? {
+    static func wire(_ id: String) -> String {
         let hex = id.hasPrefix("gw-") ? String(id.dropFirst(3)) : id
         if hex.count == 32, hex.allSatisfy(\.isHexDigit) { return hex.lowercased() }
         if UUID(uuidString: id) != nil { return id.lowercased() }
         if id.count <= 18, !id.isEmpty, id.allSatisfy({ $0.isASCII && !$0.isWhitespace && !$0.isNewline }) { return id }
-        return nil
+        return SHA256.hash(data: Data(id.utf8)).prefix(16).map { String(format: "%02x", $0) }.joined()
     }
 }
