@@ -155,9 +155,57 @@ extension KrakenAdapter {
         }
     }
 
-    /// Refused: Kraken's AmendOrder is not wired into this adapter yet; cancel and place again.
+    /// `AmendOrder txid=<id>[&order_qty=<new total>][&limit_price=<new limit>]`, then `QueryOrders` for the order as
+    /// amended. Kraken amends in place: the txid, the client order id and (where it can) the queue priority stay. Only
+    /// a limit order's quantity and limit price change; anything else is unprocessable before a call. An order Kraken
+    /// no longer knows (`EOrder:Unknown order`) is read: filled → `conflict`, else the error stands. When the read after
+    /// a successful amend fails, the order is reported with the change applied.
     public func modifyOrder(_ order: Order, _ modification: OrderModification) async throws -> Order {
-        throw GatewayError.notSupported("modifyOrder", broker: kind)
+        var problems = modification.problems()
+        if order.type != .limit {
+            problems.append(FieldProblem(field: "type", problem: "Kraken amends limit orders only; cancel and place again"))
+        }
+        if let type = modification.type, type != order.type {
+            problems.append(FieldProblem(field: "type", problem: "Kraken cannot change an order's type; cancel and place again"))
+        }
+        if modification.stopPrice != nil {
+            problems.append(FieldProblem(field: "stopPrice", problem: "Kraken amends a limit order's quantity and limit price only"))
+        }
+        if let timeInForce = modification.timeInForce, timeInForce != order.timeInForce {
+            problems.append(FieldProblem(field: "timeInForce", problem: "Kraken cannot change an order's time in force"))
+        }
+        if modification.quantity == nil, modification.limitPrice == nil {
+            problems.append(FieldProblem(field: "modification", problem: "must change quantity or limitPrice"))
+        }
+        guard problems.isEmpty else {
+            var error = GatewayError.unprocessable(problems)
+            error.broker = .kraken
+            throw error
+        }
+        guard let txid = order.brokerOrderId, !txid.isEmpty else {
+            var error = GatewayError.invalid("brokerOrderId", "is required to address a Kraken order")
+            error.broker = .kraken
+            throw error
+        }
+        var fields: [(String, String)] = [("txid", txid)]
+        if let quantity = modification.quantity { fields.append(("order_qty", DecimalText.format(quantity))) }
+        if let limit = modification.limitPrice { fields.append(("limit_price", DecimalText.format(limit))) }
+        let markets = try await markets()
+        do {
+            _ = try await fetch(KrakenAmendment.self, privateCall("AmendOrder", fields, isWrite: true))
+        } catch let error as GatewayError where KrakenErrors.isNotFound(error) {
+            let current = try await readOrder(txid: txid, markets: markets)
+            if current.status == .filled { throw stateConflict(txid: txid, status: .filled) }
+            throw error
+        }
+        do {
+            return keepingClientId(try await readOrder(txid: txid, markets: markets), of: order)
+        } catch {
+            var amended = order
+            if let quantity = modification.quantity { amended.quantity = quantity }
+            if let limit = modification.limitPrice { amended.limitPrice = limit }
+            return amended
+        }
     }
 
     // MARK: Helpers
@@ -172,7 +220,10 @@ extension KrakenAdapter {
 
     func keepingClientId(_ current: Order, of known: Order) -> Order {
         var order = current
-        if order.clientOrderId == order.brokerOrderId { order.clientOrderId = known.clientOrderId }
+        // Kraken echoes the id as it travelled (``KrakenClientOrderId``), or the txid when there was none.
+        if order.clientOrderId == order.brokerOrderId || order.clientOrderId == KrakenClientOrderId.wire(known.clientOrderId) {
+            order.clientOrderId = known.clientOrderId
+        }
         return order
     }
 

@@ -47,7 +47,7 @@ public struct KrakenAdapterFactory: BrokerAdapterFactory {
             .watchlists: .unsupported, .createWatchlist: .unsupported, .updateWatchlist: .unsupported,
             .deleteWatchlist: .unsupported,
             .orders: .supported, .order: .supported, .orderByClientOrderId: .supported, .closedOrders: .supported,
-            .previewOrder: .unsupported, .placeOrder: .supported, .modifyOrder: .unsupported, .cancelOrder: .supported,
+            .previewOrder: .unsupported, .placeOrder: .supported, .modifyOrder: .supported, .cancelOrder: .supported,
             .quotes: .supported, .searchInstruments: .supported, .candles: .unsupported, .orderBook: .supported,
             .notionalOrders: .unsupported,
         ],
@@ -64,7 +64,8 @@ public struct KrakenAdapterFactory: BrokerAdapterFactory {
             "Orders: market and limit, buy or sell, good till cancelled or immediate or cancel; sized in the base currency (notional orders are refused). The client order id travels as cl_ord_id (the gateway's gw-<32 hex> as the 32 hex digits; an id Kraken cannot take, over 18 characters and not a UUID, as the first 32 hex digits of its SHA-256), so orderByClientOrderId finds a lost placement.",
             "Order lists: state=open from OpenOrders, closed from ClosedOrders (Kraken's newest 50), all from both.",
             "Kraken's error strings map to the canonical codes: EAPI:Invalid key and EAPI:Invalid signature → unauthorized; EAPI:Invalid nonce → unauthorized, retryable (the connection stays linked); EGeneral:Permission denied → forbidden; EOrder:Insufficient funds → insufficient_funds; EOrder:Unknown order and EOrder:Invalid order → not_found; EGeneral:Invalid arguments and EQuery:Unknown asset pair → unprocessable; EAPI:Rate limit exceeded, EOrder:Rate limit exceeded and EGeneral:Temporary lockout → rate_limited; EService:Unavailable and EService:Busy → upstream_unavailable; EService:Deadline elapsed → upstream_timeout; any other E… → rejected.",
-            "Not offered: watchlists (use the gateway's own), candles, previews, changing an order (Kraken's AmendOrder is not wired yet).",
+            "Changing an order is Kraken's AmendOrder: a limit order's quantity (the new total) and limit price change in place; the txid and client order id stay. Other changes are unprocessable: cancel and place again.",
+            "Not offered: watchlists (use the gateway's own), candles, previews.",
         ]
     )
 }

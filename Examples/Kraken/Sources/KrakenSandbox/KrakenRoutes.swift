@@ -19,6 +19,7 @@ import SandboxKit
 /// | `POST /0/private/QueryOrders` | `txid` (comma list, up to 50), `trades` | `{txid: order}` (unknown txids left out) |
 /// | `POST /0/private/AddOrder` | `pair`, `type`, `ordertype` (market, limit), `volume`, `price`, `timeinforce` (GTC, IOC), `cl_ord_id` or `userref`, `validate` | `{"descr": {"order"}, "txid": [id]}` |
 /// | `POST /0/private/CancelOrder` | `txid` (txid or userref) or `cl_ord_id` | `{"count"}` |
+/// | `POST /0/private/AmendOrder` | `txid` or `cl_ord_id`, `order_qty`, `limit_price` (limit orders) | `{"amend_id"}` |
 ///
 /// Private calls carry `nonce` in the body and `API-Key`/`API-Sign` headers (see ``KrakenSandbox``). Unknown
 /// parameters are ignored, as Kraken ignores them. Booleans read `true`, `True` or `1` as true (ccxt sends Python's
@@ -43,6 +44,7 @@ struct KrakenRoutes: Sendable {
             ("QueryOrders", { account, fields in try self.queryOrders(account, fields) }),
             ("AddOrder", { account, fields in try self.addOrder(account, fields) }),
             ("CancelOrder", { account, fields in try self.cancelOrder(account, fields) }),
+            ("AmendOrder", { account, fields in try self.amendOrder(account, fields) }),
         ]
         let signed = router.group("0/private")
         for (method, handler) in methods {
@@ -240,6 +242,48 @@ struct KrakenRoutes: Sendable {
             )
         }
         return ["descr": ["order": .string(description)], "txid": [.string(txid)]]
+    }
+
+    /// SPEC AmendOrder: `txid` or `cl_ord_id`, `order_qty` (the new total), `limit_price`; answers `{"amend_id"}`.
+    func amendOrder(_ account: String, _ fields: Fields) throws -> JSON {
+        let txid = fields["txid"].flatMap { $0.isEmpty ? nil : $0 }
+        let clientOrderId = fields["cl_ord_id"].flatMap { $0.isEmpty ? nil : $0 }
+        guard txid != nil || clientOrderId != nil else { throw KrakenAPIError.invalidArguments("txid") }
+        var quantity: Decimal?
+        if let raw = fields["order_qty"] {
+            guard let value = DecimalText.parse(raw), value > 0, DecimalText.fractionDigits(value) <= 8 else {
+                throw KrakenAPIError.invalidArguments("order_qty")
+            }
+            quantity = value
+        }
+        var limit: Decimal?
+        if let raw = fields["limit_price"] {
+            guard let value = DecimalText.parse(raw), value > 0 else { throw KrakenAPIError.invalidArguments("limit_price") }
+            limit = value
+        }
+        guard quantity != nil || limit != nil else { throw KrakenAPIError.invalidArguments("order_qty") }
+        let amendId = try sandbox.withVenue { (venue: inout KrakenVenue, now: Date) throws(KrakenAPIError) -> String in
+            let target = venue.orders.values.first { order in
+                order.account == account && order.status == .open
+                    && (clientOrderId.map { order.clientOrderId == $0 } ?? (order.txid == txid))
+            }
+            guard let target, let listing = sandbox.listings[target.pairId] else { throw .unknownOrder }
+            if let limit, DecimalText.fractionDigits(limit) > listing.pairDecimals {
+                throw KrakenAPIError(
+                    message: "EOrder:Invalid price:\(listing.altname) price can only be specified up to \(listing.pairDecimals) decimals."
+                )
+            }
+            return try venue.amend(
+                account: account,
+                txid: target.txid,
+                quantity: quantity,
+                limit: limit,
+                quote: market.quote(symbol: listing.symbol),
+                now: now,
+                listings: sandbox.listings
+            )
+        }
+        return ["amend_id": .string(amendId)]
     }
 
     func cancelOrder(_ account: String, _ fields: Fields) throws -> JSON {

@@ -6,7 +6,7 @@ import Synchronization
 
 /// A stateful simulator of Kraken's Spot REST API, faithful enough that ccxt's `kraken` class (ccxt 4.5.90) runs
 /// against it unmodified: public Assets, AssetPairs, Ticker, Depth, Time and SystemStatus; private Balance,
-/// BalanceEx, OpenOrders, ClosedOrders, QueryOrders, AddOrder and CancelOrder, signed exactly as Kraken checks them.
+/// BalanceEx, OpenOrders, ClosedOrders, QueryOrders, AddOrder, AmendOrder and CancelOrder, signed exactly as Kraken checks them.
 ///
 /// ```swift
 /// try await withSandbox(KrakenSandbox()) { url in

@@ -148,6 +148,47 @@ struct KrakenVenue: Sendable {
         }
     }
 
+    /// Amends an open limit order of `account` in place (AmendOrder): a new total quantity and/or limit price, the
+    /// funds checked for the new hold, then traded at once if the new limit crosses the touch. A quantity at or below
+    /// what already filled cancels the rest (SPEC). Returns the amend id.
+    mutating func amend(
+        account: String,
+        txid: String,
+        quantity: Decimal?,
+        limit: Decimal?,
+        quote: MarketQuote?,
+        now: Date,
+        listings: [String: KrakenListing]
+    ) throws(KrakenAPIError) -> String {
+        guard var order = orders[txid], order.account == account, order.status == .open, let listing = listings[order.pairId] else {
+            throw .unknownOrder
+        }
+        guard order.ordertype == "limit" else { throw .invalidArguments("limit_price") }
+        let newQuantity = quantity ?? order.volume
+        let newLimit = limit ?? order.limit ?? 0
+        let remaining = newQuantity - order.executed
+        switch order.side {
+        case .buy:
+            let spare = available(account: account, asset: listing.quote, listings: listings) + (order.limit ?? 0) * order.remaining
+            guard newLimit * max(0, remaining) <= spare else { throw .insufficientFunds }
+        case .sell:
+            let spare = available(account: account, asset: listing.base, listings: listings) + order.remaining
+            guard max(0, remaining) <= spare else { throw .insufficientFunds }
+        }
+        order.volume = newQuantity
+        order.limit = newLimit
+        if remaining <= 0 {
+            order.volume = order.executed
+            order.status = order.executed > 0 ? .closed : .canceled
+            order.closed = now
+            order.reason = "Order quantity reduced below filled quantity"
+        } else if let quote, let price = OrderMatching.limitPrice(side: order.side, limit: newLimit, quote: quote) {
+            execute(&order, at: price, listing: listing, now: now)
+        }
+        orders[txid] = order
+        return self.txid(prefix: "T")
+    }
+
     /// Cancels an open order of `account`; `EOrder:Unknown order` for any other.
     mutating func cancel(account: String, txid: String, now: Date) throws(KrakenAPIError) {
         guard var order = orders[txid], order.account == account, order.status == .open else { throw .unknownOrder }

@@ -75,6 +75,11 @@ def main():
     held = ex.fetch_balance()
     check(Decimal(str(held["USD"]["used"])) == Decimal("0.01") * price, "fetch_balance: the order holds its cost")
 
+    edited = ex.edit_order(order_id, "BTC/USD", "limit", "buy", 0.02, price - 1)
+    check(edited["id"], "edit_order (AmendOrder): an amend id")
+    amended = ex.fetch_order(order_id)
+    check(amended["amount"] == 0.02 and amended["price"] == price - 1 and amended["status"] == "open", "edit_order: amended in place")
+
     ex.cancel_order(order_id)
     check(ex.fetch_order(order_id)["status"] == "canceled", "cancel_order: the order is canceled")
     expect_error(ccxt.OrderNotFound, lambda: ex.cancel_order(order_id), "cancel_order again: OrderNotFound")

@@ -29,7 +29,7 @@ struct ContractCaseTests {
             paths.isSuperset(of: [
                 "GET /0/public/Assets", "GET /0/public/AssetPairs", "GET /0/public/Ticker", "GET /0/public/Depth",
                 "POST /0/private/BalanceEx", "POST /0/private/OpenOrders", "POST /0/private/ClosedOrders", "POST /0/private/QueryOrders",
-                "POST /0/private/AddOrder", "POST /0/private/CancelOrder",
+                "POST /0/private/AddOrder", "POST /0/private/AmendOrder", "POST /0/private/CancelOrder",
             ]),
             "\(paths.sorted())"
         )

@@ -75,10 +75,31 @@ struct SandboxAdapterTests {
             #expect(byClient?.brokerOrderId == txid)
             #expect(try await adapter.order(clientOrderId: "gw-" + String(repeating: "a", count: 32), accountId: "spot") == nil)
 
-            let canceled = try await adapter.cancelOrder(placed)
+            // Amended in place: the same txid and client order id, the new total and limit, the new hold.
+            let amended = try await adapter.modifyOrder(placed, OrderModification(quantity: Decimal(string: "0.02")!, limitPrice: ask - 2000))
+            #expect(amended.brokerOrderId == txid)
+            #expect(amended.clientOrderId == resting.clientOrderId)
+            #expect(amended.quantity == Decimal(string: "0.02")!)
+            #expect(amended.limitPrice == ask - 2000)
+            let usdAfter = try #require(try await adapter.balances(accountId: nil).first { $0.currency == "USD" })
+            #expect(usdAfter.held == (ask - 2000) * Decimal(string: "0.02")!)
+            let tooMuch = await #expect(throws: GatewayError.self) {
+                try await adapter.modifyOrder(amended, OrderModification(quantity: 100))
+            }
+            #expect(tooMuch?.code == .insufficientFunds)
+            let retyped = await #expect(throws: GatewayError.self) {
+                try await adapter.modifyOrder(amended, OrderModification(type: .market))
+            }
+            #expect(retyped?.code == .unprocessable)
+
+            let canceled = try await adapter.cancelOrder(amended)
             #expect(canceled.status == .canceled)
             // Cancelling again is harmless: the order is reported as it is.
             #expect(try await adapter.cancelOrder(placed).status == .canceled)
+            let gone = await #expect(throws: GatewayError.self) {
+                try await adapter.modifyOrder(amended, OrderModification(limitPrice: ask - 3000))
+            }
+            #expect(gone?.code == .notFound)
 
             let market = try await adapter.placeOrder(orderRequest("ETH/USD", .sell, .market, quantity: 2))
             #expect(market.status == .filled)

@@ -74,6 +74,16 @@ struct KrakenPlacement: Decodable, Sendable {
     var txid: [String]?
 }
 
+/*
+ {"error": [], "result": {"amend_id": "TEZA4R-DSDGT-IJBOJK"}}
+ */
+/// `AmendOrder`: the amend's id (the order keeps its txid).
+struct KrakenAmendment: Decodable, Sendable {
+    var amendId: String
+
+    enum CodingKeys: String, CodingKey { case amendId = "amend_id" }
+}
+
 /// `CancelOrder`: `{"count": 1}` (and `pending` when the cancel is not done yet).
 struct KrakenCancellation: Decodable, Sendable {
     var count: Int
