@@ -12,11 +12,17 @@ public protocol SandboxSimulator: Sendable {
     /// Writes the simulator's state to its folder, if it keeps one, and returns once it is on disk. The server calls
     /// it when it stops, so a graceful shutdown loses nothing.
     func persistState() async throws
+
+    /// Whether the router has WebSocket routes (a broker's streams), so the server must offer HTTP/1's upgrade.
+    var servesWebSockets: Bool { get }
 }
 
 extension SandboxSimulator {
     /// A simulator that keeps its state in memory only has nothing to write.
     public func persistState() async throws {}
+
+    /// Plain HTTP/1 unless the simulator says it serves WebSockets: no upgrade machinery for brokers without streams.
+    public var servesWebSockets: Bool { false }
 }
 
 /// Runs a simulator's HTTP server as a swift-service-lifecycle `Service`.
@@ -28,7 +34,7 @@ public struct SandboxServer: Service {
     private let simulator: any SandboxSimulator
 
     /// Makes the server for `simulator` on `host:port` (port 0 for an ephemeral one), with the simulator's router behind
-    /// HTTP/1 and its WebSocket upgrade; `onRunning` gets the base URL once the socket listens. Binds nothing until
+    /// HTTP/1 (and its WebSocket upgrade when the simulator ``SandboxSimulator/servesWebSockets``); `onRunning` gets the base URL once the socket listens. Binds nothing until
     /// ``run()``.
     public init(
         _ simulator: some SandboxSimulator,
@@ -44,7 +50,9 @@ public struct SandboxServer: Service {
             // HTTP/1 with a WebSocket upgrade: only a request asking to upgrade goes through the router's WebSocket
             // routes (the streams) first; every other request is served exactly as by the plain HTTP/1 server.
             // Frames of up to 64 KiB: alpaca-py splits a large subscription into frames of 32 KiB.
-            server: .http1WebSocketUpgrade(webSocketRouter: router, configuration: .init(ws: .init(maxFrameSize: 1 << 16))),
+            server: simulator.servesWebSockets
+                ? .quiescingHTTP1WebSocketUpgrade(webSocketRouter: router, configuration: .init(ws: .init(maxFrameSize: 1 << 16)))
+                : .http1(),
             configuration: .init(address: .hostname(host, port: port), serverName: nil),
             onServerRunning: { channel in
                 let port = channel.localAddress?.port ?? 0

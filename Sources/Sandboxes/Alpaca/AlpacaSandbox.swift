@@ -295,6 +295,9 @@ public final class AlpacaSandbox: BrokerSimulator {
         return .json(AlpacaAPIError.forStatus(status).body, status: .init(code: status), headers: headers)
     }
 
+    /// Alpaca's market data and trade update streams are WebSockets.
+    public var servesWebSockets: Bool { true }
+
     /// Adds Alpaca's own routes to the kit's router (`BrokerSimulator`).
     public func registerRoutes(on router: Router<SandboxRequestContext>) {
         AlpacaRoutes(sandbox: self).register(on: router)
