@@ -18,35 +18,13 @@ struct BackupRestoreTests {
         try await runOperatorCommand(arguments)
     }
 
-    func withFolder(_ body: (URL) async throws -> Void) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bg-backup-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try await body(directory)
-    }
-
     @Test("a backup taken during writes restores into a fresh folder where every credential opens")
     func backupWhileWritingThenRestore() async throws {
-        try await withFolder { root in
+        try await withTemporaryFolder("bg-backup") { root in
             let live = root.appending(path: "live").path
             let store = try await StoreOptions.parse(["--data-dir", live]).openStore()
-            let tenant = try await store.createTenant(name: "backup")
-            let user = try await store.issueDefaultUserKey(tenantId: tenant.id, label: "backup").info.userId
-            var expected: [String: BrokerCredentials] = [:]
-            for index in 0..<20 {
-                let credentials = BrokerCredentials(["keyId": "KEY-\(index)", "secretKey": "secret-\(index)-\(UUID().uuidString)"])
-                let made = try await store.createConnection(
-                    tenantId: tenant.id,
-                    userId: user,
-                    NewConnection(
-                        broker: BrokerKind("alpaca"),
-                        displayName: "A\(index)",
-                        baseURL: "https://paper-api.alpaca.markets",
-                        credentials: credentials
-                    )
-                )
-                expected[made.id] = credentials
-            }
+            let seeded = try await seedConnections(store, tenant: "backup", count: 20)
+            let (tenantId, user, expected) = (seeded.tenantId, seeded.userId, seeded.credentials)
 
             // The gateway keeps writing while the backup is taken: connections made during it may or may not be in
             // the copy, but whatever is in it is whole.
@@ -55,7 +33,7 @@ struct BackupRestoreTests {
                 var made = 0
                 while !stop.load(ordering: .relaxed), made < 500 {
                     _ = try await store.createConnection(
-                        tenantId: tenant.id,
+                        tenantId: tenantId,
                         userId: user,
                         NewConnection(
                             broker: BrokerKind("alpaca"),
@@ -90,15 +68,15 @@ struct BackupRestoreTests {
             // The restored folder is a data folder the gateway opens, with every credential as it was written.
             let reopened = try await StoreOptions.parse(["--data-dir", restoredFolder]).openStore()
             for (id, credentials) in expected {
-                #expect(try await reopened.credentials(tenantId: tenant.id, connectionId: id) == credentials)
+                #expect(try await reopened.credentials(tenantId: tenantId, connectionId: id) == credentials)
             }
-            #expect(try await reopened.connections(tenantId: tenant.id).count == count)
+            #expect(try await reopened.connections(tenantId: tenantId).count == count)
         }
     }
 
     @Test("a backup never overwrites, a restore only fills a new data folder, and a wrong master key restores nothing")
     func refusals() async throws {
-        try await withFolder { root in
+        try await withTemporaryFolder("bg-backup") { root in
             let live = root.appending(path: "live").path
             let store = try await StoreOptions.parse(["--data-dir", live]).openStore()
             _ = try await store.createTenant(name: "refusals")
@@ -128,10 +106,5 @@ struct BackupRestoreTests {
             let left = (try? FileManager.default.contentsOfDirectory(atPath: target)) ?? []
             #expect(left.filter { !$0.hasPrefix("session-keys") }.isEmpty, "left behind: \(left)")
         }
-    }
-
-    func posixPermissions(_ path: String) throws -> Int {
-        let attributes = try FileManager.default.attributesOfItem(atPath: path)
-        return (attributes[.posixPermissions] as? NSNumber)?.intValue ?? -1
     }
 }

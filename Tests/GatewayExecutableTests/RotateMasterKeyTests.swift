@@ -14,13 +14,6 @@ import Testing
 /// that started with the old key keeps reading: the rotation opens, resumes, finishes, and nothing fails for it.
 @Suite("gateway keys rotate-master", .heavyWorld)
 struct RotateMasterKeyTests {
-    func withFolder(_ body: (URL) async throws -> Void) async throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("bg-rotate-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
-        try await body(directory)
-    }
-
     func keyFile(_ folder: String) throws -> String {
         try String(contentsOfFile: folder + "/master.key", encoding: .utf8).trimmingCharacters(in: .whitespacesAndNewlines)
     }
@@ -33,27 +26,12 @@ struct RotateMasterKeyTests {
 
     @Test("a rotation while an old-key instance reads: opened, resumed, finished; then only the new key opens the folder")
     func rotateWhileServing() async throws {
-        try await withFolder { root in
+        try await withTemporaryFolder("bg-rotate") { root in
             let live = root.appending(path: "live").path
             let serving = try await StoreOptions.parse(["--data-dir", live]).openStore()
             let oldKey = try keyFile(live)
-            let tenant = try await serving.createTenant(name: "rotate")
-            let user = try await serving.issueDefaultUserKey(tenantId: tenant.id, label: "rotate").info.userId
-            var expected: [String: BrokerCredentials] = [:]
-            for index in 0..<12 {
-                let credentials = BrokerCredentials(["keyId": "KEY-\(index)", "secretKey": "secret-\(index)-\(UUID().uuidString)"])
-                let made = try await serving.createConnection(
-                    tenantId: tenant.id,
-                    userId: user,
-                    NewConnection(
-                        broker: BrokerKind("alpaca"),
-                        displayName: "A\(index)",
-                        baseURL: "https://paper-api.alpaca.markets",
-                        credentials: credentials
-                    )
-                )
-                expected[made.id] = credentials
-            }
+            let seeded = try await seedConnections(serving, tenant: "rotate", count: 12)
+            let (tenantId, expected) = (seeded.tenantId, seeded.credentials)
 
             // The serving instance reads every connection's credentials, round after round, through the rotation.
             let load = Load()
@@ -63,7 +41,7 @@ struct RotateMasterKeyTests {
                 while !load.stop.load(ordering: .relaxed) {
                     for (id, credentials) in expected {
                         do {
-                            let read = try await serving.credentials(tenantId: tenant.id, connectionId: id)
+                            let read = try await serving.credentials(tenantId: tenantId, connectionId: id)
                             if read != credentials { load.failures.withLock { $0.append("\(id) read other credentials") } }
                         } catch {
                             load.failures.withLock { $0.append("\(id): \(error)") }
@@ -103,7 +81,7 @@ struct RotateMasterKeyTests {
             #expect(finished.first == "rotation\tfinished\tnew-key\t\(newID)\told-key\t\(oldID)", "\(finished)")
             let reopened = try await StoreOptions.parse(["--data-dir", live]).openStore()
             for (id, credentials) in expected {
-                #expect(try await reopened.credentials(tenantId: tenant.id, connectionId: id) == credentials)
+                #expect(try await reopened.credentials(tenantId: tenantId, connectionId: id) == credentials)
             }
             try reopened.close()
             let refused = #expect(throws: MasterKeyError.self) {
@@ -119,7 +97,7 @@ struct RotateMasterKeyTests {
 
     @Test("the new key from --new-key-file ends up in master.key; a malformed one is refused and changes nothing")
     func suppliedNewKey() async throws {
-        try await withFolder { root in
+        try await withTemporaryFolder("bg-rotate") { root in
             let live = root.appending(path: "live").path
             let store = try await StoreOptions.parse(["--data-dir", live]).openStore()
             let tenant = try await store.createTenant(name: "supplied")
@@ -161,10 +139,5 @@ struct RotateMasterKeyTests {
             #expect(try await reopened.credentials(tenantId: tenant.id, connectionId: connection.id) == credentials)
             try reopened.close()
         }
-    }
-
-    func posixPermissions(_ path: String) throws -> Int {
-        let attributes = try FileManager.default.attributesOfItem(atPath: path)
-        return (attributes[.posixPermissions] as? NSNumber)?.intValue ?? -1
     }
 }
