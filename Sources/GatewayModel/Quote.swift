@@ -64,3 +64,16 @@ public struct Quote: Codable, Sendable, Hashable {
         self.time = time
     }
 }
+
+extension Quote {
+    /// The change from `open` to `last` for a broker that reports only the two: `netChange` is `last - open`, and
+    /// `percentChange` that as a percentage of `open`, rounded to 4 places (1.5 = 1.5 %). Both `nil` unless both
+    /// prices are there and `open` is not zero.
+    public static func change(from open: Decimal?, to last: Decimal?) -> (netChange: Decimal?, percentChange: Decimal?) {
+        guard let open, let last, open != 0 else { return (nil, nil) }
+        var fraction = (last - open) / open * 100
+        var rounded = Decimal()
+        NSDecimalRound(&rounded, &fraction, 4, .plain)
+        return (last - open, rounded)
+    }
+}

@@ -13,15 +13,7 @@ extension Quote {
         func positive(_ value: KrakenText?) -> Decimal? { value?.decimal.flatMap { $0 > 0 ? $0 : nil } }
         let last = positive(ticker.c?.first)
         let open = positive(ticker.o)
-        var netChange: Decimal?
-        var percentChange: Decimal?
-        if let last, let open {
-            netChange = last - open
-            var fraction = (last - open) / open * 100
-            var rounded = Decimal()
-            NSDecimalRound(&rounded, &fraction, 4, .plain)
-            percentChange = rounded
-        }
+        let (netChange, percentChange) = Quote.change(from: open, to: last)
         self.init(
             instrument: instrument,
             connectionId: connectionId,
