@@ -2,8 +2,8 @@ import ArgumentParser
 import Foundation
 
 /// The `gateway` command line over the brokers it is given: `serve` (the default), `settings`, `tenants`, `keys`,
-/// `sandbox`, `contracts verify`, `backup` and `restore`, the same commands, flags and settings as this repository's
-/// own `gateway`.
+/// `sandbox`, `contracts verify`, `backup`, `restore` and `healthcheck`, the same commands, flags and settings as this
+/// repository's own `gateway`.
 ///
 /// An operator's executable is this and one line:
 ///
@@ -70,7 +70,7 @@ struct GatewayCommand: AsyncParsableCommand {
         abstract: "BrokerGateway: one JSON API over many brokers.",
         subcommands: [
             ServeCommand.self, SettingsCommand.self, TenantsCommand.self, KeysCommand.self, SandboxCommand.self,
-            ContractsCommand.self, BackupCommand.self, RestoreCommand.self,
+            ContractsCommand.self, BackupCommand.self, RestoreCommand.self, HealthcheckCommand.self,
         ],
         defaultSubcommand: ServeCommand.self
     )
